@@ -1,0 +1,179 @@
+"""The ``brainlab`` command: parse arguments, call the library, print with progress.
+
+Every command turns a :class:`~brainlab.errors.BrainlabError` into ``Error: ...`` and exit
+code 1 (see :func:`main`). Logic lives in the library; a command is a few lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from brainlab import __version__
+from brainlab.config import DEFAULT_DB
+from brainlab.errors import BrainlabError
+
+console = Console(stderr=True)
+out = Console()
+
+
+def db_option(default: Path = DEFAULT_DB):
+    """The ``--db PATH`` option every command shares."""
+    return click.option(
+        "--db", "db", type=click.Path(path_type=Path), default=default, show_default=True,
+        help="DuckDB database file.",
+    )
+
+
+def progress_bar() -> Progress:
+    """The one progress display used by long commands (stderr, so stdout stays clean)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=console, transient=True,
+    )
+
+
+def run_ingest(db: Path, sources, root: Path, label: str):
+    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary."""
+    from brainlab.store import ingest as ingest_mod
+    from brainlab.store import open_writer
+
+    root = Path(root)
+    files = {s.name: s.discover(root.resolve()) for s in sources}
+    total = sum(len(v) for v in files.values())
+    con = open_writer(db)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task(f"ingest {label}", total=total)
+            summary = ingest_mod.run(
+                con, sources, root,
+                progress=lambda src, path, status: bar.advance(task),
+            )
+    finally:
+        con.close()
+    print_summary(summary, db)
+    return summary
+
+
+def print_summary(summary, db: Path) -> None:
+    """One line per source: files loaded / unchanged / removed, rows, errors."""
+    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
+    for name in names:
+        out.print(
+            f"{name:<12} {summary.loaded.get(name, 0):>6} loaded {summary.unchanged.get(name, 0):>6}"
+            f" unchanged {summary.removed.get(name, 0):>4} removed"
+            f" {summary.rows.get(name, 0):>8} rows {summary.errors.get(name, 0):>5} errors"
+        )
+    if summary.total_errors:
+        out.print(
+            f"[yellow]{summary.total_errors} problem(s) recorded in ingest_errors[/yellow]"
+            f" (see: brainlab errors --db {db})"
+        )
+    out.print(f"database: {db}")
+
+
+def handle_errors(func):
+    """Decorator: BrainlabError -> one line on stderr and exit 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except BrainlabError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+@click.group()
+@click.version_option(__version__, prog_name="brainlab")
+def main() -> None:
+    """brainlab: load brain-protocol logs into DuckDB, replay them, report on them."""
+
+
+@main.group()
+def ingest() -> None:
+    """Load files into the database (the only commands that write)."""
+
+
+@ingest.command("brain")
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@db_option()
+@handle_errors
+def ingest_brain(path: Path, db: Path) -> None:
+    """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
+    from brainlab.sources import brain_sources
+
+    run_ingest(db, brain_sources(), path, "brain")
+
+
+@main.command("synth")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder to write the synthetic brain into (emptied first).")
+@click.option("--weeks", type=int, default=12, show_default=True, help="Weeks of history.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Random seed.")
+@click.option("--end", "end_date", default=None,
+              help="Last day of the history (YYYY-MM-DD); default: the synth's fixed date.")
+@handle_errors
+def synth_cmd(out_dir: Path, weeks: int, seed: int, end_date: str | None) -> None:
+    """Write a synthetic brain in the real file formats, with documented planted effects."""
+    from brainlab.synth import SynthOptions, synthesize
+
+    manifest = synthesize(out_dir, SynthOptions.from_cli(weeks=weeks, seed=seed, end=end_date))
+    out.print(f"wrote {manifest.files_written} files to {out_dir}")
+    for effect in manifest.planted:
+        out.print(f"  planted: {effect['effect']}: {effect['where']}")
+
+
+@main.command("errors")
+@db_option()
+@click.option("--limit", type=int, default=50, show_default=True)
+@handle_errors
+def errors_cmd(db: Path, limit: int) -> None:
+    """List the problems recorded by ingest (file, line, reason)."""
+    from brainlab.store import query
+
+    frame = query(db, "SELECT file, line, severity, reason FROM ingest_errors "
+                      "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
+    if frame.empty:
+        out.print("no ingest errors")
+        return
+    for row in frame.itertuples():
+        where = f"{row.file}:{int(row.line)}" if row.line == row.line and row.line is not None \
+            else row.file
+        out.print(f"{where}: {row.severity}: {row.reason}", markup=False, highlight=False)
+
+
+@main.command("sql")
+@click.argument("statement")
+@db_option()
+@handle_errors
+def sql_cmd(statement: str, db: Path) -> None:
+    """Run one read-only SQL statement and print the result."""
+    from brainlab.store import query
+
+    frame = query(db, statement)
+    out.print(frame.to_string(index=False), markup=False, highlight=False)
+
+
+@main.command("demo")
+@click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=Path("data/demo"),
+              show_default=True, help="Where the demo brain and its database go.")
+@click.option("--weeks", type=int, default=12, show_default=True)
+@click.option("--seed", type=int, default=7, show_default=True)
+@handle_errors
+def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
+    """Synthesize a brain, ingest it, and print a short health summary."""
+    from brainlab.demo import run_demo
+
+    run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,37 @@
+"""The brainlab exception hierarchy: every error a user can meet, one class each.
+
+The CLI turns any ``BrainlabError`` into a one-line ``Error: ...`` and exit code 1; anything
+else is a bug and keeps its traceback.
+"""
+
+
+class BrainlabError(Exception):
+    """Base class of every error brainlab raises on purpose."""
+
+
+class StoreError(BrainlabError):
+    """The DuckDB store cannot be opened or used as asked."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database open for writing (DuckDB allows one writer)."""
+
+
+class StoreMissingError(StoreError):
+    """A reader asked for a database file that does not exist yet."""
+
+
+class ConfigError(BrainlabError):
+    """A configuration file or a rule/threshold override is invalid."""
+
+
+class SourceError(BrainlabError):
+    """An input path cannot be ingested at all (missing, not a brain tree, ...)."""
+
+
+class ReportError(BrainlabError):
+    """A report could not be rendered; the previous report, if any, was left untouched."""
+
+
+class SimulationError(BrainlabError):
+    """A replay was given inputs or parameters it cannot work with."""

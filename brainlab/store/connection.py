@@ -1,0 +1,83 @@
+"""The one DuckDB connection factory: every connection brainlab opens is made here.
+
+Set-up runs in a fixed order (connect, settings, schema for writers). Writers are the ingest
+commands only; readers open the file read-only and briefly, so an open notebook never keeps an
+ingest waiting (DuckDB lets one process write, or several read, at a time).
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+from brainlab.config import DEFAULT_DB
+from brainlab.errors import StoreError, StoreLockedError, StoreMissingError
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """How to open the store."""
+
+    path: Path = DEFAULT_DB  # the database file; created (with its folder) by writers
+    read_only: bool = True  # readers never take the write lock
+    threads: int | None = None  # DuckDB worker threads; None = DuckDB's default (all cores)
+    memory_limit: str | None = None  # e.g. "2GB"; None = DuckDB's default (80% of RAM)
+
+
+def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
+    """Open the database as ``config`` says, turning DuckDB's lock error into a clear one."""
+    path = Path(config.path)
+    if config.read_only and not path.exists():
+        raise StoreMissingError(
+            f"no database at {path}: run `brainlab ingest ...` or `brainlab demo` first,"
+            " or pass --db PATH"
+        )
+    if not config.read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(path), read_only=config.read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            holder = _lock_holder(str(exc))
+            raise StoreLockedError(
+                f"database {path} is in use by another process{holder}; DuckDB allows one"
+                " writer at a time, or readers only. Close that process (or wait for its"
+                " ingest to finish) and try again."
+            ) from None
+        raise StoreError(f"cannot open database {path}: {exc}") from exc
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open database {path}: {exc}") from exc
+    if config.threads:
+        con.execute(f"SET threads = {int(config.threads)}")
+    if config.memory_limit:
+        con.execute("SET memory_limit = ?", [config.memory_limit])
+    return con
+
+
+def _lock_holder(message: str) -> str:
+    marker = "(PID "
+    if marker in message:
+        pid = message.split(marker, 1)[1].split(")", 1)[0]
+        return f" (PID {pid})"
+    return ""
+
+
+@contextmanager
+def reader(path: str | os.PathLike = DEFAULT_DB) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived read-only connection; closed on exit so writers are never blocked."""
+    con = connect(StoreConfig(path=Path(path), read_only=True))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
+    """Run one read-only query and return a pandas DataFrame (opens and closes the file)."""
+    with reader(path) as con:
+        return con.execute(sql, params or []).df()

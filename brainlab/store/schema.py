@@ -1,0 +1,120 @@
+"""Create and describe the store: tables from schema/*.sql, views from views/*.sql, docs from models/*.yml.
+
+The SQL files are the schema's single source; models/*.yml say what each table, view and
+column means. Both are applied by :func:`open_writer`, which also writes every description
+into DuckDB with ``COMMENT ON`` so users see them in any client.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import yaml
+
+from brainlab.config import DEFAULT_DB
+from brainlab.store.connection import StoreConfig, connect
+
+_PACKAGE = "brainlab.store"
+
+
+def _sql_files(folder: str) -> list[tuple[str, str]]:
+    base = resources.files(_PACKAGE) / folder
+    files = sorted((p.name, p.read_text(encoding="utf-8")) for p in base.iterdir()
+                   if p.name.endswith(".sql"))
+    return files
+
+
+@lru_cache(maxsize=1)
+def models() -> dict[str, dict]:
+    """Every documented table and view, by name, from models/*.yml (in file order)."""
+    out: dict[str, dict] = {}
+    base = resources.files(_PACKAGE) / "models"
+    for entry in sorted(base.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".yml"):
+            continue
+        doc = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        for model in doc.get("models", []):
+            model["_file"] = entry.name
+            out[model["name"]] = model
+    return out
+
+
+def schema_fingerprint() -> str:
+    """A hash of the table definitions: a change means an old database must be rebuilt."""
+    digest = hashlib.sha256()
+    for name, text in _sql_files("schema"):
+        digest.update(name.encode() + b"\0" + text.encode())
+    return digest.hexdigest()[:16]
+
+
+def apply(con: duckdb.DuckDBPyConnection) -> bool:
+    """Create tables, (re)create views and comments; return True when tables were rebuilt."""
+    rebuilt = False
+    fingerprint = schema_fingerprint()
+    con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'schema'").fetchone()
+    if row and row[0] != fingerprint:
+        _drop_all(con)
+        rebuilt = True
+    for _name, text in _sql_files("schema"):
+        con.execute(text)
+    for _name, text in _sql_files("views"):
+        con.execute(text)
+    con.execute(
+        "INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?)", [fingerprint]
+    )
+    _write_comments(con)
+    return rebuilt
+
+
+def _drop_all(con: duckdb.DuckDBPyConnection) -> None:
+    for (name,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+    ).fetchall():
+        con.execute(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+    for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+        " AND table_name <> 'brainlab_meta'"
+    ).fetchall():
+        con.execute(f'DROP TABLE IF EXISTS "{name}" CASCADE')
+
+
+def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
+    kinds = dict(con.execute(
+        "SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+        "SELECT view_name, 'VIEW' FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+    ).fetchall())
+    for name, model in models().items():
+        kind = kinds.get(name)
+        if kind is None:
+            continue  # macros and not-yet-created relations carry no comment
+        text = (model.get("description") or "").strip()
+        grain = model.get("grain")
+        if grain:
+            text = f"{text} Grain: {grain}." if text else f"Grain: {grain}."
+        con.execute(f'COMMENT ON {kind} "{name}" IS ' + _quote(text))
+        for column in model.get("columns", []):
+            con.execute(
+                f'COMMENT ON COLUMN "{name}"."{column["name"]}" IS '
+                + _quote(column.get("description", ""))
+            )
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def open_writer(path: str | os.PathLike = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
+    """Open the store read-write with its schema in place (the ingest commands' entry point)."""
+    con = connect(StoreConfig(path=Path(path), read_only=False))
+    try:
+        apply(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
