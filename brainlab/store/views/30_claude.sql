@@ -160,7 +160,8 @@ QUALIFY t.tool_use_id IS NULL
 
 -- SPEC §7 mapping: one transcript session per sessionId. Context size of a request =
 -- input + cache_creation + cache_read; peak / close over main-chain requests (agent NULL)
--- against a 200k window (SPEC §2.5); tokens_used = context size at close.
+-- against the context window: 200k (SPEC §2.5 default), or 1M when a request of the session
+-- went past 200k (only a 1M-context model can); tokens_used = context size at close.
 CREATE OR REPLACE VIEW cc_sessions AS
 WITH spans AS (
     SELECT session_id, min(first_ts) AS started_at, max(last_ts) AS ended_at,
@@ -172,7 +173,9 @@ WITH spans AS (
     FROM cc_spans GROUP BY session_id
 ), main AS (
     SELECT session_id, max(context_tokens) AS context_peak_tokens,
-           arg_max(context_tokens, ts) AS context_close_tokens, count(*) AS main_requests
+           arg_max(context_tokens, ts) AS context_close_tokens, count(*) AS main_requests,
+           CASE WHEN max(context_tokens) > 200000 THEN 1000000 ELSE 200000 END
+               AS context_window_tokens
     FROM cc_requests WHERE agent_id IS NULL GROUP BY session_id
 ), tools AS (
     SELECT session_id, count(*) FILTER (WHERE is_git_commit) AS commits,
@@ -187,8 +190,9 @@ SELECT s.session_id,
        round(date_diff('second', coalesce(s.main_started_at, s.started_at),
                        coalesce(s.main_ended_at, s.ended_at)) / 60.0, 1) AS duration_min,
        s.cwd, regexp_extract(s.cwd, '([^/\\]+)[/\\]*$', 1) AS project,
-       round(100.0 * m.context_peak_tokens / 200000, 1) AS context_peak_pct,
-       round(100.0 * m.context_close_tokens / 200000, 1) AS context_at_close,
+       m.context_window_tokens,
+       round(100.0 * m.context_peak_tokens / m.context_window_tokens, 1) AS context_peak_pct,
+       round(100.0 * m.context_close_tokens / m.context_window_tokens, 1) AS context_at_close,
        m.context_close_tokens AS tokens_used,
        u.total_tokens AS billed_tokens, u.cost_usd, u.requests,
        coalesce(m.main_requests, 0) AS main_requests,
