@@ -107,7 +107,7 @@ def to_utc(value) -> datetime | None:
 
 
 def base_model(model: str | None) -> str | None:
-    """The model name without its date suffix (claude-opus-4-5-20251101 -> claude-opus-4-5)."""
+    """Strip the date suffix from a model name (claude-opus-4-5-20251101 -> claude-opus-4-5)."""
     return _DATE_SUFFIX.sub("", model) if model else model
 
 
@@ -322,7 +322,7 @@ def _span(chunk: Chunk, session_id, agent_id, ts_text, cwd, path: str) -> None:
 
 
 def span_rows(chunk: Chunk) -> list[dict]:
-    """The chunk's per-(session, agent) spans as rows (timestamps as UTC, cwd redacted)."""
+    """Return the chunk's per-(session, agent) spans as rows (UTC timestamps, cwd redacted)."""
     rows = []
     for span in chunk.spans.values():
         row = dict(span)
@@ -334,7 +334,7 @@ def span_rows(chunk: Chunk) -> list[dict]:
 
 
 def read_meta(jsonl: Path, ctx: FileContext) -> dict | None:
-    """The ``agent-<id>.meta.json`` beside a subagent file, as an agent link row, if present."""
+    """Read the ``agent-<id>.meta.json`` beside a subagent file as an agent link row, if any."""
     meta_path = jsonl.with_name(jsonl.name[: -len(".jsonl")] + ".meta.json")
     if not meta_path.is_file():
         return None

@@ -60,7 +60,7 @@ def default_root() -> Path:
 
 
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
-    """The price rows: the package's dated table, then the user's file (argument or env) on top."""
+    """Load price rows: the package's dated table, then the user's file (argument or env)."""
     package = resources.files("brainlab") / "data" / "prices.toml"
     tables = [("brainlab/data/prices.toml", package.read_text(encoding="utf-8"))]
     user_file = user_file or os.environ.get(PRICES_ENV)

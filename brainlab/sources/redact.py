@@ -38,9 +38,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("secret-assignment", re.compile(
         r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.\-]*(?:key|secret|token|passw(?:or)?d|pwd|pass"
         r"|credential|auth|private|session|cookie|signature|salt|dsn)[A-Za-z0-9_.\-]*)"
-        r"(\"?\s*[:=]\s*\"?)([^\s\"',;&|]{4,})")),
+        r"(\"?\s*[:=]\s*\"?)(?!\[REDACTED)([^\s\"',;&|]{4,})")),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
-    ("env-value", re.compile(r"(?m)(?<![A-Za-z0-9_])([A-Z][A-Z0-9_]{2,})=([^\s\"'`;&|]{6,})")),
+    ("env-value", re.compile(
+        r"(?m)(?<![A-Za-z0-9_])([A-Z][A-Z0-9_]{2,})=(?!\[REDACTED)([^\s\"'`;&|]{6,})")),
 ]
 
 
