@@ -19,7 +19,7 @@ from brainlab.config import DEFAULT_DB
 from brainlab.errors import BrainlabError
 
 console = Console(stderr=True)
-out = Console()
+out = Console(soft_wrap=True)
 
 
 def db_option(default: Path = DEFAULT_DB):
@@ -137,6 +137,8 @@ def synth_cmd(out_dir: Path, weeks: int, seed: int, end_date: str | None) -> Non
 @handle_errors
 def errors_cmd(db: Path, limit: int) -> None:
     """List the problems recorded by ingest (file, line, reason)."""
+    import pandas as pd
+
     from brainlab.store import query
 
     frame = query(db, "SELECT file, line, severity, reason FROM ingest_errors "
@@ -145,8 +147,7 @@ def errors_cmd(db: Path, limit: int) -> None:
         out.print("no ingest errors")
         return
     for row in frame.itertuples():
-        where = f"{row.file}:{int(row.line)}" if row.line == row.line and row.line is not None \
-            else row.file
+        where = row.file if pd.isna(row.line) else f"{row.file}:{int(row.line)}"
         out.print(f"{where}: {row.severity}: {row.reason}", markup=False, highlight=False)
 
 
