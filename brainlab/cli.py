@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
-from brainlab.config import DEFAULT_DB
+from brainlab.config import DEFAULT_DB, DEMO_DIR
 from brainlab.errors import BrainlabError
 
 console = Console(stderr=True)
@@ -164,7 +164,7 @@ def sql_cmd(statement: str, db: Path) -> None:
 
 
 @main.command("demo")
-@click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=Path("data/demo"),
+@click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=DEMO_DIR,
               show_default=True, help="Where the demo brain and its database go.")
 @click.option("--weeks", type=int, default=12, show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
