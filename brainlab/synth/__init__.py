@@ -16,6 +16,7 @@ from pathlib import Path
 from brainlab.errors import SourceError
 from brainlab.synth import brain
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
+from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
 
@@ -51,6 +52,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += brain.write_claims(writer, sessions, options)
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
+    # Claude Code transcripts of the same sessions (own RNG: the brain files stay as they were)
+    planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3))
     manifest = SynthManifest(out_dir, writer.count + 1, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
