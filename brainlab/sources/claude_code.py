@@ -40,6 +40,17 @@ SEARCH_TOOLS = {"Grep", "Glob", "LS"}
 LAUNCH_TOOLS = {"Task", "Agent"}
 _GIT_COMMIT = re.compile(
     r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*commit\b")
+REQUEST_COLUMNS = (
+    "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
+    "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
+    "cache_creation_1h_tokens", "cache_read_tokens", "speed", "is_nested", "cwd",
+    "source_file", "line")
+TOOL_CALL_COLUMNS = (
+    "session_id", "agent_id", "ts", "tool", "tool_use_id", "file_path", "pattern",
+    "launched_subagent_type", "command", "is_git_commit", "source_file", "line")
+TOOL_RESULT_COLUMNS = (
+    "session_id", "agent_id", "tool_use_id", "ts", "result_bytes", "is_error", "source_file",
+    "line")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 
@@ -78,9 +89,10 @@ class FileContext:
 class Chunk:
     """Rows and errors parsed from a run of complete lines of one file."""
 
-    requests: list[dict] = field(default_factory=list)
-    tool_calls: list[dict] = field(default_factory=list)
-    tool_results: list[dict] = field(default_factory=list)
+    # the three high-volume tables hold tuples in the table's column order (*_COLUMNS)
+    requests: list[tuple] = field(default_factory=list)
+    tool_calls: list[tuple] = field(default_factory=list)
+    tool_results: list[tuple] = field(default_factory=list)
     agent_links: list[dict] = field(default_factory=list)
     compactions: list[dict] = field(default_factory=list)
     spans: dict[tuple, dict] = field(default_factory=dict)
@@ -93,17 +105,26 @@ class Chunk:
                             "severity": severity})
 
 
-def to_utc(value) -> datetime | None:
-    """ISO-8601 text (``...Z`` or with an offset) to a naive UTC timestamp; None if unreadable."""
+_UTC_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z")
+
+
+def to_utc(value) -> str | None:
+    """ISO-8601 text to naive UTC text DuckDB casts to TIMESTAMP; None if unreadable.
+
+    Claude Code writes ``...Z`` (UTC): kept as is without the Z, which is fast. Any other
+    offset is converted to UTC first (DuckDB's own cast would drop the offset).
+    """
     if not isinstance(value, str) or not value:
         return None
+    if _UTC_TEXT.fullmatch(value):
+        return value[:-1]
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
         return None
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment
+    return moment.isoformat()
 
 
 def base_model(model: str | None) -> str | None:
@@ -206,20 +227,20 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
     if isinstance(usage, dict):
         creation = usage.get("cache_creation")
         creation = creation if isinstance(creation, dict) else {}
-        chunk.requests.append({
-            "session_id": session_id, "agent_id": agent_id,
-            "request_id": request_id, "message_id": _str(message.get("id")),
-            "model": redact_truncate(model, 80), "ts": ts,
-            "input_tokens": _int(usage.get("input_tokens")) or 0,
-            "output_tokens": _int(usage.get("output_tokens")) or 0,
-            "cache_creation_tokens": _int(usage.get("cache_creation_input_tokens")) or 0,
-            "cache_creation_5m_tokens": _int(creation.get("ephemeral_5m_input_tokens")),
-            "cache_creation_1h_tokens": _int(creation.get("ephemeral_1h_input_tokens")),
-            "cache_read_tokens": _int(usage.get("cache_read_input_tokens")) or 0,
-            "speed": _str(usage.get("speed")),
-            "is_nested": nested, "cwd": redact_truncate(_str(cwd), 300),
-            "source_file": ctx.path, "line": line_no,
-        })
+        chunk.requests.append((
+            session_id, agent_id,
+            request_id, _str(message.get("id")),
+            redact_truncate(model, 80), ts,
+            _int(usage.get("input_tokens")) or 0,
+            _int(usage.get("output_tokens")) or 0,
+            _int(usage.get("cache_creation_input_tokens")) or 0,
+            _int(creation.get("ephemeral_5m_input_tokens")),
+            _int(creation.get("ephemeral_1h_input_tokens")),
+            _int(usage.get("cache_read_input_tokens")) or 0,
+            _str(usage.get("speed")),
+            nested, redact_truncate(_str(cwd), 300),
+            ctx.path, line_no,
+        ))
     content = message.get("content")
     if isinstance(content, list):
         for block in content:
@@ -241,15 +262,15 @@ def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no:
         launched = _str(args.get("subagent_type")) or "general-purpose"
     elif name == "Bash":
         command = _str(args.get("command"))
-    chunk.tool_calls.append({
-        "session_id": session_id, "agent_id": agent_id, "ts": ts, "tool": redact_truncate(name, 80),
-        "tool_use_id": _str(block.get("id")),
-        "file_path": redact_truncate(file_path, 500), "pattern": redact_truncate(pattern, 200),
-        "launched_subagent_type": redact_truncate(launched, 80),
-        "command": redact_truncate(command, COMMAND_CHARS),
-        "is_git_commit": bool(command and _GIT_COMMIT.search(command)),
-        "source_file": ctx.path, "line": line_no,
-    })
+    chunk.tool_calls.append((
+        session_id, agent_id, ts, redact_truncate(name, 80),
+        _str(block.get("id")),
+        redact_truncate(file_path, 500), redact_truncate(pattern, 200),
+        redact_truncate(launched, 80),
+        redact_truncate(command, COMMAND_CHARS),
+        bool(command and _GIT_COMMIT.search(command)),
+        ctx.path, line_no,
+    ))
 
 
 def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: int,
@@ -262,13 +283,13 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool_use_id = _str(block.get("tool_use_id"))
                 tool_use_ids.append(tool_use_id)
-                chunk.tool_results.append({
-                    "session_id": session_id, "agent_id": agent_id,
-                    "tool_use_id": tool_use_id, "ts": to_utc(ts_text),
-                    "result_bytes": _size(block.get("content")),
-                    "is_error": block.get("is_error") is True,
-                    "source_file": ctx.path, "line": line_no,
-                })
+                chunk.tool_results.append((
+                    session_id, agent_id,
+                    tool_use_id, to_utc(ts_text),
+                    _size(block.get("content")),
+                    block.get("is_error") is True,
+                    ctx.path, line_no,
+                ))
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
         chunk.agent_links.append({
@@ -366,14 +387,18 @@ def _int(value) -> int | None:
 def _size(content) -> int:
     """Bytes of a tool result's text (its size is kept, never its content)."""
     if isinstance(content, str):
-        return len(content.encode("utf-8", errors="replace"))
+        return _utf8_len(content)
     if isinstance(content, list):
         total = 0
         for item in content:
             if isinstance(item, dict) and isinstance(item.get("text"), str):
-                total += len(item["text"].encode("utf-8", errors="replace"))
+                total += _utf8_len(item["text"])
         return total
     return 0
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
 
 
 __all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "discover", "load_line",

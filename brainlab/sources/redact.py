@@ -10,6 +10,7 @@ tokens, JWTs, private key blocks, ``KEY=value`` assignments (.env lines, inline 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MARK = "[REDACTED:{}]"
 
@@ -56,13 +57,21 @@ def _sub(kind: str, match: re.Match[str]) -> str:
     return MARK.format(kind)
 
 
+def _redact(text: str) -> str:
+    for kind, pattern in _PATTERNS:
+        text = pattern.sub(lambda m, k=kind: _sub(k, m), text)
+    return text
+
+
+_redact_short = lru_cache(maxsize=65536)(_redact)  # cwd, model, paths repeat on every line
+CACHE_MAX_CHARS = 512  # longer texts (commands) are not cached, so the cache stays small
+
+
 def redact(text: str | None) -> str | None:
     """Return ``text`` with every secret-shaped substring replaced by a ``[REDACTED:kind]`` mark."""
     if not text:
         return text
-    for kind, pattern in _PATTERNS:
-        text = pattern.sub(lambda m, k=kind: _sub(k, m), text)
-    return text
+    return _redact_short(text) if len(text) <= CACHE_MAX_CHARS else _redact(text)
 
 
 def redact_truncate(text: str | None, limit: int) -> str | None:

@@ -11,7 +11,9 @@ CREATE TABLE IF NOT EXISTS cc_files (
     pending_bytes BIGINT NOT NULL,  -- bytes of an unfinished last line left for the next run
     head_sha256   VARCHAR,   -- hash of the first bytes: a rewritten file is read again
     size_seen     BIGINT,
-    runs          INTEGER    -- how many ingest runs read something from this file
+    runs          INTEGER,   -- how many ingest runs read something from this file
+    rows_loaded   BIGINT,    -- usage lines (cc_request_lines) the file has contributed
+    errors        BIGINT     -- error and warning rows it has produced
 );
 
 -- One row per line carrying API usage (assistant lines and usage nested in progress lines),
