@@ -375,6 +375,8 @@ def _str(value) -> str | None:
 
 
 def _int(value) -> int | None:
+    if type(value) is int:  # the usual case, first
+        return value
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

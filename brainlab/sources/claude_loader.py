@@ -11,6 +11,7 @@ needs to revisit earlier files.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -36,6 +37,7 @@ HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
 PRICES_ENV = "BRAINLAB_PRICES"
 BATCH_BYTES = 64_000_000  # commit after this many bytes read ...
 BATCH_FILES = 500  # ... or this many files, whichever comes first
+READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
 PARALLEL_MIN_BYTES = 16_000_000  # below this, worker processes cost more than they save
 
 ProgressFn = Callable[[Path, str], None]
@@ -148,6 +150,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
         else:
             jobs.append(job)
     writer = _Writer(con)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
         for job, parsed in _parse_all(jobs, workers):
             writer.write(job, parsed, summary)
@@ -157,6 +161,9 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
     except BaseException:
         writer.rollback()
         raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     for gone in sorted(set(known) - seen):
         con.execute("BEGIN TRANSACTION")
         _delete_file(con, gone)
@@ -223,12 +230,34 @@ def parse_file(job: FileJob) -> FileRead:
         if meta:
             chunk.agent_links.append(meta)
     rows = {
-        "cc_request_lines": chunk.requests, "cc_tool_call_lines": chunk.tool_calls,
+        "cc_request_lines": last_per_call(chunk.requests), "cc_tool_call_lines": chunk.tool_calls,
         "cc_tool_results": chunk.tool_results, "cc_agent_links": chunk.agent_links,
         "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
     }
     return FileRead(rows, chunk.errors, bytes_done, lines_done, pending,
                     _head_hash(path, bytes_done), ctx.layout)
+
+
+def last_per_call(requests: list[tuple]) -> list[tuple]:
+    """Keep, per (message.id, requestId), the row the SPEC §7 view would keep among these.
+
+    All rows come from one file, so the view's order (ts, file, line) reduces to (ts, line):
+    dropping the others here changes no result and halves the rows stored. Timestamps are
+    ISO text of one shape, so text order is time order; rows without a timestamp are kept.
+    """
+    best: dict[tuple, tuple] = {}
+    kept = []
+    for row in requests:
+        message_id, ts = row[3], row[5]
+        if message_id is None or ts is None:
+            kept.append(row)
+            continue
+        key = (message_id, row[2])
+        old = best.get(key)
+        if old is None or (ts, row[-1]) > (old[5], old[-1]):
+            best[key] = row
+    kept.extend(best.values())
+    return kept
 
 
 def _parse_all(jobs: list[FileJob], workers: int | None):
@@ -277,6 +306,7 @@ class _Writer:
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self.con = con
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
+        self.files: list[tuple] = []  # cc_files rows of the open batch
         self.types = {}
         for table in TABLES:
             cols = con.execute(
@@ -321,13 +351,8 @@ class _Writer:
         for table, table_rows in read.rows.items():
             self.insert(table, table_rows)
         insert_rows(con, "ingest_errors", read.errors)
-        con.execute(
-            "INSERT OR REPLACE INTO cc_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [key, read.layout, read.bytes_done, read.lines_done, read.pending, read.head,
-             job.size, job.runs + 1, rows_total, errors_total])
-        con.execute("INSERT OR REPLACE INTO ingest_files VALUES (?, ?, ?, ?, ?, ?)",
-                    [key, cc.SOURCE, f"tail:{read.bytes_done}", read.bytes_done,
-                     rows_total, errors_total])
+        self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
+                           read.head, job.size, job.runs + 1, rows_total, errors_total))
         summary.read += 1
         summary.reset += job.reset
         summary.bytes_read += read.bytes_done - job.offset
@@ -342,14 +367,28 @@ class _Writer:
     def commit(self) -> None:
         """Commit the open batch of whole files (each file is in exactly one batch)."""
         if self.open:
+            if self.files:
+                names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
+                         "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
+                batch = pa.table(dict(zip(names, zip(*self.files, strict=True), strict=True)))
+                self.con.register("_cc_files", batch)
+                try:
+                    self.con.execute("INSERT OR REPLACE INTO cc_files BY NAME"
+                                     " SELECT * FROM _cc_files")
+                    self.con.execute(
+                        "INSERT OR REPLACE INTO ingest_files SELECT source_file, ?,"
+                        " 'tail:' || bytes_done, bytes_done, rows_loaded, errors FROM _cc_files",
+                        [cc.SOURCE])
+                finally:
+                    self.con.unregister("_cc_files")
             self.con.execute("COMMIT")
-        self.open, self.batch_bytes, self.batch_files = False, 0, 0
+        self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
 
     def rollback(self) -> None:
         """Drop the open batch: its files keep their old cc_files rows and are read again."""
         if self.open:
             self.con.execute("ROLLBACK")
-        self.open, self.batch_bytes, self.batch_files = False, 0, 0
+        self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
 
 
 TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
@@ -361,31 +400,42 @@ _ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
 
 def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,
           chunk: cc.Chunk) -> tuple[int, int, int]:
-    """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes)."""
+    """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes).
+
+    Reads blocks of READ_BLOCK bytes (a longer line simply spans several) and never past
+    ``size``, the size seen when the run started (the writer may still be appending).
+    """
     if size == 0:
         chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
         return 0, 0, 0
-    position = offset
+    position, carry = offset, b""
+    parse_line, parse_object = cc.load_line, cc.parse_object
     with open(path, "rb") as handle:
         handle.seek(offset)
-        remaining = size - offset  # never read past the size seen (the writer may go on)
-        for raw in handle:
-            if len(raw) > remaining:
-                raw = raw[:remaining]
-            remaining -= len(raw)
-            if not raw.endswith(b"\n"):
-                # the last line has no newline: complete if it parses, else still being written
-                try:
-                    orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    return position, lines_done, len(raw)
-            position += len(raw)
-            lines_done += 1
-            if raw.strip():
-                for obj in cc.load_line(raw, ctx, lines_done, chunk):
-                    cc.parse_object(obj, ctx, lines_done, chunk)
-            if remaining <= 0:
+        remaining = size - offset
+        while remaining > 0:
+            block = handle.read(min(READ_BLOCK, remaining))
+            if not block:
                 break
+            remaining -= len(block)
+            lines = (carry + block).split(b"\n") if carry else block.split(b"\n")
+            carry = lines.pop()  # after the last newline: an unfinished line (or b"")
+            for raw in lines:
+                position += len(raw) + 1
+                lines_done += 1
+                if raw and not raw.isspace():
+                    for obj in parse_line(raw, ctx, lines_done, chunk):
+                        parse_object(obj, ctx, lines_done, chunk)
+    if carry:
+        # the last line has no newline: complete if it parses, else still being written
+        try:
+            orjson.loads(carry)
+        except orjson.JSONDecodeError:
+            return position, lines_done, len(carry)
+        position += len(carry)
+        lines_done += 1
+        for obj in parse_line(carry, ctx, lines_done, chunk):
+            parse_object(obj, ctx, lines_done, chunk)
     return position, lines_done, 0
 
 

@@ -16,8 +16,9 @@ CREATE TABLE IF NOT EXISTS cc_files (
     errors        BIGINT     -- error and warning rows it has produced
 );
 
--- One row per line carrying API usage (assistant lines and usage nested in progress lines),
--- BEFORE deduplication: one API call is often several lines (SPEC §7).
+-- API usage lines (assistant lines and usage nested in progress lines) BEFORE the global
+-- deduplication: one API call is often several lines (SPEC §7); within one read of one file
+-- only the line the rule keeps is stored, across files and reads the view decides.
 CREATE TABLE IF NOT EXISTS cc_request_lines (
     session_id               VARCHAR,
     agent_id                 VARCHAR,
