@@ -122,8 +122,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
                   progress: ProgressFn | None = None, workers: int | None = None) -> ClaudeSummary:
     """Read every transcript under ``root`` (only what is new since the last run).
 
-    Files are parsed in ``workers`` processes (default: CPUs - 1 from 4 CPUs, else in this
-    process) and written by this process, a whole file per transaction.
+    Files are parsed in ``workers`` processes (default: one per CPU; in this process when
+    there is little to read) and written by this process, whole files per transaction.
     """
     root = Path(root).expanduser()
     if not root.exists():
@@ -170,8 +170,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
-    summary.unpriced_models = [r[0] for r in con.execute(
-        "SELECT model FROM cc_unpriced_models ORDER BY model").fetchall()]
+    summary.unpriced_models = [r[0] for r in con.execute(  # names only: no dedup needed
+        "SELECT model FROM cc_model_prices WHERE priced_as IS NULL ORDER BY model").fetchall()]
     return summary
 
 
@@ -262,9 +262,8 @@ def last_per_call(requests: list[tuple]) -> list[tuple]:
 
 def _parse_all(jobs: list[FileJob], workers: int | None):
     """Yield (job, FileRead) pairs, parsing in worker processes when it pays."""
-    if workers is None:  # on 2 cores, parsing in workers measured slower than in-process
-        cpus = os.cpu_count() or 1
-        workers = cpus - 1 if cpus >= 4 else 1
+    if workers is None:
+        workers = os.cpu_count() or 1
     todo = sum(job.size - job.offset for job in jobs)
     if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()):
