@@ -134,7 +134,9 @@ con.close()
 print(json.dumps({"ingest_s": t1 - t0, "daily_s": t2 - t1, "open_s": t0 - t,
                   "process_s": t2 - START, "cpu_s": time.process_time(), "bytes": s.bytes_read,
                   "files": s.read, "days": rows[0], "tokens": int(rows[1] or 0),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+                  "worker_cpu_s": sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])}))
 """
 
 
@@ -169,11 +171,12 @@ def main() -> int:
     cold = run_child(db, tree)
     mb = cold["bytes"] / 1e6
     print(f"brainlab cold ingest : {cold['ingest_s']:7.1f} s  {mb / cold['ingest_s']:6.0f} MB/s"
-          f"  peak RSS {cold['peak_mb']:.0f} MB  ({cold['files']} files)")
+          f"  peak RSS {cold['peak_mb']:.0f} MB (parse workers {cold['worker_peak_mb']:.0f} MB"
+          f" each at most)  ({cold['files']} files)")
     print(f"brainlab daily report: {cold['daily_s']:7.2f} s  ({cold['days']} days,"
           f" {cold['tokens']:,} tokens)")
     print(f"brainlab whole process (imports, store open {cold['open_s']:.1f} s, ingest, daily):"
-          f" {cold['process_s']:.1f} s wall, {cold['cpu_s']:.1f} s CPU")
+          f" {cold['process_s']:.1f} s wall, {cold['cpu_s'] + cold['worker_cpu_s']:.1f} s CPU")
     cold_total = cold["process_s"]
 
     ccusage_s = None
@@ -214,7 +217,8 @@ def main() -> int:
         print(f"  cold ingest + daily, whole process ({cold_total:.1f} s) faster than ccusage"
               f" ({ccusage_s:.1f} s): {cold_total < ccusage_s}")
     print(f"  incremental < 5% of cold: {incr['ingest_s'] < 0.05 * cold['ingest_s']}")
-    print(f"  peak RSS {cold['peak_mb']:.0f} MB for {total / 1e9:.2f} GB"
+    peak = cold["peak_mb"] + cold["worker_peak_mb"] * (os.cpu_count() or 1)
+    print(f"  peak RSS {peak:.0f} MB, main + workers, for {total / 1e9:.2f} GB"
           f" (target < 2 GB for 5 GB input)")
     if not args.keep:
         shutil.rmtree(args.dir)
