@@ -194,7 +194,7 @@ class FileJob:
 class FileRead:
     """One file's parsed new lines, ready to write."""
 
-    rows: dict[str, list[dict]]
+    rows: dict[str, pa.Table]
     errors: list[dict]
     bytes_done: int
     lines_done: int
@@ -234,7 +234,10 @@ def parse_file(job: FileJob) -> FileRead:
         "cc_tool_results": chunk.tool_results, "cc_agent_links": chunk.agent_links,
         "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
     }
-    return FileRead(rows, chunk.errors, bytes_done, lines_done, pending,
+    # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
+    tables = {name: to_arrow(name, table_rows) for name, table_rows in rows.items()
+              if table_rows}
+    return FileRead(tables, chunk.errors, bytes_done, lines_done, pending,
                     _head_hash(path, bytes_done), ctx.layout)
 
 
@@ -306,28 +309,16 @@ class _Writer:
         self.con = con
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
-        self.types = {}
-        for table in TABLES:
+        for table in TABLES:  # set before workers fork, so they inherit it
             cols = con.execute(
                 "SELECT column_name, data_type FROM information_schema.columns"
                 " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
                 [table]).fetchall()
-            self.types[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
+            _ARROW_TYPES[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
 
-    def insert(self, table: str, rows: list) -> None:
-        """Append rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) to ``table``."""
-        if not rows:
-            return
-        types = dict(self.types[table])
-        if isinstance(rows[0], tuple):
-            names = TUPLE_COLUMNS[table]
-            columns = zip(*rows, strict=True)
-            arrays = {c: pa.array(v, type=types[c])
-                      for c, v in zip(names, columns, strict=True)}
-        else:
-            arrays = {c: pa.array([r.get(c) for r in rows], type=t)
-                      for c, t in self.types[table]}
-        self.con.register("_cc_rows", pa.table(arrays))
+    def insert(self, table: str, rows: pa.Table) -> None:
+        """Append an Arrow table of rows to ``table`` (columns by name)."""
+        self.con.register("_cc_rows", rows)
         try:
             self.con.execute(f'INSERT INTO "{table}" BY NAME SELECT * FROM _cc_rows')
         finally:
@@ -336,8 +327,9 @@ class _Writer:
     def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary) -> None:
         """Write one file's new rows and its cc_files row (committed with its batch)."""
         con, key = self.con, job.path
-        n_rows = sum(len(v) for v in read.rows.values())
-        rows_total = job.rows_before + len(read.rows.get("cc_request_lines", []))
+        n_rows = sum(t.num_rows for t in read.rows.values())
+        requests = read.rows.get("cc_request_lines")
+        rows_total = job.rows_before + (requests.num_rows if requests is not None else 0)
         errors_total = job.errors_before + len(read.errors)
         if not self.open:
             con.execute("BEGIN TRANSACTION")
@@ -388,6 +380,20 @@ class _Writer:
         if self.open:
             self.con.execute("ROLLBACK")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
+
+
+_ARROW_TYPES: dict[str, list[tuple[str, pa.DataType]]] = {}  # table -> typed columns
+
+
+def to_arrow(table: str, rows: list) -> pa.Table:
+    """Rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) as a typed Arrow table."""
+    typed = _ARROW_TYPES[table]
+    if isinstance(rows[0], tuple):
+        types = dict(typed)
+        columns = zip(*rows, strict=True)
+        return pa.table({c: pa.array(v, type=types[c])
+                         for c, v in zip(TUPLE_COLUMNS[table], columns, strict=True)})
+    return pa.table({c: pa.array([r.get(c) for r in rows], type=t) for c, t in typed})
 
 
 TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
