@@ -309,6 +309,7 @@ class _Writer:
         self.con = con
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
+        self.tables: dict[str, list[pa.Table]] = {}  # its rows, inserted at commit
         for table in TABLES:  # set before workers fork, so they inherit it
             cols = con.execute(
                 "SELECT column_name, data_type FROM information_schema.columns"
@@ -339,8 +340,8 @@ class _Writer:
         elif not job.is_new:
             con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
                         " AND line IS NULL", [key, cc.SOURCE])  # e.g. "empty file"
-        for table, table_rows in read.rows.items():
-            self.insert(table, table_rows)
+        for table, table_rows in read.rows.items():  # inserted at commit, one per table
+            self.tables.setdefault(table, []).append(table_rows)
         insert_rows(con, "ingest_errors", read.errors)
         self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
                            read.head, job.size, job.runs + 1, rows_total, errors_total))
@@ -358,6 +359,8 @@ class _Writer:
     def commit(self) -> None:
         """Commit the open batch of whole files (each file is in exactly one batch)."""
         if self.open:
+            for table, parts in self.tables.items():
+                self.insert(table, pa.concat_tables(parts) if len(parts) > 1 else parts[0])
             if self.files:
                 names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
                          "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
@@ -374,12 +377,14 @@ class _Writer:
                     self.con.unregister("_cc_files")
             self.con.execute("COMMIT")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
+        self.tables = {}
 
     def rollback(self) -> None:
         """Drop the open batch: its files keep their old cc_files rows and are read again."""
         if self.open:
             self.con.execute("ROLLBACK")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
+        self.tables = {}
 
 
 _ARROW_TYPES: dict[str, list[tuple[str, pa.DataType]]] = {}  # table -> typed columns
