@@ -111,7 +111,7 @@ def append_one_percent(root: Path, total: int, seed: int = 2) -> int:
         path = root / "projects" / "-home-user-projets-new" / f"{sid}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w") as handle:
-            for line in session_lines(rng, sid, 299, 300):
+            for line in session_lines(rng, sid, 299, 60):
                 handle.write(line + "\n")
         added += path.stat().st_size
     return added
