@@ -1,0 +1,1 @@
+"""Replays: history re-run under other policies, rule sets and thresholds (pure, seeded)."""
