@@ -400,3 +400,55 @@ class _RuleState:
             "continued": self.paused,
         })
         return per_vals.mean(axis=0), draws_m, per
+
+
+def load_journals(db) -> CompiledJournals:
+    """Read ``circuit_events`` from the store (read-only) and compile them for replay."""
+    from brainlab.store import query
+
+    frame = query(db, "SELECT * FROM circuit_events ORDER BY ticket, event_at, source_file, line")
+    if frame.empty:
+        raise SimulationError(f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
+    return compile_journals(frame)
+
+
+def format_summary(result: ReplayResult) -> str:
+    """The comparison as text: per rule set, each metric with its 90% interval and its paired
+    difference to the first rule set."""
+    labels = list(result.summary["rules"])
+    base = labels[0]
+    diffs = result.compare(base).set_index("rules")
+    lines = [f"{int(result.summary['tickets'].iloc[0])} tickets; estimate [90% interval];"
+             f" paired difference to {base} [90% interval]"]
+    for row in result.summary.to_dict("records"):
+        lines.append(f"{row['rules']}")
+        for m in METRICS:
+            whole = m.startswith("tokens")
+            text = (f"  {m:<26}{_fmt(row[m], whole=whole):>10}"
+                    f" [{_fmt(row[m + '_lo'], whole=whole)}, {_fmt(row[m + '_hi'], whole=whole)}]")
+            if row["rules"] != base:
+                d = diffs.loc[row["rules"]]
+                text = (f"{text:<62} {_fmt(d[m + '_diff'], True, whole)}"
+                        f" [{_fmt(d[m + '_diff_lo'], True, whole)},"
+                        f" {_fmt(d[m + '_diff_hi'], True, whole)}]")
+            lines.append(text)
+    return "\n".join(lines)
+
+
+def _fmt(value: float, sign: bool = False, whole: bool = False) -> str:
+    plus = "+" if sign else ""
+    return f"{value:{plus},.0f}" if whole else f"{value:{plus}.3f}"
+
+
+def write_frame(frame: pd.DataFrame, path) -> None:
+    """Write ``frame`` as CSV or Parquet, chosen by the file suffix."""
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif path.suffix.lower() == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        raise SimulationError(f"--out/--per-ticket must end in .csv or .parquet, got {path.name}")
