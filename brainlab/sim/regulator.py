@@ -452,3 +452,20 @@ def write_frame(frame: pd.DataFrame, path) -> None:
         frame.to_csv(path, index=False)
     else:
         raise SimulationError(f"--out/--per-ticket must end in .csv or .parquet, got {path.name}")
+
+
+def outcome_shares(result: ReplayResult) -> pd.DataFrame:
+    """Share of tickets per outcome and rule set (one row per rule set and outcome)."""
+    per = result.per_ticket
+    shares = per.groupby(["rules", "outcome"], sort=False).size().rename("tickets").reset_index()
+    shares["share"] = shares["tickets"] / shares.groupby("rules")["tickets"].transform("sum")
+    return shares
+
+
+def stops_by_code(db) -> pd.DataFrame:
+    """Stops per code label and relaunch rank, from the ``circuit_stops`` view (SPEC §6.2)."""
+    from brainlab.store import query
+
+    return query(db, "SELECT code_label, relaunch_rank, count(*) AS stops, "
+                     "sum(CASE WHEN is_loop THEN 1 ELSE 0 END) AS loops "
+                     "FROM circuit_stops GROUP BY ALL ORDER BY code_label, relaunch_rank")
