@@ -19,6 +19,7 @@ import time
 from datetime import datetime
 
 import numpy as np
+import pandas as pd
 
 from brainlab.sim.circuit_arrays import RANK_SLOTS, compile_journals
 from brainlab.sim.regulator import donor_pools, replay, static_fires
@@ -40,7 +41,7 @@ def naive_ticket(c, t, rules, recorded, fr, fd, pools, rng):
         rank = int(c.cp_rank[j]) + (delta if c.cp_chain[j] == chain0 else 0)
         review = bool(c.cp_is_review[j])
 
-        def rank_fire(r):
+        def rank_fire(r, rank=rank, review=review, j=j):
             if review:
                 return rank >= r.max_reviews
             fire = rank > r.max_relance_same_stop
@@ -103,11 +104,12 @@ def main() -> None:
     tickets = generate_tickets(random.Random(args.seed), datetime(2025, 1, 6),
                                datetime(2026, 12, 28), args.tickets)
     events = [e for t in tickets for e in t]
+    frame = pd.DataFrame(events)  # what load_journals gets from DuckDB
     t1 = time.perf_counter()
-    compiled = compile_journals(events)
+    compiled = compile_journals(frame)
     t2 = time.perf_counter()
     print(f"synthetic journals: {args.tickets:,} tickets, {len(events):,} events"
-          f" ({t1 - t0:.1f} s to generate, not timed)")
+          f" ({t1 - t0:.1f} s to generate and frame, not timed)")
     print(f"compile once: {t2 - t1:.1f} s ({len(compiled.cp_ticket):,} checkpoints,"
           f" {len(compiled.he_cp):,} handling events)")
 

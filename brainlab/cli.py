@@ -206,7 +206,7 @@ def simulate() -> None:
 @handle_errors
 def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
                        out_file: Path | None, per_ticket: Path | None) -> None:
-    """Replay the ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
+    """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
     from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
 
     result = replay(load_journals(db), list(rules), draws=draws, seed=seed)

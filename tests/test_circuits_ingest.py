@@ -54,14 +54,16 @@ def test_tickets_view_counts_a_crafted_ticket(tmp_path):
     t = query(db, "SELECT * FROM tickets").iloc[0]
     assert (t.stops, t.stops_15, t.stops_16) == (2, 2, 0)
     assert (t.decisions_by_regulator, t.decisions_by_supervisor, t.decisions_by_table) == (2, 1, 0)
-    assert (t.decisions_relance_depuis, t.decisions_relance_reprendre, t.decisions_monte) == (1, 2, 0)
+    kinds = (t.decisions_relance_depuis, t.decisions_relance_reprendre, t.decisions_monte)
+    assert kinds == (1, 2, 0)
     assert (t.refused_decisions, t.reviews_rendered, t.relaunches_without_new_fact) == (1, 1, 1)
     # one supervisor decision; integrated, so the end wakes nobody
     assert (t.wakeups, t.sessions, t.tokens, t.outcome) == (1, 5, 3400, "integrated")
     # the stop came back: the 3 sessions of its first episode are a loop
     assert t.loop_sessions == 3
     assert t.hours_to_integration == 14 / 60
-    extra = query(db, "SELECT extra FROM circuit_events WHERE event = 'decision' AND extra IS NOT NULL")
+    extra = query(db, "SELECT extra FROM circuit_events "
+                      "WHERE event = 'decision' AND extra IS NOT NULL")
     assert json.loads(extra.extra[0]) == {"note": "kept"}
     assert ingest(tmp_path, db).unchanged == {"circuits": 1}  # re-ingest changes nothing
 

@@ -39,7 +39,9 @@ def test_bad_rules_is_a_one_line_error(tmp_path):
     write_circuits(tmp_path, random.Random(2), datetime(2026, 1, 5), datetime(2026, 2, 2), 10)
     db = tmp_path / "db.duckdb"
     runner = CliRunner()
-    assert runner.invoke(main, ["ingest", "circuits", str(tmp_path), "--db", str(db)]).exit_code == 0
-    res = runner.invoke(main, ["simulate", "regulator", "--db", str(db), "--rules", "max_relances=2"])
+    res = runner.invoke(main, ["ingest", "circuits", str(tmp_path), "--db", str(db)])
+    assert res.exit_code == 0
+    res = runner.invoke(main, ["simulate", "regulator", "--db", str(db),
+                               "--rules", "max_relances=2"])
     assert res.exit_code == 1
     assert "Error: unknown regulator rule(s): max_relances" in res.output

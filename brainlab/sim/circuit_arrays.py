@@ -28,7 +28,7 @@ N_SLOTS = 10
 
 @dataclass
 class CompiledJournals:
-    """Per-ticket and per-checkpoint arrays (see module docstring); built by :func:`compile_journals`."""
+    """Per-ticket and per-checkpoint arrays (module docstring); made by :func:`compile_journals`."""
 
     tickets: np.ndarray  # ticket ids, object array (n)
     outcome: np.ndarray  # recorded outcome index into OUTCOMES (n)
@@ -68,13 +68,13 @@ def _col(frame: pd.DataFrame, name: str, default=None) -> np.ndarray:
 
 
 def _known(values: np.ndarray) -> np.ndarray:
-    return np.array([not pd.isna(v) for v in values], dtype=bool)
+    return ~pd.isna(values)
 
 
 def _bool(values: np.ndarray, default: bool) -> np.ndarray:
     out = np.full(len(values), default, dtype=bool)
     known = _known(values)
-    out[known] = [bool(v) for v in values[known]]
+    out[known] = values[known].astype(bool)
     return out
 
 
@@ -99,7 +99,6 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
 
     tcode, tickets = pd.factorize(frame["ticket"], sort=False)
     n, size = len(tickets), len(frame)
-    idx = np.arange(size)
     first = np.r_[0, np.flatnonzero(np.diff(tcode)) + 1]
     ev = frame["event"].to_numpy(dtype=object)
     is_stop, is_session = ev == "stop", ev == "session"
@@ -118,9 +117,10 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
     ep_stop = np.where(local_ep > 0, stop_cum - 1, -1)  # index into stop_idx
 
     s_ticket = tcode[stop_idx]
-    keys = pd.Series(s_ticket.astype(str)) + "|" + pd.Series(_col(frame, "name")[stop_idx]).astype(str) \
-        + "|" + pd.Series(_col(frame, "step")[stop_idx]).astype(str) + "|" \
-        + pd.Series(_col(frame, "component")[stop_idx]).astype(str)
+    names = pd.Series(_col(frame, "name")[stop_idx]).astype(str)
+    steps = pd.Series(_col(frame, "step")[stop_idx]).astype(str)
+    comps = pd.Series(_col(frame, "component")[stop_idx]).astype(str)
+    keys = pd.Series(s_ticket.astype(str)) + "|" + names + "|" + steps + "|" + comps
     chain, _ = pd.factorize(keys)
     same_prev = np.r_[False, chain[1:] == chain[:-1]]
     run_first = np.maximum.accumulate(np.where(~same_prev, np.arange(len(chain)), 0))

@@ -25,8 +25,18 @@ import pandas as pd
 
 from brainlab.errors import SimulationError
 from brainlab.sim.circuit_arrays import (
-    ADMISSION_REASONS, CODE_SLOTS, LOOPS, N_SLOTS, OUTCOMES, RANK_SLOTS, REVIEW_SLOT, SESSIONS, TOKENS,
-    WAKEUPS, CompiledJournals, compile_journals,
+    ADMISSION_REASONS,
+    CODE_SLOTS,
+    LOOPS,
+    N_SLOTS,
+    OUTCOMES,
+    RANK_SLOTS,
+    REVIEW_SLOT,
+    SESSIONS,
+    TOKENS,
+    WAKEUPS,
+    CompiledJournals,
+    compile_journals,
 )
 from brainlab.sim.rules import RegulatorRules, named_rule_sets
 
@@ -210,7 +220,8 @@ class _Walk:
             w, jc = a[cut], jj[cut]
             acc[w] += pos_r[cut] - base[w]
             acc[w, WAKEUPS] += 1
-            ending = r_arr[cut] & (c.cp_is_review[jc] | (eff[cut] > self.rules.max_relance_same_stop))
+            over = eff[cut] > self.rules.max_relance_same_stop
+            ending = r_arr[cut] & (c.cp_is_review[jc] | over)
             outcome[w] = np.where(ending, END, ESC)
         # continue: the journal handed over because D fired, and R does not fire.
         cont = stopped & f_d & ~f_r
@@ -413,8 +424,10 @@ def load_journals(db) -> CompiledJournals:
 
 
 def format_summary(result: ReplayResult) -> str:
-    """The comparison as text: per rule set, each metric with its 90% interval and its paired
-    difference to the first rule set."""
+    """The comparison as text: each metric, its 90% interval, its paired difference.
+
+    Differences are to the first rule set, on the same resamples.
+    """
     labels = list(result.summary["rules"])
     base = labels[0]
     diffs = result.compare(base).set_index("rules")

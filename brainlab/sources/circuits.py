@@ -102,7 +102,8 @@ def _parse_line(raw: str, number: int, source_file: str) -> tuple[dict | None, s
         return None, None, "missing field 'ticket'"
     event = item.get("event")
     if event not in EVENTS:
-        return None, ticket, f"ticket {ticket}: unknown event {event!r} (known: {', '.join(EVENTS)})"
+        known = ", ".join(EVENTS)
+        return None, ticket, f"ticket {ticket}: unknown event {event!r} (known: {known})"
     missing = [f for f in ("ts", *REQUIRED[event]) if f not in item]
     if missing:
         return None, ticket, f"ticket {ticket}: {event} event missing field(s) {', '.join(missing)}"

@@ -218,7 +218,7 @@ def generate_tickets(rng: random.Random, start: datetime, end: datetime, n_ticke
 
 def write_circuits(out_dir: Path, rng: random.Random, start: datetime, end: datetime,
                    n_tickets: int) -> list[dict]:
-    """Write journals under ``out_dir/circuits/`` (one file per ISO week); return planted effects."""
+    """Write journals to ``out_dir/circuits/`` (one file per ISO week); return planted effects."""
     folder = Path(out_dir) / "circuits"
     folder.mkdir(parents=True, exist_ok=True)
     weeks: dict[str, list[str]] = {}
