@@ -175,3 +175,19 @@ def test_grid_validation(db):
         tuning.sweep(db, {"stale_ratio_max": [0.3]})
     with pytest.raises(ConfigError, match="alert_on"):
         tuning.sweep(db, {"conserve_close": [60]}, alert_on=("bogus",))
+
+
+def test_breath_alert_flags_spec_defaults():
+    # SPEC §4.4: context_load > 2.0 overload, stale_ratio > 30 % noise, exhale_rate < 50 %
+    assert tuning.breath_alert_flags(2.5, 0.3, 0.5) == {
+        "overload": True, "noise": False, "retention": False}
+    assert tuning.breath_alert_flags(2.0, 0.31, 0.49) == {
+        "overload": False, "noise": True, "retention": True}
+    assert tuning.breath_alert_flags(None, None, None) == {
+        "overload": False, "noise": False, "retention": False}
+    tight = Thresholds(context_load_max=1.5)
+    assert tuning.breath_alert_flags(1.8, 0, 1, tight)["overload"]
+
+
+def test_breath_alerts_absent_without_broker_views(db):
+    assert tuning.breath_alerts(db) is None or "sprints" in tuning.breath_alerts(db)

@@ -50,7 +50,7 @@ METRIC_COLUMNS = ["weeks", "alerts", "alerts_per_week", "labelled_alerts", "true
 
 
 def outcomes(db: DB, bad_health: float = 0.80) -> pd.DataFrame:
-    """The outcome label of every session (view ``session_outcomes``, brainlab's own labels)."""
+    """Return every session's outcome label (view ``session_outcomes``, brainlab's own labels)."""
     return query(db, "SELECT * FROM session_outcomes_for(bad_health := ?) "
                      "ORDER BY started_at, sess_id", [bad_health])
 
@@ -65,7 +65,7 @@ def _check_alerts(alert_on: Sequence[str]) -> tuple[str, ...]:
 
 def label_alerts(signals: pd.DataFrame, labels: pd.DataFrame,
                  alert_on: Sequence[str] = DEFAULT_ALERTS) -> pd.DataFrame:
-    """Join per-session signals with labels: one row per session with ``is_alert`` and ``is_bad``."""
+    """Join per-session signals with labels: one row per session, ``is_alert`` and ``is_bad``."""
     names = _check_alerts(alert_on)
     frame = signals[["sess_id", *names]].merge(
         labels[["sess_id", "started_at", "week_start", "iso_week", "is_bad", "bad_reason"]],
@@ -171,7 +171,7 @@ def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
 
 
 def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.Series:
-    """The best row under the budget: max recall, then max precision, then fewest alerts.
+    """Pick the best row under the budget: max recall, then max precision, then fewest alerts.
 
     Ties left after that keep the grid's order (the first row wins). Rows with NaN recall or
     precision rank below any number. Raises SimulationError when no row fits the budget.
@@ -192,10 +192,39 @@ def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.S
 
 
 def default_grid(thresholds: Thresholds | None = None) -> dict[str, list]:
-    """A small grid around the SPEC §3.3 defaults (what notebook 04 sweeps first)."""
+    """Return a small grid around the SPEC §3.3 defaults (what notebook 04 sweeps first)."""
     t = thresholds or Thresholds()
     return {
-        "coach_ratio": [0.3, t.coach_ratio, 0.5, 0.6],
-        "coach_health": [0.6, t.coach_health, 1.0],
-        "conserve_close": [50.0, t.conserve_close, 70.0, 80.0],
+        "coach_ratio": [0.3, t.coach_ratio, 0.5],
+        "coach_health": [t.coach_health, 1.0],
+        "conserve_close": [t.conserve_close, 70.0, 80.0],
     }
+
+
+def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
+                       exhale_rate: float | None, thresholds: Thresholds | None = None) -> dict:
+    """Apply the SPEC §4.4 alert thresholds to one sprint's breath metrics (None = not measured)."""
+    t = thresholds or Thresholds()
+    return {
+        "overload": context_load is not None and context_load > t.context_load_max,
+        "noise": stale_ratio is not None and stale_ratio > t.stale_ratio_max,
+        "retention": exhale_rate is not None and exhale_rate < t.exhale_rate_min,
+    }
+
+
+BREATH_VIEW = "broker_recorded_releases"  # the broker branch's per-sprint §4.4 metrics
+
+
+def breath_alerts(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame | None:
+    """Count sprints over each SPEC §4.4 threshold, or None when the store has no breath data."""
+    t = thresholds or Thresholds()
+    present = query(db, "SELECT count(*) AS n FROM duckdb_views() WHERE view_name = ?",
+                    [BREATH_VIEW])["n"].iloc[0]
+    if not present:
+        return None
+    return query(db, f"""
+        SELECT count(*) AS sprints,
+            count(*) FILTER (WHERE context_load > ?) AS overload,
+            count(*) FILTER (WHERE stale_ratio > ?)  AS noise,
+            count(*) FILTER (WHERE exhale_rate < ?)  AS retention
+        FROM {BREATH_VIEW}""", [t.context_load_max, t.stale_ratio_max, t.exhale_rate_min])
