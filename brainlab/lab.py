@@ -93,6 +93,8 @@ def lab_command(notebook_dir: Path, db: Path, port: int | None = None,
         cmd.append(f"--port={port}")
     if not open_browser:
         cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # containers often run as root; JupyterLab refuses otherwise
     return cmd
 
 
