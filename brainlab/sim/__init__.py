@@ -1,1 +1,1 @@
-"""Replays: history re-run under other policies, rule sets and thresholds (pure, seeded)."""
+"""Replays and what-ifs over the store: broker policies, regulator rules, threshold tuning."""
