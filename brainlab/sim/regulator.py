@@ -475,10 +475,48 @@ def outcome_shares(result: ReplayResult) -> pd.DataFrame:
     return shares
 
 
-def stops_by_code(db) -> pd.DataFrame:
-    """Stops per code label and relaunch rank, from the ``circuit_stops`` view (SPEC §6.2)."""
+def stops_by_code(journals: CompiledJournals) -> pd.DataFrame:
+    """Recorded stops per code label and relaunch rank (SPEC §6.2), with how many looped."""
+    c = journals
+    stop = ~c.cp_is_review
+    labels = {slot: ("controles" if code is None else str(code))
+              for code, slot in CODE_SLOTS.items()}
+    next_same = np.r_[c.cp_chain[1:] == c.cp_chain[:-1], False]
+    frame = pd.DataFrame({
+        "code_label": [labels.get(int(s), "other") for s in c.cp_slot[stop]],
+        "relaunch_rank": c.cp_rank[stop], "loops": next_same[stop].astype(int),
+    })
+    return (frame.groupby(["code_label", "relaunch_rank"]).agg(stops=("loops", "size"),
+                                                               loops=("loops", "sum"))
+            .reset_index())
+
+
+def journals_for_notebook(db, synthetic_if_empty: bool = True, seed: int = 0):
+    """Compiled journals from ``db``; synthetic ones (said in the note) when it has none.
+
+    Returns (journals, note). The demo brain may predate circuit journals: the notebook then
+    shows the synthetic circuits of :mod:`brainlab.synth.circuits` and says so.
+    """
     from brainlab.store import query
 
-    return query(db, "SELECT code_label, relaunch_rank, count(*) AS stops, "
-                     "sum(CASE WHEN is_loop THEN 1 ELSE 0 END) AS loops "
-                     "FROM circuit_stops GROUP BY ALL ORDER BY code_label, relaunch_rank")
+    count = query(db, "SELECT count(*) AS n FROM circuit_events")["n"].iloc[0] \
+        if _has_table(db) else 0
+    if count or not synthetic_if_empty:
+        return load_journals(db), f"{db}: recorded circuit journals"
+    import random
+    from datetime import datetime
+
+    from brainlab.synth.circuits import generate_tickets
+
+    tickets = generate_tickets(random.Random(seed), datetime(2026, 1, 5),
+                               datetime(2026, 3, 30), 500)
+    events = [e for t in tickets for e in t]
+    return compile_journals(events), f"{db} holds no circuit journal: 500 synthetic tickets shown"
+
+
+def _has_table(db) -> bool:
+    from brainlab.store import query
+
+    found = query(db, "SELECT count(*) AS n FROM duckdb_tables()"
+                      " WHERE table_name = 'circuit_events'")
+    return bool(found["n"].iloc[0])
