@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from datetime import datetime, time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainlab.errors import SourceError
 from brainlab.synth import brain
+from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 
 MANIFEST = "synth_manifest.json"
@@ -51,7 +53,13 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += brain.write_claims(writer, sessions, options)
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
-    manifest = SynthManifest(out_dir, writer.count + 1, planted, sessions)
+    # Each area draws from its own seeded stream, so adding one never changes another.
+    area_start = datetime.combine(options.start, time(8, 0))
+    area_end = datetime.combine(options.end, time(20, 0))
+    planted += write_circuits(out_dir, random.Random(options.seed * 1000 + 5), area_start,
+                              area_end, n_tickets=6 * options.weeks)
+    files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
+    manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,

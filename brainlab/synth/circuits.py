@@ -233,5 +233,5 @@ def write_circuits(out_dir: Path, rng: random.Random, start: datetime, end: date
         "effect": f"stop kind {PLANTED_KIND} (code 23, step 3) almost never resolves after its"
                   " second RELANCE: lowering max_relance_same_stop to 2 saves sessions without"
                   " adding wake-ups",
-        "where": f"{folder}/*.jsonl, stops with kind {PLANTED_KIND}",
+        "where": f"circuits/*.jsonl, stops with kind {PLANTED_KIND}",
     }]

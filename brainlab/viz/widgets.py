@@ -48,6 +48,8 @@ def _control(name: str, value) -> w.Widget:
                           layout=_LAYOUT)
     if isinstance(value, bool):
         return w.Checkbox(value=value, description=label, style=_STYLE, layout=_LAYOUT)
+    if isinstance(value, str):
+        return w.Text(value=value, description=label, style=_STYLE, layout=_LAYOUT)
     low, high, step = THRESHOLD_RANGES.get(name, (0, max(10, 2 * value), 1))
     if isinstance(value, int):
         return w.IntSlider(value=value, min=int(low), max=int(high), step=int(step),
