@@ -1,0 +1,350 @@
+"""Replayable sprints (SPEC §4.5): agent-sprints, their references and contracts, as arrays.
+
+A :class:`SprintSet` is built from plain frames (one row per sprint and agent, one per reference,
+the project contracts, file sizes) by :meth:`SprintSet.build`; :func:`sprints_from_records`
+builds one from JSONL-shaped dicts and :func:`brainlab.sim.broker.load_sprints` from the store.
+Files become integer ids so policies and metrics run as numpy set operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from brainlab.sources.contracts import infer_contract
+
+DEFAULT_FILE_BYTES = 8_000  # size assumed for a file no record gave a size for (2,000 tokens)
+AGENT_COLUMNS = ["sprint_id", "project", "domain", "agent", "session_id", "started_at",
+                 "ended_at", "open_todos", "loaded", "released"]
+
+
+@dataclass
+class SprintSet:
+    """Agent-sprints in replay order with integer-coded files, domains and references."""
+
+    rows: pd.DataFrame  # one per agent-sprint, in sprint order then agent
+    file_project: np.ndarray  # file id -> project code
+    file_path: np.ndarray  # file id -> canonical path (object array)
+    file_bytes: np.ndarray  # file id -> bytes (float)
+    file_domain: np.ndarray  # file id -> global domain id of its first contract domain, or -1
+    file_ndomains: np.ndarray  # file id -> number of contract domains listing it
+    domain_names: list[tuple[str, str]]  # global domain id -> (project, domain)
+    domain_inferred: np.ndarray  # global domain id -> the contract was inferred
+    dom_ptr: np.ndarray  # CSR: files of domain d are dom_files[dom_ptr[d]:dom_ptr[d + 1]]
+    dom_files: np.ndarray
+    ref_row: np.ndarray  # unique (row, file) referenced pairs, sorted
+    ref_file: np.ndarray
+    touched_row: np.ndarray  # (row, file) pairs edited or written
+    touched_file: np.ndarray
+    todo_keys: np.ndarray  # sorted sprint * n_domains + domain for open TODOs at sprint end
+    rec_row: np.ndarray  # recorded broker loads (row, file)
+    rec_file: np.ndarray
+    rel_sprint: np.ndarray  # recorded releases (sprint, file)
+    rel_file: np.ndarray
+    projects: list[str] = field(default_factory=list)
+    default_bytes: float = DEFAULT_FILE_BYTES
+
+    @property
+    def n_rows(self) -> int:
+        """Number of agent-sprints."""
+        return len(self.rows)
+
+    @property
+    def n_files(self) -> int:
+        """Number of distinct (project, path) files."""
+        return len(self.file_path)
+
+    @cached_property
+    def row_sprint(self) -> np.ndarray:
+        """Row -> sprint index (sprints numbered in replay order)."""
+        return self.rows["sprint_idx"].to_numpy()
+
+    @cached_property
+    def row_domain(self) -> np.ndarray:
+        """Row -> global domain id, or -1 when the domain is not in the contract."""
+        return self.rows["domain_id"].to_numpy()
+
+    def file_id(self, project: str, path: str) -> int:
+        """The id of a file, adding it (default size, no domain) when new."""
+        key = (project, path)
+        index = self._file_index
+        if key not in index:
+            code = self.projects.index(project) if project in self.projects else -1
+            index[key] = self.n_files
+            self.file_project = np.append(self.file_project, code)
+            self.file_path = np.append(self.file_path, np.array([path], dtype=object))
+            self.file_bytes = np.append(self.file_bytes, float(self.default_bytes))
+            self.file_domain = np.append(self.file_domain, -1)
+            self.file_ndomains = np.append(self.file_ndomains, 0)
+        return index[key]
+
+    @cached_property
+    def _file_index(self) -> dict[tuple[str, str], int]:
+        return {(self.projects[p] if p >= 0 else "", path): i for i, (p, path)
+                in enumerate(zip(self.file_project, self.file_path, strict=True))}
+
+    def paths(self, ids) -> list[str]:
+        """Canonical paths of file ids."""
+        return [self.file_path[i] for i in ids]
+
+    @staticmethod
+    def build(agents: pd.DataFrame, refs: pd.DataFrame, contracts: pd.DataFrame,
+              sizes: pd.DataFrame | None = None,
+              default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
+        """Encode frames: agents (AGENT_COLUMNS), refs (sprint_id, agent, path, kind),
+        contracts (project, domain, path, position, inferred), sizes (project, path, bytes)."""
+        return _build(agents, refs, contracts, sizes, default_bytes)
+
+
+def sprints_from_records(records: list[dict], contracts: dict[str, dict[str, list[str]]]
+                         | None = None, default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
+    """A SprintSet from JSONL-shaped sprint records (docs/broker.md) and declared contracts."""
+    agent_rows, ref_rows, size_rows = [], [], []
+    for seq, rec in enumerate(records):
+        agent_rows.append({
+            "sprint_id": rec["sprint"], "project": rec["project"], "domain": rec.get("domain"),
+            "agent": rec["agent"], "session_id": rec.get("session"),
+            "started_at": rec.get("started_at"), "ended_at": rec.get("ended_at"),
+            "open_todos": list(rec.get("open_todos") or []), "loaded": rec.get("loaded"),
+            "released": rec.get("released"), "seq": seq,
+        })
+        for entry in rec.get("referenced") or []:
+            path, kind = (entry, "read") if isinstance(entry, str) else \
+                (entry["path"], entry.get("kind", "read"))
+            ref_rows.append((rec["sprint"], rec["agent"], path, kind))
+            if isinstance(entry, dict) and entry.get("bytes") is not None:
+                size_rows.append((rec["project"], path, entry["bytes"]))
+        for path in rec.get("touched") or []:
+            ref_rows.append((rec["sprint"], rec["agent"], path, "edit"))
+        for path, size in (rec.get("bytes") or {}).items():
+            size_rows.append((rec["project"], path, size))
+    contract_rows = [(p, d, f, i, False) for p, domains in (contracts or {}).items()
+                     for d, files in domains.items() for i, f in enumerate(files)]
+    return SprintSet.build(
+        pd.DataFrame(agent_rows),
+        pd.DataFrame(ref_rows, columns=["sprint_id", "agent", "path", "kind"]),
+        pd.DataFrame(contract_rows, columns=["project", "domain", "path", "position",
+                                             "inferred"]),
+        pd.DataFrame(size_rows, columns=["project", "path", "bytes"]), default_bytes)
+
+
+def _canonical(paths_by_project: dict[str, set[str]], contracts: pd.DataFrame) -> dict:
+    """(project, path) -> contract entry when the path ends with it (``/src/a.ts`` ~ ``a.ts``)."""
+    entries: dict[str, dict[str, list[str]]] = {}
+    for project, path in zip(contracts["project"], contracts["path"], strict=True):
+        entries.setdefault(project, {}).setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    out = {}
+    for project, paths in paths_by_project.items():
+        known = entries.get(project, {})
+        for path in paths:
+            for entry in known.get(path.rsplit("/", 1)[-1], ()):
+                if path == entry or path.endswith("/" + entry):
+                    out[(project, path)] = entry
+                    break
+    return out
+
+
+def _order(agents: pd.DataFrame) -> pd.DataFrame:
+    """Sprint order and the start/end keys used for 'ended before' (history look-ahead rule)."""
+    first = agents.groupby("sprint_id", sort=False).agg(
+        started_at=("started_at", "min"), ended_at=("ended_at", "max"), seq=("seq", "min"))
+    started = pd.to_datetime(first["started_at"], errors="coerce", utc=True)
+    ended = pd.to_datetime(first["ended_at"], errors="coerce", utc=True)
+    ended = ended.fillna(started)
+    timed = started.notna().all()
+    first = first.assign(_start=started, _seq=first["seq"])
+    first = first.sort_values(["_start", "_seq"] if timed else ["_seq"], kind="stable")
+    first["sprint_idx"] = np.arange(len(first))
+    if timed:
+        first["start_key"] = started.loc[first.index].astype("int64").to_numpy() / 1e9
+        first["end_key"] = ended.loc[first.index].astype("int64").to_numpy() / 1e9
+    else:  # no timestamps: sprints ran one after another, in file order
+        first["start_key"] = first["sprint_idx"].astype(float)
+        first["end_key"] = first["sprint_idx"] + 0.5
+    return first[["sprint_idx", "start_key", "end_key"]]
+
+
+def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
+    agents = agents.copy()
+    for column in AGENT_COLUMNS:
+        if column not in agents:
+            agents[column] = None
+    if "seq" not in agents:
+        agents["seq"] = np.arange(len(agents))
+    agents = agents.drop_duplicates(["sprint_id", "agent"], keep="first")
+    contracts = contracts.copy()
+    if "inferred" not in contracts:
+        contracts["inferred"] = False
+    sizes = sizes if sizes is not None else pd.DataFrame(columns=["project", "path", "bytes"])
+    # Sprint-level facts -> every row of the sprint.
+    agents = agents.join(_order(agents), on="sprint_id")
+    project_of = dict(zip(agents["sprint_id"], agents["project"], strict=False))
+    refs = refs.assign(project=refs["sprint_id"].map(project_of)).dropna(subset=["project"])
+    # Contracts: declared, else inferred from the directory layout of referenced paths (§4.1).
+    declared = set(contracts["project"])
+    missing = sorted(set(agents["project"].dropna()) - declared)
+    inferred_rows = []
+    for project in missing:
+        layout = infer_contract(refs.loc[refs["project"] == project, "path"])
+        inferred_rows += [(project, d, f, i, True) for d, files in layout.items()
+                          for i, f in enumerate(files)]
+    if inferred_rows:
+        contracts = pd.concat([contracts, pd.DataFrame(
+            inferred_rows, columns=["project", "domain", "path", "position", "inferred"])],
+            ignore_index=True)
+    contracts = contracts.sort_values(["project", "domain", "position"], kind="stable")
+    # Canonical paths: a referenced '/repo/src/auth.ts' is the contract's 'auth.ts'.
+    recorded = agents.dropna(subset=["loaded"])
+    released = agents.dropna(subset=["released"])
+    by_project: dict[str, set[str]] = {}
+    for project, path in zip(refs["project"], refs["path"], strict=True):
+        by_project.setdefault(project, set()).add(path)
+    for frame, column in ((recorded, "loaded"), (released, "released")):
+        for project, paths in zip(frame["project"], frame[column], strict=True):
+            by_project.setdefault(project, set()).update(paths)
+    for project, path in zip(sizes["project"], sizes["path"], strict=True):
+        by_project.setdefault(project, set()).add(path)
+    canon = _canonical(by_project, contracts)
+
+    def canonical(project, path):
+        return canon.get((project, path), path)
+
+    # Files: every (project, canonical path), ids in (project, path) order.
+    projects = sorted(set(agents["project"].dropna()) | set(contracts["project"]))
+    pcode = {p: i for i, p in enumerate(projects)}
+    keys = {(p, path) for p, path in zip(contracts["project"], contracts["path"], strict=True)}
+    keys |= {(p, canonical(p, path)) for p, paths in by_project.items() for path in paths}
+    keys = sorted(keys)
+    fid = {k: i for i, k in enumerate(keys)}
+    n_files = len(keys)
+    file_project = np.array([pcode.get(p, -1) for p, _ in keys], dtype=np.int64)
+    file_path = np.empty(n_files, dtype=object)
+    file_path[:] = [path for _, path in keys]
+    file_bytes = np.full(n_files, float(default_bytes))
+    for project, path, size in zip(sizes["project"], sizes["path"], sizes["bytes"], strict=True):
+        if pd.notna(size):
+            file_bytes[fid[(project, canonical(project, path))]] = float(size)
+    # Domains (global ids over (project, domain)) and their files in contract order.
+    dom_keys = list(dict.fromkeys(zip(contracts["project"], contracts["domain"], strict=True)))
+    did = {k: i for i, k in enumerate(dom_keys)}
+    dom_inferred = np.zeros(len(dom_keys), dtype=bool)
+    dom_lists: list[list[int]] = [[] for _ in dom_keys]
+    file_domain = np.full(n_files, -1, dtype=np.int64)
+    file_ndomains = np.zeros(n_files, dtype=np.int64)
+    for project, domain, path, inferred in zip(contracts["project"], contracts["domain"],
+                                               contracts["path"], contracts["inferred"],
+                                               strict=True):
+        d, f = did[(project, domain)], fid[(project, path)]
+        dom_inferred[d] = bool(inferred)
+        if f not in dom_lists[d]:
+            dom_lists[d].append(f)
+            file_ndomains[f] += 1
+            if file_domain[f] < 0:
+                file_domain[f] = d
+    dom_ptr = np.zeros(len(dom_keys) + 1, dtype=np.int64)
+    dom_ptr[1:] = np.cumsum([len(x) for x in dom_lists])
+    dom_files = np.array([f for x in dom_lists for f in x], dtype=np.int64)
+    # Rows in replay order.
+    agents = agents.sort_values(["sprint_idx", "seq"], kind="stable").reset_index(drop=True)
+    agents["domain_id"] = [did.get((p, d), -1) for p, d in zip(agents["project"],
+                                                               agents["domain"], strict=True)]
+    row_of = {k: i for i, k in enumerate(zip(agents["sprint_id"], agents["agent"], strict=True))}
+    n_dom = max(len(dom_keys), 1)
+    # References (unique pairs) and touched pairs.
+    ref_rows = np.array([row_of.get(k, -1) for k in zip(refs["sprint_id"], refs["agent"],
+                                                        strict=True)], dtype=np.int64)
+    ref_files = np.array([fid[(p, canonical(p, x))] for p, x in zip(refs["project"],
+                                                                   refs["path"], strict=True)],
+                         dtype=np.int64)
+    keep = ref_rows >= 0
+    ref_rows, ref_files = ref_rows[keep], ref_files[keep]
+    edits = refs["kind"].isin(["edit", "write"]).to_numpy()[keep]
+    ref_row, ref_file = _unique_pairs(ref_rows, ref_files, n_files)
+    touched_row, touched_file = _unique_pairs(ref_rows[edits], ref_files[edits], n_files)
+    # A row without a domain (transcripts) takes the contract domain most of its files are in.
+    unknown = agents["domain"].isna().to_numpy()
+    if unknown.any():
+        doms = file_domain[ref_file]
+        picks = pd.DataFrame({"row": ref_row, "dom": doms})
+        picks = picks[(picks["dom"] >= 0) & unknown[picks["row"].to_numpy()]]
+        best = picks.groupby(["row", "dom"]).size().reset_index(name="n") \
+            .sort_values(["row", "n", "dom"], ascending=[True, False, True]) \
+            .drop_duplicates("row")
+        for r, d in zip(best["row"], best["dom"], strict=True):
+            agents.at[r, "domain"] = dom_keys[d][1]
+            agents.at[r, "domain_id"] = d
+    agents["contract_inferred"] = [bool(dom_inferred[d]) if d >= 0 else p in missing
+                                   for p, d in zip(agents["project"], agents["domain_id"],
+                                                   strict=True)]
+    # Open TODOs (sprint level): a domain name of the project, else the line's own domain.
+    todo = set()
+    for sprint, project, domain_id, items in zip(agents["sprint_idx"], agents["project"],
+                                                 agents["domain_id"], agents["open_todos"],
+                                                 strict=True):
+        for item in _as_list(items):
+            d = did.get((project, item), domain_id)
+            if d >= 0:
+                todo.add(int(sprint) * n_dom + d)
+    # Recorded broker loads (per row) and releases (per sprint).
+    rec = [(i, fid[(p, canonical(p, x))]) for i, (p, xs) in enumerate(zip(
+        agents["project"], agents["loaded"], strict=True)) if _known(xs) for x in xs]
+    rel = [(s, fid[(p, canonical(p, x))]) for s, p, xs in zip(
+        agents["sprint_idx"], agents["project"], agents["released"], strict=True)
+        if _known(xs) for x in xs]
+    agents["has_recorded"] = [_known(x) for x in agents["loaded"]]
+    sprint_rel = {s for s, xs in zip(agents["sprint_idx"], agents["released"], strict=True)
+                  if _known(xs)}
+    agents["has_recorded_expire"] = agents["sprint_idx"].isin(sprint_rel)
+    rec_row, rec_file = _unique_pairs(*_cols(rec), n_files)
+    rel_sprint, rel_file = _unique_pairs(*_cols(rel), n_files)
+    return SprintSet(
+        rows=agents, file_project=file_project, file_path=file_path, file_bytes=file_bytes,
+        file_domain=file_domain, file_ndomains=file_ndomains, domain_names=dom_keys,
+        domain_inferred=dom_inferred, dom_ptr=dom_ptr, dom_files=dom_files,
+        ref_row=ref_row, ref_file=ref_file, touched_row=touched_row, touched_file=touched_file,
+        todo_keys=np.array(sorted(todo), dtype=np.int64), rec_row=rec_row, rec_file=rec_file,
+        rel_sprint=rel_sprint, rel_file=rel_file, projects=projects, default_bytes=default_bytes)
+
+
+def _known(value) -> bool:
+    return value is not None and not (isinstance(value, float) and np.isnan(value))
+
+
+def _as_list(value) -> list:
+    return list(value) if _known(value) else []
+
+
+def _cols(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    if not pairs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    array = np.asarray(pairs, dtype=np.int64)
+    return array[:, 0], array[:, 1]
+
+
+def _unique_pairs(rows: np.ndarray, files: np.ndarray, n_files: int):
+    """Sorted unique (row, file) pairs."""
+    keys = np.unique(rows.astype(np.int64) * max(n_files, 1) + files)
+    return keys // max(n_files, 1), keys % max(n_files, 1)
+
+
+def pair_keys(rows: np.ndarray, files: np.ndarray, n_files: int) -> np.ndarray:
+    """One int64 key per (row, file) pair, for set operations."""
+    return rows.astype(np.int64) * max(n_files, 1) + files
+
+
+def expand_domains(ss: SprintSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, file, position) for every contract file of each row's domain."""
+    domains = ss.row_domain[rows]
+    valid = domains >= 0
+    rows, domains = rows[valid], domains[valid]
+    starts = ss.dom_ptr[domains]
+    counts = ss.dom_ptr[domains + 1] - starts
+    total = int(counts.sum())
+    out_rows = np.repeat(rows, counts)
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    index = offsets + np.arange(total)
+    position = index - np.repeat(starts, counts)
+    return out_rows, ss.dom_files[index], position
