@@ -310,7 +310,8 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
 
 
 def _known(value) -> bool:
-    return value is not None and not (isinstance(value, float) and np.isnan(value))
+    """A recorded list (possibly empty), as opposed to NULL/NA/NaN (unknown)."""
+    return isinstance(value, (list, tuple, np.ndarray))
 
 
 def _as_list(value) -> list:
