@@ -159,8 +159,9 @@ def _order(agents: pd.DataFrame) -> pd.DataFrame:
     first = first.sort_values(["_start", "_seq"] if timed else ["_seq"], kind="stable")
     first["sprint_idx"] = np.arange(len(first))
     if timed:
-        first["start_key"] = started.loc[first.index].astype("int64").to_numpy() / 1e9
-        first["end_key"] = ended.loc[first.index].astype("int64").to_numpy() / 1e9
+        epoch = pd.Timestamp(0, tz="UTC")
+        first["start_key"] = ((started.loc[first.index] - epoch) / pd.Timedelta(seconds=1)).to_numpy()
+        first["end_key"] = ((ended.loc[first.index] - epoch) / pd.Timedelta(seconds=1)).to_numpy()
     else:  # no timestamps: sprints ran one after another, in file order
         first["start_key"] = first["sprint_idx"].astype(float)
         first["end_key"] = first["sprint_idx"] + 0.5
