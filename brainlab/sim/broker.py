@@ -154,33 +154,47 @@ def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
 
 def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
     """SPEC §4.4 per sprint, and the accumulation alert: breath_depth strictly rising over
-    ``breath_depth_rising_sprints`` consecutive sprints of a project."""
-    frame = rows[["sprint_id", "project", "policy", "referenced", "loaded", "waste",
-                  "released", "kept", "tokens_loaded", "tokens_miss"]].copy()
-    frame["sprint_idx"] = ss.row_sprint
-    agg = frame.groupby(["sprint_idx", "sprint_id", "project", "policy"], sort=True,
-                        dropna=False).sum().reset_index()
+    ``breath_depth_rising_sprints`` consecutive sprints of the same project."""
+    sprint = ss.row_sprint
+    n = int(sprint.max()) + 1 if len(sprint) else 0
+    first = np.unique(sprint, return_index=True)[1]
+    agg = pd.DataFrame({
+        "sprint_idx": np.arange(n), "sprint_id": rows["sprint_id"].to_numpy()[first],
+        "project": rows["project"].to_numpy()[first], "policy": rows["policy"].iloc[0]
+        if len(rows) else None})
+    for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
+                   "tokens_miss"):
+        total = np.bincount(sprint, weights=rows[column].to_numpy(dtype=float), minlength=n)
+        agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
+    referenced, loaded = agg["referenced"].to_numpy(), agg["loaded"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
-        agg["context_load"] = np.where(agg["referenced"] > 0,
-                                       agg["loaded"] / agg["referenced"].clip(lower=1), np.nan)
-        agg["stale_ratio"] = np.where(agg["loaded"] > 0,
-                                      agg["waste"] / agg["loaded"].clip(lower=1), np.nan)
-        agg["exhale_rate"] = np.where(agg["loaded"] > 0,
-                                      agg["released"] / agg["loaded"].clip(lower=1), np.nan)
-    agg["breath_depth"] = agg["loaded"] - agg["released"]
-    n = thresholds.breath_depth_rising_sprints
-    agg = agg.sort_values(["project", "sprint_idx"], kind="stable")
-    rising = pd.Series(True, index=agg.index)
-    grouped = agg.groupby("project", dropna=False)["breath_depth"]
-    for lag in range(1, max(n, 1)):
-        newer = grouped.shift(lag - 1)
-        older = grouped.shift(lag)
-        rising &= (older < newer).fillna(False)
-    agg["alert_accumulation"] = rising.to_numpy(dtype=bool) if n > 1 else False
+        agg["context_load"] = np.where(referenced > 0, loaded / np.maximum(referenced, 1),
+                                       np.nan)
+        agg["stale_ratio"] = np.where(loaded > 0, agg["waste"] / np.maximum(loaded, 1), np.nan)
+        agg["exhale_rate"] = np.where(loaded > 0, agg["released"] / np.maximum(loaded, 1),
+                                      np.nan)
+    depth = (agg["loaded"] - agg["released"]).to_numpy()
+    agg["breath_depth"] = depth
+    # rising: depth[t-j] < depth[t-j+1] for j = 1 .. N-1 among the project's sprints in order
+    project_code = pd.factorize(agg["project"], use_na_sentinel=False)[0]
+    order = np.lexsort((agg["sprint_idx"].to_numpy(), project_code))
+    d, p = depth[order], project_code[order]
+    # inc[i]: the sprint at i has a larger depth than the project's previous sprint
+    inc = np.zeros(n, dtype=bool)
+    inc[1:] = (p[1:] == p[:-1]) & (d[1:] > d[:-1])
+    steps = max(thresholds.breath_depth_rising_sprints - 1, 0)
+    rising = np.full(n, steps > 0)
+    for lag in range(steps):  # steps consecutive increases end at i
+        shifted = np.zeros(n, dtype=bool)
+        shifted[lag:] = inc[: n - lag]
+        rising &= shifted
+    alert = np.zeros(n, dtype=bool)
+    alert[order] = rising
+    agg["alert_accumulation"] = alert
     agg["alert_overload"] = agg["context_load"].fillna(0) > thresholds.context_load_max
     agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
     agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
-    return agg.sort_values("sprint_idx", kind="stable").reset_index(drop=True)
+    return agg
 
 
 def summarize(rows: pd.DataFrame, sprints: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, fields
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from brainlab.config import parse_overrides
 from brainlab.errors import SimulationError
@@ -270,14 +271,35 @@ class History(Policy):
         return [path for path, _ in best[: self.k]]
 
     def inhale(self, ss: SprintSet) -> Inhale:
-        """One pass per (project, domain, agent) group with counters of ended sprints."""
-        rows, files = [], []
-        for row, counts in iter_history(ss):
-            if counts:
-                best = heapq.nsmallest(self.k, counts.items(), key=lambda kv: (-kv[1], kv[0]))
-                rows.extend([row] * len(best))
-                files.extend(f for f, _ in best)
-        return Inhale(np.asarray(rows, dtype=np.int64), np.asarray(files, dtype=np.int64))
+        """Vectorised: count, for each row and each file its group ever referenced, the
+        group's references from rows that ended before this row started; keep the top k."""
+        if ss.n_rows == 0 or len(ss.ref_row) == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return Inhale(empty, empty)
+        group = _history_groups(ss)
+        start, end = ss.rows["start_key"].to_numpy(), ss.rows["end_key"].to_numpy()
+        times, inverse = np.unique(np.concatenate([end, start]), return_inverse=True)
+        end_rank, start_rank = inverse[: ss.n_rows], inverse[ss.n_rows:]
+        span = len(times) + 1
+        # events: one per (row, file) reference, keyed by (group, file) pair then end time
+        ev_pair_key = group[ss.ref_row] * ss.n_files + ss.ref_file
+        pair_keys_all, ev_pair = np.unique(ev_pair_key, return_inverse=True)
+        ev_key = np.sort(ev_pair * span + end_rank[ss.ref_row])
+        # candidates: every (row, file) with the file referenced somewhere in the row's group
+        pair_group = pair_keys_all // ss.n_files
+        ptr = np.searchsorted(pair_group, np.arange(group.max() + 2))
+        counts = ptr[group + 1] - ptr[group]
+        row = np.repeat(np.arange(ss.n_rows), counts)
+        offsets = np.repeat(ptr[group] - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+        pair = offsets + np.arange(int(counts.sum()))
+        seen = np.searchsorted(ev_key, pair * span + start_rank[row], side="right") - \
+            np.searchsorted(ev_key, pair * span, side="left")
+        keep = seen > 0
+        row, file, seen = row[keep], (pair_keys_all % ss.n_files)[pair[keep]], seen[keep]
+        order = np.lexsort((file, -seen, row))
+        row, file = row[order], file[order]
+        chosen = _rank_within(row) < self.k
+        return Inhale(row[chosen], file[chosen])
 
 
 @register
@@ -327,6 +349,12 @@ def _domain_new_to_session(ss: SprintSet) -> np.ndarray:
     return (first == rows["sprint_idx"]).to_numpy()
 
 
+def _history_groups(ss: SprintSet) -> np.ndarray:
+    """Row -> id of its (project, domain, agent) group."""
+    return ss.rows.groupby(["project", "domain", "agent"], sort=False,
+                           dropna=False).ngroup().to_numpy().astype(np.int64)
+
+
 def iter_history(ss: SprintSet) -> Iterator[tuple[int, dict[int, int]]]:
     """(row, counts) with counts = file id -> earlier sprints of the same (project, domain,
     agent) that referenced it, counting only sprints ended before this row's sprint started.
@@ -336,7 +364,7 @@ def iter_history(ss: SprintSet) -> Iterator[tuple[int, dict[int, int]]]:
     rows = ss.rows
     start = rows["start_key"].to_numpy()
     end = rows["end_key"].to_numpy()
-    group = rows.groupby(["project", "domain", "agent"], sort=False, dropna=False).ngroup()
+    group = pd.Series(_history_groups(ss))
     order = np.lexsort((np.arange(ss.n_rows), start, group.to_numpy()))
     ptr = np.searchsorted(ss.ref_row, np.arange(ss.n_rows + 1))
     ref_file = ss.ref_file.tolist()

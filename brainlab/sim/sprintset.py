@@ -168,6 +168,30 @@ def _order(agents: pd.DataFrame) -> pd.DataFrame:
     return first[["sprint_idx", "start_key", "end_key"]]
 
 
+def _strings(series: pd.Series) -> np.ndarray:
+    """A column as a numpy object array (fast to iterate, unlike Arrow-backed strings)."""
+    return series.astype(object).to_numpy(dtype=object)
+
+
+def _lookup(keys: pd.DataFrame | list, wanted: pd.DataFrame | list) -> np.ndarray:
+    """Positions of ``wanted`` tuples in ``keys`` (-1 when absent), vectorised."""
+    index = pd.MultiIndex.from_arrays(keys) if isinstance(keys, list) else \
+        pd.MultiIndex.from_frame(keys)
+    query = pd.MultiIndex.from_arrays(wanted) if isinstance(wanted, list) else \
+        pd.MultiIndex.from_frame(wanted)
+    return index.get_indexer(query)
+
+
+def _explode(agents: pd.DataFrame, column: str) -> pd.DataFrame:
+    """(row, value) for every entry of a list column (unknown lists skipped)."""
+    values = agents[column].to_numpy(dtype=object)
+    lengths = np.fromiter((len(v) if _known(v) else 0 for v in values), dtype=np.int64,
+                          count=len(values))
+    rows = np.repeat(np.arange(len(values)), lengths)
+    flat = [x for v in values if _known(v) for x in v]
+    return pd.DataFrame({"row": rows, "value": np.array(flat, dtype=object)})
+
+
 def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
     agents = agents.copy()
     for column in AGENT_COLUMNS:
@@ -175,21 +199,28 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
             agents[column] = None
     if "seq" not in agents:
         agents["seq"] = np.arange(len(agents))
+    for column in ("sprint_id", "project", "domain", "agent", "session_id"):
+        agents[column] = _strings(agents[column])
     agents = agents.drop_duplicates(["sprint_id", "agent"], keep="first")
+    refs = pd.DataFrame({c: _strings(refs[c]) for c in ("sprint_id", "agent", "path", "kind")})
     contracts = contracts.copy()
     if "inferred" not in contracts:
         contracts["inferred"] = False
     sizes = sizes if sizes is not None else pd.DataFrame(columns=["project", "path", "bytes"])
-    # Sprint-level facts -> every row of the sprint.
+    # Sprint order; rows in replay order (row number = index).
     agents = agents.join(_order(agents), on="sprint_id")
-    project_of = dict(zip(agents["sprint_id"], agents["project"], strict=False))
-    refs = refs.assign(project=refs["sprint_id"].map(project_of)).dropna(subset=["project"])
+    agents = agents.sort_values(["sprint_idx", "seq"], kind="stable").reset_index(drop=True)
+    project_of = agents.drop_duplicates("sprint_id").set_index("sprint_id")["project"]
+    refs["project"] = _strings(refs["sprint_id"].map(project_of))
+    refs["row"] = _lookup([agents["sprint_id"], agents["agent"]],
+                          [refs["sprint_id"], refs["agent"]])
+    refs = refs[refs["row"] >= 0]
     # Contracts: declared, else inferred from the directory layout of referenced paths (§4.1).
     declared = set(contracts["project"])
     missing = sorted(set(agents["project"].dropna()) - declared)
     inferred_rows = []
     for project in missing:
-        layout = infer_contract(refs.loc[refs["project"] == project, "path"])
+        layout = infer_contract(set(refs.loc[refs["project"] == project, "path"]))
         inferred_rows += [(project, d, f, i, True) for d, files in layout.items()
                           for i, f in enumerate(files)]
     if inferred_rows:
@@ -197,117 +228,120 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
             inferred_rows, columns=["project", "domain", "path", "position", "inferred"])],
             ignore_index=True)
     contracts = contracts.sort_values(["project", "domain", "position"], kind="stable")
-    # Canonical paths: a referenced '/repo/src/auth.ts' is the contract's 'auth.ts'.
-    recorded = agents.dropna(subset=["loaded"])
-    released = agents.dropna(subset=["released"])
+    contracts = pd.DataFrame({
+        "project": _strings(contracts["project"]), "domain": _strings(contracts["domain"]),
+        "path": _strings(contracts["path"]), "inferred": contracts["inferred"].to_numpy(bool)})
+    # Every (project, path) named anywhere, and its canonical contract name.
+    recorded = _explode(agents, "loaded")
+    released = _explode(agents, "released")
+    named = pd.concat([
+        refs[["project", "path"]],
+        pd.DataFrame({"project": agents["project"].to_numpy()[recorded["row"].to_numpy()],
+                      "path": recorded["value"].to_numpy()}),
+        pd.DataFrame({"project": agents["project"].to_numpy()[released["row"].to_numpy()],
+                      "path": released["value"].to_numpy()}),
+        pd.DataFrame({"project": _strings(sizes["project"]), "path": _strings(sizes["path"])}),
+    ], ignore_index=True).drop_duplicates()
     by_project: dict[str, set[str]] = {}
-    for project, path in zip(refs["project"], refs["path"], strict=True):
-        by_project.setdefault(project, set()).add(path)
-    for frame, column in ((recorded, "loaded"), (released, "released")):
-        for project, paths in zip(frame["project"], frame[column], strict=True):
-            by_project.setdefault(project, set()).update(paths)
-    for project, path in zip(sizes["project"], sizes["path"], strict=True):
+    for project, path in zip(named["project"], named["path"], strict=True):
         by_project.setdefault(project, set()).add(path)
     canon = _canonical(by_project, contracts)
-
-    def canonical(project, path):
-        return canon.get((project, path), path)
-
-    # Files: every (project, canonical path), ids in (project, path) order.
+    named["canonical"] = [canon.get((p, x), x) for p, x in zip(named["project"], named["path"],
+                                                               strict=True)]
+    # Files: ids in (project, canonical path) order.
+    files = pd.concat([contracts[["project", "path"]],
+                       named[["project", "canonical"]].rename(columns={"canonical": "path"})],
+                      ignore_index=True).drop_duplicates().sort_values(["project", "path"])
+    files = files.reset_index(drop=True)
+    n_files = len(files)
     projects = sorted(set(agents["project"].dropna()) | set(contracts["project"]))
-    pcode = {p: i for i, p in enumerate(projects)}
-    keys = {(p, path) for p, path in zip(contracts["project"], contracts["path"], strict=True)}
-    keys |= {(p, canonical(p, path)) for p, paths in by_project.items() for path in paths}
-    keys = sorted(keys)
-    fid = {k: i for i, k in enumerate(keys)}
-    n_files = len(keys)
-    file_project = np.array([pcode.get(p, -1) for p, _ in keys], dtype=np.int64)
-    file_path = np.empty(n_files, dtype=object)
-    file_path[:] = [path for _, path in keys]
+    file_project = _lookup([pd.Index(projects)], [files["project"]])
+    file_path = _strings(files["path"])
+    named["fid"] = _lookup([files["project"], files["path"]],
+                           [named["project"], named["canonical"]])
+
+    def file_ids(project_values, path_values) -> np.ndarray:
+        at = _lookup([named["project"], named["path"]], [project_values, path_values])
+        return named["fid"].to_numpy()[at]
+
     file_bytes = np.full(n_files, float(default_bytes))
-    for project, path, size in zip(sizes["project"], sizes["path"], sizes["bytes"], strict=True):
-        if pd.notna(size):
-            file_bytes[fid[(project, canonical(project, path))]] = float(size)
+    known_size = sizes.dropna(subset=["bytes"]) if len(sizes) else sizes
+    if len(known_size):
+        ids = file_ids(_strings(known_size["project"]), _strings(known_size["path"]))
+        file_bytes[ids] = known_size["bytes"].to_numpy(dtype=float)
     # Domains (global ids over (project, domain)) and their files in contract order.
-    dom_keys = list(dict.fromkeys(zip(contracts["project"], contracts["domain"], strict=True)))
-    did = {k: i for i, k in enumerate(dom_keys)}
+    dom_frame = contracts[["project", "domain"]].drop_duplicates()
+    dom_keys = list(zip(dom_frame["project"], dom_frame["domain"], strict=True))
+    c_dom = _lookup([dom_frame["project"], dom_frame["domain"]],
+                    [contracts["project"], contracts["domain"]])
+    c_file = _lookup([files["project"], files["path"]], [contracts["project"], contracts["path"]])
+    pairs = pd.DataFrame({"d": c_dom, "f": c_file}).drop_duplicates()
     dom_inferred = np.zeros(len(dom_keys), dtype=bool)
-    dom_lists: list[list[int]] = [[] for _ in dom_keys]
-    file_domain = np.full(n_files, -1, dtype=np.int64)
-    file_ndomains = np.zeros(n_files, dtype=np.int64)
-    for project, domain, path, inferred in zip(contracts["project"], contracts["domain"],
-                                               contracts["path"], contracts["inferred"],
-                                               strict=True):
-        d, f = did[(project, domain)], fid[(project, path)]
-        dom_inferred[d] = bool(inferred)
-        if f not in dom_lists[d]:
-            dom_lists[d].append(f)
-            file_ndomains[f] += 1
-            if file_domain[f] < 0:
-                file_domain[f] = d
+    dom_inferred[c_dom] = contracts["inferred"].to_numpy()
+    file_domain = np.full(n_files, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(file_domain, pairs["f"].to_numpy(), pairs["d"].to_numpy())
+    file_domain[file_domain == np.iinfo(np.int64).max] = -1
+    file_ndomains = np.bincount(pairs["f"].to_numpy(), minlength=n_files).astype(np.int64)
     dom_ptr = np.zeros(len(dom_keys) + 1, dtype=np.int64)
-    dom_ptr[1:] = np.cumsum([len(x) for x in dom_lists])
-    dom_files = np.array([f for x in dom_lists for f in x], dtype=np.int64)
-    # Rows in replay order.
-    agents = agents.sort_values(["sprint_idx", "seq"], kind="stable").reset_index(drop=True)
-    agents["domain_id"] = [did.get((p, d), -1) for p, d in zip(agents["project"],
-                                                               agents["domain"], strict=True)]
-    row_of = {k: i for i, k in enumerate(zip(agents["sprint_id"], agents["agent"], strict=True))}
+    dom_ptr[1:] = np.cumsum(np.bincount(pairs["d"].to_numpy(), minlength=len(dom_keys)))
+    dom_files = pairs.sort_values("d", kind="stable")["f"].to_numpy(dtype=np.int64)
+    agents["domain_id"] = _lookup([dom_frame["project"], dom_frame["domain"]],
+                                  [agents["project"], agents["domain"]])
     n_dom = max(len(dom_keys), 1)
     # References (unique pairs) and touched pairs.
-    ref_rows = np.array([row_of.get(k, -1) for k in zip(refs["sprint_id"], refs["agent"],
-                                                        strict=True)], dtype=np.int64)
-    ref_files = np.array([fid[(p, canonical(p, x))] for p, x in zip(refs["project"],
-                                                                   refs["path"], strict=True)],
-                         dtype=np.int64)
-    keep = ref_rows >= 0
-    ref_rows, ref_files = ref_rows[keep], ref_files[keep]
-    edits = refs["kind"].isin(["edit", "write"]).to_numpy()[keep]
+    ref_rows = refs["row"].to_numpy(dtype=np.int64)
+    ref_files = file_ids(refs["project"].to_numpy(), refs["path"].to_numpy())
+    edits = refs["kind"].isin(["edit", "write"]).to_numpy()
     ref_row, ref_file = _unique_pairs(ref_rows, ref_files, n_files)
     touched_row, touched_file = _unique_pairs(ref_rows[edits], ref_files[edits], n_files)
-    # A row without a domain (transcripts) takes the contract domain most of its files are in.
-    unknown = agents["domain"].isna().to_numpy()
-    if unknown.any():
-        doms = file_domain[ref_file]
-        picks = pd.DataFrame({"row": ref_row, "dom": doms})
-        picks = picks[(picks["dom"] >= 0) & unknown[picks["row"].to_numpy()]]
-        best = picks.groupby(["row", "dom"]).size().reset_index(name="n") \
-            .sort_values(["row", "n", "dom"], ascending=[True, False, True]) \
-            .drop_duplicates("row")
-        for r, d in zip(best["row"], best["dom"], strict=True):
-            agents.at[r, "domain"] = dom_keys[d][1]
-            agents.at[r, "domain_id"] = d
-    agents["contract_inferred"] = [bool(dom_inferred[d]) if d >= 0 else p in missing
-                                   for p, d in zip(agents["project"], agents["domain_id"],
-                                                   strict=True)]
+    _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys)
+    domain_id = agents["domain_id"].to_numpy()
+    agents["contract_inferred"] = np.where(
+        domain_id >= 0, dom_inferred[np.maximum(domain_id, 0)] if len(dom_keys) else False,
+        agents["project"].isin(missing).to_numpy())
     # Open TODOs (sprint level): a domain name of the project, else the line's own domain.
-    todo = set()
-    for sprint, project, domain_id, items in zip(agents["sprint_idx"], agents["project"],
-                                                 agents["domain_id"], agents["open_todos"],
-                                                 strict=True):
-        for item in _as_list(items):
-            d = did.get((project, item), domain_id)
-            if d >= 0:
-                todo.add(int(sprint) * n_dom + d)
+    todos = _explode(agents, "open_todos")
+    t_rows = todos["row"].to_numpy()
+    named_dom = _lookup([dom_frame["project"], dom_frame["domain"]],
+                        [agents["project"].to_numpy()[t_rows], todos["value"].to_numpy()])
+    t_dom = np.where(named_dom >= 0, named_dom, domain_id[t_rows])
+    sprint_idx = agents["sprint_idx"].to_numpy()
+    todo_keys = np.unique(sprint_idx[t_rows][t_dom >= 0] * n_dom + t_dom[t_dom >= 0])
     # Recorded broker loads (per row) and releases (per sprint).
-    rec = [(i, fid[(p, canonical(p, x))]) for i, (p, xs) in enumerate(zip(
-        agents["project"], agents["loaded"], strict=True)) if _known(xs) for x in xs]
-    rel = [(s, fid[(p, canonical(p, x))]) for s, p, xs in zip(
-        agents["sprint_idx"], agents["project"], agents["released"], strict=True)
-        if _known(xs) for x in xs]
-    agents["has_recorded"] = [_known(x) for x in agents["loaded"]]
-    sprint_rel = {s for s, xs in zip(agents["sprint_idx"], agents["released"], strict=True)
-                  if _known(xs)}
-    agents["has_recorded_expire"] = agents["sprint_idx"].isin(sprint_rel)
-    rec_row, rec_file = _unique_pairs(*_cols(rec), n_files)
-    rel_sprint, rel_file = _unique_pairs(*_cols(rel), n_files)
+    r_rows = recorded["row"].to_numpy()
+    rec_row, rec_file = _unique_pairs(
+        r_rows, file_ids(agents["project"].to_numpy()[r_rows], recorded["value"].to_numpy()),
+        n_files)
+    l_rows = released["row"].to_numpy()
+    rel_sprint, rel_file = _unique_pairs(
+        sprint_idx[l_rows],
+        file_ids(agents["project"].to_numpy()[l_rows], released["value"].to_numpy()), n_files)
+    agents["has_recorded"] = [_known(x) for x in agents["loaded"].to_numpy(dtype=object)]
+    known_release = np.fromiter((_known(x) for x in agents["released"].to_numpy(dtype=object)),
+                                dtype=bool, count=len(agents))
+    agents["has_recorded_expire"] = agents["sprint_idx"].isin(np.unique(sprint_idx[known_release]))
     return SprintSet(
-        rows=agents, file_project=file_project, file_path=file_path, file_bytes=file_bytes,
-        file_domain=file_domain, file_ndomains=file_ndomains, domain_names=dom_keys,
-        domain_inferred=dom_inferred, dom_ptr=dom_ptr, dom_files=dom_files,
-        ref_row=ref_row, ref_file=ref_file, touched_row=touched_row, touched_file=touched_file,
-        todo_keys=np.array(sorted(todo), dtype=np.int64), rec_row=rec_row, rec_file=rec_file,
-        rel_sprint=rel_sprint, rel_file=rel_file, projects=projects, default_bytes=default_bytes)
+        rows=agents, file_project=file_project.astype(np.int64), file_path=file_path,
+        file_bytes=file_bytes, file_domain=file_domain, file_ndomains=file_ndomains,
+        domain_names=dom_keys, domain_inferred=dom_inferred, dom_ptr=dom_ptr,
+        dom_files=dom_files, ref_row=ref_row, ref_file=ref_file, touched_row=touched_row,
+        touched_file=touched_file, todo_keys=todo_keys.astype(np.int64), rec_row=rec_row,
+        rec_file=rec_file, rel_sprint=rel_sprint, rel_file=rel_file, projects=projects,
+        default_bytes=default_bytes)
+
+
+def _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys) -> None:
+    """A row without a domain (transcripts) takes the contract domain most of its files are in."""
+    unknown = agents["domain"].isna().to_numpy()
+    if not unknown.any():
+        return
+    picks = pd.DataFrame({"row": ref_row, "dom": file_domain[ref_file]})
+    picks = picks[(picks["dom"] >= 0) & unknown[picks["row"].to_numpy()]]
+    best = picks.groupby(["row", "dom"]).size().reset_index(name="n") \
+        .sort_values(["row", "n", "dom"], ascending=[True, False, True]).drop_duplicates("row")
+    for r, d in zip(best["row"], best["dom"], strict=True):
+        agents.at[r, "domain"] = dom_keys[d][1]
+        agents.at[r, "domain_id"] = d
 
 
 def _known(value) -> bool:
