@@ -222,7 +222,8 @@ def test_vectorised_replay_matches_per_row_reference():
     ss = sprints_from_records(records, {PROJECT: CONTRACT})
     policies = ["protocol", "greedy-domain", "on-demand", "history:k=3", "recorded",
                 "protocol:max_sources=3,toolkit=tk.md"]
-    fast = replay(ss, policies).rows.sort_values(["policy", "sprint_id", "agent"])
+    fast = replay(ss, policies).rows.astype({"policy": str, "sprint_id": str, "agent": str})
+    fast = fast.sort_values(["policy", "sprint_id", "agent"])
     slow = replay_reference(ss, policies).sort_values(["policy", "sprint_id", "agent"])
     columns = ["referenced", "loaded", "hits", "misses", "waste", "released", "kept",
                "tokens_loaded", "tokens_miss", "breath_depth"]

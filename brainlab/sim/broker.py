@@ -22,6 +22,7 @@ from brainlab.sim.sprintset import (
     DEFAULT_FILE_BYTES,
     SprintSet,
     pair_keys,
+    sorted_unique,
     sprints_from_records,
 )
 
@@ -81,7 +82,9 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         parts.append(rows)
         sprint_parts.append(sprint_frame)
         file_parts.append(files)
-    rows = pd.concat(parts, ignore_index=True)
+    rows = pd.concat([part.drop(columns="policy") for part in parts], ignore_index=True)
+    rows["policy"] = pd.Categorical.from_codes(
+        np.repeat(np.arange(len(labels)), ss.n_rows), categories=pd.Index(labels, dtype=object))
     extras = [c for c in rows.columns if c not in ROW_COLUMNS]
     rows = rows[ROW_COLUMNS + extras]
     sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
@@ -94,7 +97,7 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
     inhale = policy.inhale(ss)
     n, nf = ss.n_rows, ss.n_files
-    keys = np.unique(pair_keys(inhale.row, inhale.file, nf))
+    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
     row, file = keys // max(nf, 1), keys % max(nf, 1)
     ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)
     hit = np.isin(keys, ref_keys, assume_unique=True)
@@ -115,11 +118,11 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         context_load = np.where(referenced > 0, loaded / np.maximum(referenced, 1), np.nan)
         stale_ratio = np.where(loaded > 0, waste / np.maximum(loaded, 1), np.nan)
         exhale_rate = np.where(loaded > 0, released / np.maximum(loaded, 1), np.nan)
-    base = ss.rows
+    labels = ss.labels
     out = pd.DataFrame({
-        "sprint_id": base["sprint_id"].to_numpy(), "project": base["project"].to_numpy(),
-        "domain": base["domain"].to_numpy(), "agent": base["agent"].to_numpy(),
-        "policy": label, "contract_inferred": base["contract_inferred"].to_numpy(dtype=bool),
+        "sprint_id": labels["sprint_id"], "project": labels["project"],
+        "domain": labels["domain"], "agent": labels["agent"], "policy": label,
+        "contract_inferred": ss.rows["contract_inferred"].to_numpy(dtype=bool),
         "referenced": referenced, "loaded": loaded, "hits": hits, "misses": misses,
         "waste": waste, "released": released, "kept": kept_n,
         "tokens_loaded": tokens_loaded, "tokens_miss": tokens_miss,
@@ -159,9 +162,10 @@ def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) ->
     n = int(sprint.max()) + 1 if len(sprint) else 0
     first = np.unique(sprint, return_index=True)[1]
     agg = pd.DataFrame({
-        "sprint_idx": np.arange(n), "sprint_id": rows["sprint_id"].to_numpy()[first],
-        "project": rows["project"].to_numpy()[first], "policy": rows["policy"].iloc[0]
-        if len(rows) else None})
+        "sprint_idx": np.arange(n),
+        "sprint_id": np.asarray(ss.labels["sprint_id"], dtype=object)[first],
+        "project": np.asarray(ss.labels["project"], dtype=object)[first],
+        "policy": rows["policy"].iloc[0] if len(rows) else None})
     for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
                    "tokens_miss"):
         total = np.bincount(sprint, weights=rows[column].to_numpy(dtype=float), minlength=n)

@@ -67,6 +67,17 @@ class SprintSet:
         """Row -> global domain id, or -1 when the domain is not in the contract."""
         return self.rows["domain_id"].to_numpy()
 
+    @cached_property
+    def labels(self) -> dict[str, pd.Categorical]:
+        """sprint_id, project, domain, agent per row as categoricals (cheap to copy)."""
+        out = {}
+        for column in ("sprint_id", "project", "domain", "agent"):
+            codes, uniques = pd.factorize(self.rows[column].to_numpy(dtype=object),
+                                          sort=True, use_na_sentinel=True)
+            out[column] = pd.Categorical.from_codes(codes, categories=pd.Index(uniques,
+                                                                               dtype=object))
+        return out
+
     def file_id(self, project: str, path: str) -> int:
         """The id of a file, adding it (default size, no domain) when new."""
         key = (project, path)
@@ -360,9 +371,20 @@ def _cols(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     return array[:, 0], array[:, 1]
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique for int64 keys by sort + mask (faster than numpy's hash path here)."""
+    values = np.sort(values)
+    if len(values) == 0:
+        return values
+    keep = np.empty(len(values), dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
 def _unique_pairs(rows: np.ndarray, files: np.ndarray, n_files: int):
     """Sorted unique (row, file) pairs."""
-    keys = np.unique(rows.astype(np.int64) * max(n_files, 1) + files)
+    keys = sorted_unique(rows.astype(np.int64) * max(n_files, 1) + files)
     return keys // max(n_files, 1), keys % max(n_files, 1)
 
 
