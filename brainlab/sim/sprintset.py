@@ -196,6 +196,9 @@ def _lookup(keys: pd.DataFrame | list, wanted: pd.DataFrame | list) -> np.ndarra
 def _explode(agents: pd.DataFrame, column: str) -> pd.DataFrame:
     """(row, value) for every entry of a list column (unknown lists skipped)."""
     values = agents[column].to_numpy(dtype=object)
+    if not len(values) or all(v is None for v in values[:1]) and agents[column].isna().all():
+        return pd.DataFrame({"row": np.zeros(0, dtype=np.int64),
+                             "value": np.array([], dtype=object)})
     lengths = np.fromiter((len(v) if _known(v) else 0 for v in values), dtype=np.int64,
                           count=len(values))
     rows = np.repeat(np.arange(len(values)), lengths)
@@ -227,8 +230,9 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
                           [refs["sprint_id"], refs["agent"]])
     refs = refs[refs["row"] >= 0]
     # Contracts: declared, else inferred from the directory layout of referenced paths (§4.1).
-    declared = set(contracts["project"])
-    missing = sorted(set(agents["project"].dropna()) - declared)
+    declared = set(pd.unique(contracts["project"].to_numpy(dtype=object)))
+    agent_projects = set(pd.unique(agents["project"].dropna().to_numpy(dtype=object)))
+    missing = sorted(agent_projects - declared)
     inferred_rows = []
     for project in missing:
         layout = infer_contract(set(refs.loc[refs["project"] == project, "path"]))
@@ -265,7 +269,7 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
                       ignore_index=True).drop_duplicates().sort_values(["project", "path"])
     files = files.reset_index(drop=True)
     n_files = len(files)
-    projects = sorted(set(agents["project"].dropna()) | set(contracts["project"]))
+    projects = sorted(agent_projects | set(pd.unique(contracts["project"].to_numpy(dtype=object))))
     file_project = _lookup([pd.Index(projects)], [files["project"]])
     file_path = _strings(files["path"])
     named["fid"] = _lookup([files["project"], files["path"]],
@@ -327,9 +331,8 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
     rel_sprint, rel_file = _unique_pairs(
         sprint_idx[l_rows],
         file_ids(agents["project"].to_numpy()[l_rows], released["value"].to_numpy()), n_files)
-    agents["has_recorded"] = [_known(x) for x in agents["loaded"].to_numpy(dtype=object)]
-    known_release = np.fromiter((_known(x) for x in agents["released"].to_numpy(dtype=object)),
-                                dtype=bool, count=len(agents))
+    agents["has_recorded"] = _known_mask(agents["loaded"])
+    known_release = _known_mask(agents["released"])
     agents["has_recorded_expire"] = agents["sprint_idx"].isin(np.unique(sprint_idx[known_release]))
     return SprintSet(
         rows=agents, file_project=file_project.astype(np.int64), file_path=file_path,
@@ -353,6 +356,14 @@ def _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys) -> None:
     for r, d in zip(best["row"], best["dom"], strict=True):
         agents.at[r, "domain"] = dom_keys[d][1]
         agents.at[r, "domain_id"] = d
+
+
+def _known_mask(column: pd.Series) -> np.ndarray:
+    """Which rows hold a recorded list (vectorised shortcut when the column is all NULL)."""
+    if column.isna().all():
+        return np.zeros(len(column), dtype=bool)
+    values = column.to_numpy(dtype=object)
+    return np.fromiter((_known(v) for v in values), dtype=bool, count=len(values))
 
 
 def _known(value) -> bool:
