@@ -1,4 +1,4 @@
-"""Hand-computed replays: every metric, each priority and expire rule, history without look-ahead."""
+"""Hand-computed replays: metrics, priorities, expire rules, history without look-ahead."""
 
 import random
 from dataclasses import dataclass
@@ -138,7 +138,7 @@ def _loaded(ss, policy):
     # rank order as the protocol chose: re-sort by the reference choose() order
     reference = {}
     from brainlab.sim.policies import iter_views
-    for r, view in iter_views(ss, with_history=policy.needs_history):
+    for _, view in iter_views(ss, with_history=policy.needs_history):
         reference[(view.sprint_id, view.agent)] = list(policy.choose(view))
     for key, files in out.items():
         assert sorted(files) == sorted(reference[key])
@@ -240,3 +240,14 @@ def test_policy_errors():
     ss = sprints_from_records([rec("s1", "dev", ["a.ts"])], CONTRACT_P)
     with pytest.raises(SimulationError, match="twice"):
         replay(ss, ["protocol", "protocol"])
+
+
+def test_docs_policy_example_runs():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "broker.md").read_text("utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, "docs/broker.md", "exec"), namespace)  # noqa: S102
+    ss = sprints_from_records([rec("s1", "dev", ["a.ts", "b.ts"])], CONTRACT_P)
+    got = row(replay(ss, ["domain-head:n=2"]), "s1", "dev", "domain-head:n=2")
+    assert (got.loaded, got.hits, got.misses) == (2, 2, 0)

@@ -156,8 +156,11 @@ def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
 
 
 def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
-    """SPEC §4.4 per sprint, and the accumulation alert: breath_depth strictly rising over
-    ``breath_depth_rising_sprints`` consecutive sprints of the same project."""
+    """SPEC §4.4 per sprint, and the accumulation alert.
+
+    The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
+    consecutive sprints of the same project.
+    """
     sprint = ss.row_sprint
     n = int(sprint.max()) + 1 if len(sprint) else 0
     first = np.unique(sprint, return_index=True)[1]

@@ -271,8 +271,11 @@ class History(Policy):
         return [path for path, _ in best[: self.k]]
 
     def inhale(self, ss: SprintSet) -> Inhale:
-        """Vectorised: count, for each row and each file its group ever referenced, the
-        group's references from rows that ended before this row started; keep the top k."""
+        """Vectorised history: top k files by earlier references.
+
+        For each row and each file its group ever referenced, count the group's references
+        from rows that ended before this row started; keep the k largest counts.
+        """
         if ss.n_rows == 0 or len(ss.ref_row) == 0:
             empty = np.zeros(0, dtype=np.int64)
             return Inhale(empty, empty)
@@ -356,8 +359,10 @@ def _history_groups(ss: SprintSet) -> np.ndarray:
 
 
 def iter_history(ss: SprintSet) -> Iterator[tuple[int, dict[int, int]]]:
-    """(row, counts) with counts = file id -> earlier sprints of the same (project, domain,
-    agent) that referenced it, counting only sprints ended before this row's sprint started.
+    """(row, counts) pairs: earlier references of the row's (project, domain, agent) group.
+
+    counts maps file id -> earlier sprints of the group that referenced it, counting only
+    sprints ended before this row's sprint started.
 
     The dict is live (reused for the group): read it before advancing the iterator.
     """

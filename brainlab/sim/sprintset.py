@@ -105,8 +105,11 @@ class SprintSet:
     def build(agents: pd.DataFrame, refs: pd.DataFrame, contracts: pd.DataFrame,
               sizes: pd.DataFrame | None = None,
               default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
-        """Encode frames: agents (AGENT_COLUMNS), refs (sprint_id, agent, path, kind),
-        contracts (project, domain, path, position, inferred), sizes (project, path, bytes)."""
+        """Encode plain frames into a SprintSet.
+
+        agents (AGENT_COLUMNS), refs (sprint_id, agent, path, kind), contracts (project,
+        domain, path, position, inferred), sizes (project, path, bytes).
+        """
         return _build(agents, refs, contracts, sizes, default_bytes)
 
 
@@ -171,8 +174,9 @@ def _order(agents: pd.DataFrame) -> pd.DataFrame:
     first["sprint_idx"] = np.arange(len(first))
     if timed:
         epoch = pd.Timestamp(0, tz="UTC")
-        first["start_key"] = ((started.loc[first.index] - epoch) / pd.Timedelta(seconds=1)).to_numpy()
-        first["end_key"] = ((ended.loc[first.index] - epoch) / pd.Timedelta(seconds=1)).to_numpy()
+        second = pd.Timedelta(seconds=1)
+        first["start_key"] = ((started.loc[first.index] - epoch) / second).to_numpy()
+        first["end_key"] = ((ended.loc[first.index] - epoch) / second).to_numpy()
     else:  # no timestamps: sprints ran one after another, in file order
         first["start_key"] = first["sprint_idx"].astype(float)
         first["end_key"] = first["sprint_idx"] + 0.5
@@ -269,7 +273,8 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
                       ignore_index=True).drop_duplicates().sort_values(["project", "path"])
     files = files.reset_index(drop=True)
     n_files = len(files)
-    projects = sorted(agent_projects | set(pd.unique(contracts["project"].to_numpy(dtype=object))))
+    projects = sorted(agent_projects
+                      | set(pd.unique(contracts["project"].to_numpy(dtype=object))))
     file_project = _lookup([pd.Index(projects)], [files["project"]])
     file_path = _strings(files["path"])
     named["fid"] = _lookup([files["project"], files["path"]],

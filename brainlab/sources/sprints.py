@@ -18,7 +18,7 @@ line becomes an error row; the other lines load.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
@@ -33,7 +33,7 @@ class SprintRecordSource(Source):
     tables = ("sprints", "sprint_agents", "sprint_refs", "file_sizes")
 
     def discover(self, root: Path) -> list[Path]:
-        """A file root is itself; a folder yields its ``*.jsonl`` (``progression/sprints`` first)."""
+        """A file root is itself; a folder yields ``progression/sprints/*.jsonl``."""
         root = Path(root)
         if root.is_file():
             return [root]
@@ -43,7 +43,7 @@ class SprintRecordSource(Source):
         return sorted(p for p in base.glob(pattern) if p.is_file())
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
-        """Each line -> one sprint_agents row and its sprint_refs; the first line of a sprint -> sprints."""
+        """Each line -> a sprint_agents row and its refs; a sprint's first line -> sprints."""
         parsed = Parsed()
         text = decode_text(data, parsed)
         if text is None:
@@ -144,7 +144,7 @@ def _timestamp(value: object) -> datetime | None:
         raise ValueError(value)
     stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if stamp.tzinfo is not None:  # store UTC, naive
-        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+        stamp = stamp.astimezone(UTC).replace(tzinfo=None)
     return stamp
 
 

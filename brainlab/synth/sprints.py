@@ -116,7 +116,7 @@ def _sprint(rng, name, project, domain, when, session, sizes) -> dict:
                 [{"path": needed[0], "kind": "search"}]
         contract_touched = [p for p in touched if p in files]
         loaded = contract_touched[:2] if project == PROJECT else []  # no contract, no routing
-        if project == PROJECT and rng.random() < 0.15:  # the recorded broker sometimes loads "just in case"
+        if project == PROJECT and rng.random() < 0.15:  # the broker sometimes loads "just in case"
             extra = [p for p in files if p not in loaded]
             if extra:
                 loaded.append(extra[0])
@@ -195,7 +195,8 @@ def _name(path: str, contract: bool) -> str:
 def contract_text() -> str:
     """``projets/originsdigital.md`` with its SPEC §4.1 contract."""
     width = max(len(d) for d in CONTRACT)
-    domains = "\n".join(f"    {d:<{width}} : {json.dumps(files)}" for d, files in CONTRACT.items())
+    domains = "\n".join(f"    {d:<{width}} : {json.dumps(files)}"
+                        for d, files in CONTRACT.items())
     return (f"# Origins Digital\n\n## État courant\n\n- prod live\n\n## Contrat\n\n"
             f"```yaml\nprojet:\n  id       : \"{PROJECT}\"\n"
             f"  fichier  : brain/projets/{PROJECT}.md\n"
