@@ -65,13 +65,6 @@ class Thresholds:
         return dataclasses.replace(self, **changes)
 
 
-# SPEC §2.6: claim TTL in hours by session type (V2); default 4 h.
-CLAIM_TTL_HOURS: dict[str, float] = {
-    "work": 4, "brain": 4, "explore": 8, "pilote": 12, "chill": 12, "learning": 4,
-}
-CLAIM_TTL_DEFAULT_HOURS = 4.0
-
-
 @dataclass(frozen=True)
 class Settings:
     """Everything a command needs to know besides its arguments."""

@@ -8,10 +8,10 @@ ingest waiting (DuckDB lets one process write, or several read, at a time).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 

@@ -64,32 +64,50 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) ->
         con.unregister("_brainlab_rows")
 
 
-def write_file(
-    con: duckdb.DuckDBPyConnection, source: Source, file: str, digest: str, parsed: Parsed
+def write_files(
+    con: duckdb.DuckDBPyConnection, source: Source, batch: list[tuple[str, str, Parsed]]
 ) -> None:
-    """Replace everything ``file`` contributed with ``parsed``, in one transaction."""
+    """Replace everything the files of ``batch`` contributed, in one transaction.
+
+    Each file is all-or-nothing: its old rows go and its new rows, errors and ingest-log entry
+    come in the same transaction. Batching files only saves round trips.
+    """
+    if not batch:
+        return
     con.execute("BEGIN TRANSACTION")
     try:
-        _delete_file(con, source, file)
+        _delete_files(con, source, [file for file, _digest, _parsed in batch])
         for table in source.tables:
-            insert_rows(con, table, parsed.rows.get(table, []))
-        insert_rows(con, "ingest_errors", [e.as_row(source.name, file) for e in parsed.errors])
-        n_rows = sum(len(parsed.rows.get(t, [])) for t in source.tables)
-        con.execute(
-            "INSERT OR REPLACE INTO ingest_files VALUES (?, ?, ?, ?, ?, ?)",
-            [file, source.name, digest, parsed.bytes_read, n_rows, len(parsed.errors)],
-        )
+            insert_rows(con, table, [row for _f, _d, parsed in batch
+                                     for row in parsed.rows.get(table, [])])
+        insert_rows(con, "ingest_errors", [e.as_row(source.name, file)
+                                           for file, _d, parsed in batch for e in parsed.errors])
+        insert_rows(con, "ingest_files", [{
+            "file": file, "source": source.name, "sha256": digest, "bytes": parsed.bytes_read,
+            "rows_loaded": sum(len(parsed.rows.get(t, [])) for t in source.tables),
+            "errors": len(parsed.errors),
+        } for file, digest, parsed in batch])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
 
 
-def _delete_file(con: duckdb.DuckDBPyConnection, source: Source, file: str) -> None:
-    for table in source.tables:
-        con.execute(f'DELETE FROM "{table}" WHERE source_file = ?', [file])
-    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?", [file, source.name])
-    con.execute("DELETE FROM ingest_files WHERE file = ? AND source = ?", [file, source.name])
+def _delete_files(con: duckdb.DuckDBPyConnection, source: Source, files: list[str]) -> None:
+    con.register("_brainlab_files", pa.table({"file": files}))
+    try:
+        for table in source.tables:
+            con.execute(f'DELETE FROM "{table}" WHERE source_file IN '
+                        "(SELECT file FROM _brainlab_files)")
+        con.execute("DELETE FROM ingest_errors WHERE source = ? AND file IN "
+                    "(SELECT file FROM _brainlab_files)", [source.name])
+        con.execute("DELETE FROM ingest_files WHERE source = ? AND file IN "
+                    "(SELECT file FROM _brainlab_files)", [source.name])
+    finally:
+        con.unregister("_brainlab_files")
+
+
+BATCH_BYTES = 32 * 1024 * 1024  # parsed input held before a write, bounding memory
 
 
 def run(
@@ -108,6 +126,8 @@ def run(
             [source.name, str(root) + "/"],
         ).fetchall())
         seen: set[str] = set()
+        batch: list[tuple[str, str, Parsed]] = []
+        held = 0
         for path in files:
             key = str(path.resolve())
             seen.add(key)
@@ -115,21 +135,25 @@ def run(
             digest = file_digest(data)
             if known.get(key) == digest:
                 summary.add("unchanged", source.name)
-                if progress:
-                    progress(source.name, path, "unchanged")
-                continue
-            parsed = _parse_safely(source, path, data, root)
-            write_file(con, source, key, digest, parsed)
-            summary.add("loaded", source.name)
-            summary.add("rows", source.name, sum(len(v) for v in parsed.rows.values()))
-            summary.add("errors", source.name, len(parsed.errors))
+            else:
+                parsed = _parse_safely(source, path, data, root)
+                batch.append((key, digest, parsed))
+                held += len(data)
+                summary.add("loaded", source.name)
+                summary.add("rows", source.name, sum(len(v) for v in parsed.rows.values()))
+                summary.add("errors", source.name, len(parsed.errors))
+                if held >= BATCH_BYTES:
+                    write_files(con, source, batch)
+                    batch, held = [], 0
             if progress:
-                progress(source.name, path, "loaded")
-        for gone in sorted(set(known) - seen):
+                progress(source.name, path, "loaded" if known.get(key) != digest else "unchanged")
+        write_files(con, source, batch)
+        gone = sorted(set(known) - seen)
+        if gone:
             con.execute("BEGIN TRANSACTION")
-            _delete_file(con, source, gone)
+            _delete_files(con, source, gone)
             con.execute("COMMIT")
-            summary.add("removed", source.name)
+            summary.add("removed", source.name, len(gone))
     return summary
 
 

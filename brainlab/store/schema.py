@@ -63,6 +63,7 @@ def apply(con: duckdb.DuckDBPyConnection) -> bool:
         rebuilt = True
     for _name, text in _sql_files("schema"):
         con.execute(text)
+    _write_lookups(con)
     for _name, text in _sql_files("views"):
         con.execute(text)
     con.execute(
@@ -70,6 +71,20 @@ def apply(con: duckdb.DuckDBPyConnection) -> bool:
     )
     _write_comments(con)
     return rebuilt
+
+
+def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
+    """Protocol vocabulary from brainlab.protocol, as tables the views join."""
+    from brainlab import protocol
+
+    con.execute("CREATE OR REPLACE TABLE session_categories (type VARCHAR PRIMARY KEY,"
+                " category VARCHAR NOT NULL)")
+    con.executemany("INSERT INTO session_categories VALUES (?, ?)",
+                    sorted(protocol.SESSION_CATEGORIES.items()))
+    con.execute("CREATE OR REPLACE TABLE claim_ttl (type VARCHAR PRIMARY KEY,"
+                " ttl_hours DOUBLE NOT NULL)")
+    con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
+                    sorted(protocol.CLAIM_TTL_HOURS.items()))
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:

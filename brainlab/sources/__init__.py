@@ -1,0 +1,20 @@
+"""Input formats, one module each. :func:`brain_sources` lists those of a brain checkout."""
+
+from __future__ import annotations
+
+from brainlab.sources.agents import AgentsSource
+from brainlab.sources.base import ErrorRow, Parsed, Source
+from brainlab.sources.claims import ClaimsSource
+from brainlab.sources.contexts import ContextsSource
+from brainlab.sources.handoffs import HandoffsSource
+from brainlab.sources.metabolism import MetabolismSource
+from brainlab.sources.workspaces import WorkspacesSource
+
+
+def brain_sources() -> list[Source]:
+    """The sources ``brainlab ingest brain`` runs, in load order."""
+    return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
+            HandoffsSource(), WorkspacesSource()]
+
+
+__all__ = ["ErrorRow", "Parsed", "Source", "brain_sources"]

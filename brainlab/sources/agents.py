@@ -1,0 +1,54 @@
+"""Agent definitions ``agents/*.md`` (SPEC §2.5): name, size, estimated tokens, context tier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.text import split_frontmatter
+
+CONTEXT_TIERS = ("always", "hot", "warm", "cold", "boot")
+
+
+def tokens_estimated(n_bytes: int) -> int:
+    """SPEC §2.5: an agent costs its file size in bytes divided by 4 (rounded down)."""
+    return n_bytes // 4
+
+
+class AgentsSource(Source):
+    """One row per ``agents/<name>.md`` (sub-folders such as agents/reviews/ are not agents)."""
+
+    name = "agents"
+    tables = ("agents",)
+
+    def discover(self, root: Path) -> list[Path]:
+        """Markdown files directly under agents/."""
+        folder = root / "agents"
+        return sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
+
+    def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
+        """Size from the bytes, tier and name from the frontmatter when there is one."""
+        parsed = Parsed()
+        text = decode_text(data, parsed)
+        if text is None:
+            return parsed
+        front, _body, problem = split_frontmatter(text)
+        if problem:
+            parsed.error(1, problem + "; size still recorded", "warning")
+        front = front or {}
+        tier = front.get("context_tier")
+        tier = str(tier).strip().lower() if tier is not None else None
+        if tier and tier not in CONTEXT_TIERS:
+            parsed.error(None, f"unknown context_tier {tier!r} (kept)", "warning")
+        parsed.add("agents", {
+            "source_file": str(path.resolve()),
+            "agent": path.stem,
+            "declared_name": str(front["name"]) if front.get("name") else None,
+            "bytes": len(data),
+            "lines": text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+            "tokens_estimated": tokens_estimated(len(data)),
+            "context_tier": tier,
+            "status": str(front["status"]) if front.get("status") else None,
+            "is_template": path.stem.startswith("_"),
+        })
+        return parsed

@@ -1,0 +1,62 @@
+"""The synthetic brain: a realistic brain written as real files, with documented planted effects.
+
+``synthesize(out_dir, options)`` draws a plan (synth/model.py), renders it with each format's
+writer, and writes ``synth_manifest.json`` listing what was planted where. Deterministic for
+a seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brainlab.errors import SourceError
+from brainlab.synth import brain
+from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
+
+MANIFEST = "synth_manifest.json"
+
+
+@dataclass
+class SynthManifest:
+    """What a synthesis wrote: file count, planted effects, and the sessions it planned."""
+
+    out_dir: Path
+    files_written: int
+    planted: list[dict] = field(default_factory=list)
+    sessions: list[SynthSession] = field(default_factory=list)
+
+
+def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManifest:
+    """Write a synthetic brain into ``out_dir`` (replacing a previous synthetic brain there)."""
+    options = options or SynthOptions()
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.iterdir()):
+        if not (out_dir / MANIFEST).exists():
+            raise SourceError(f"{out_dir} is not empty and holds no {MANIFEST}: refusing to "
+                              "overwrite a folder brainlab did not generate")
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(options.seed)
+    writer = brain.Writer(out_dir)
+    sessions = plan_sessions(options, rng, brain.BOOT_AGENTS, brain.DOMAIN_AGENTS)
+    planted = [brain.planted_build_week(sessions, options), brain.planted_wasted_agent(),
+               brain.plant_xss(sessions)]
+    brain.write_agents(writer)
+    brain.write_contexts(writer)
+    planted += brain.write_metabolism(writer, sessions, options, rng)
+    planted += brain.write_claims(writer, sessions, options)
+    brain.write_handoffs(writer, sessions)
+    planted += brain.write_workspaces(writer, sessions, options, rng)
+    manifest = SynthManifest(out_dir, writer.count + 1, planted, sessions)
+    (out_dir / MANIFEST).write_text(json.dumps({
+        "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
+        "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,
+    }, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+__all__ = ["SynthManifest", "SynthOptions", "SynthSession", "synthesize"]
