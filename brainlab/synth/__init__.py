@@ -16,6 +16,7 @@ from pathlib import Path
 from brainlab.errors import SourceError
 from brainlab.synth import brain
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
+from brainlab.synth.sprints import write_sprints
 
 MANIFEST = "synth_manifest.json"
 
@@ -51,6 +52,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += brain.write_claims(writer, sessions, options)
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
+    # broker sprints (issue 4): own RNG so the other generators' draws are unchanged
+    planted += write_sprints(out_dir, sessions, random.Random(options.seed + 4))
     manifest = SynthManifest(out_dir, writer.count + 1, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),

@@ -2,8 +2,8 @@
 
 Writes, under the brain folder:
 
-- ``projets/originsdigital.md`` (a SPEC §4.1 contract) and ``projets/side-tool.md`` (no
-  contract: replays label its inferred contract);
+- ``projets/originsdigital.md`` (a SPEC §4.1 contract); project ``side-tool`` has sprints but
+  no contract file (replays label its inferred contract);
 - ``progression/broker/YYYY-MM-DD-<sprint>.md``: the broker's inhale and expire blocks in the
   format of seeds/context-broker.md.txt (what a broker following SPEC §4.2/§4.3 printed);
 - ``progression/sprints/sprints.jsonl``: one line per sprint and agent (docs/broker.md).
@@ -213,8 +213,6 @@ def write_sprints(out_dir: Path, sessions: list, rng: random.Random,
     plan = sprint_plan(rng, start, end, sessions)
     (out_dir / "projets").mkdir(parents=True, exist_ok=True)
     (out_dir / "projets" / f"{PROJECT}.md").write_text(contract_text(), encoding="utf-8")
-    (out_dir / "projets" / f"{UNCONTRACTED}.md").write_text(
-        f"# {UNCONTRACTED}\n\nA small CLI; no domain contract yet.\n", encoding="utf-8")
     broker_dir = out_dir / "progression" / "broker"
     broker_dir.mkdir(parents=True, exist_ok=True)
     for sprint in plan:
