@@ -60,8 +60,10 @@ WHERE project IS NOT NULL {{where}}
 
 
 def _has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
+    """Whether every relation (table or view) in ``names`` exists."""
     found = {r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main'").fetchall()}
     return set(names) <= found
 
 
