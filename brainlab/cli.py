@@ -113,6 +113,56 @@ def ingest_brain(path: Path, db: Path) -> None:
     run_ingest(db, brain_sources(), path, "brain")
 
 
+@ingest.command("sprints")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@db_option()
+@handle_errors
+def ingest_sprints(path: Path, db: Path) -> None:
+    """Ingest sprints: a JSONL sprint record, a broker output .md, a contract, or a brain folder."""
+    from brainlab.sources.sprints import sources_for
+
+    run_ingest(db, sources_for(path), path, "sprints")
+
+
+@main.group()
+def simulate() -> None:
+    """Replay recorded history under other policies, rule sets and thresholds."""
+
+
+@simulate.command("broker")
+@click.option("--policy", "policies", multiple=True, metavar="NAME[:k=v,...]",
+              help="A policy to replay (repeatable), e.g. protocol, history:k=3. "
+                   "Default: protocol, greedy-domain, on-demand, history, recorded.")
+@click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
+              help="Write the per-agent rows here (.csv or .parquet).")
+@click.option("--project", default=None, help="Replay one project only.")
+@click.option("--miss-overhead", type=float, default=None,
+              help="Tokens added per miss (on-demand read turn), default 250.")
+@click.option("--default-bytes", type=float, default=None,
+              help="Size assumed for files without a recorded size, default 8000.")
+@click.option("--threshold", "thresholds", multiple=True, metavar="KEY=VALUE",
+              help="Override a breath threshold, e.g. stale_ratio_max=0.4.")
+@db_option()
+@handle_errors
+def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, thresholds,
+                    db) -> None:
+    """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
+    from brainlab.config import Thresholds, parse_overrides
+    from brainlab.sim import broker
+
+    kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
+    sprints = broker.load_sprints(db, project=project, **kwargs)
+    result = broker.replay(
+        sprints, list(policies) or list(broker.DEFAULT_POLICIES),
+        miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
+        else miss_overhead,
+        thresholds=Thresholds().replace(**parse_overrides(list(thresholds))))
+    click.echo(broker.format_summary(result))
+    if out_file:
+        result.write(out_file)
+        out.print(f"wrote {len(result.rows)} rows to {out_file}")
+
+
 @main.command("synth")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder to write the synthetic brain into (emptied first).")

@@ -14,8 +14,10 @@ from brainlab.sources.workspaces import WorkspacesSource
 
 def brain_sources() -> list[Source]:
     """The sources ``brainlab ingest brain`` runs, in load order."""
+    from brainlab.sources.sprints import sprint_sources
+
     return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
-            HandoffsSource(), WorkspacesSource(), BrainCircuitsSource()]
+            HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources()]
 
 
 class BrainCircuitsSource(CircuitsSource):

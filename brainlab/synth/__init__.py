@@ -18,6 +18,7 @@ from brainlab.errors import SourceError
 from brainlab.synth import brain
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
+from brainlab.synth.sprints import write_sprints
 
 MANIFEST = "synth_manifest.json"
 
@@ -54,6 +55,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
     # Each area draws from its own seeded stream, so adding one never changes another.
+    planted += write_sprints(out_dir, sessions, random.Random(options.seed + 4))
     area_start = datetime.combine(options.start, time(8, 0))
     area_end = datetime.combine(options.end, time(20, 0))
     planted += write_circuits(out_dir, random.Random(options.seed * 1000 + 5), area_start,
