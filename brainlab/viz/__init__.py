@@ -1,0 +1,1 @@
+"""Charts with one theme (altair): DataFrames in, charts out; no metric is computed here."""
