@@ -16,8 +16,10 @@ import vl_convert
 from brainlab.errors import ReportError
 from brainlab.viz import theme
 
-_ACTIVE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b|\son\w+\s*=|"
-                         r"javascript:", re.IGNORECASE)
+# Inside a tag (text content cannot hold a raw "<"): a script-capable element, an on*
+# event attribute, or a javascript: URL.
+_ACTIVE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b|"
+                         r"<[^>]*\son\w+\s*=|<[^>]*javascript:", re.IGNORECASE)
 
 
 def to_svg(chart: alt.TopLevelMixin) -> str:
