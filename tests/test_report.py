@@ -10,7 +10,12 @@ import shutil
 import nbformat
 import pytest
 from report_helpers import (
-    PWN_FILE, active_content, build_brain_db, chromium_available, dump_dom, screenshot,
+    PWN_FILE,
+    active_content,
+    build_brain_db,
+    chromium_available,
+    dump_dom,
+    screenshot,
 )
 
 from brainlab.errors import ReportError
@@ -150,7 +155,8 @@ def test_failing_notebook_leaves_previous_report(rendered, tmp_path):
     message = str(caught.value)
     assert "RuntimeError" in message and "planted failure for the test" in message
     assert "cell" in message
-    after = {p.name: p.read_bytes() for p in week_dir.iterdir() if p.name != "weekly_health.failed.ipynb"}
+    after = {p.name: p.read_bytes() for p in week_dir.iterdir()
+             if p.name != "weekly_health.failed.ipynb"}
     assert after == before
     failed = nbformat.read(week_dir / "weekly_health.failed.ipynb", as_version=4)
     assert any(o.get("output_type") == "error" for c in failed.cells for o in c.get("outputs", []))

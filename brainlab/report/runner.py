@@ -15,7 +15,7 @@ import logging
 import os
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -65,7 +65,7 @@ def check_parameters(notebook: Path, parameters: dict) -> None:
 
 def new_run_id(week: str) -> str:
     """A run id unique enough to find a run's files: week, UTC time, random suffix."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return f"{week}-{stamp}-{uuid.uuid4().hex[:6]}"
 
 
@@ -87,7 +87,7 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
 
     check_parameters(notebook, parameters)
     logging.getLogger("papermill").setLevel(logging.WARNING)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     try:
         papermill.execute_notebook(
             str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
@@ -98,7 +98,7 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
         raise ReportError(_failure_message(output, exc)) from None
     except Exception as exc:  # kernel death, timeout, missing kernel: one clear line
         raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
-    seconds = (datetime.now(timezone.utc) - started).total_seconds()
+    seconds = (datetime.now(UTC) - started).total_seconds()
     executed = nbformat.read(str(output), as_version=4)
     executed.metadata["brainlab"] = {
         "run_id": run_id, "parameters": _jsonable(parameters),

@@ -97,7 +97,8 @@ def figure(ctx: ReportContext, name: str, chart) -> str:
 def section(key: str, heading: str, *parts: str) -> str:
     """Wrap already-escaped parts into one report section."""
     body = "\n".join(parts)
-    return f'<section class="report-section" id="{esc(key)}"><h2>{esc(heading)}</h2>\n{body}</section>'
+    return (f'<section class="report-section" id="{esc(key)}"><h2>{esc(heading)}</h2>\n'
+            f"{body}</section>")
 
 
 def note(text: str, kind: str = "note") -> str:
@@ -176,7 +177,7 @@ def ratio(ctx: ReportContext) -> None:
 
 
 def conserve(ctx: ReportContext) -> None:
-    """Conserve-mode signals (SPEC §3.3): inefficient sessions, conserve next, narcissistic ratio."""
+    """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
     parts = []
     if not trend.empty:

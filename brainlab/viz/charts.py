@@ -7,7 +7,7 @@ refuses any SVG that could run code once inlined in an HTML page.
 
 from __future__ import annotations
 
-import re
+from xml.etree import ElementTree
 
 import altair as alt
 import pandas as pd
@@ -16,10 +16,21 @@ import vl_convert
 from brainlab.errors import ReportError
 from brainlab.viz import theme
 
-# Inside a tag (text content cannot hold a raw "<"): a script-capable element, an on*
-# event attribute, or a javascript: URL.
-_ACTIVE_SVG = re.compile(r"<\s*(script|foreignObject|iframe|object|embed)\b|"
-                         r"<[^>]*\son\w+\s*=|<[^>]*javascript:", re.IGNORECASE)
+_ACTIVE_TAGS = {"script", "foreignobject", "iframe", "object", "embed"}
+
+
+def active_parts(svg: str) -> list[str]:
+    """Every element or attribute of ``svg`` that could run code once inlined in HTML."""
+    found = []
+    for element in ElementTree.fromstring(svg).iter():
+        tag = str(element.tag).rsplit("}", 1)[-1].lower()
+        if tag in _ACTIVE_TAGS:
+            found.append(f"<{tag}>")
+        for name, value in element.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            if local.startswith("on") or value.strip().lower().startswith("javascript:"):
+                found.append(f"<{tag} {local}>")
+    return found
 
 
 def to_svg(chart: alt.TopLevelMixin) -> str:
@@ -29,7 +40,7 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
     line of defence: an SVG holding a script, an event handler or foreign HTML is refused.
     """
     svg = vl_convert.vegalite_to_svg(theme.themed(chart).to_dict())
-    if _ACTIVE_SVG.search(svg):
+    if active_parts(svg):
         raise ReportError("chart SVG contains active content; refusing to embed it")
     return svg
 
