@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
-from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS
+from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.errors import BrainlabError
 
 console = Console(stderr=True)
@@ -164,7 +164,7 @@ def sql_cmd(statement: str, db: Path) -> None:
 
 
 @main.command("demo")
-@click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=Path("data/demo"),
+@click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=DEMO_DIR,
               show_default=True, help="Where the demo brain and its database go.")
 @click.option("--weeks", type=int, default=12, show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
@@ -174,6 +174,33 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     from brainlab.demo import run_demo
 
     run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
+
+
+@main.command("lab")
+@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
+              show_default=True, help="Notebook folder JupyterLab opens.")
+@click.option("--db", "db", type=click.Path(path_type=Path), default=None,
+              help="Database the notebooks read (BRAINLAB_DB); default: the demo database, "
+                   "built first when missing.")
+@click.option("--port", type=int, default=None, help="JupyterLab port.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--print-command", is_flag=True, help="Print the command and exit (no launch).")
+@handle_errors
+def lab_cmd(notebook_dir: Path, db: Path | None, port: int | None, no_browser: bool,
+            print_command: bool) -> None:
+    """Open JupyterLab on notebooks/ with the demo database (or --db) ready."""
+    from brainlab import lab
+
+    if db is None:
+        db = lab.ensure_demo_db(console=out, ingest=run_ingest)
+    elif not db.exists():
+        raise BrainlabError(f"no database at {db}")
+    out.print(f"{lab.DB_ENV}={db.resolve()}")
+    command = lab.lab_command(notebook_dir, db, port, open_browser=not no_browser)
+    if print_command:
+        out.print(" ".join(command), markup=False, highlight=False)
+        return
+    sys.exit(lab.launch(notebook_dir, db, port, open_browser=not no_browser))
 
 
 @main.group()

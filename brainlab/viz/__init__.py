@@ -1,1 +1,1 @@
-"""Charts with one theme (altair): DataFrames in, charts out; no metric is computed here."""
+"""Altair chart builders and ipywidgets controls (DataFrames in, charts out; no metric computed here)."""

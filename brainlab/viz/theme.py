@@ -1,7 +1,7 @@
 """One look for every brainlab chart: fonts, palette, sizes (altair config, no data logic).
 
 :func:`themed` applies the theme to a chart explicitly (no global altair state is needed
-for reports); :func:`register` makes it altair's active theme for interactive notebooks.
+for reports); :func:`enable` makes it altair's active theme for interactive notebooks.
 """
 
 from __future__ import annotations
@@ -48,9 +48,11 @@ def themed(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart.properties(background=cfg.pop("background")).configure(**cfg)
 
 
-def register() -> None:
-    """Register and enable the theme as altair's active theme (for interactive notebooks)."""
+def enable() -> str:
+    """Register the theme as altair's active theme (interactive notebooks); return its name."""
 
     @alt.theme.register("brainlab", enable=True)
     def _brainlab() -> alt.theme.ThemeConfig:
         return alt.theme.ThemeConfig(config=config())
+
+    return "brainlab"

@@ -1,0 +1,80 @@
+"""``brainlab demo``: synthesize a brain, ingest it, print what the metrics found.
+
+The demo brain lives in ``<dir>/brain`` and its database in ``<dir>/brainlab.duckdb``, apart
+from the user's own ``data/brainlab.duckdb``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from brainlab import metrics
+from brainlab.store import query
+from brainlab.synth import SynthOptions, synthesize
+
+
+def demo_paths(demo_dir: Path) -> tuple[Path, Path]:
+    """(brain folder, database file) of a demo folder."""
+    return demo_dir / "brain", demo_dir / "brainlab.duckdb"
+
+
+def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) -> Path:
+    """Generate, ingest and summarise; return the database path.
+
+    ``ingest(db, sources, root, label)`` is the CLI's progress-reporting ingest, passed in so
+    the library does not depend on the CLI.
+    """
+    from brainlab.sources import brain_sources
+
+    brain_dir, db = demo_paths(Path(demo_dir))
+    console.print(f"[bold]1/3 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
+    manifest = synthesize(brain_dir, SynthOptions(weeks=weeks, seed=seed))
+    console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
+    console.print(f"[bold]2/3 ingest[/bold] into {db}")
+    ingest(db, brain_sources(), brain_dir, "brain")
+    console.print("[bold]3/3 summary[/bold]")
+    print_summary(db, console)
+    return db
+
+
+def print_summary(db: Path, console: Console) -> None:
+    """Sessions per category, health trend, signals fired, costliest agents."""
+    categories = query(db, "SELECT category, count(*) AS sessions, round(avg(health_score), 2)"
+                           " AS mean_health FROM sessions GROUP BY category ORDER BY 2 DESC")
+    console.print(_table("Sessions per category", categories))
+    weekly = metrics.weekly_health(db)
+    trend = weekly[["iso_week", "sessions", "mean_health", "min_ratio", "coach_triggers"]].round(2)
+    console.print(_table("Health trend by ISO week", trend))
+    fired = query(db, """
+        SELECT
+          (SELECT count(*) FROM session_signals WHERE coach_triggered)        AS coach_triggers,
+          (SELECT count(*) FROM session_signals WHERE is_inefficient)         AS inefficient,
+          (SELECT count(*) FROM session_signals WHERE recommend_conserve_next) AS conserve_next,
+          (SELECT count(*) FROM session_signals WHERE is_narcissistic)        AS narcissistic,
+          (SELECT count(*) FROM sessions WHERE saturation_flag)               AS saturated,
+          (SELECT count(*) FROM stale_claims)                                 AS stale_claims,
+          (SELECT count(*) FROM workspace_violations)                         AS workspace_rules,
+          (SELECT count(*) FROM ingest_errors)                                AS ingest_problems
+    """)
+    console.print(_table("Signals fired", fired.T.reset_index().set_axis(
+        ["signal", "count"], axis=1)))
+    agents = metrics.agent_cost(db).head(5)
+    agents = agents.assign(
+        share=agents.share_of_sessions.round(2), tokens=agents.tokens_total.astype("int64"),
+        used=agents.use_share.round(2),
+        flag=[", ".join(f for f, on in (("always loaded", a), ("little use", u)) if on)
+              for a, u in zip(agents.is_always_loaded, agents.is_little_used, strict=True)])[
+        ["agent", "sessions_loaded", "share", "tokens", "used", "flag"]]
+    console.print(_table("Costliest agents", agents))
+
+
+def _table(title: str, frame) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in frame.columns:
+        table.add_column(str(column))
+    for row in frame.itertuples(index=False):
+        table.add_row(*("—" if v is None or v != v else str(v) for v in row))
+    return table

@@ -1,0 +1,90 @@
+"""Metabolism metrics (SPEC §3) and hygiene (SPEC §2.5, §2.6, §5) as DataFrames.
+
+Each function maps to one view or table macro; ``thresholds`` defaults to the SPEC values.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+import pandas as pd
+
+from brainlab.config import Thresholds
+from brainlab.errors import ConfigError
+from brainlab.store import query
+
+DB = str | os.PathLike
+FORMULAS = ("v2", "v1", "logged")
+
+
+def _formula(formula: str) -> str:
+    if formula not in FORMULAS:
+        raise ConfigError(f"unknown health formula {formula!r}; choose one of {FORMULAS}")
+    return formula
+
+
+def sessions(db: DB, formula: str = "v2", thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """One row per session with health recomputed by ``formula`` (SPEC §3.2) beside the logged one."""
+    t = thresholds or Thresholds()
+    return query(db, "SELECT * FROM scored_sessions(formula := ?, saturation_peak_use := ?, "
+                     "saturation_peak_build := ?) ORDER BY started_at, sess_id",
+                 [_formula(formula), t.saturation_peak_use, t.saturation_peak_build])
+
+
+def ratio(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """The rolling use/build ratio at every session (SPEC §3.3), window from ``thresholds``."""
+    t = thresholds or Thresholds()
+    return query(db, "SELECT * FROM session_ratio(window_size := ?, unit := ?, "
+                     "explore_weight := ?, healthy := ?, watch := ?) ORDER BY started_at",
+                 [t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight, t.ratio_healthy,
+                  t.ratio_watch])
+
+
+def signals(db: DB, thresholds: Thresholds | None = None, formula: str = "v2") -> pd.DataFrame:
+    """Per session: coach trigger, conserve signals, ratio band (SPEC §3.3) under ``thresholds``."""
+    t = thresholds or Thresholds()
+    return query(db, """
+        SELECT * FROM session_signals_for(
+            formula := ?, ratio_window := ?, ratio_unit := ?, explore_weight := ?,
+            ratio_healthy := ?, ratio_watch := ?, coach_ratio := ?, coach_health := ?,
+            coach_last_n := ?, coach_health_mode := ?, conserve_peak := ?,
+            conserve_health := ?, conserve_close := ?, saturation_peak_use := ?,
+            saturation_peak_build := ?)
+        ORDER BY started_at, sess_id""",
+        [_formula(formula), t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
+         t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
+         t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
+         t.saturation_peak_use, t.saturation_peak_build])
+
+
+def weekly_health(db: DB) -> pd.DataFrame:
+    """Headline figures per ISO week (SPEC defaults)."""
+    return query(db, "SELECT * FROM weekly_health ORDER BY week_start")
+
+
+def cold_start(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """Cold-start KPI pass rate over the last N measured sessions (SPEC §3.3)."""
+    t = thresholds or Thresholds()
+    return query(db, "SELECT * FROM cold_start_kpi_for(window_size := ?, stable := ?, watch := ?)"
+                     " ORDER BY started_at",
+                 [t.cold_start_window, t.cold_start_stable, t.cold_start_watch])
+
+
+def agent_cost(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """Per-agent loads, share of sessions, tokens and use (SPEC §2.5), costliest first."""
+    t = thresholds or Thresholds()
+    return query(db, "SELECT * FROM agent_cost_for(always_loaded_share := ?, "
+                     "little_use_share := ?) ORDER BY tokens_total DESC, agent",
+                 [t.always_loaded_share, t.little_use_share])
+
+
+def claim_status(db: DB, as_of: datetime | None = None) -> pd.DataFrame:
+    """Every claim with its TTL, expiry and staleness as of ``as_of`` (default: now) (SPEC §2.6)."""
+    return query(db, "SELECT * FROM claim_status_at(CAST(? AS TIMESTAMP)) ORDER BY opened_at",
+                 [as_of or datetime.now()])
+
+
+def workspace_violations(db: DB) -> pd.DataFrame:
+    """One row per SPEC §5 workspace rule broken."""
+    return query(db, "SELECT * FROM workspace_violations ORDER BY workspace, rule, line")

@@ -1,0 +1,61 @@
+"""Shared fixtures: crafted brain trees, real DuckDB files, one synthetic demo brain per run."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from brainlab.sources import brain_sources
+from brainlab.store import ingest, open_writer, query
+from brainlab.synth import SynthOptions, synthesize
+
+
+def write(root: Path, relative: str, text: str | bytes) -> Path:
+    """Write a file of a crafted brain (text is dedented)."""
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def ingest_brain(root: Path, db: Path):
+    """Ingest ``root`` into ``db`` with the brain sources; return the summary."""
+    con = open_writer(db)
+    try:
+        return ingest.run(con, brain_sources(), root)
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    """An empty brain folder to write crafted files into."""
+    root = tmp_path / "brain"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A database path (the file is created by the first ingest)."""
+    return tmp_path / "brainlab.duckdb"
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory) -> dict:
+    """A 12-week synthetic brain (seed 7) ingested once for the whole run."""
+    base = tmp_path_factory.mktemp("demo")
+    root = base / "brain"
+    manifest = synthesize(root, SynthOptions(weeks=12, seed=7))
+    database = base / "brainlab.duckdb"
+    ingest_brain(root, database)
+    return {"root": root, "db": database, "manifest": manifest,
+            "planted": {p["effect"].split(":")[0]: p for p in manifest.planted}}
+
+
+__all__ = ["ingest_brain", "query", "write"]
