@@ -40,6 +40,7 @@ def build(root: Path, weeks: int) -> tuple[Path, str]:
 
 def plain_nbclient(db: Path, week: str, cwd: Path) -> float:
     from nbclient import NotebookClient
+
     from brainlab.report.runner import weekly_notebook
 
     nb = nbformat.read(weekly_notebook(), as_version=4)
