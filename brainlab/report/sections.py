@@ -106,27 +106,28 @@ def note(text: str, kind: str = "note") -> str:
     return f'<p class="{esc(kind)}">{esc(text)}</p>'
 
 
-def show(fragment: str) -> None:
-    """Display one escaped fragment as the cell's HTML output."""
+def show(fragment: str) -> str:
+    """Display one escaped fragment as the cell's HTML output; return it (for tests)."""
     from IPython.display import HTML, display
 
     display(HTML(fragment))
+    return fragment
 
 
 # --- sections -------------------------------------------------------------------------------
 
-def title(ctx: ReportContext) -> None:
+def title(ctx: ReportContext) -> str:
     """Report title, the week's dates and the thresholds in use."""
     week = ctx.week
     last_day = week.end - timedelta(days=1)
     t = ctx.thresholds
-    show(f'<header class="report-title"><h1>Weekly health — {esc(week.label)}</h1>'
+    return show(f'<header class="report-title"><h1>Weekly health — {esc(week.label)}</h1>'
          f'<p class="dates">{esc(week.start.isoformat())} to {esc(last_day.isoformat())}'
          f" · thresholds: {esc(ctx.threshold_source)} · ratio window {esc(t.ratio_window)}"
          f" {esc(t.ratio_window_unit)} · coach at ratio ≤ {esc(t.coach_ratio)}</p></header>")
 
 
-def headline(ctx: ReportContext) -> None:
+def headline(ctx: ReportContext) -> str:
     """Headline figures with week-over-week change, and sessions per week."""
     parts = []
     if not ctx.has_sessions:
@@ -148,18 +149,18 @@ def headline(ctx: ReportContext) -> None:
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
     if not trend.empty:
         parts.append(figure(ctx, "sessions-per-week", charts.sessions_per_week(trend)))
-    show(section("headline", "Headline figures", *parts))
+    return show(section("headline", "Headline figures", *parts))
 
 
-def health(ctx: ReportContext) -> None:
+def health(ctx: ReportContext) -> str:
     """Health score over time by category (SPEC §3.2)."""
     frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks)
     body = (figure(ctx, "health-by-category", charts.health_by_category(frame))
             if not frame.empty else note("No scored session in the trend window.", "empty"))
-    show(section("health", "Health score by category", body))
+    return show(section("health", "Health score by category", body))
 
 
-def ratio(ctx: ReportContext) -> None:
+def ratio(ctx: ReportContext) -> str:
     """The rolling ratio, the coach-trigger band and the sessions that fired it (SPEC §3.3)."""
     t = ctx.thresholds
     series = data.ratio_series(ctx.db, ctx.week, t, ctx.history_weeks)
@@ -173,10 +174,10 @@ def ratio(ctx: ReportContext) -> None:
     parts.append(table(fired[["sess_id", "started_at", "category", "ratio_at_boot",
                               "coach_reason"]],
                        empty=NO_SESSIONS if not ctx.has_sessions else "The coach never fired."))
-    show(section("ratio", "Rolling ratio and coach trigger", *parts))
+    return show(section("ratio", "Rolling ratio and coach trigger", *parts))
 
 
-def conserve(ctx: ReportContext) -> None:
+def conserve(ctx: ReportContext) -> str:
     """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
     parts = []
@@ -190,18 +191,18 @@ def conserve(ctx: ReportContext) -> None:
                                 "context_at_close", "ratio", "is_inefficient",
                                 "recommend_conserve_next", "is_narcissistic"]],
                        empty=NO_SESSIONS if not ctx.has_sessions else "No conserve signal."))
-    show(section("conserve", "Conserve signals", *parts))
+    return show(section("conserve", "Conserve signals", *parts))
 
 
-def sessions(ctx: ReportContext) -> None:
+def sessions(ctx: ReportContext) -> str:
     """Every session of the week with its notes (log text: escaped)."""
     week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
-    show(section("sessions", "Sessions this week",
+    return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
                              "coach_reason", "notes"]], empty=NO_SESSIONS)))
 
 
-def agents(ctx: ReportContext) -> None:
+def agents(ctx: ReportContext) -> str:
     """Agent cost leaderboard and the always-loaded agents with little use (SPEC §2.5)."""
     board = data.agent_leaderboard(ctx.db, ctx.week, ctx.thresholds)
     parts = []
@@ -214,38 +215,38 @@ def agents(ctx: ReportContext) -> None:
     parts.append(note(f"Loaded in at least {t.always_loaded_share:.0%} of sessions and used in "
                       f"fewer than {t.little_use_share:.0%} of its loads (all ingested sessions)."))
     parts.append(table(data.wasted_agents(ctx.db, t), empty="None."))
-    show(section("agents", "Agent cost", *parts))
+    return show(section("agents", "Agent cost", *parts))
 
 
-def breath(ctx: ReportContext) -> None:
+def breath(ctx: ReportContext) -> str:
     """Breath metrics and alerts of the week's sprints (SPEC §4.4), when sprints exist."""
     frame = data.sprint_breath(ctx.db, ctx.week, ctx.thresholds)
     if frame is None:
-        return  # no sprints table or no sprint rows yet: the section is left out
+        return ""  # no sprints table or no sprint rows yet: the section is left out
     parts = []
     if "alerts" in frame:
         alerting = frame[frame["alerts"].fillna("") != ""]
         parts.append(note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert."))
     parts.append(table(frame, empty="No sprint this week."))
-    show(section("breath", "Sprints and breath metrics", *parts))
+    return show(section("breath", "Sprints and breath metrics", *parts))
 
 
-def regulator(ctx: ReportContext) -> None:
+def regulator(ctx: ReportContext) -> str:
     """Ticket circuit outcomes active this week (SPEC §6.6), when tickets exist."""
     frame = data.ticket_outcomes(ctx.db, ctx.week)
     if frame is None:
-        return
+        return ""
     parts = []
     if "outcome" in frame and not frame.empty:
         counts = frame["outcome"].fillna("open").value_counts().rename_axis("outcome")
         parts.append(table(counts.reset_index(name="tickets")))
     parts.append(table(frame, empty="No ticket active this week."))
-    show(section("regulator", "Regulator outcomes", *parts))
+    return show(section("regulator", "Regulator outcomes", *parts))
 
 
-def hygiene(ctx: ReportContext) -> None:
+def hygiene(ctx: ReportContext) -> str:
     """Claims stale at the week's end (SPEC §2.6) and workspace rule violations (SPEC §5)."""
-    show(section(
+    return show(section(
         "hygiene", "Workspace and claim hygiene",
         "<h3>Stale claims at the end of the week</h3>",
         table(data.stale_claims(ctx.db, ctx.week), empty="No stale claim."),
@@ -254,9 +255,9 @@ def hygiene(ctx: ReportContext) -> None:
     ))
 
 
-def data_quality(ctx: ReportContext) -> None:
+def data_quality(ctx: ReportContext) -> str:
     """Ingest errors of the week's files, and the week's incomplete metabolism logs."""
-    show(section(
+    return show(section(
         "data-quality", "Data quality",
         "<h3>Ingest errors</h3>",
         table(data.ingest_problems(ctx.db, ctx.week), empty="No ingest error."),
