@@ -160,3 +160,22 @@ def test_failing_notebook_leaves_previous_report(rendered, tmp_path):
     assert after == before
     failed = nbformat.read(week_dir / "weekly_health.failed.ipynb", as_version=4)
     assert any(o.get("output_type") == "error" for c in failed.cells for o in c.get("outputs", []))
+
+
+def test_headline_week_over_week_from_the_manifest(rendered):
+    from brainlab.metrics import report as data
+    from brainlab.metrics.report import Week
+    from brainlab.store import query
+
+    week = Week.parse(rendered["week"])
+    counts = {}
+    for s in rendered["manifest"].sessions:
+        counts[f"{s.started_at:%G-W%V}"] = counts.get(f"{s.started_at:%G-W%V}", 0) + 1
+    frame = data.headline(rendered["db"], week).set_index("figure")
+    this, prev = counts[week.label], counts[week.shifted(-1).label]
+    assert frame.loc["Sessions"].tolist() == [this, prev, this - prev]
+    # under SPEC defaults the parameterised macro agrees with the weekly_health view
+    macro = query(rendered["db"], "SELECT * EXCLUDE (last_ratio, last_ratio_band) "
+                                  "FROM weekly_health_for() ORDER BY week_start")
+    view = query(rendered["db"], "SELECT * FROM weekly_health ORDER BY week_start")
+    assert macro.equals(view)
