@@ -176,6 +176,51 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
 
 
+# --- regulator replay (issue 5): ingest circuits, simulate regulator -------------------------
+@ingest.command("circuits")
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@db_option()
+@handle_errors
+def ingest_circuits(path: Path, db: Path) -> None:
+    """Ingest ticket circuit journals (SPEC §6.7): PATH/circuits/**/*.jsonl, or PATH/**/*.jsonl."""
+    from brainlab.sources.circuits import CircuitsSource
+
+    run_ingest(db, [CircuitsSource()], path, "circuits")
+
+
+@main.group()
+def simulate() -> None:
+    """Replay recorded history under other policies and rule sets (read-only)."""
+
+
+@simulate.command("regulator")
+@db_option()
+@click.option("--rules", "rules", multiple=True, default=("default",), show_default=True,
+              help="Rule set: a variant (default, strict, lenient) and/or key=value overrides,"
+                   " comma-separated. Repeat to compare several.")
+@click.option("--draws", type=int, default=1000, show_default=True, help="Bootstrap draws.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
+              help="Write one row per rule set (.csv or .parquet).")
+@click.option("--per-ticket", "per_ticket", type=click.Path(path_type=Path), default=None,
+              help="Write one row per ticket and rule set (.csv or .parquet).")
+@handle_errors
+def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
+                       out_file: Path | None, per_ticket: Path | None) -> None:
+    """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
+    from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+
+    result = replay(load_journals(db), list(rules), draws=draws, seed=seed)
+    click.echo(format_summary(result))
+    if out_file:
+        write_frame(result.summary, out_file)
+        out.print(f"wrote {out_file}")
+    if per_ticket:
+        write_frame(result.per_ticket[["ticket", "rules", "outcome", "wakeups", "sessions",
+                                       "tokens", "loop_sessions", "continued"]], per_ticket)
+        out.print(f"wrote {per_ticket}")
+
+
 @main.command("lab")
 @click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
               show_default=True, help="Notebook folder JupyterLab opens.")
