@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
-from brainlab.config import DEFAULT_DB, DEMO_DIR
+from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.errors import BrainlabError
 
 console = Console(stderr=True)
@@ -296,6 +296,41 @@ def lab_cmd(notebook_dir: Path, db: Path | None, port: int | None, no_browser: b
         out.print(" ".join(command), markup=False, highlight=False)
         return
     sys.exit(lab.launch(notebook_dir, db, port, open_browser=not no_browser))
+
+
+@main.group()
+def report() -> None:
+    """Render reports (papermill notebooks to self-contained HTML)."""
+
+
+@report.command("weekly")
+@click.option("--week", default=None, help="ISO week, e.g. 2026-W48 (default: the latest).")
+@click.option("--all", "all_weeks", is_flag=True, help="Every week from the first session.")
+@click.option("--since", default=None, help="Every week from this ISO week to the latest.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_REPORTS,
+              show_default=True, help="Reports folder: <out>/<week>/weekly_health.html.")
+@db_option()
+@click.option("--thresholds", "thresholds_file", type=click.Path(exists=True, path_type=Path),
+              default=None, help="TOML file with a [thresholds] table (default: SPEC values).")
+@click.option("--ratio-window", type=int, default=0, help="Rolling ratio window (0: thresholds').")
+@click.option("--history-weeks", type=int, default=12, show_default=True,
+              help="Weeks shown in trend charts.")
+@click.option("--timeout", type=int, default=120, show_default=True,
+              help="Seconds allowed per notebook cell.")
+@handle_errors
+def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window,
+                  history_weeks, timeout) -> None:
+    """Render the weekly health report of one or more ISO weeks, and the index."""
+    from brainlab.report import render_weeks, select_weeks
+
+    weeks = select_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    with progress_bar() as bar:
+        task = bar.add_task("report weekly", total=len(weeks))
+        render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
+            bar.advance(task), out.print(str(path), markup=False, highlight=False)),
+            thresholds_file=thresholds_file, ratio_window=ratio_window,
+            history_weeks=history_weeks, timeout=timeout)
+    out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

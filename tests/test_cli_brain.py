@@ -38,3 +38,5 @@ def test_synth_then_demo(tmp_path):
                     "Costliest agents", "brain-hypervisor"):
         assert heading in demo.output
     assert (tmp_path / "demo" / "brainlab.duckdb").exists()
+    report = next((tmp_path / "demo" / "reports").glob("*/weekly_health.html"))
+    assert f"weekly report: {report}" in demo.output
