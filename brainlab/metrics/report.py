@@ -322,7 +322,8 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
     if when is None:
         return None
     wanted = [c for c in ("ticket", "started_at", "last_event_at", "outcome", "stops",
-                          "decisions", "decisions_monte", "refused_decisions", "sessions",
+                          "decisions", "decisions_monte", "refused_decisions", "wakeups",
+                          "hours_to_integration", "sessions",
                           "tokens") if c in cols]
     start = "started_at" if "started_at" in cols else when
     return query(db, f"SELECT {', '.join(wanted)} FROM tickets "
