@@ -333,5 +333,62 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
     out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 
+# --- Claude Code transcripts (SPEC §7) -------------------------------------------------------
+@ingest.command("claude")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@db_option()
+@click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A TOML price file overriding/adding models (else $BRAINLAB_PRICES).")
+@handle_errors
+def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
+    """Ingest Claude Code transcripts (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+
+    Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
+    """
+    from brainlab.sources.claude_loader import default_root, ingest_claude
+    from brainlab.store import open_writer
+
+    root = path or default_root()
+    con = open_writer(db)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("ingest claude", total=None)
+            summary = ingest_claude(con, root, prices=prices,
+                                    progress=lambda p, status: bar.advance(task))
+    finally:
+        con.close()
+    click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
+               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows} rows,"
+               f" {summary.errors} errors")
+    if summary.pending_files:
+        out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
+    if summary.unpriced_models:
+        out.print("[yellow]no price for model(s): " + ", ".join(summary.unpriced_models)
+                  + "[/yellow] (cost_usd NULL; add them with --prices FILE)")
+    if summary.errors:
+        out.print(f"[yellow]{summary.errors} problem(s) recorded in ingest_errors[/yellow]"
+                  f" (see: brainlab errors --db {db})")
+    out.print(f"database: {db}")
+
+
+@main.command("usage")
+@click.argument("by", type=click.Choice(["daily", "weekly", "sessions", "models"]),
+                default="daily")
+@db_option()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+@handle_errors
+def usage_cmd(by: str, db: Path, as_json: bool) -> None:
+    """Token and cost totals of Claude Code transcripts by UTC day, ISO week, session or model."""
+    from brainlab.store import query
+
+    order = {"daily": "day", "weekly": "week_start", "sessions": "first_ts",
+             "models": "cost_usd DESC NULLS LAST"}[by]
+    frame = query(db, f"SELECT * FROM usage_{by} ORDER BY {order}")
+    if as_json:
+        click.echo(frame.to_json(orient="records", date_format="iso", indent=1))
+    else:
+        click.echo(frame.to_string(index=False))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

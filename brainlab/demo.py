@@ -35,6 +35,7 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
     console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
     console.print(f"[bold]2/4 ingest[/bold] into {db}")
     ingest(db, brain_sources(), brain_dir, "brain")
+    ingest_transcripts(db, brain_dir / "claude", console)
     console.print("[bold]3/4 summary[/bold]")
     print_summary(db, console)
     from brainlab.report import render_weekly
@@ -43,6 +44,22 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
     report = render_weekly(db, None, Path(demo_dir) / "reports")
     console.print(f"weekly report: {report}", markup=False, highlight=False)
     return db
+
+
+def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
+    """Load the demo's Claude Code transcripts (SPEC §7) and print their usage in one line."""
+    from brainlab.sources.claude_loader import ingest_claude
+    from brainlab.store import open_writer
+
+    con = open_writer(db)
+    try:
+        summary = ingest_claude(con, root)
+        tokens, cost = con.execute(
+            "SELECT sum(total_tokens), sum(cost_usd) FROM usage_daily").fetchone()
+    finally:
+        con.close()
+    console.print(f"    transcripts: {summary.read} files, {summary.rows} rows,"
+                  f" {tokens or 0:,} tokens, ${cost or 0:,.2f}")
 
 
 def print_summary(db: Path, console: Console) -> None:

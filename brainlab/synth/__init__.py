@@ -19,6 +19,7 @@ from brainlab.synth import brain
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 from brainlab.synth.sprints import write_sprints
+from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
 
@@ -60,6 +61,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     area_end = datetime.combine(options.end, time(20, 0))
     planted += write_circuits(out_dir, random.Random(options.seed * 1000 + 5), area_start,
                               area_end, n_tickets=6 * options.weeks)
+    # Claude Code transcripts of the same sessions (own RNG: the brain files stay as they were)
+    planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3))
     files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
     manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({

@@ -1,0 +1,451 @@
+"""Load Claude Code transcripts into DuckDB incrementally: new files whole, grown files by tail.
+
+Each file keeps in ``cc_files`` the byte offset after its last complete line. A run reads only
+new bytes; an unfinished last line (a file still being written) is left for the next run. A
+file that shrank or whose first bytes changed was rewritten: its rows are replaced. A file's
+rows, error rows (``ingest_errors``, source ``claude``) and new offset are written in one
+transaction (small files share one), so a crash never leaves half a file. The SPEC §7
+deduplication is global, so it lives in views over the raw line tables: appending lines never
+needs to revisit earlier files.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import multiprocessing
+import os
+import tomllib
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import date
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from brainlab.errors import ConfigError, SourceError
+from brainlab.sources import claude_code as cc
+from brainlab.store.ingest import insert_rows
+
+TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
+          "cc_compactions", "cc_spans")
+HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
+PRICES_ENV = "BRAINLAB_PRICES"
+BATCH_BYTES = 64_000_000  # commit after this many bytes read ...
+BATCH_FILES = 500  # ... or this many files, whichever comes first
+READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
+PARALLEL_MIN_BYTES = 16_000_000  # below this, worker processes cost more than they save
+
+ProgressFn = Callable[[Path, str], None]
+
+
+@dataclass
+class ClaudeSummary:
+    """What one run did: files read / unchanged / reset / removed, bytes, rows, errors."""
+
+    read: int = 0
+    unchanged: int = 0
+    reset: int = 0
+    removed: int = 0
+    bytes_read: int = 0
+    rows: int = 0
+    errors: int = 0
+    pending_files: int = 0
+    unpriced_models: list[str] = field(default_factory=list)
+    prices_files: list[str] = field(default_factory=list)
+
+
+def default_root() -> Path:
+    """Where Claude Code keeps transcripts: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects."""
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config_dir:
+        first = config_dir.split(",")[0].strip()
+        return Path(first).expanduser() / "projects"
+    return Path.home() / ".claude" / "projects"
+
+
+def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
+    """Load price rows: the package's dated table, then the user's file (argument or env)."""
+    package = resources.files("brainlab") / "data" / "prices.toml"
+    tables = [("brainlab/data/prices.toml", package.read_text(encoding="utf-8"))]
+    user_file = user_file or os.environ.get(PRICES_ENV)
+    if user_file:
+        path = Path(user_file)
+        if not path.is_file():
+            raise ConfigError(f"price file not found: {path}")
+        tables.append((str(path.resolve()), path.read_text(encoding="utf-8")))
+    merged: dict[str, dict] = {}
+    for name, text in tables:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{name}: {exc}") from exc
+        as_of = data.get("as_of")
+        as_of = date.fromisoformat(str(as_of)) if as_of else None
+        for model, rates in (data.get("models") or {}).items():
+            missing = {"input", "output", "cache_write_5m", "cache_read"} - set(rates)
+            if missing:
+                raise ConfigError(f"{name}: model {model!r} lacks {sorted(missing)}")
+            merged[model] = {
+                "model": model, "input_usd_mtok": float(rates["input"]),
+                "output_usd_mtok": float(rates["output"]),
+                "cache_write_5m_usd_mtok": float(rates["cache_write_5m"]),
+                "cache_write_1h_usd_mtok": float(rates.get("cache_write_1h",
+                                                           rates["cache_write_5m"])),
+                "cache_read_usd_mtok": float(rates["cache_read"]),
+                "long_context_threshold": rates.get("long_context_threshold"),
+                "long_input_multiplier": rates.get("long_input_multiplier"),
+                "long_output_multiplier": rates.get("long_output_multiplier"),
+                "prices_as_of": as_of, "prices_file": name,
+            }
+    return list(merged.values()), [name for name, _ in tables]
+
+
+def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """Replace the price table in the store (one transaction)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM cc_prices")
+        insert_rows(con, "cc_prices", rows)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
+                  prices: str | os.PathLike | None = None,
+                  progress: ProgressFn | None = None, workers: int | None = None) -> ClaudeSummary:
+    """Read every transcript under ``root`` (only what is new since the last run).
+
+    Files are parsed in ``workers`` processes (default: CPUs - 1 from 4 CPUs, else in this
+    process) and written by this process, a whole file per transaction.
+    """
+    root = Path(root).expanduser()
+    if not root.exists():
+        raise SourceError(f"no transcripts at {root}")
+    root = root.resolve()
+    summary = ClaudeSummary()
+    price_rows, summary.prices_files = load_prices(prices)
+    write_prices(con, price_rows)
+    files = cc.discover(root)
+    prefix = str(root) if root.is_file() else str(root) + os.sep
+    known = {row[0]: row for row in con.execute(
+        "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
+        " rows_loaded, errors FROM cc_files WHERE source_file = ? OR starts_with(source_file, ?)",
+        [str(root), prefix]).fetchall()}
+    seen, jobs = set(), []
+    for path in files:
+        key = str(path.resolve())
+        seen.add(key)
+        job = plan_file(path.resolve(), known.get(key))
+        if job is None:
+            summary.unchanged += 1
+            if progress:
+                progress(path, "unchanged")
+        else:
+            jobs.append(job)
+    writer = _Writer(con)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
+    try:
+        for job, parsed in _parse_all(jobs, workers):
+            writer.write(job, parsed, summary)
+            if progress:
+                progress(Path(job.path), "reset" if job.reset else "loaded")
+        writer.commit()
+    except BaseException:
+        writer.rollback()
+        raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    for gone in sorted(set(known) - seen):
+        con.execute("BEGIN TRANSACTION")
+        _delete_file(con, gone)
+        con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
+        con.execute("COMMIT")
+        summary.removed += 1
+    summary.unpriced_models = [r[0] for r in con.execute(
+        "SELECT model FROM cc_unpriced_models ORDER BY model").fetchall()]
+    return summary
+
+
+@dataclass(frozen=True)
+class FileJob:
+    """What to read of one file: from which byte and line, and what is known of it."""
+
+    path: str
+    offset: int
+    lines_done: int
+    size: int
+    reset: bool
+    is_new: bool
+    runs: int
+    rows_before: int
+    errors_before: int
+
+
+@dataclass
+class FileRead:
+    """One file's parsed new lines, ready to write."""
+
+    rows: dict[str, list[dict]]
+    errors: list[dict]
+    bytes_done: int
+    lines_done: int
+    pending: int
+    head: str
+    layout: str
+
+
+def plan_file(path: Path, state: tuple | None) -> FileJob | None:
+    """Decide what to read of ``path`` given its cc_files row; None when nothing is new."""
+    size = path.stat().st_size
+    if state is None:
+        return FileJob(str(path), 0, 0, size, False, True, 0, 0, 0)
+    _, bytes_done, lines_done, pending, head, runs, rows_before, errors_before = state
+    same_head = _head_hash(path, bytes_done) == head
+    if size == bytes_done + pending and same_head:
+        return None
+    if size < bytes_done or not same_head:  # rewritten: read again from the start
+        return FileJob(str(path), 0, 0, size, True, False, runs, 0, 0)
+    return FileJob(str(path), bytes_done, lines_done, size, False, False, runs,
+                   rows_before or 0, errors_before or 0)
+
+
+def parse_file(job: FileJob) -> FileRead:
+    """Parse the complete lines of ``job`` (pure: runs in a worker process)."""
+    path = Path(job.path)
+    ctx = cc.FileContext.of(path)
+    chunk = cc.Chunk()
+    bytes_done, lines_done, pending = _read(path, job.offset, job.lines_done, job.size, ctx,
+                                            chunk)
+    if ctx.layout == "subagent" and job.offset == 0:
+        meta = cc.read_meta(path, ctx)
+        if meta:
+            chunk.agent_links.append(meta)
+    rows = {
+        "cc_request_lines": last_per_call(chunk.requests), "cc_tool_call_lines": chunk.tool_calls,
+        "cc_tool_results": chunk.tool_results, "cc_agent_links": chunk.agent_links,
+        "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
+    }
+    return FileRead(rows, chunk.errors, bytes_done, lines_done, pending,
+                    _head_hash(path, bytes_done), ctx.layout)
+
+
+def last_per_call(requests: list[tuple]) -> list[tuple]:
+    """Keep, per (message.id, requestId), the row the SPEC §7 view would keep among these.
+
+    All rows come from one file, so the view's order (ts, file, line) reduces to (ts, line):
+    dropping the others here changes no result and halves the rows stored. Timestamps are
+    ISO text of one shape, so text order is time order; rows without a timestamp are kept.
+    """
+    best: dict[tuple, tuple] = {}
+    kept = []
+    for row in requests:
+        message_id, ts = row[3], row[5]
+        if message_id is None or ts is None:
+            kept.append(row)
+            continue
+        key = (message_id, row[2])
+        old = best.get(key)
+        if old is None or (ts, row[-1]) > (old[5], old[-1]):
+            best[key] = row
+    kept.extend(best.values())
+    return kept
+
+
+def _parse_all(jobs: list[FileJob], workers: int | None):
+    """Yield (job, FileRead) pairs, parsing in worker processes when it pays."""
+    if workers is None:  # on 2 cores, parsing in workers measured slower than in-process
+        cpus = os.cpu_count() or 1
+        workers = cpus - 1 if cpus >= 4 else 1
+    todo = sum(job.size - job.offset for job in jobs)
+    if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        for job in jobs:
+            yield job, _parse_safely(job)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending, queue = {}, list(reversed(jobs))
+        while queue or pending:
+            while queue and len(pending) < 2 * workers:  # bound memory: few results in flight
+                job = queue.pop()
+                pending[pool.submit(_parse_safely, job)] = job
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+
+
+def _parse_safely(job: FileJob) -> FileRead:
+    """Parse one file; an unexpected failure becomes an error row, never a lost run."""
+    try:
+        return parse_file(job)
+    except Exception as exc:  # a parser bug must not cost the other files
+        error = {"file": job.path, "line": None, "reason": f"parser failure"
+                 f" ({type(exc).__name__}: {exc}); file left for the next run",
+                 "source": cc.SOURCE, "severity": "error"}
+        return FileRead({}, [error], job.offset, job.lines_done, 0,
+                        _head_hash(Path(job.path), job.offset), "main")
+
+
+class _Writer:
+    """Writes parsed files with typed Arrow batches, whole files per transaction.
+
+    Small files are grouped (up to BATCH_BYTES / BATCH_FILES) so a tree of many small files
+    does not pay one disk sync each; a file is never split across transactions, so each
+    file's rows, errors and offset land together or not at all.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+        self.open, self.batch_bytes, self.batch_files = False, 0, 0
+        self.files: list[tuple] = []  # cc_files rows of the open batch
+        self.types = {}
+        for table in TABLES:
+            cols = con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns"
+                " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+                [table]).fetchall()
+            self.types[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
+
+    def insert(self, table: str, rows: list) -> None:
+        """Append rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) to ``table``."""
+        if not rows:
+            return
+        types = dict(self.types[table])
+        if isinstance(rows[0], tuple):
+            names = TUPLE_COLUMNS[table]
+            columns = zip(*rows, strict=True)
+            arrays = {c: pa.array(v, type=types[c])
+                      for c, v in zip(names, columns, strict=True)}
+        else:
+            arrays = {c: pa.array([r.get(c) for r in rows], type=t)
+                      for c, t in self.types[table]}
+        self.con.register("_cc_rows", pa.table(arrays))
+        try:
+            self.con.execute(f'INSERT INTO "{table}" BY NAME SELECT * FROM _cc_rows')
+        finally:
+            self.con.unregister("_cc_rows")
+
+    def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary) -> None:
+        """Write one file's new rows and its cc_files row (committed with its batch)."""
+        con, key = self.con, job.path
+        n_rows = sum(len(v) for v in read.rows.values())
+        rows_total = job.rows_before + len(read.rows.get("cc_request_lines", []))
+        errors_total = job.errors_before + len(read.errors)
+        if not self.open:
+            con.execute("BEGIN TRANSACTION")
+            self.open = True
+        if job.reset:
+            _delete_file(con, key)
+        elif not job.is_new:
+            con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
+                        " AND line IS NULL", [key, cc.SOURCE])  # e.g. "empty file"
+        for table, table_rows in read.rows.items():
+            self.insert(table, table_rows)
+        insert_rows(con, "ingest_errors", read.errors)
+        self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
+                           read.head, job.size, job.runs + 1, rows_total, errors_total))
+        summary.read += 1
+        summary.reset += job.reset
+        summary.bytes_read += read.bytes_done - job.offset
+        summary.rows += n_rows
+        summary.errors += len(read.errors)
+        summary.pending_files += read.pending > 0
+        self.batch_bytes += read.bytes_done - job.offset
+        self.batch_files += 1
+        if self.batch_bytes >= BATCH_BYTES or self.batch_files >= BATCH_FILES:
+            self.commit()
+
+    def commit(self) -> None:
+        """Commit the open batch of whole files (each file is in exactly one batch)."""
+        if self.open:
+            if self.files:
+                names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
+                         "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
+                batch = pa.table(dict(zip(names, zip(*self.files, strict=True), strict=True)))
+                self.con.register("_cc_files", batch)
+                try:
+                    self.con.execute("INSERT OR REPLACE INTO cc_files BY NAME"
+                                     " SELECT * FROM _cc_files")
+                    self.con.execute(
+                        "INSERT OR REPLACE INTO ingest_files SELECT source_file, ?,"
+                        " 'tail:' || bytes_done, bytes_done, rows_loaded, errors FROM _cc_files",
+                        [cc.SOURCE])
+                finally:
+                    self.con.unregister("_cc_files")
+            self.con.execute("COMMIT")
+        self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
+
+    def rollback(self) -> None:
+        """Drop the open batch: its files keep their old cc_files rows and are read again."""
+        if self.open:
+            self.con.execute("ROLLBACK")
+        self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
+
+
+TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
+                 "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
+                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS}
+_ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+          "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "TIMESTAMP": pa.string()}
+
+
+def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,
+          chunk: cc.Chunk) -> tuple[int, int, int]:
+    """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes).
+
+    Reads blocks of READ_BLOCK bytes (a longer line simply spans several) and never past
+    ``size``, the size seen when the run started (the writer may still be appending).
+    """
+    if size == 0:
+        chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
+        return 0, 0, 0
+    position, carry = offset, b""
+    parse_line, parse_object = cc.load_line, cc.parse_object
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        remaining = size - offset
+        while remaining > 0:
+            block = handle.read(min(READ_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            lines = (carry + block).split(b"\n") if carry else block.split(b"\n")
+            carry = lines.pop()  # after the last newline: an unfinished line (or b"")
+            for raw in lines:
+                position += len(raw) + 1
+                lines_done += 1
+                if raw and not raw.isspace():
+                    for obj in parse_line(raw, ctx, lines_done, chunk):
+                        parse_object(obj, ctx, lines_done, chunk)
+    if carry:
+        # the last line has no newline: complete if it parses, else still being written
+        try:
+            orjson.loads(carry)
+        except orjson.JSONDecodeError:
+            return position, lines_done, len(carry)
+        position += len(carry)
+        lines_done += 1
+        for obj in parse_line(carry, ctx, lines_done, chunk):
+            parse_object(obj, ctx, lines_done, chunk)
+    return position, lines_done, 0
+
+
+def _head_hash(path: Path, bytes_done: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read(min(HEAD_BYTES, bytes_done))).hexdigest()
+
+
+def _delete_file(con: duckdb.DuckDBPyConnection, key: str) -> None:
+    for table in TABLES:
+        con.execute(f'DELETE FROM "{table}" WHERE source_file = ?', [key])
+    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?", [key, cc.SOURCE])
+    con.execute("DELETE FROM ingest_files WHERE file = ? AND source = ?", [key, cc.SOURCE])

@@ -1,0 +1,116 @@
+-- Claude Code transcripts (SPEC §7). Raw tables hold one row per line as read; the global
+-- deduplication of API calls and the prices are applied in views/30_claude.sql, so an
+-- incremental run (a new tail appended to one file) only appends rows and stays exact.
+
+-- One row per transcript file: how far it has been read (incremental tail reads).
+CREATE TABLE IF NOT EXISTS cc_files (
+    source_file   VARCHAR PRIMARY KEY,
+    layout        VARCHAR,   -- main | subagent | project-agent
+    bytes_done    BIGINT NOT NULL,  -- byte offset just after the last complete line read
+    lines_done    BIGINT NOT NULL,  -- lines read so far (next line number = lines_done + 1)
+    pending_bytes BIGINT NOT NULL,  -- bytes of an unfinished last line left for the next run
+    head_sha256   VARCHAR,   -- hash of the first bytes: a rewritten file is read again
+    size_seen     BIGINT,
+    runs          INTEGER,   -- how many ingest runs read something from this file
+    rows_loaded   BIGINT,    -- usage lines (cc_request_lines) the file has contributed
+    errors        BIGINT     -- error and warning rows it has produced
+);
+
+-- API usage lines (assistant lines and usage nested in progress lines) BEFORE the global
+-- deduplication: one API call is often several lines (SPEC §7); within one read of one file
+-- only the line the rule keeps is stored, across files and reads the view decides.
+CREATE TABLE IF NOT EXISTS cc_request_lines (
+    session_id               VARCHAR,
+    agent_id                 VARCHAR,
+    request_id               VARCHAR,
+    message_id               VARCHAR,
+    model                    VARCHAR,
+    ts                       TIMESTAMP,
+    input_tokens             BIGINT,
+    output_tokens            BIGINT,
+    cache_creation_tokens    BIGINT,
+    cache_creation_5m_tokens BIGINT,
+    cache_creation_1h_tokens BIGINT,
+    cache_read_tokens        BIGINT,
+    speed                    VARCHAR,
+    is_nested                BOOLEAN,
+    cwd                      VARCHAR,
+    source_file              VARCHAR NOT NULL,
+    line                     BIGINT NOT NULL
+);
+
+-- One row per tool_use block as read (a resumed session may repeat blocks across files).
+CREATE TABLE IF NOT EXISTS cc_tool_call_lines (
+    session_id             VARCHAR,
+    agent_id               VARCHAR,
+    ts                     TIMESTAMP,
+    tool                   VARCHAR,
+    tool_use_id            VARCHAR,
+    file_path              VARCHAR,
+    pattern                VARCHAR,
+    launched_subagent_type VARCHAR,
+    command                VARCHAR,
+    is_git_commit          BOOLEAN,
+    source_file            VARCHAR NOT NULL,
+    line                   BIGINT NOT NULL
+);
+
+-- One row per tool_result block: its size only, never its content.
+CREATE TABLE IF NOT EXISTS cc_tool_results (
+    session_id   VARCHAR,
+    agent_id     VARCHAR,
+    tool_use_id  VARCHAR,
+    ts           TIMESTAMP,
+    result_bytes BIGINT,
+    is_error     BOOLEAN,
+    source_file  VARCHAR NOT NULL,
+    line         BIGINT
+);
+
+-- Which subagent was launched by which tool call, and its type when a line or .meta.json says.
+CREATE TABLE IF NOT EXISTS cc_agent_links (
+    session_id  VARCHAR,
+    agent_id    VARCHAR,
+    tool_use_id VARCHAR,
+    agent_type  VARCHAR,
+    source_file VARCHAR NOT NULL,
+    line        BIGINT
+);
+
+-- One row per compaction boundary (system lines compact_boundary / microcompact_boundary).
+CREATE TABLE IF NOT EXISTS cc_compactions (
+    session_id  VARCHAR,
+    agent_id    VARCHAR,
+    ts          TIMESTAMP,
+    kind        VARCHAR,
+    trigger     VARCHAR,
+    pre_tokens  BIGINT,
+    source_file VARCHAR NOT NULL,
+    line        BIGINT NOT NULL
+);
+
+-- First/last timestamp and line count per (session, agent) for each read of each file.
+CREATE TABLE IF NOT EXISTS cc_spans (
+    session_id  VARCHAR,
+    agent_id    VARCHAR,
+    first_ts    TIMESTAMP,
+    last_ts     TIMESTAMP,
+    lines       BIGINT,
+    cwd         VARCHAR,
+    source_file VARCHAR NOT NULL
+);
+
+-- The price table in force (package file, or the user's override), loaded at each ingest.
+CREATE TABLE IF NOT EXISTS cc_prices (
+    model                    VARCHAR PRIMARY KEY,
+    input_usd_mtok           DOUBLE,
+    output_usd_mtok          DOUBLE,
+    cache_write_5m_usd_mtok  DOUBLE,
+    cache_write_1h_usd_mtok  DOUBLE,
+    cache_read_usd_mtok      DOUBLE,
+    long_context_threshold   BIGINT,
+    long_input_multiplier    DOUBLE,
+    long_output_multiplier   DOUBLE,
+    prices_as_of             DATE,
+    prices_file              VARCHAR
+);

@@ -1,0 +1,203 @@
+"""Synthetic Claude Code transcripts for the synthetic brain's sessions (SPEC §7 formats).
+
+Each planned session becomes ``claude/projects/<encoded-cwd>/<uuid>.jsonl`` with the lines
+Claude Code writes: user prompts, assistant API calls written one line per content block
+(same message id, requestId and usage; only the last line has the final output_tokens),
+tool results, Reads of ``agents/<agent>.md`` for the agents the session loads (results as
+large as the agent files), Task launches of the agents it uses with their subagent files
+(``<uuid>/subagents/agent-<id>.jsonl`` + ``.meta.json``), Reads and Edits of the project
+files of its sprint, ``git commit`` calls, and a compaction when the context ran high.
+The context size of the main chain follows the plan: it peaks at ``context_peak_pct`` and
+ends at ``context_at_close`` of the 200k window, so transcript and metabolism log agree.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from brainlab.synth.model import SynthSession, agent_sizes
+
+WINDOW = 200_000
+MAIN_MODEL = "claude-opus-4-5-20251101"
+SUB_MODEL = "claude-sonnet-4-5-20250929"
+VERSION = "2.0.42"
+
+
+class _Session:
+    """Writes one session's lines, keeping ids and the clock consistent."""
+
+    def __init__(self, s: SynthSession, rng: random.Random, sizes: dict[str, int]):
+        self.s, self.rng, self.sizes = s, rng, sizes
+        self.id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        self.cwd = (f"/home/user/projets/{s.project}" if s.project else "/home/user/brain")
+        self.lines: list[dict] = []
+        self.sub_files: dict[str, tuple[str, list[dict]]] = {}
+        self.n = 0
+
+    def _id(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}_{self.id[:8]}{self.n:05d}"
+
+    def _base(self, kind: str, at: datetime, agent: str | None = None) -> dict:
+        line = {"type": kind, "sessionId": self.id, "timestamp": _ts(at), "cwd": self.cwd,
+                "version": VERSION, "uuid": str(uuid.UUID(int=self.rng.getrandbits(128))),
+                "isSidechain": agent is not None, "userType": "external"}
+        if agent:
+            line["agentId"] = agent
+        return line
+
+    def call(self, at: datetime, context: int, out: int, blocks: list[dict],
+             agent: str | None = None, model: str = MAIN_MODEL) -> list[dict]:
+        """One API call as Claude Code writes it: one line per content block."""
+        msg, req = self._id("msg"), self._id("req")
+        read = int(context * 0.9)
+        write = context - read - 3
+        lines = []
+        blocks = [{"type": "text", "text": "Working on it."}, *blocks]
+        for i, block in enumerate(blocks):
+            last = i == len(blocks) - 1
+            line = self._base("assistant", at + timedelta(milliseconds=300 * i), agent)
+            line["requestId"] = req
+            line["message"] = {
+                "id": msg, "type": "message", "role": "assistant", "model": model,
+                "content": [block], "stop_reason": "tool_use" if last else None,
+                "usage": {"input_tokens": 3, "cache_creation_input_tokens": write,
+                          "cache_read_input_tokens": read,
+                          "cache_creation": {"ephemeral_5m_input_tokens": write,
+                                             "ephemeral_1h_input_tokens": 0},
+                          "output_tokens": out if last else min(out, 12),
+                          "service_tier": "standard"}}
+            lines.append(line)
+        return lines
+
+    def result(self, at: datetime, tool_id: str, content: str, agent: str | None = None,
+               extra: dict | None = None) -> dict:
+        line = self._base("user", at, agent)
+        line["message"] = {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tool_id, "content": content}]}
+        if extra:
+            line["toolUseResult"] = extra
+        return line
+
+
+def _ts(at: datetime) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+def _tool(tool_id: str, name: str, **args) -> dict:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": args}
+
+
+def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) -> _Session:
+    """Build the main chain and subagent files of one session."""
+    w = _Session(s, rng, sizes)
+    start, end = s.started_at, s.ended_at
+    peak = max(6_000, s.context_peak_pct * WINDOW // 100)
+    close = max(4_000, s.context_at_close * WINDOW // 100)
+    w.lines.append({**w._base("user", start),
+                    "message": {"role": "user", "content": f"{s.type} session"}})
+    # boot: read the agents the session loads (the results are the agent files' size)
+    steps: list[tuple[str, object]] = [("read", "/home/user/brain/KERNEL.md")]
+    steps += [("read-agent", a) for a in s.agents_loaded]
+    if s.project:
+        steps += [("read", f"{w.cwd}/README.md"), ("read", f"/home/user/brain/todo/{s.project}.md")]
+        steps += [("edit", f"{w.cwd}/src/module_{i}.py") for i in range(rng.randint(1, 4))]
+    else:
+        steps += [("edit", f"/home/user/brain/agents/{rng.choice(list(sizes))}.md")]
+    steps += [("task", a) for a in s.agents_used]
+    steps += [("commit", i) for i in range(s.commits)]
+    n = len(steps)
+    span = (end - start).total_seconds()
+    peak_at = max(1, int(n * 0.8))
+    compacted = s.context_peak_pct >= 80
+    for i, (kind, what) in enumerate(steps, start=1):
+        at = start + timedelta(seconds=span * i / (n + 1))
+        if i <= peak_at:
+            context = int(12_000 + (peak - 12_000) * i / peak_at)
+        else:
+            context = int(peak + (close - peak) * (i - peak_at) / max(1, n - peak_at))
+        if i == n:
+            context = close
+        if compacted and i == peak_at + 1:
+            line = w._base("system", at - timedelta(seconds=1))
+            line.update(subtype="compact_boundary", content="Conversation compacted",
+                        compactMetadata={"trigger": "auto", "preTokens": peak})
+            w.lines.append(line)
+        tool_id = w._id("toolu")
+        if kind == "read-agent":
+            path = f"/home/user/brain/agents/{what}.md"
+            w.lines += w.call(at, context, 60, [_tool(tool_id, "Read", file_path=path)])
+            w.lines.append(w.result(at + timedelta(seconds=2), tool_id,
+                                    "x" * sizes.get(str(what), 2_000)))
+        elif kind in ("read", "edit"):
+            name = "Read" if kind == "read" else "Edit"
+            args = {"file_path": what} if kind == "read" else {
+                "file_path": what, "old_string": "a", "new_string": "b"}
+            w.lines += w.call(at, context, rng.randint(80, 900), [_tool(tool_id, name, **args)])
+            w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "ok " * 50))
+        elif kind == "commit":
+            command = f"git add -A && git commit -m 'sprint step {what + 1}'"
+            w.lines += w.call(at, context, 120, [_tool(tool_id, "Bash", command=command)])
+            w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "[main abc123] ok"))
+        else:  # task: launch a subagent of the agent's name
+            w.lines += w.call(at, context, 300, [_tool(tool_id, "Task", subagent_type=what,
+                                                       description=f"{what} step",
+                                                       prompt="do the step")])
+            agent_id = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
+            sub = []
+            calls = rng.randint(2, 5)
+            for k in range(calls):
+                sub_at = at + timedelta(seconds=20 * (k + 1))
+                sub_tool = w._id("toolu")
+                target = f"{w.cwd}/src/module_{k}.py" if s.project else "/home/user/brain/KERNEL.md"
+                sub += w.call(sub_at, 8_000 + 4_000 * k, rng.randint(100, 1_500),
+                              [_tool(sub_tool, "Read", file_path=target)], agent=agent_id,
+                              model=SUB_MODEL)
+                sub.append(w.result(sub_at + timedelta(seconds=1), sub_tool, "code " * 40,
+                                    agent=agent_id))
+            w.sub_files[agent_id] = (str(what), sub)
+            back = min(at + timedelta(seconds=20 * (calls + 1)), end - timedelta(seconds=1))
+            w.lines.append(w.result(max(back, at), tool_id, "done",
+                                    extra={"agentId": agent_id, "status": "completed"}))
+    w.lines.append({**w._base("user", end), "message": {"role": "user", "content": "/exit"}})
+    return w
+
+
+def write_transcripts(out_dir: Path, sessions: list[SynthSession],
+                      rng: random.Random) -> list[dict]:
+    """Write a transcript per session under ``out_dir/claude/projects``; return planted effects."""
+    sizes = {a["agent"]: a["bytes"] for a in agent_sizes()}
+    root = Path(out_dir) / "claude" / "projects"
+    launched: dict[str, int] = {}
+    for s in sessions:
+        w = session_lines(s, rng, sizes)
+        folder = root / w.cwd.replace("/", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_jsonl(folder / f"{w.id}.jsonl", w.lines)
+        for agent_id, (agent_type, lines) in w.sub_files.items():
+            launched[agent_type] = launched.get(agent_type, 0) + 1
+            sub_dir = folder / w.id / "subagents"
+            sub_dir.mkdir(parents=True, exist_ok=True)
+            _write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
+            (sub_dir / f"agent-{agent_id}.meta.json").write_text(
+                json.dumps({"agentType": agent_type}), encoding="utf-8")
+    return [{
+        "effect": "transcript-context: each transcript's main-chain context peaks at the"
+                  " session's context_peak_pct and closes at its context_at_close",
+        "where": "claude/projects/*/<uuid>.jsonl (cc_sessions vs sessions by started_at)",
+    }, {
+        "effect": "transcript-subagents: every agent a session uses runs as a subagent with"
+                  " measured cost",
+        "where": f"{sum(launched.values())} subagent files of {len(launched)} agent types",
+    }]
+
+
+def _write_jsonl(path: Path, lines: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
+            handle.write("\n")

@@ -1,0 +1,72 @@
+"""Incremental reads: new tails only, unfinished last lines picked up later, exact global dedup."""
+
+import json
+
+from claude_factory import assistant, usage, write
+
+from brainlab.sources.claude_loader import ingest_claude
+from brainlab.store import open_writer
+
+S = "sess-incr"
+TS = "2026-04-01T10:{:02d}:00.000Z"
+
+
+def line(i, msg, out, req="r"):
+    return json.dumps(assistant(S, TS.format(i), msg, req + msg, usage(1, out, 0, 100)),
+                      separators=(",", ":")).encode() + b"\n"
+
+
+def totals(con):
+    return con.execute("SELECT input_tokens, output_tokens, cache_read_tokens, requests"
+                       " FROM usage_daily").fetchall()
+
+
+def test_tail_reads_truncated_line_and_cross_run_dedup(tmp_path):
+    path = tmp_path / "projects" / "p" / f"{S}.jsonl"
+    path.parent.mkdir(parents=True)
+    first = line(0, "m1", 1) + line(1, "m2", 5)
+    path.write_bytes(first)
+    con = open_writer(tmp_path / "b.duckdb")
+    s1 = ingest_claude(con, tmp_path)
+    assert (s1.read, s1.bytes_read) == (1, len(first))
+    assert totals(con) == [(2, 6, 200, 2)]
+
+    # the writer appends m1's final line (output 40) and is cut in the middle of m3's line
+    final_m1 = line(2, "m1", 40)
+    m3 = line(3, "m3", 7)
+    with open(path, "ab") as handle:
+        handle.write(final_m1 + m3[:25])
+    s2 = ingest_claude(con, tmp_path)
+    assert s2.bytes_read == len(final_m1) and s2.pending_files == 1
+    # m1 counted once, with its final output_tokens from the later run: 40 + 5
+    assert totals(con) == [(2, 45, 200, 2)]
+    assert con.execute("SELECT pending_bytes, lines_done FROM cc_files").fetchone() == (25, 3)
+
+    with open(path, "ab") as handle:
+        handle.write(m3[25:])
+    s3 = ingest_claude(con, tmp_path)
+    assert s3.bytes_read == len(m3)
+    assert totals(con) == [(3, 52, 300, 3)]
+    assert con.execute("SELECT max(line) FROM cc_request_lines").fetchone() == (4,)
+    assert ingest_claude(con, tmp_path).read == 0
+    assert con.execute("SELECT count(*) FROM ingest_errors").fetchone() == (0,)
+
+    # a cold ingest of the final file gives the same rows
+    cold = open_writer(tmp_path / "cold.duckdb")
+    ingest_claude(cold, tmp_path)
+    assert totals(cold) == totals(con)
+
+
+def test_rewritten_file_is_reread_and_removed_file_forgotten(tmp_path):
+    path = write(tmp_path / "projects" / "p" / f"{S}.jsonl",
+                 [assistant(S, TS.format(0), "m1", "r1", usage(1, 10))])
+    other = write(tmp_path / "projects" / "p" / "other.jsonl",
+                  [assistant("other", TS.format(1), "m9", "r9", usage(1000, 0))])
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, tmp_path)
+    assert totals(con) == [(1001, 10, 0, 2)]
+    write(path, [assistant(S, TS.format(0), "mX", "rX", usage(2, 20))])  # same size, new head
+    other.unlink()
+    summary = ingest_claude(con, tmp_path)
+    assert (summary.reset, summary.removed) == (1, 1)
+    assert totals(con) == [(2, 20, 0, 1)]

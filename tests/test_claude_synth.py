@@ -1,0 +1,28 @@
+"""The synthetic brain's transcripts exercise the reader: sessions match the plan (planted)."""
+
+from brainlab.sources.claude_loader import ingest_claude
+from brainlab.store import open_writer
+
+
+def test_demo_transcripts_match_the_planned_sessions(demo, tmp_path):
+    con = open_writer(tmp_path / "t.duckdb")
+    summary = ingest_claude(con, demo["root"] / "claude")
+    sessions = demo["manifest"].sessions
+    assert summary.errors == 0 and summary.unpriced_models == []
+    got = {(str(r[0])[:16], r[1], r[2], r[3], r[4]) for r in con.execute(
+        "SELECT started_at, context_peak_pct, context_at_close, commits, duration_min"
+        " FROM cc_sessions").fetchall()}
+    planned = {(s.started_at.strftime("%Y-%m-%d %H:%M"), float(s.context_peak_pct),
+                float(s.context_at_close), s.commits, float(s.duration_min)) for s in sessions}
+    assert got == planned
+    # every agent a session uses ran as a subagent of that type, with a measured cost
+    used = {(s.started_at.strftime("%Y-%m-%d %H:%M"), a) for s in sessions for a in s.agents_used}
+    measured = {(str(r[0])[:16], r[1]) for r in con.execute(
+        "SELECT s.started_at, l.agent FROM transcript_agent_loads l"
+        " JOIN cc_sessions s ON s.session_id = l.sess_id"
+        " WHERE l.tokens_measured > 0 AND l.cost_usd_measured > 0").fetchall()}
+    assert measured == used
+    # the agents a session loads are read from agents/*.md: estimated cost = file bytes / 4
+    loaded = sum(len(s.agents_loaded) for s in sessions)
+    assert con.execute("SELECT count(*) FROM transcript_agent_loads"
+                       " WHERE tokens_estimated IS NOT NULL").fetchone()[0] == loaded
