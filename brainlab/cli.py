@@ -238,11 +238,6 @@ def ingest_circuits(path: Path, db: Path) -> None:
     run_ingest(db, [CircuitsSource()], path, "circuits")
 
 
-@main.group()
-def simulate() -> None:
-    """Replay recorded history under other policies and rule sets (read-only)."""
-
-
 @simulate.command("regulator")
 @db_option()
 @click.option("--rules", "rules", multiple=True, default=("default",), show_default=True,
