@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
-from brainlab.config import DEFAULT_DB, DEMO_DIR
+from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.errors import BrainlabError
 
 console = Console(stderr=True)
@@ -113,6 +113,56 @@ def ingest_brain(path: Path, db: Path) -> None:
     run_ingest(db, brain_sources(), path, "brain")
 
 
+@ingest.command("sprints")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@db_option()
+@handle_errors
+def ingest_sprints(path: Path, db: Path) -> None:
+    """Ingest sprints: a JSONL sprint record, a broker output .md, a contract, or a brain folder."""
+    from brainlab.sources.sprints import sources_for
+
+    run_ingest(db, sources_for(path), path, "sprints")
+
+
+@main.group()
+def simulate() -> None:
+    """Replay recorded history under other policies, rule sets and thresholds."""
+
+
+@simulate.command("broker")
+@click.option("--policy", "policies", multiple=True, metavar="NAME[:k=v,...]",
+              help="A policy to replay (repeatable), e.g. protocol, history:k=3. "
+                   "Default: protocol, greedy-domain, on-demand, history, recorded.")
+@click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
+              help="Write the per-agent rows here (.csv or .parquet).")
+@click.option("--project", default=None, help="Replay one project only.")
+@click.option("--miss-overhead", type=float, default=None,
+              help="Tokens added per miss (on-demand read turn), default 250.")
+@click.option("--default-bytes", type=float, default=None,
+              help="Size assumed for files without a recorded size, default 8000.")
+@click.option("--threshold", "thresholds", multiple=True, metavar="KEY=VALUE",
+              help="Override a breath threshold, e.g. stale_ratio_max=0.4.")
+@db_option()
+@handle_errors
+def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, thresholds,
+                    db) -> None:
+    """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
+    from brainlab.config import Thresholds, parse_overrides
+    from brainlab.sim import broker
+
+    kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
+    sprints = broker.load_sprints(db, project=project, **kwargs)
+    result = broker.replay(
+        sprints, list(policies) or list(broker.DEFAULT_POLICIES),
+        miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
+        else miss_overhead,
+        thresholds=Thresholds().replace(**parse_overrides(list(thresholds))))
+    click.echo(broker.format_summary(result))
+    if out_file:
+        result.write(out_file)
+        out.print(f"wrote {len(result.rows)} rows to {out_file}")
+
+
 @main.command("synth")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True,
               help="Folder to write the synthetic brain into (emptied first).")
@@ -174,6 +224,108 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     from brainlab.demo import run_demo
 
     run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
+
+
+# --- regulator replay (issue 5): ingest circuits, simulate regulator -------------------------
+@ingest.command("circuits")
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@db_option()
+@handle_errors
+def ingest_circuits(path: Path, db: Path) -> None:
+    """Ingest ticket circuit journals (SPEC §6.7): PATH/circuits/**/*.jsonl, or PATH/**/*.jsonl."""
+    from brainlab.sources.circuits import CircuitsSource
+
+    run_ingest(db, [CircuitsSource()], path, "circuits")
+
+
+@simulate.command("regulator")
+@db_option()
+@click.option("--rules", "rules", multiple=True, default=("default",), show_default=True,
+              help="Rule set: a variant (default, strict, lenient) and/or key=value overrides,"
+                   " comma-separated. Repeat to compare several.")
+@click.option("--draws", type=int, default=1000, show_default=True, help="Bootstrap draws.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
+              help="Write one row per rule set (.csv or .parquet).")
+@click.option("--per-ticket", "per_ticket", type=click.Path(path_type=Path), default=None,
+              help="Write one row per ticket and rule set (.csv or .parquet).")
+@handle_errors
+def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
+                       out_file: Path | None, per_ticket: Path | None) -> None:
+    """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
+    from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+
+    result = replay(load_journals(db), list(rules), draws=draws, seed=seed)
+    click.echo(format_summary(result))
+    if out_file:
+        write_frame(result.summary, out_file)
+        out.print(f"wrote {out_file}")
+    if per_ticket:
+        write_frame(result.per_ticket[["ticket", "rules", "outcome", "wakeups", "sessions",
+                                       "tokens", "loop_sessions", "continued"]], per_ticket)
+        out.print(f"wrote {per_ticket}")
+
+
+@main.command("lab")
+@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
+              show_default=True, help="Notebook folder JupyterLab opens.")
+@click.option("--db", "db", type=click.Path(path_type=Path), default=None,
+              help="Database the notebooks read (BRAINLAB_DB); default: the demo database, "
+                   "built first when missing.")
+@click.option("--port", type=int, default=None, help="JupyterLab port.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--print-command", is_flag=True, help="Print the command and exit (no launch).")
+@handle_errors
+def lab_cmd(notebook_dir: Path, db: Path | None, port: int | None, no_browser: bool,
+            print_command: bool) -> None:
+    """Open JupyterLab on notebooks/ with the demo database (or --db) ready."""
+    from brainlab import lab
+
+    if db is None:
+        db = lab.ensure_demo_db(console=out, ingest=run_ingest)
+    elif not db.exists():
+        raise BrainlabError(f"no database at {db}")
+    out.print(f"{lab.DB_ENV}={db.resolve()}")
+    command = lab.lab_command(notebook_dir, db, port, open_browser=not no_browser)
+    if print_command:
+        out.print(" ".join(command), markup=False, highlight=False)
+        return
+    sys.exit(lab.launch(notebook_dir, db, port, open_browser=not no_browser))
+
+
+@main.group()
+def report() -> None:
+    """Render reports (papermill notebooks to self-contained HTML)."""
+
+
+@report.command("weekly")
+@click.option("--week", default=None, help="ISO week, e.g. 2026-W48 (default: the latest).")
+@click.option("--all", "all_weeks", is_flag=True, help="Every week from the first session.")
+@click.option("--since", default=None, help="Every week from this ISO week to the latest.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_REPORTS,
+              show_default=True, help="Reports folder: <out>/<week>/weekly_health.html.")
+@db_option()
+@click.option("--thresholds", "thresholds_file", type=click.Path(exists=True, path_type=Path),
+              default=None, help="TOML file with a [thresholds] table (default: SPEC values).")
+@click.option("--ratio-window", type=int, default=0, help="Rolling ratio window (0: thresholds').")
+@click.option("--history-weeks", type=int, default=12, show_default=True,
+              help="Weeks shown in trend charts.")
+@click.option("--timeout", type=int, default=120, show_default=True,
+              help="Seconds allowed per notebook cell.")
+@handle_errors
+def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window,
+                  history_weeks, timeout) -> None:
+    """Render the weekly health report of one or more ISO weeks, and the index."""
+    from brainlab.report import render_weeks, select_weeks
+
+    weeks = select_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    with progress_bar() as bar:
+        task = bar.add_task("report weekly", total=len(weeks))
+        render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
+            bar.advance(task), out.print(str(path), markup=False, highlight=False)),
+            thresholds_file=thresholds_file, ratio_window=ratio_window,
+            history_weeks=history_weeks, timeout=timeout)
+    out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 
 # --- Claude Code transcripts (SPEC §7) -------------------------------------------------------

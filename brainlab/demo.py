@@ -22,7 +22,7 @@ def demo_paths(demo_dir: Path) -> tuple[Path, Path]:
 
 
 def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) -> Path:
-    """Generate, ingest and summarise; return the database path.
+    """Generate, ingest, summarise and render the latest week's report; return the database path.
 
     ``ingest(db, sources, root, label)`` is the CLI's progress-reporting ingest, passed in so
     the library does not depend on the CLI.
@@ -30,14 +30,19 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
     from brainlab.sources import brain_sources
 
     brain_dir, db = demo_paths(Path(demo_dir))
-    console.print(f"[bold]1/3 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
+    console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
     manifest = synthesize(brain_dir, SynthOptions(weeks=weeks, seed=seed))
     console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
-    console.print(f"[bold]2/3 ingest[/bold] into {db}")
+    console.print(f"[bold]2/4 ingest[/bold] into {db}")
     ingest(db, brain_sources(), brain_dir, "brain")
     ingest_transcripts(db, brain_dir / "claude", console)
-    console.print("[bold]3/3 summary[/bold]")
+    console.print("[bold]3/4 summary[/bold]")
     print_summary(db, console)
+    from brainlab.report import render_weekly
+
+    console.print(f"[bold]4/4 report[/bold] latest week into {Path(demo_dir) / 'reports'}")
+    report = render_weekly(db, None, Path(demo_dir) / "reports")
+    console.print(f"weekly report: {report}", markup=False, highlight=False)
     return db
 
 

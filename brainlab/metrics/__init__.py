@@ -5,7 +5,13 @@ Metrics are computed in SQL (brainlab/store/views); these functions only pass pa
 """
 
 from brainlab.metrics.metabolism import (
-    agent_cost, claim_status, cold_start, ratio, sessions, signals, weekly_health,
+    agent_cost,
+    claim_status,
+    cold_start,
+    ratio,
+    sessions,
+    signals,
+    weekly_health,
     workspace_violations,
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from brainlab.sources.agents import AgentsSource
 from brainlab.sources.base import ErrorRow, Parsed, Source
+from brainlab.sources.circuits import CircuitsSource
 from brainlab.sources.claims import ClaimsSource
 from brainlab.sources.contexts import ContextsSource
 from brainlab.sources.handoffs import HandoffsSource
@@ -13,8 +14,19 @@ from brainlab.sources.workspaces import WorkspacesSource
 
 def brain_sources() -> list[Source]:
     """The sources ``brainlab ingest brain`` runs, in load order."""
+    from brainlab.sources.sprints import sprint_sources
+
     return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
-            HandoffsSource(), WorkspacesSource()]
+            HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources()]
+
+
+class BrainCircuitsSource(CircuitsSource):
+    """Circuit journals inside a brain checkout: only ``circuits/`` (never other JSONL files)."""
+
+    def discover(self, root):
+        """``circuits/**/*.jsonl`` under the brain, nothing when the folder is absent."""
+        folder = root / "circuits"
+        return sorted(p for p in folder.rglob("*.jsonl") if p.is_file()) if folder.is_dir() else []
 
 
 __all__ = ["ErrorRow", "Parsed", "Source", "brain_sources"]

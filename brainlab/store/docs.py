@@ -29,7 +29,7 @@ def relations() -> dict[str, list[tuple[str, str]]]:
         try:
             rows = con.execute(
                 "SELECT table_name, column_name, data_type FROM duckdb_columns() "
-                "WHERE schema_name = 'main' ORDER BY table_name, column_index").fetchall()
+                "WHERE schema_name = 'main' AND NOT internal ORDER BY table_name, column_index").fetchall()
         finally:
             con.close()
     out: dict[str, list[tuple[str, str]]] = {}

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from datetime import datetime, time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainlab.errors import SourceError
 from brainlab.synth import brain
+from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
+from brainlab.synth.sprints import write_sprints
 from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
@@ -52,9 +55,16 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += brain.write_claims(writer, sessions, options)
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
+    # Each area draws from its own seeded stream, so adding one never changes another.
+    planted += write_sprints(out_dir, sessions, random.Random(options.seed + 4))
+    area_start = datetime.combine(options.start, time(8, 0))
+    area_end = datetime.combine(options.end, time(20, 0))
+    planted += write_circuits(out_dir, random.Random(options.seed * 1000 + 5), area_start,
+                              area_end, n_tickets=6 * options.weeks)
     # Claude Code transcripts of the same sessions (own RNG: the brain files stay as they were)
     planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3))
-    manifest = SynthManifest(out_dir, writer.count + 1, planted, sessions)
+    files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
+    manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,

@@ -8,6 +8,7 @@ contexts, agent definitions with their real byte sizes, handoffs and sprint work
 from __future__ import annotations
 
 import random
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -154,7 +155,8 @@ def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOpti
             variant = "kv" if rng.random() < 0.1 else "v2"
         text = metabolism_log(s, variant, rng)
         if not incomplete_done and s.week >= options.weeks * 2 // 3 and s.category == "use-brain":
-            text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("| commits"))
+            text = "\n".join(ln for ln in text.splitlines()
+                              if not re.match(r"^\|?\s*commits\s*[|:]", ln))
             incomplete_done = True
             planted.append({"effect": "metabolism log missing a mandatory field (commits)",
                             "where": s.sess_id, "sess_id": s.sess_id})

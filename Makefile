@@ -1,0 +1,26 @@
+# Two entry points on a fresh machine: `make demo` and `make test`. Both build .venv first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+$(BIN)/brainlab: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+.PHONY: demo test lint browser
+demo: $(BIN)/brainlab
+	$(BIN)/brainlab demo
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "chromium missing: browser tests will fail (apt-get install chromium)"
+
+test: $(BIN)/brainlab browser
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(BIN)/brainlab
+	$(BIN)/ruff check brainlab tests benchmarks

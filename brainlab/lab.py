@@ -1,0 +1,111 @@
+"""``brainlab lab`` and the notebooks' plumbing: the demo database, the db path, recorded results.
+
+Notebooks find their database in the ``BRAINLAB_DB`` environment variable (their parameters
+cell reads it; papermill may override ``db_path``). A notebook states the figures a test checks
+by :func:`record`, which prints one ``BRAINLAB_RECORD {json}`` line; :func:`read_records`
+collects them from an executed notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from brainlab.config import DEMO_DIR
+from brainlab.errors import BrainlabError
+
+DB_ENV = "BRAINLAB_DB"
+RECORD_MARKER = "BRAINLAB_RECORD"
+NOTEBOOK_DIR = Path("notebooks")
+
+
+def demo_db_path(demo_dir: Path = DEMO_DIR) -> Path:
+    """Where ``brainlab demo`` puts its database."""
+    from brainlab.demo import demo_paths
+
+    return demo_paths(Path(demo_dir))[1]
+
+
+def _quiet_ingest(db, sources, root, label):
+    from brainlab.store import ingest, open_writer
+
+    con = open_writer(db)
+    try:
+        return ingest.run(con, sources, Path(root))
+    finally:
+        con.close()
+
+
+def build_demo(demo_dir: Path = DEMO_DIR, weeks: int = 12, seed: int = 7, console=None,
+               ingest=None) -> Path:
+    """Run the demo (synthesize + ingest) into ``demo_dir``; return the database path."""
+    from rich.console import Console
+
+    from brainlab.demo import run_demo
+
+    return run_demo(Path(demo_dir), weeks=weeks, seed=seed,
+                    console=console or Console(quiet=True), ingest=ingest or _quiet_ingest)
+
+
+def ensure_demo_db(demo_dir: Path = DEMO_DIR, console=None, ingest=None) -> Path:
+    """The demo database, built first when it is missing."""
+    db = demo_db_path(demo_dir)
+    if not db.exists():
+        build_demo(demo_dir, console=console, ingest=ingest)
+    return db
+
+
+def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> str:
+    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``."""
+    return os.environ.get(DB_ENV) or str(default)
+
+
+def record(name: str, value) -> None:
+    """Print one machine-readable result line (what tests read from an executed notebook)."""
+    print(f"{RECORD_MARKER} {json.dumps({name: value}, default=str, ensure_ascii=False)}")
+
+
+def read_records(notebook) -> dict:
+    """Every value a notebook recorded, from its cells' stdout (a nbformat node or a path)."""
+    import nbformat
+
+    if not hasattr(notebook, "cells"):
+        notebook = nbformat.read(str(notebook), as_version=4)
+    found: dict = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") != "stream":
+                continue
+            for line in output.get("text", "").splitlines():
+                if line.startswith(RECORD_MARKER + " "):
+                    found.update(json.loads(line[len(RECORD_MARKER) + 1:]))
+    return found
+
+
+def lab_command(notebook_dir: Path, db: Path, port: int | None = None,
+                open_browser: bool = True) -> list[str]:
+    """The JupyterLab command line ``brainlab lab`` runs."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={Path(notebook_dir).resolve()}"]
+    if port:
+        cmd.append(f"--port={port}")
+    if not open_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # containers often run as root; JupyterLab refuses otherwise
+    return cmd
+
+
+def launch(notebook_dir: Path, db: Path, port: int | None = None,
+           open_browser: bool = True) -> int:
+    """Open JupyterLab on ``notebook_dir`` with ``BRAINLAB_DB`` set to ``db``; wait for it."""
+    notebook_dir = Path(notebook_dir)
+    if not notebook_dir.is_dir():
+        raise BrainlabError(f"no notebook folder at {notebook_dir}: run from the project root "
+                            "or pass --dir")
+    env = {**os.environ, DB_ENV: str(Path(db).resolve())}
+    root = str(Path.cwd().resolve())
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return subprocess.call(lab_command(notebook_dir, db, port, open_browser), env=env)

@@ -1,0 +1,331 @@
+"""Data for the weekly health report: one function per report section, DataFrames out.
+
+Every figure comes from a SQL view or table macro (store/views/*.sql); these functions pick
+the ISO week, pass a :class:`~brainlab.config.Thresholds` set through and open the database
+read-only. Sections about tables other engineers add later (sprints, tickets) return ``None``
+while those relations are missing or empty, so the report works before and after they land.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import pandas as pd
+
+from brainlab.config import Thresholds
+from brainlab.errors import ConfigError
+from brainlab.store import query, reader
+
+DB = str | os.PathLike
+WEEK_RE = re.compile(r"^(\d{4})-W(\d{2})$")
+
+# Headline figures shown with their week-over-week change, in display order.
+HEADLINE_FIGURES = (
+    ("sessions", "Sessions"),
+    ("mean_health", "Mean health score"),
+    ("median_health", "Median health score"),
+    ("last_ratio", "Ratio at the last session"),
+    ("min_ratio", "Lowest ratio"),
+    ("coach_triggers", "Coach triggers"),
+    ("inefficient", "Inefficient sessions"),
+    ("conserve_next", "Conserve recommended next"),
+    ("narcissistic", "Sessions in a narcissistic loop"),
+    ("saturated", "Saturated sessions"),
+)
+
+
+@dataclass(frozen=True)
+class Week:
+    """One ISO week: its label (``2026-W48``), first day (Monday) and the Monday after."""
+
+    label: str
+    start: date
+    end: date  # exclusive
+
+    @classmethod
+    def parse(cls, label: str) -> Week:
+        """Parse ``YYYY-Www``; a malformed or impossible week raises ConfigError."""
+        match = WEEK_RE.match(label.strip())
+        if not match:
+            raise ConfigError(f"ISO week must look like 2026-W48, got {label!r}")
+        try:
+            start = date.fromisocalendar(int(match[1]), int(match[2]), 1)
+        except ValueError as exc:
+            raise ConfigError(f"no such ISO week {label!r}: {exc}") from None
+        return cls(label.strip(), start, start + timedelta(days=7))
+
+    @classmethod
+    def of(cls, day: date) -> Week:
+        """The ISO week holding ``day``."""
+        year, week, _ = day.isocalendar()
+        return cls.parse(f"{year}-W{week:02d}")
+
+    def shifted(self, weeks: int) -> Week:
+        """The ISO week ``weeks`` later (negative: earlier)."""
+        return Week.of(self.start + timedelta(days=7 * weeks))
+
+    @property
+    def start_at(self) -> datetime:
+        """Monday 00:00 of the week."""
+        return datetime.combine(self.start, datetime.min.time())
+
+    @property
+    def end_at(self) -> datetime:
+        """Monday 00:00 of the next week (exclusive bound)."""
+        return datetime.combine(self.end, datetime.min.time())
+
+
+def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
+    """The named-argument list of session_signals_for / weekly_health_for, and its values."""
+    names = ("formula", "ratio_window", "ratio_unit", "explore_weight", "ratio_healthy",
+             "ratio_watch", "coach_ratio", "coach_health", "coach_last_n", "coach_health_mode",
+             "conserve_peak", "conserve_health", "conserve_close", "saturation_peak_use",
+             "saturation_peak_build")
+    values = [formula, t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
+              t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
+              t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
+              t.saturation_peak_use, t.saturation_peak_build]
+    return ", ".join(f"{n} := ?" for n in names), values
+
+
+def session_weeks(db: DB) -> list[str]:
+    """Every ISO week from the first to the last session (weeks without sessions included)."""
+    row = query(db, "SELECT min(started_at) AS first, max(started_at) AS last FROM sessions")
+    if row.empty or pd.isna(row.loc[0, "first"]):
+        return []
+    week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
+    out = []
+    while week.start <= last.start:
+        out.append(week.label)
+        week = week.shifted(1)
+    return out
+
+
+def week_figures(db: DB, week: Week, thresholds: Thresholds | None = None) -> dict | None:
+    """The week's row of weekly_health_for (SPEC §3.2/§3.3), or None when it has no session."""
+    args, values = _signal_args(thresholds or Thresholds())
+    frame = query(db, f"SELECT * FROM weekly_health_for({args}) WHERE iso_week = ?",
+                  [*values, week.label])
+    return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def headline(db: DB, week: Week, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """One row per headline figure: this week, the ISO week before, and the change."""
+    args, values = _signal_args(thresholds or Thresholds())
+    selects = " UNION ALL ".join(
+        f"SELECT {i} AS pos, '{label}' AS figure, "
+        f"(SELECT {col} FROM cur)::DOUBLE AS this_week, "
+        f"(SELECT {col} FROM prev)::DOUBLE AS previous_week"
+        for i, (col, label) in enumerate(HEADLINE_FIGURES))
+    sql = (f"WITH w AS (SELECT * FROM weekly_health_for({args})), "
+           "cur AS (SELECT * FROM w WHERE iso_week = ?), "
+           "prev AS (SELECT * FROM w WHERE iso_week = ?) "
+           f"SELECT figure, this_week, previous_week, this_week - previous_week AS change "
+           f"FROM ({selects}) ORDER BY pos")
+    return query(db, sql, [*values, week.label, week.shifted(-1).label])
+
+
+def weekly_trend(db: DB, week: Week, thresholds: Thresholds | None = None,
+                 history_weeks: int = 12) -> pd.DataFrame:
+    """weekly_health_for rows of the ``history_weeks`` weeks ending with ``week``."""
+    args, values = _signal_args(thresholds or Thresholds())
+    first = week.shifted(-(history_weeks - 1))
+    return query(db, f"SELECT * FROM weekly_health_for({args}) WHERE week_start BETWEEN ? AND ?"
+                     " ORDER BY week_start", [*values, first.start, week.start])
+
+
+def category_health(db: DB, week: Week, history_weeks: int = 12,
+                    formula: str = "v2") -> pd.DataFrame:
+    """Mean health per ISO week and category (SPEC §3.2) over the history window."""
+    first = week.shifted(-(history_weeks - 1))
+    return query(db, "SELECT * FROM weekly_category_health_for(formula := ?) "
+                     "WHERE week_start BETWEEN ? AND ? ORDER BY week_start, category",
+                 [formula, first.start, week.start])
+
+
+def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,
+                 history_weeks: int = 12) -> pd.DataFrame:
+    """The rolling ratio at every session of the history window, with coach triggers (SPEC §3.3)."""
+    args, values = _signal_args(thresholds or Thresholds())
+    first = week.shifted(-(history_weeks - 1))
+    return query(db, f"""
+        SELECT sess_id, started_at, category, ratio, ratio_band, ratio_at_boot,
+               coach_triggered, coach_reason,
+               started_at >= ? AND started_at < ? AS in_week
+        FROM session_signals_for({args})
+        WHERE started_at >= ? AND started_at < ?
+        ORDER BY started_at, sess_id""",
+        [week.start_at, week.end_at, *values, first.start_at, week.end_at])
+
+
+def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """Every session of the week with its signals and its (untrusted) notes."""
+    args, values = _signal_args(thresholds or Thresholds())
+    return query(db, f"""
+        SELECT g.sess_id, g.started_at, g.type, g.category, g.health_score,
+               g.context_peak_pct, g.context_at_close, g.ratio, g.ratio_band,
+               g.coach_triggered, g.coach_reason, g.is_inefficient,
+               g.recommend_conserve_next, g.is_narcissistic, s.is_incomplete, s.notes
+        FROM session_signals_for({args}) g
+        JOIN sessions s USING (sess_id)
+        WHERE g.started_at >= ? AND g.started_at < ?
+        ORDER BY g.started_at, g.sess_id""", [*values, week.start_at, week.end_at])
+
+
+def agent_leaderboard(db: DB, week: Week, thresholds: Thresholds | None = None,
+                      limit: int = 15) -> pd.DataFrame:
+    """agent_cost_for over every ingested session (SPEC §2.5), with this week's loads."""
+    t = thresholds or Thresholds()
+    return query(db, """
+        WITH wk AS (
+            SELECT l.agent, count(DISTINCT l.sess_id) AS loads_this_week,
+                   sum(l.tokens_estimated) AS tokens_this_week
+            FROM agent_loads l JOIN sessions s USING (sess_id)
+            WHERE s.started_at >= ? AND s.started_at < ?
+            GROUP BY l.agent)
+        SELECT c.agent, c.context_tier, c.tokens_per_load, c.sessions_loaded,
+               c.share_of_sessions, c.tokens_total, c.use_share,
+               coalesce(wk.loads_this_week, 0) AS loads_this_week,
+               coalesce(wk.tokens_this_week, 0) AS tokens_this_week,
+               c.is_always_loaded, c.is_little_used
+        FROM agent_cost_for(always_loaded_share := ?, little_use_share := ?) c
+        LEFT JOIN wk USING (agent)
+        ORDER BY c.tokens_total DESC NULLS LAST, c.agent
+        LIMIT ?""",
+        [week.start_at, week.end_at, t.always_loaded_share, t.little_use_share, limit])
+
+
+def wasted_agents(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """Agents always loaded and little used (SPEC §2.5 'always loaded for nothing?')."""
+    t = thresholds or Thresholds()
+    return query(db, "SELECT agent, context_tier, sessions_loaded, share_of_sessions, "
+                     "tokens_total, use_share FROM agent_cost_for(always_loaded_share := ?, "
+                     "little_use_share := ?) WHERE is_always_loaded AND is_little_used "
+                     "ORDER BY tokens_total DESC", [t.always_loaded_share, t.little_use_share])
+
+
+def stale_claims(db: DB, week: Week) -> pd.DataFrame:
+    """Claims opened before the week's end and stale at that moment (SPEC §2.6)."""
+    return query(db, "SELECT sess_id, type, agent, status, opened_at, ttl_hours, expires_at, "
+                     "source_file FROM claim_status_at(CAST(? AS TIMESTAMP)) "
+                     "WHERE is_stale AND opened_at < ? ORDER BY opened_at",
+                 [week.end_at, week.end_at])
+
+
+def workspace_violations(db: DB) -> pd.DataFrame:
+    """One row per SPEC §5 workspace rule broken (the checkout as last ingested)."""
+    return query(db, "SELECT workspace, rule, file_name, line, detail FROM workspace_violations "
+                     "ORDER BY workspace, rule, line")
+
+
+def ingest_problems(db: DB, week: Week) -> pd.DataFrame:
+    """Ingest errors of the week's session logs, plus those of files tied to no session."""
+    return query(db, """
+        WITH wk AS (SELECT source_file FROM sessions
+                    WHERE started_at >= ? AND started_at < ?),
+             any_session AS (SELECT DISTINCT source_file FROM sessions)
+        SELECT e.file, e.line, e.severity, e.source, e.reason
+        FROM ingest_errors e
+        WHERE e.file IN (SELECT source_file FROM wk)
+           OR e.file NOT IN (SELECT source_file FROM any_session)
+        ORDER BY e.file, e.line NULLS FIRST""", [week.start_at, week.end_at])
+
+
+def incomplete_logs(db: DB, week: Week) -> pd.DataFrame:
+    """The week's metabolism logs missing a mandatory field (SPEC §3.1), still loaded."""
+    return query(db, "SELECT l.sess_id, array_to_string(l.missing_fields, ', ') AS missing, "
+                     "l.source_file FROM raw_metabolism_logs l "
+                     "WHERE l.is_incomplete AND l.started_at >= ? AND l.started_at < ? "
+                     "ORDER BY l.started_at", [week.start_at, week.end_at])
+
+
+# --- sections over relations other branches add (sprints, breath metrics, tickets) ---------
+
+def relation_columns(db: DB, name: str) -> dict[str, str]:
+    """Column name -> type of a table or view in the main schema ({} when it does not exist)."""
+    with reader(db) as con:
+        rows = con.execute("SELECT column_name, data_type FROM duckdb_columns() "
+                           "WHERE schema_name = 'main' AND table_name = ?", [name]).fetchall()
+    return dict(rows)
+
+
+def has_rows(db: DB, name: str) -> bool:
+    """True when the table or view ``name`` exists and holds at least one row."""
+    with reader(db) as con:
+        exists = con.execute(
+            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() "
+            "WHERE schema_name = 'main' UNION ALL SELECT view_name FROM duckdb_views() "
+            "WHERE schema_name = 'main' AND NOT internal) WHERE n = ?", [name]).fetchone()[0]
+        if not exists:
+            return False
+        return con.execute(f'SELECT EXISTS (SELECT 1 FROM "{name}")').fetchone()[0]
+
+
+def _time_column(columns: dict[str, str], preferred: tuple[str, ...]) -> str | None:
+    for name in preferred:
+        if name in columns:
+            return name
+    return next((c for c, t in columns.items() if t.startswith("TIMESTAMP")), None)
+
+
+BREATH_CANDIDATES = ("breath_metrics", "sprint_breath", "broker_recorded_releases")
+BREATH_ALERTS = (  # SPEC §4.4: metric column, comparison, Thresholds field
+    ("context_load", ">", "context_load_max", "overload"),
+    ("stale_ratio", ">", "stale_ratio_max", "noise"),
+    ("exhale_rate", "<", "exhale_rate_min", "retention"),
+)
+
+
+def sprint_breath(db: DB, week: Week,
+                  thresholds: Thresholds | None = None) -> pd.DataFrame | None:
+    """The week's sprints with their breath metrics and SPEC §4.4 alerts; None without sprints."""
+    if not has_rows(db, "sprints"):
+        return None
+    t = thresholds or Thresholds()
+    sprint_cols = relation_columns(db, "sprints")
+    when = _time_column(sprint_cols, ("started_at", "ended_at"))
+    if when is None or "sprint_id" not in sprint_cols:
+        return None
+    source = next((n for n in BREATH_CANDIDATES if has_rows(db, n)
+                   and "sprint_id" in relation_columns(db, n)), None)
+    metrics, alerts, params = "", "", []
+    join = ""
+    if source:
+        cols = relation_columns(db, source)
+        present = [m for m in ("context_load", "stale_ratio", "breath_depth", "exhale_rate")
+                   if m in cols]
+        metrics = "".join(f", b.{m}" for m in present)
+        checks = [(m, op, field, name) for m, op, field, name in BREATH_ALERTS if m in present]
+        if checks:
+            alerts = ", concat_ws(', ', " + ", ".join(
+                f"CASE WHEN b.{m} {op} ? THEN '{name}' END" for m, op, _f, name in checks
+            ) + ") AS alerts"
+            params = [getattr(t, f) for _m, _o, f, _n in checks]
+        join = (f' LEFT JOIN (SELECT * FROM "{source}" QUALIFY row_number() OVER '
+                "(PARTITION BY sprint_id) = 1) b USING (sprint_id)")
+    extra = "".join(f", s.{c}" for c in ("project", "domain") if c in sprint_cols)
+    sql = (f"SELECT DISTINCT s.sprint_id{extra}, s.{when} AS started_at{metrics}{alerts} "
+           f'FROM "sprints" s{join} WHERE s.{when} >= ? AND s.{when} < ? '
+           "ORDER BY started_at, sprint_id")
+    return query(db, sql, [*params, week.start_at, week.end_at])
+
+
+def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
+    """Tickets active in the week (SPEC §6.6) from the ``tickets`` view; None without tickets."""
+    if not has_rows(db, "tickets"):
+        return None
+    cols = relation_columns(db, "tickets")
+    when = _time_column(cols, ("last_event_at", "started_at", "ended_at"))
+    if when is None:
+        return None
+    wanted = [c for c in ("ticket", "started_at", "last_event_at", "outcome", "stops",
+                          "decisions", "decisions_monte", "refused_decisions", "wakeups",
+                          "hours_to_integration", "sessions",
+                          "tokens") if c in cols]
+    start = "started_at" if "started_at" in cols else when
+    return query(db, f"SELECT {', '.join(wanted)} FROM tickets "
+                     f"WHERE {when} >= ? AND {start} < ? ORDER BY {start}",
+                 [week.start_at, week.end_at])

@@ -1,0 +1,65 @@
+"""``<out>/index.html``: every rendered week with its headline figures and a link.
+
+Each successful render leaves ``<out>/<week>/summary.json`` (written atomically with the
+report); the index is rebuilt from those files, so it always matches the reports on disk.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+
+from brainlab.report.html import atomic_write, page
+
+SUMMARY = "summary.json"
+REPORT = "weekly_health.html"
+
+COLUMNS = (  # summary key, column heading, digits
+    ("sessions", "sessions", 0),
+    ("mean_health", "mean health", 2),
+    ("mean_health_change", "Δ health", 2),
+    ("last_ratio", "ratio (last)", 2),
+    ("last_ratio_band", "band", None),
+    ("coach_triggers", "coach", 0),
+    ("inefficient", "inefficient", 0),
+    ("conserve_next", "conserve next", 0),
+)
+
+
+def _cell(value, digits) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if digits is None or not isinstance(value, int | float):
+        return html.escape(str(value))
+    return html.escape(f"{value:.{digits}f}")
+
+
+def read_summaries(out: Path) -> list[dict]:
+    """Every week's summary found under ``out``, newest week first."""
+    rows = []
+    for path in sorted(Path(out).glob(f"*/{SUMMARY}")):
+        if not (path.parent / REPORT).exists():
+            continue
+        try:
+            rows.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError):
+            continue  # a damaged summary only drops its line from the index
+    return sorted(rows, key=lambda r: str(r.get("week", "")), reverse=True)
+
+
+def write_index(out: Path) -> Path:
+    """Rebuild ``<out>/index.html`` from the weeks' summaries."""
+    out = Path(out)
+    rows = []
+    for s in read_summaries(out):
+        week = html.escape(str(s.get("week", "")))
+        cells = "".join(f"<td>{_cell(s.get(key), digits)}</td>" for key, _h, digits in COLUMNS)
+        rows.append(f'<tr><th><a href="{week}/{REPORT}">{week}</a></th>{cells}</tr>')
+    head = "".join(f"<th>{html.escape(h)}</th>" for _k, h, _d in COLUMNS)
+    body = ("<h1>brainlab weekly health reports</h1>"
+            f'<p class="note">{len(rows)} week(s). Each link is one self-contained HTML file.</p>'
+            f'<table class="data"><thead><tr><th>week</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+    return atomic_write(out / "index.html", page("brainlab weekly health reports", body))

@@ -1,0 +1,124 @@
+"""Execute a parameterized report notebook with papermill, the way DESIGN §5 describes.
+
+The contract, taken from papermill's parameters model and made stricter:
+- the notebook has one cell tagged ``parameters`` written ``name: type = default  # help``;
+- an unknown parameter is an error before anything runs (papermill itself only warns);
+- the parameters and a run id are recorded in the executed notebook's metadata;
+- each cell runs under a timeout; on failure the executed notebook, with the failing cell's
+  error in it, is saved beside the report as ``*.failed.ipynb`` and a ReportError naming the
+  cell and its error is raised. The previous report is never touched by a failed run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+import nbformat
+
+from brainlab.errors import ReportError
+
+DEFAULT_TIMEOUT = 120  # seconds per cell
+KERNEL = "python3"
+
+
+def weekly_notebook() -> Path:
+    """Path of the weekly health notebook (notebooks/reports/weekly_health.ipynb)."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[2] / "notebooks" / "reports" / "weekly_health.ipynb"]
+    try:  # an installed package may ship it as data
+        candidates.append(Path(str(resources.files("brainlab") / "notebooks" /
+                                   "weekly_health.ipynb")))
+    except (ModuleNotFoundError, TypeError):  # pragma: no cover
+        pass
+    for path in candidates:
+        if path.exists():
+            return path
+    raise ReportError(f"report notebook not found (looked in {candidates[0]})")
+
+
+def declared_parameters(notebook: Path) -> dict[str, dict]:
+    """The notebook's declared parameters: name -> {inferred_type_name, default, help}."""
+    import papermill
+
+    try:
+        return dict(papermill.inspect_notebook(str(notebook)))
+    except Exception as exc:  # papermill raises plain exceptions for unreadable notebooks
+        raise ReportError(f"cannot read the parameters of {notebook}: {exc}") from exc
+
+
+def check_parameters(notebook: Path, parameters: dict) -> None:
+    """Refuse parameters the notebook does not declare (papermill would only warn)."""
+    known = declared_parameters(notebook)
+    if not known:
+        raise ReportError(f"{notebook} has no cell tagged 'parameters'")
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        raise ReportError(f"unknown report parameter(s) {', '.join(unknown)}; "
+                          f"{notebook.name} declares: {', '.join(sorted(known))}")
+
+
+def new_run_id(week: str) -> str:
+    """A run id unique enough to find a run's files: week, UTC time, random suffix."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{week}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class Execution:
+    """An executed notebook and where papermill wrote it."""
+
+    notebook: nbformat.NotebookNode
+    path: Path
+    run_id: str
+    seconds: float
+
+
+def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
+            timeout: int = DEFAULT_TIMEOUT, cwd: Path | None = None) -> Execution:
+    """Run ``notebook`` into ``output`` with ``parameters``; raise ReportError on failure."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    check_parameters(notebook, parameters)
+    logging.getLogger("papermill").setLevel(logging.WARNING)
+    started = datetime.now(UTC)
+    try:
+        papermill.execute_notebook(
+            str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
+            progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
+            execution_timeout=timeout, start_timeout=60,
+        )
+    except PapermillExecutionError as exc:
+        raise ReportError(_failure_message(output, exc)) from None
+    except Exception as exc:  # kernel death, timeout, missing kernel: one clear line
+        raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
+    seconds = (datetime.now(UTC) - started).total_seconds()
+    executed = nbformat.read(str(output), as_version=4)
+    executed.metadata["brainlab"] = {
+        "run_id": run_id, "parameters": _jsonable(parameters),
+        "executed_at": started.isoformat(timespec="seconds"), "seconds": round(seconds, 2),
+    }
+    nbformat.write(executed, str(output))
+    return Execution(executed, output, run_id, seconds)
+
+
+def _failure_message(output: Path, exc) -> str:
+    where = f"cell {exc.cell_index}" if exc.cell_index is not None else "a cell"
+    source = ""
+    try:
+        cell = nbformat.read(str(output), as_version=4).cells[exc.cell_index]
+        first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
+        source = f" [{first.strip()[:80]}]"
+    except Exception:  # the failed notebook may be unreadable; the error itself is enough
+        pass
+    return f"report notebook failed in {where}{source}: {exc.ename}: {exc.evalue}"
+
+
+def _jsonable(parameters: dict) -> dict:
+    return {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in parameters.items()}

@@ -1,0 +1,266 @@
+"""The weekly report's sections, called one per cell by notebooks/reports/weekly_health.ipynb.
+
+Each section fetches its DataFrames from :mod:`brainlab.metrics.report`, draws its charts with
+:mod:`brainlab.viz.charts` (inline SVG) and displays ONE escaped HTML fragment. Strings that
+came from logs (session ids, notes, agent names, file paths) reach HTML only through
+``html.escape`` or ``DataFrame.to_html`` with its default escaping; never build markup from
+them any other way.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+
+from brainlab.config import Thresholds, load_settings
+from brainlab.metrics import report as data
+from brainlab.metrics.report import Week
+from brainlab.viz import charts
+
+NO_SESSIONS = "No sessions this week"
+
+
+@dataclass
+class ReportContext:
+    """What every section needs: the database, the week, the thresholds, the trend span."""
+
+    db: Path
+    week: Week
+    thresholds: Thresholds
+    history_weeks: int = 12
+    run_id: str = ""
+    figures: dict | None = None  # the week's weekly_health_for row; None = no sessions
+    threshold_source: str = "SPEC defaults"
+    charts_drawn: list[str] = field(default_factory=list)
+
+    @property
+    def has_sessions(self) -> bool:
+        """True when the week holds at least one session."""
+        return self.figures is not None
+
+
+def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str = "",
+                history_weeks: int = 12, run_id: str = "") -> ReportContext:
+    """Resolve the notebook's parameters into a context (empty week = latest with sessions)."""
+    settings = load_settings(thresholds_file or None) if thresholds_file else None
+    thresholds = settings.thresholds if settings else Thresholds()
+    if ratio_window:
+        thresholds = thresholds.replace(ratio_window=int(ratio_window))
+    if not week:
+        weeks = data.session_weeks(db)
+        week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date()).label
+    parsed = Week.parse(week)
+    return ReportContext(
+        db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
+        run_id=run_id, figures=data.week_figures(db, parsed, thresholds),
+        threshold_source=str(settings.source) if settings else "SPEC defaults")
+
+
+# --- HTML building blocks (everything dynamic is escaped here) -------------------------------
+
+def esc(value: object) -> str:
+    """Escape any value for HTML text or attribute use."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _fmt(value: object, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}" if not value.is_integer() else f"{int(value)}"
+    return str(value)
+
+
+def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
+    """An escaped HTML table of ``frame`` (DataFrame.to_html keeps escape=True)."""
+    if frame is None or frame.empty:
+        return f'<p class="empty">{esc(empty)}</p>'
+    shown = frame.copy()
+    for col in shown.columns:
+        if pd.api.types.is_datetime64_any_dtype(shown[col]):
+            shown[col] = shown[col].dt.strftime("%Y-%m-%d %H:%M")
+    return shown.to_html(index=False, border=0, classes="data", na_rep="–",
+                         float_format=lambda v: f"{v:.2f}", escape=True)
+
+
+def figure(ctx: ReportContext, name: str, chart) -> str:
+    """A chart rendered to inline SVG inside a <figure data-chart=name> (escaped by vl-convert)."""
+    ctx.charts_drawn.append(name)
+    return f'<figure class="chart" data-chart="{esc(name)}">{charts.to_svg(chart)}</figure>'
+
+
+def section(key: str, heading: str, *parts: str) -> str:
+    """Wrap already-escaped parts into one report section."""
+    body = "\n".join(parts)
+    return (f'<section class="report-section" id="{esc(key)}"><h2>{esc(heading)}</h2>\n'
+            f"{body}</section>")
+
+
+def note(text: str, kind: str = "note") -> str:
+    """A short paragraph of plain text (escaped)."""
+    return f'<p class="{esc(kind)}">{esc(text)}</p>'
+
+
+def show(fragment: str) -> str:
+    """Display one escaped fragment as the cell's HTML output; return it (for tests)."""
+    from IPython.display import HTML, display
+
+    display(HTML(fragment))
+    return fragment
+
+
+# --- sections -------------------------------------------------------------------------------
+
+def title(ctx: ReportContext) -> str:
+    """Report title, the week's dates and the thresholds in use."""
+    week = ctx.week
+    last_day = week.end - timedelta(days=1)
+    t = ctx.thresholds
+    return show(f'<header class="report-title"><h1>Weekly health — {esc(week.label)}</h1>'
+         f'<p class="dates">{esc(week.start.isoformat())} to {esc(last_day.isoformat())}'
+         f" · thresholds: {esc(ctx.threshold_source)} · ratio window {esc(t.ratio_window)}"
+         f" {esc(t.ratio_window_unit)} · coach at ratio ≤ {esc(t.coach_ratio)}</p></header>")
+
+
+def headline(ctx: ReportContext) -> str:
+    """Headline figures with week-over-week change, and sessions per week."""
+    parts = []
+    if not ctx.has_sessions:
+        parts.append(f'<p class="no-sessions"><strong>{esc(NO_SESSIONS)}</strong> '
+                     f"({esc(ctx.week.label)}): no metabolism log is dated in this week. "
+                     "Hygiene and data-quality sections below still apply.</p>")
+    else:
+        frame = data.headline(ctx.db, ctx.week, ctx.thresholds)
+        rows = []
+        for row in frame.itertuples():
+            change = row.change
+            arrow = "" if pd.isna(change) or change == 0 else ("▲" if change > 0 else "▼")
+            rows.append(f"<tr><th>{esc(row.figure)}</th><td>{esc(_fmt(row.this_week))}</td>"
+                        f"<td>{esc(_fmt(row.previous_week))}</td>"
+                        f"<td>{esc(arrow)} {esc(_fmt(change))}</td></tr>")
+        parts.append('<table class="data headline"><thead><tr><th>figure</th>'
+                     f"<th>{esc(ctx.week.label)}</th><th>{esc(ctx.week.shifted(-1).label)}</th>"
+                     f'<th>change</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
+    if not trend.empty:
+        parts.append(figure(ctx, "sessions-per-week", charts.sessions_per_week(trend)))
+    return show(section("headline", "Headline figures", *parts))
+
+
+def health(ctx: ReportContext) -> str:
+    """Health score over time by category (SPEC §3.2)."""
+    frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks)
+    body = (figure(ctx, "health-by-category", charts.health_by_category(frame))
+            if not frame.empty else note("No scored session in the trend window.", "empty"))
+    return show(section("health", "Health score by category", body))
+
+
+def ratio(ctx: ReportContext) -> str:
+    """The rolling ratio, the coach-trigger band and the sessions that fired it (SPEC §3.3)."""
+    t = ctx.thresholds
+    series = data.ratio_series(ctx.db, ctx.week, t, ctx.history_weeks)
+    parts = []
+    if series["ratio"].notna().any():
+        parts.append(figure(ctx, "rolling-ratio",
+                            charts.rolling_ratio(series, t.coach_ratio, t.ratio_watch,
+                                                 t.ratio_healthy)))
+    fired = series[series["in_week"] & series["coach_triggered"].fillna(False).astype(bool)]
+    parts.append("<h3>Sessions that fired the coach trigger this week</h3>")
+    parts.append(table(fired[["sess_id", "started_at", "category", "ratio_at_boot",
+                              "coach_reason"]],
+                       empty=NO_SESSIONS if not ctx.has_sessions else "The coach never fired."))
+    return show(section("ratio", "Rolling ratio and coach trigger", *parts))
+
+
+def conserve(ctx: ReportContext) -> str:
+    """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
+    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
+    parts = []
+    if not trend.empty:
+        parts.append(figure(ctx, "conserve-signals", charts.conserve_signals(trend)))
+    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
+    flagged = week[week[["is_inefficient", "recommend_conserve_next", "is_narcissistic"]]
+                   .fillna(False).any(axis=1)]
+    parts.append("<h3>This week's sessions with a conserve signal</h3>")
+    parts.append(table(flagged[["sess_id", "type", "health_score", "context_peak_pct",
+                                "context_at_close", "ratio", "is_inefficient",
+                                "recommend_conserve_next", "is_narcissistic"]],
+                       empty=NO_SESSIONS if not ctx.has_sessions else "No conserve signal."))
+    return show(section("conserve", "Conserve signals", *parts))
+
+
+def sessions(ctx: ReportContext) -> str:
+    """Every session of the week with its notes (log text: escaped)."""
+    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
+    return show(section("sessions", "Sessions this week",
+                 table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
+                             "coach_reason", "notes"]], empty=NO_SESSIONS)))
+
+
+def agents(ctx: ReportContext) -> str:
+    """Agent cost leaderboard and the always-loaded agents with little use (SPEC §2.5)."""
+    board = data.agent_leaderboard(ctx.db, ctx.week, ctx.thresholds)
+    parts = []
+    if not board.empty:
+        parts.append(figure(ctx, "agent-cost", charts.agent_cost(board)))
+    parts.append(table(board.drop(columns=["is_always_loaded", "is_little_used"]),
+                       empty="No session lists its loaded agents."))
+    parts.append("<h3>Always loaded, little used</h3>")
+    t = ctx.thresholds
+    parts.append(note(f"Loaded in at least {t.always_loaded_share:.0%} of sessions and used in "
+                      f"fewer than {t.little_use_share:.0%} of its loads (all ingested sessions)."))
+    parts.append(table(data.wasted_agents(ctx.db, t), empty="None."))
+    return show(section("agents", "Agent cost", *parts))
+
+
+def breath(ctx: ReportContext) -> str:
+    """Breath metrics and alerts of the week's sprints (SPEC §4.4), when sprints exist."""
+    frame = data.sprint_breath(ctx.db, ctx.week, ctx.thresholds)
+    if frame is None:
+        return ""  # no sprints table or no sprint rows yet: the section is left out
+    parts = []
+    if "alerts" in frame:
+        alerting = frame[frame["alerts"].fillna("") != ""]
+        parts.append(note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert."))
+    parts.append(table(frame, empty="No sprint this week."))
+    return show(section("breath", "Sprints and breath metrics", *parts))
+
+
+def regulator(ctx: ReportContext) -> str:
+    """Ticket circuit outcomes active this week (SPEC §6.6), when tickets exist."""
+    frame = data.ticket_outcomes(ctx.db, ctx.week)
+    if frame is None:
+        return ""
+    parts = []
+    if "outcome" in frame and not frame.empty:
+        counts = frame["outcome"].fillna("open").value_counts().rename_axis("outcome")
+        parts.append(table(counts.reset_index(name="tickets")))
+    parts.append(table(frame, empty="No ticket active this week."))
+    return show(section("regulator", "Regulator outcomes", *parts))
+
+
+def hygiene(ctx: ReportContext) -> str:
+    """Claims stale at the week's end (SPEC §2.6) and workspace rule violations (SPEC §5)."""
+    return show(section(
+        "hygiene", "Workspace and claim hygiene",
+        "<h3>Stale claims at the end of the week</h3>",
+        table(data.stale_claims(ctx.db, ctx.week), empty="No stale claim."),
+        "<h3>Workspace rule violations</h3>",
+        table(data.workspace_violations(ctx.db), empty="No violation."),
+    ))
+
+
+def data_quality(ctx: ReportContext) -> str:
+    """Ingest errors of the week's files, and the week's incomplete metabolism logs."""
+    return show(section(
+        "data-quality", "Data quality",
+        "<h3>Ingest errors</h3>",
+        table(data.ingest_problems(ctx.db, ctx.week), empty="No ingest error."),
+        "<h3>Metabolism logs missing a mandatory field</h3>",
+        table(data.incomplete_logs(ctx.db, ctx.week), empty="None."),
+    ))

@@ -1,0 +1,142 @@
+"""Render the weekly health report of one ISO week, or of many, into ``<out>/<week>/``.
+
+``render_weekly`` = check the database, execute notebooks/reports/weekly_health.ipynb with
+papermill into a temporary file, convert it to one HTML file, then move the notebook, the
+HTML and a summary into place (each by an atomic rename) and rebuild ``<out>/index.html``.
+A failed run raises ReportError and leaves the week's previous files as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+from brainlab.config import DEFAULT_REPORTS
+from brainlab.errors import ReportError
+from brainlab.metrics import report as data
+from brainlab.metrics.report import Week
+from brainlab.report import html, index, runner
+from brainlab.store import query
+
+NOTEBOOK = "weekly_health.ipynb"
+REPORT = index.REPORT
+FAILED = "weekly_health.failed.ipynb"
+
+
+def latest_week(db: Path) -> str:
+    """The ISO week of the newest session in ``db`` (ReportError when there is none)."""
+    weeks = data.session_weeks(db)
+    if not weeks:
+        raise ReportError(f"{db} holds no session: ingest a brain first")
+    return weeks[-1]
+
+
+def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
+                 since: str | None = None) -> list[str]:
+    """The weeks a command asked for: one week, every week with data, or since a week."""
+    if sum(bool(x) for x in (week, all_weeks, since)) > 1:
+        raise ReportError("give one of --week, --all or --since")
+    if week:
+        return [Week.parse(week).label]
+    weeks = data.session_weeks(db)
+    if not weeks:
+        raise ReportError(f"{db} holds no session: ingest a brain first")
+    if all_weeks:
+        return weeks
+    if since:
+        first, last = Week.parse(since), Week.parse(weeks[-1])
+        out, current = [], first
+        while current.start <= last.start:
+            out.append(current.label)
+            current = current.shifted(1)
+        return out
+    return [weeks[-1]]
+
+
+def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
+                  thresholds_file: Path | None = None, ratio_window: int = 0,
+                  history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
+                  notebook: Path | None = None, update_index: bool = True) -> Path:
+    """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``."""
+    db = Path(db).resolve()
+    query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
+    label = Week.parse(week).label if week else latest_week(db)
+    notebook = Path(notebook) if notebook else runner.weekly_notebook()
+    week_dir = Path(out) / label
+    week_dir.mkdir(parents=True, exist_ok=True)
+    run_id = runner.new_run_id(label)
+    parameters = {
+        "db": str(db), "week": label, "ratio_window": int(ratio_window),
+        "thresholds_file": str(Path(thresholds_file).resolve()) if thresholds_file else "",
+        "history_weeks": int(history_weeks), "run_id": run_id,
+    }
+    tmp_nb = week_dir / f".weekly_health.{run_id}.tmp.ipynb"
+    try:
+        run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
+                             cwd=week_dir)
+        page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
+        summary = _summary(db, label, run, parameters)
+        executed = tmp_nb.read_bytes()
+    except ReportError:
+        if tmp_nb.exists():
+            tmp_nb.replace(week_dir / FAILED)  # kept for debugging; never the report
+        raise
+    finally:
+        tmp_nb.unlink(missing_ok=True)
+    html.atomic_write(week_dir / NOTEBOOK, executed)
+    report = html.atomic_write(week_dir / REPORT, page)
+    html.atomic_write(week_dir / index.SUMMARY, json.dumps(summary, indent=2) + "\n")
+    (week_dir / FAILED).unlink(missing_ok=True)
+    if update_index:
+        index.write_index(Path(out))
+    return report
+
+
+def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
+                 on_done: Callable[[str, Path], None] | None = None, **options) -> list[Path]:
+    """Render several weeks (index rebuilt once at the end); stop at the first failure."""
+    paths = []
+    try:
+        for label in weeks:
+            path = render_weekly(db, label, out, update_index=False, **options)
+            paths.append(path)
+            if on_done:
+                on_done(label, path)
+    finally:
+        if paths:
+            index.write_index(Path(out))
+    return paths
+
+
+def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> dict:
+    """Headline figures of the week for the index (the same SQL the report shows)."""
+    from brainlab.config import Thresholds, load_settings
+
+    thresholds = (load_settings(parameters["thresholds_file"]).thresholds
+                  if parameters["thresholds_file"] else Thresholds())
+    if parameters["ratio_window"]:
+        thresholds = thresholds.replace(ratio_window=parameters["ratio_window"])
+    week = Week.parse(label)
+    figures = data.week_figures(db, week, thresholds) or {"sessions": 0}
+    previous = data.week_figures(db, week.shifted(-1), thresholds) or {}
+    clean = {k: _plain(v) for k, v in figures.items() if k not in ("iso_week", "week_start")}
+    cur, prev = clean.get("mean_health"), _plain(previous.get("mean_health"))
+    clean["mean_health_change"] = (cur - prev) if cur is not None and prev is not None else None
+    return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **clean}
+
+
+def _plain(value):
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    try:
+        json.dumps(value)
+    except TypeError:
+        return str(value)
+    return value
+

@@ -1,0 +1,1 @@
+"""Replays and what-ifs over the store: broker policies, regulator rules, threshold tuning."""

@@ -1,0 +1,269 @@
+"""Replay recorded sprints under context-broker policies (SPEC §4.5) and compare them.
+
+``replay(sprints, policies)`` gives one row per sprint, agent and policy: loaded, hits,
+misses, waste, tokens loaded, tokens read on demand for misses, and the breath metrics of
+SPEC §4.4 with their alerts. ``load_sprints(db)`` reads the sprints from the store (sprint
+records, recorded broker blocks, and Claude Code transcripts when their tables exist).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from brainlab.config import Thresholds
+from brainlab.errors import SimulationError
+from brainlab.sim.policies import Policy, make_policy
+from brainlab.sim.sprintset import (
+    DEFAULT_FILE_BYTES,
+    SprintSet,
+    pair_keys,
+    sorted_unique,
+    sprints_from_records,
+)
+
+DEFAULT_MISS_OVERHEAD_TOKENS = 250  # SPEC §4.5 per-miss turn overhead (a tool call + result)
+DEFAULT_POLICIES = ("protocol", "greedy-domain", "on-demand", "history", "recorded")
+ROW_COLUMNS = [
+    "sprint_id", "project", "domain", "agent", "policy", "contract_inferred", "referenced",
+    "loaded", "hits", "misses", "waste", "released", "kept", "tokens_loaded", "tokens_miss",
+    "tokens_total", "context_load", "stale_ratio", "breath_depth", "exhale_rate",
+    "alert_overload", "alert_noise", "alert_retention", "alert_accumulation",
+]
+
+__all__ = ["ReplayResult", "load_sprints", "replay", "sprints_from_records"]
+
+
+@dataclass
+class ReplayResult:
+    """Replay output: per agent-sprint rows, per sprint breath, per file counts, per policy."""
+
+    rows: pd.DataFrame  # one row per sprint, agent and policy (ROW_COLUMNS + extras)
+    sprints: pd.DataFrame  # one row per sprint and policy: breath metrics and alerts
+    files: pd.DataFrame  # one row per policy, project and file: hits, misses, waste
+    summary: pd.DataFrame  # one row per policy
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the per-agent rows to CSV or Parquet, by the file's extension."""
+        path = os.fspath(path)
+        if path.endswith(".parquet"):
+            self.rows.to_parquet(path, index=False)
+        elif path.endswith(".csv"):
+            self.rows.to_csv(path, index=False)
+        else:
+            raise SimulationError(f"--out must end in .csv or .parquet: {path}")
+
+
+def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy],
+           *, miss_overhead_tokens: float = DEFAULT_MISS_OVERHEAD_TOKENS,
+           thresholds: Thresholds | None = None) -> ReplayResult:
+    """Replay every agent-sprint under each policy (SPEC §4.5) and measure it (SPEC §4.4)."""
+    ss = sprints if isinstance(sprints, SprintSet) else sprints_from_records(list(sprints))
+    thresholds = thresholds or Thresholds()
+    policies = [make_policy(p) for p in policies]
+    if not policies:
+        raise SimulationError("give at least one policy")
+    labels = [p.label for p in policies]
+    if len(set(labels)) != len(labels):
+        raise SimulationError(f"the same policy is given twice: {labels}")
+    for policy in policies:
+        policy.prepare(ss)
+    parts, sprint_parts, file_parts = [], [], []
+    for policy, label in zip(policies, labels, strict=True):
+        rows, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
+        sprint_frame = _sprint_breath(ss, rows, thresholds)
+        accum = dict(zip(sprint_frame["sprint_idx"], sprint_frame["alert_accumulation"],
+                         strict=True))
+        rows["alert_accumulation"] = pd.Series(ss.row_sprint).map(accum).to_numpy(dtype=bool)
+        parts.append(rows)
+        sprint_parts.append(sprint_frame)
+        file_parts.append(files)
+    rows = pd.concat([part.drop(columns="policy") for part in parts], ignore_index=True)
+    rows["policy"] = pd.Categorical.from_codes(
+        np.repeat(np.arange(len(labels)), ss.n_rows), categories=pd.Index(labels, dtype=object))
+    extras = [c for c in rows.columns if c not in ROW_COLUMNS]
+    rows = rows[ROW_COLUMNS + extras]
+    sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
+    return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
+                        summarize(rows, sprints_out, labels))
+
+
+def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
+             thresholds: Thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
+    inhale = policy.inhale(ss)
+    n, nf = ss.n_rows, ss.n_files
+    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
+    row, file = keys // max(nf, 1), keys % max(nf, 1)
+    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)
+    hit = np.isin(keys, ref_keys, assume_unique=True)
+    kept = policy.expire(ss, row, file, hit)
+    tokens = ss.file_bytes / 4.0  # SPEC §2.5
+    loaded = np.bincount(row, minlength=n)
+    hits = np.bincount(row[hit], minlength=n)
+    referenced = np.bincount(ss.ref_row, minlength=n)
+    kept_n = np.bincount(row[kept], minlength=n)
+    misses = referenced - hits
+    waste = loaded - hits
+    released = loaded - kept_n
+    tokens_loaded = np.bincount(row, weights=tokens[file], minlength=n)
+    hit_tokens = np.bincount(row[hit], weights=tokens[file[hit]], minlength=n)
+    ref_tokens = np.bincount(ss.ref_row, weights=tokens[ss.ref_file], minlength=n)
+    tokens_miss = ref_tokens - hit_tokens + overhead * misses
+    with np.errstate(divide="ignore", invalid="ignore"):
+        context_load = np.where(referenced > 0, loaded / np.maximum(referenced, 1), np.nan)
+        stale_ratio = np.where(loaded > 0, waste / np.maximum(loaded, 1), np.nan)
+        exhale_rate = np.where(loaded > 0, released / np.maximum(loaded, 1), np.nan)
+    labels = ss.labels
+    out = pd.DataFrame({
+        "sprint_id": labels["sprint_id"], "project": labels["project"],
+        "domain": labels["domain"], "agent": labels["agent"], "policy": label,
+        "contract_inferred": ss.rows["contract_inferred"].to_numpy(dtype=bool),
+        "referenced": referenced, "loaded": loaded, "hits": hits, "misses": misses,
+        "waste": waste, "released": released, "kept": kept_n,
+        "tokens_loaded": tokens_loaded, "tokens_miss": tokens_miss,
+        "tokens_total": tokens_loaded + tokens_miss,
+        # SPEC §4.4 breath metrics per agent, with their alerts (thresholds are parameters).
+        "context_load": context_load, "stale_ratio": stale_ratio,
+        "breath_depth": kept_n, "exhale_rate": exhale_rate,
+        "alert_overload": np.nan_to_num(context_load, nan=0) > thresholds.context_load_max,
+        "alert_noise": np.nan_to_num(stale_ratio, nan=0) > thresholds.stale_ratio_max,
+        "alert_retention": np.nan_to_num(exhale_rate, nan=1) < thresholds.exhale_rate_min,
+    })
+    for name, values in (inhale.extra or {}).items():
+        out[name] = values
+    files = _file_counts(ss, label, row, file, hit, ref_keys, keys)
+    return out, files
+
+
+def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
+    """Per file: times loaded and referenced (hits), loaded unused (waste), missed."""
+    nf = ss.n_files
+    missed = ~np.isin(ref_keys, keys, assume_unique=True)
+    frame = pd.DataFrame({
+        "hits": np.bincount(file[hit], minlength=nf),
+        "waste": np.bincount(file[~hit], minlength=nf),
+        "misses": np.bincount(ss.ref_file[missed], minlength=nf),
+    })
+    frame.insert(0, "path", ss.file_path)
+    frame.insert(0, "project", [ss.projects[p] if p >= 0 else None for p in ss.file_project])
+    frame.insert(0, "policy", label)
+    return frame[(frame["hits"] + frame["waste"] + frame["misses"]) > 0].reset_index(drop=True)
+
+
+def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
+    """SPEC §4.4 per sprint, and the accumulation alert.
+
+    The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
+    consecutive sprints of the same project.
+    """
+    sprint = ss.row_sprint
+    n = int(sprint.max()) + 1 if len(sprint) else 0
+    first = np.unique(sprint, return_index=True)[1]
+    agg = pd.DataFrame({
+        "sprint_idx": np.arange(n),
+        "sprint_id": np.asarray(ss.labels["sprint_id"], dtype=object)[first],
+        "project": np.asarray(ss.labels["project"], dtype=object)[first],
+        "policy": rows["policy"].iloc[0] if len(rows) else None})
+    for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
+                   "tokens_miss"):
+        total = np.bincount(sprint, weights=rows[column].to_numpy(dtype=float), minlength=n)
+        agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
+    referenced, loaded = agg["referenced"].to_numpy(), agg["loaded"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agg["context_load"] = np.where(referenced > 0, loaded / np.maximum(referenced, 1),
+                                       np.nan)
+        agg["stale_ratio"] = np.where(loaded > 0, agg["waste"] / np.maximum(loaded, 1), np.nan)
+        agg["exhale_rate"] = np.where(loaded > 0, agg["released"] / np.maximum(loaded, 1),
+                                      np.nan)
+    depth = (agg["loaded"] - agg["released"]).to_numpy()
+    agg["breath_depth"] = depth
+    # rising: depth[t-j] < depth[t-j+1] for j = 1 .. N-1 among the project's sprints in order
+    project_code = pd.factorize(agg["project"], use_na_sentinel=False)[0]
+    order = np.lexsort((agg["sprint_idx"].to_numpy(), project_code))
+    d, p = depth[order], project_code[order]
+    # inc[i]: the sprint at i has a larger depth than the project's previous sprint
+    inc = np.zeros(n, dtype=bool)
+    inc[1:] = (p[1:] == p[:-1]) & (d[1:] > d[:-1])
+    steps = max(thresholds.breath_depth_rising_sprints - 1, 0)
+    rising = np.full(n, steps > 0)
+    for lag in range(steps):  # steps consecutive increases end at i
+        shifted = np.zeros(n, dtype=bool)
+        shifted[lag:] = inc[: n - lag]
+        rising &= shifted
+    alert = np.zeros(n, dtype=bool)
+    alert[order] = rising
+    agg["alert_accumulation"] = alert
+    agg["alert_overload"] = agg["context_load"].fillna(0) > thresholds.context_load_max
+    agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
+    agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
+    return agg
+
+
+def summarize(rows: pd.DataFrame, sprints: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """One row per policy: tokens, miss rate, waste rate, alerts fired."""
+    sums = rows.groupby("policy").agg(
+        agent_sprints=("agent", "size"), referenced=("referenced", "sum"),
+        loaded=("loaded", "sum"), hits=("hits", "sum"), misses=("misses", "sum"),
+        waste=("waste", "sum"), tokens_loaded=("tokens_loaded", "sum"),
+        tokens_miss=("tokens_miss", "sum"), tokens_total=("tokens_total", "sum"),
+        alerts_overload=("alert_overload", "sum"), alerts_noise=("alert_noise", "sum"),
+        alerts_retention=("alert_retention", "sum"))
+    sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
+    sums["waste_rate"] = sums["waste"] / sums["loaded"].where(sums["loaded"] > 0)
+    sums["alerts_accumulation"] = sprints.groupby("policy")["alert_accumulation"].sum()
+    sums["alerts_fired"] = sums[["alerts_overload", "alerts_noise", "alerts_retention",
+                                 "alerts_accumulation"]].sum(axis=1)
+    return sums.reindex(list(order)).reset_index()
+
+
+def format_summary(result: ReplayResult) -> str:
+    """The per-policy comparison as a plain-text table (what the CLI prints)."""
+    table = result.summary[["policy", "agent_sprints", "tokens_total", "tokens_loaded",
+                            "tokens_miss", "miss_rate", "waste_rate", "alerts_fired"]].copy()
+    for column in ("tokens_total", "tokens_loaded", "tokens_miss"):
+        table[column] = table[column].round().astype("int64")
+    for column in ("miss_rate", "waste_rate"):
+        table[column] = table[column].map(lambda v: "-" if pd.isna(v) else f"{v:.1%}")
+    inferred = int(result.rows.loc[result.rows["contract_inferred"], "sprint_id"].nunique())
+    text = table.to_string(index=False)
+    if inferred:
+        text += f"\n({inferred} sprint(s) used a contract inferred from the directory layout)"
+    return text
+
+
+def load_sprints(db: str | os.PathLike, project: str | None = None,
+                 default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
+    """Replay inputs from the store: sprint records + broker blocks, and transcripts if any."""
+    from brainlab.sim.transcript_sprints import transcript_inputs
+    from brainlab.store import reader
+
+    where = "WHERE project = ?" if project else ""
+    params = [project] if project else []
+    with reader(db) as con:
+        agents = con.execute(f"SELECT * FROM sprint_agent_inputs {where}", params).df()
+        refs = con.execute(
+            "SELECT r.sprint_id, r.agent, r.path, r.kind FROM sprint_refs r "
+            "JOIN (SELECT DISTINCT sprint_id, project FROM sprints) s USING (sprint_id) "
+            + (" WHERE s.project = ?" if project else ""), params).df()
+        contracts = con.execute(
+            f"SELECT project, domain, path, position, inferred FROM project_contract_files "
+            f"{where}", params).df()
+        sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where}",
+                            params).df()
+        extra = transcript_inputs(con, project)
+    if extra is not None:
+        t_agents, t_refs = extra
+        t_agents = t_agents[~t_agents["sprint_id"].isin(agents["sprint_id"])]
+        t_refs = t_refs[t_refs["sprint_id"].isin(t_agents["sprint_id"])]
+        t_agents = t_agents.assign(seq=t_agents.get("seq", 0) + len(agents) + 1)
+        agents = pd.concat([agents, t_agents], ignore_index=True)
+        refs = pd.concat([refs, t_refs], ignore_index=True)
+    if agents.empty:
+        raise SimulationError(f"no sprints in {db}: run `brainlab ingest sprints FILE` "
+                              "(or ingest transcripts) first")
+    return SprintSet.build(agents, refs, contracts, sizes, default_bytes)

@@ -1,0 +1,230 @@
+"""Threshold tuning: score the SPEC §3.3 alerts against outcome labels, sweep a grid, recommend.
+
+Alerts come from :func:`brainlab.metrics.signals` (the SQL macro ``session_signals_for``) under
+a trial :class:`~brainlab.config.Thresholds` set; labels come from the ``session_outcomes`` view
+(brainlab/store/views/60_tuning.sql: a session is bad when it saturates or the next scored
+session's health is below 0.80). Python only joins the two and counts.
+
+Definitions (documented in docs/notebooks.md):
+
+- an *alert* is a session on which at least one of ``alert_on`` signals is true;
+- *alerts per week* = alerts / weeks spanned, where weeks spanned counts every ISO week from
+  the first session's to the last session's, empty weeks included;
+- *precision* = alerted bad sessions / alerted labelled sessions (NaN when nothing is alerted);
+- *recall* = alerted bad sessions / bad sessions (NaN when no session is bad).
+Unlabelled sessions (``is_bad`` NULL) count as alerts but not in precision or recall.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import os
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from brainlab import metrics
+from brainlab.config import Thresholds
+from brainlab.errors import ConfigError, SimulationError
+from brainlab.store import query
+
+DB = str | os.PathLike
+
+# SPEC §3.3 signals computed per session by session_signals_for; each is one alert kind.
+SESSION_SIGNALS = ("coach_triggered", "is_inefficient", "recommend_conserve_next",
+                   "is_narcissistic", "saturation_flag")
+# The default alert set: the boot and conserve signals. saturation_flag is left out because
+# it is half of the "bad" label (under the SPEC defaults), so it would score itself.
+DEFAULT_ALERTS = ("coach_triggered", "is_inefficient", "recommend_conserve_next",
+                  "is_narcissistic")
+# Thresholds fields that change session_signals_for's output (SPEC §3.3, §3.2).
+SIGNAL_FIELDS = frozenset({
+    "saturation_peak_use", "saturation_peak_build", "ratio_window", "ratio_window_unit",
+    "ratio_explore_weight", "ratio_healthy", "ratio_watch", "coach_ratio", "coach_health",
+    "coach_last_n", "coach_health_mode", "conserve_peak", "conserve_health", "conserve_close",
+})
+METRIC_COLUMNS = ["weeks", "alerts", "alerts_per_week", "labelled_alerts", "true_positives",
+                  "false_positives", "false_negatives", "bad_sessions", "precision", "recall"]
+
+
+def outcomes(db: DB, bad_health: float = 0.80) -> pd.DataFrame:
+    """Return every session's outcome label (view ``session_outcomes``, brainlab's own labels)."""
+    return query(db, "SELECT * FROM session_outcomes_for(bad_health := ?) "
+                     "ORDER BY started_at, sess_id", [bad_health])
+
+
+def _check_alerts(alert_on: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(alert_on)
+    unknown = sorted(set(names) - set(SESSION_SIGNALS))
+    if not names or unknown:
+        raise ConfigError(f"alert_on must name signals among {SESSION_SIGNALS}; got {names}")
+    return names
+
+
+def label_alerts(signals: pd.DataFrame, labels: pd.DataFrame,
+                 alert_on: Sequence[str] = DEFAULT_ALERTS) -> pd.DataFrame:
+    """Join per-session signals with labels: one row per session, ``is_alert`` and ``is_bad``."""
+    names = _check_alerts(alert_on)
+    frame = signals[["sess_id", *names]].merge(
+        labels[["sess_id", "started_at", "week_start", "iso_week", "is_bad", "bad_reason"]],
+        on="sess_id", how="inner")
+    frame["is_alert"] = frame[list(names)].fillna(False).astype(bool).any(axis=1)
+    return frame
+
+
+def score(frame: pd.DataFrame) -> dict:
+    """Alerts per week, precision and recall of a :func:`label_alerts` frame (see module doc)."""
+    if frame.empty:
+        weeks = 0
+    else:
+        starts = pd.to_datetime(frame["week_start"])
+        weeks = int((starts.max() - starts.min()).days // 7 + 1)
+    alert = frame["is_alert"].astype(bool)
+    labelled = frame["is_bad"].notna()
+    bad = labelled & frame["is_bad"].fillna(False).astype(bool)
+    tp = int((alert & bad).sum())
+    fp = int((alert & labelled & ~bad).sum())
+    fn = int((~alert & bad).sum())
+    alerts = int(alert.sum())
+    return {
+        "weeks": weeks,
+        "alerts": alerts,
+        "alerts_per_week": alerts / weeks if weeks else math.nan,
+        "labelled_alerts": tp + fp,
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "bad_sessions": int(bad.sum()),
+        "precision": tp / (tp + fp) if tp + fp else math.nan,
+        "recall": tp / (tp + fn) if tp + fn else math.nan,
+    }
+
+
+def evaluate(db: DB, thresholds: Thresholds | None = None,
+             alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
+             labels: pd.DataFrame | None = None) -> dict:
+    """Score one threshold set: alerts per week, precision, recall against the outcome labels."""
+    labels = outcomes(db) if labels is None else labels
+    signals = metrics.signals(db, thresholds or Thresholds(), formula)
+    return score(label_alerts(signals, labels, alert_on))
+
+
+def weekly_alerts(db: DB, thresholds: Thresholds | None = None,
+                  alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
+                  labels: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per ISO week: sessions, alerts by signal, any-alert count, bad sessions, true positives."""
+    names = _check_alerts(alert_on)
+    labels = outcomes(db) if labels is None else labels
+    signals = metrics.signals(db, thresholds or Thresholds(), formula)
+    frame = label_alerts(signals, labels, names)
+    frame["is_bad_flag"] = frame["is_bad"].fillna(False).astype(bool)
+    frame["is_hit"] = frame["is_alert"] & frame["is_bad_flag"]
+    agg = {name: (name, lambda c: int(c.fillna(False).astype(bool).sum())) for name in names}
+    weekly = frame.groupby(["week_start", "iso_week"], as_index=False).agg(
+        sessions=("sess_id", "count"), alerts=("is_alert", "sum"),
+        bad_sessions=("is_bad_flag", "sum"), true_positives=("is_hit", "sum"), **agg)
+    return weekly.sort_values("week_start").reset_index(drop=True)
+
+
+def _grid_points(grid: dict[str, Iterable]) -> list[dict]:
+    if not grid:
+        return [{}]
+    keys = list(grid)
+    known = {f.name for f in dataclasses.fields(Thresholds)}
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ConfigError(f"unknown threshold(s) in grid: {unknown}; known: {sorted(known)}")
+    inert = [k for k in keys if k not in SIGNAL_FIELDS]
+    if inert:
+        raise ConfigError(f"{inert} do not change the session signals (SPEC §3.3); sweep only "
+                          f"{sorted(SIGNAL_FIELDS)}")
+    values = [list(grid[k]) for k in keys]
+    if any(not v for v in values):
+        raise ConfigError("every grid entry needs at least one value")
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
+          alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
+          bad_health: float = 0.80) -> pd.DataFrame:
+    """Score every combination of ``grid`` (threshold name -> values) over ``base``.
+
+    One row per combination: the grid values, then weeks, alerts, alerts_per_week,
+    labelled_alerts, true/false positives, false negatives, bad_sessions, precision, recall.
+    Signals are computed once per distinct threshold set (in SQL, via metrics.signals).
+    """
+    base = base or Thresholds()
+    names = _check_alerts(alert_on)
+    points = _grid_points(grid)
+    labels = outcomes(db, bad_health)
+    cache: dict[Thresholds, dict] = {}
+    rows = []
+    for point in points:
+        thresholds = base.replace(**point)
+        if thresholds not in cache:
+            signals = metrics.signals(db, thresholds, formula)
+            cache[thresholds] = score(label_alerts(signals, labels, names))
+        rows.append({**point, **cache[thresholds]})
+    return pd.DataFrame(rows, columns=[*grid.keys(), *METRIC_COLUMNS])
+
+
+def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.Series:
+    """Pick the best row under the budget: max recall, then max precision, then fewest alerts.
+
+    Ties left after that keep the grid's order (the first row wins). Rows with NaN recall or
+    precision rank below any number. Raises SimulationError when no row fits the budget.
+    """
+    if sweep_result.empty:
+        raise SimulationError("empty sweep: nothing to recommend")
+    fits = sweep_result[sweep_result["alerts_per_week"] <= alerts_per_week_budget]
+    if fits.empty:
+        lowest = sweep_result["alerts_per_week"].min()
+        raise SimulationError(f"no threshold set stays within {alerts_per_week_budget} alerts "
+                              f"per week (the lowest in this sweep is {lowest:.2f})")
+    ranked = fits.assign(_order=range(len(fits)),
+                         _recall=fits["recall"].fillna(-1.0),
+                         _precision=fits["precision"].fillna(-1.0))
+    ranked = ranked.sort_values(["_recall", "_precision", "alerts_per_week", "_order"],
+                                ascending=[False, False, True, True], kind="stable")
+    return ranked.drop(columns=["_order", "_recall", "_precision"]).iloc[0]
+
+
+def default_grid(thresholds: Thresholds | None = None) -> dict[str, list]:
+    """Return a small grid around the SPEC §3.3 defaults (what notebook 04 sweeps first)."""
+    t = thresholds or Thresholds()
+    return {
+        "coach_ratio": [0.3, t.coach_ratio, 0.5],
+        "coach_health": [t.coach_health, 1.0],
+        "conserve_close": [t.conserve_close, 70.0, 80.0],
+    }
+
+
+def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
+                       exhale_rate: float | None, thresholds: Thresholds | None = None) -> dict:
+    """Apply the SPEC §4.4 alert thresholds to one sprint's breath metrics (None = not measured)."""
+    t = thresholds or Thresholds()
+    return {
+        "overload": context_load is not None and context_load > t.context_load_max,
+        "noise": stale_ratio is not None and stale_ratio > t.stale_ratio_max,
+        "retention": exhale_rate is not None and exhale_rate < t.exhale_rate_min,
+    }
+
+
+BREATH_VIEW = "broker_recorded_releases"  # the broker branch's per-sprint §4.4 metrics
+
+
+def breath_alerts(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame | None:
+    """Count sprints over each SPEC §4.4 threshold, or None when the store has no breath data."""
+    t = thresholds or Thresholds()
+    present = query(db, "SELECT count(*) AS n FROM duckdb_views() WHERE view_name = ?",
+                    [BREATH_VIEW])["n"].iloc[0]
+    if not present:
+        return None
+    return query(db, f"""
+        SELECT count(*) AS sprints,
+            count(*) FILTER (WHERE context_load > ?) AS overload,
+            count(*) FILTER (WHERE stale_ratio > ?)  AS noise,
+            count(*) FILTER (WHERE exhale_rate < ?)  AS retention
+        FROM {BREATH_VIEW}""", [t.context_load_max, t.stale_ratio_max, t.exhale_rate_min])

@@ -1,0 +1,1 @@
+"""Altair chart builders and ipywidgets controls (DataFrames in, charts out; no metric computed here)."""

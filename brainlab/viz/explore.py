@@ -1,0 +1,197 @@
+"""Altair chart builders for the exploration notebooks (01 trends, 04 tuning, 05 tour).
+
+DataFrames in (from brainlab.metrics / brainlab.sim.tuning), charts out: no chart computes a
+metric; the only transforms here are filtering rows, bucketing by week and the plotting
+aggregates (mean, sum) altair applies. Default altair theme (the report's theme, when present,
+is applied by :func:`use_theme`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import altair as alt
+import pandas as pd
+
+from brainlab.config import Thresholds
+from brainlab.sim.tuning import METRIC_COLUMNS
+
+CATEGORY_COLORS = {"use-brain": "#1f77b4", "build-brain": "#ff7f0e",
+                   "explore-brain": "#2ca02c", "none": "#9e9e9e", "unknown": "#7f7f7f"}
+BAND_COLORS = {"narcissistic-loop": "#f4cccc", "watch": "#fff2cc", "healthy": "#d9ead3"}
+WIDTH = 620
+
+
+def use_theme() -> str:
+    """Enable brainlab's report theme when the package has one, else keep altair's default."""
+    try:
+        from brainlab.viz import theme  # noqa: F401  (written on the report branch)
+    except ImportError:
+        return "default"
+    enable = getattr(theme, "enable", None)
+    if callable(enable):
+        enable()
+        return "brainlab"
+    return "default"
+
+
+def _category_scale() -> alt.Scale:
+    return alt.Scale(domain=list(CATEGORY_COLORS), range=list(CATEGORY_COLORS.values()))
+
+
+def week_start(values: pd.Series) -> pd.Series:
+    """Monday of each timestamp's ISO week (the bucket weekly_health uses)."""
+    stamps = pd.to_datetime(values)
+    return (stamps - pd.to_timedelta(stamps.dt.weekday, unit="D")).dt.normalize()
+
+
+def filter_sessions(frame: pd.DataFrame, start=None, end=None,
+                    types: Iterable[str] | None = None,
+                    projects: Iterable[str] | None = None) -> pd.DataFrame:
+    """Keep sessions started in [start, end] (dates, inclusive) of the given types and projects.
+
+    ``types`` / ``projects`` None or empty = no filter; the project "(none)" matches sessions
+    without a project.
+    """
+    keep = pd.Series(True, index=frame.index)
+    started = pd.to_datetime(frame["started_at"])
+    if start is not None:
+        keep &= started >= pd.Timestamp(start)
+    if end is not None:
+        keep &= started < pd.Timestamp(end) + pd.Timedelta(days=1)
+    if types:
+        keep &= frame["type"].isin(list(types))
+    if projects and "project" in frame:
+        wanted = list(projects)
+        keep &= frame["project"].fillna("(none)").isin(wanted)
+    return frame[keep]
+
+
+def health_by_category(sessions: pd.DataFrame) -> alt.Chart:
+    """Weekly mean health score (SPEC §3.2 v2) per category, with sessions in the tooltip."""
+    data = sessions[sessions["health_score"].notna()].assign(
+        week=lambda f: week_start(f["started_at"]))[["week", "category", "health_score",
+                                                      "sess_id"]]
+    return alt.Chart(data, title="Health score by category (weekly mean, SPEC §3.2 v2)").mark_line(
+        point=True).encode(
+        x=alt.X("week:T", title="ISO week (Monday)"),
+        y=alt.Y("mean(health_score):Q", title="mean health score"),
+        color=alt.Color("category:N", scale=_category_scale()),
+        tooltip=["week:T", "category:N", alt.Tooltip("mean(health_score):Q", format=".2f"),
+                 alt.Tooltip("count(sess_id):Q", title="sessions")],
+    ).properties(width=WIDTH, height=240)
+
+
+def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
+                clip: float = 3.0) -> alt.LayerChart:
+    """Rolling ratio (SPEC §3.3) over the healthy / watch / narcissistic-loop bands.
+
+    The dashed rule is the coach trigger (ratio <= coach_ratio); red points are sessions whose
+    boot fired the coach. Ratios above ``clip`` are drawn at ``clip``.
+    """
+    t = thresholds or Thresholds()
+    data = signals[["sess_id", "started_at", "ratio", "ratio_band", "coach_triggered",
+                    "coach_reason"]].copy()
+    data["ratio_shown"] = data["ratio"].clip(upper=clip)
+    bands = pd.DataFrame([
+        {"band": "narcissistic-loop", "low": 0.0, "high": t.ratio_watch},
+        {"band": "watch", "low": t.ratio_watch, "high": t.ratio_healthy},
+        {"band": "healthy", "low": t.ratio_healthy, "high": clip},
+    ])
+    band_layer = alt.Chart(bands).mark_rect(opacity=0.6).encode(
+        y=alt.Y("low:Q", title="ratio n_use / (n_build + 0.5 n_explore)",
+                scale=alt.Scale(domain=[0, clip])),
+        y2="high:Q",
+        color=alt.Color("band:N", scale=alt.Scale(domain=list(BAND_COLORS),
+                                                  range=list(BAND_COLORS.values())),
+                        title="ratio band"),
+    )
+    coach = alt.Chart(pd.DataFrame({"coach_ratio": [t.coach_ratio]})).mark_rule(
+        strokeDash=[6, 4], color="#cc0000").encode(y="coach_ratio:Q")
+    line = alt.Chart(data).mark_line(color="#333333").encode(
+        x=alt.X("started_at:T", title="session start"), y="ratio_shown:Q",
+        tooltip=["sess_id:N", alt.Tooltip("ratio:Q", format=".2f"), "ratio_band:N"])
+    fired = alt.Chart(data[data["coach_triggered"].fillna(False).astype(bool)]).mark_point(
+        color="#cc0000", filled=True, size=50).encode(
+        x="started_at:T", y="ratio_shown:Q", tooltip=["sess_id:N", "coach_reason:N"])
+    title = (f"Rolling ratio ({t.ratio_window} {t.ratio_window_unit}) with bands; dashed: coach "
+             f"trigger <= {t.coach_ratio} (SPEC §3.3)")
+    return alt.layer(band_layer, coach, line, fired, title=title).properties(
+        width=WIDTH, height=260)
+
+
+def tokens_vs_output(sessions: pd.DataFrame) -> alt.Chart:
+    """Tokens used against the output the health formula counts (SPEC §3.2 inputs), per session."""
+    data = sessions[["sess_id", "category", "tokens_used", "commits", "todos_closed",
+                     "kernel_files_touched", "adrs_written", "insights_captured",
+                     "health_score"]].copy()
+    parts = ["commits", "todos_closed", "kernel_files_touched", "adrs_written",
+             "insights_captured"]
+    data["output_units"] = data[parts].fillna(0).sum(axis=1)
+    return alt.Chart(data, title="Tokens used against output (commits + todos + kernel files + "
+                                 "ADRs + insights)").mark_circle(opacity=0.7).encode(
+        x=alt.X("tokens_used:Q", title="tokens used"),
+        y=alt.Y("output_units:Q", title="output units"),
+        color=alt.Color("category:N", scale=_category_scale()),
+        size=alt.Size("health_score:Q", title="health"),
+        tooltip=["sess_id:N", "tokens_used:Q", "output_units:Q",
+                 alt.Tooltip("health_score:Q", format=".2f")],
+    ).properties(width=WIDTH, height=260)
+
+
+def agent_cost_trend(weekly_cost: pd.DataFrame, agents: Sequence[str]) -> alt.Chart:
+    """Weekly tokens spent loading each of ``agents`` (view agent_weekly_cost, SPEC §2.5)."""
+    data = weekly_cost[weekly_cost["agent"].isin(list(agents))]
+    return alt.Chart(data, title="Weekly load cost of the agents whose cost grows, and the "
+                                 "costliest (SPEC §2.5)").mark_line(point=True).encode(
+        x=alt.X("week_start:T", title="ISO week (Monday)"),
+        y=alt.Y("tokens_total:Q", title="estimated tokens loaded"),
+        color="agent:N",
+        tooltip=["agent:N", "iso_week:N", "sessions_loaded:Q", "tokens_total:Q"],
+    ).properties(width=WIDTH, height=260)
+
+
+def alerts_per_week(weekly: pd.DataFrame, signals: Sequence[str]) -> alt.LayerChart:
+    """Stacked alerts per week by signal, with the week's bad sessions as a line (notebook 04)."""
+    long = weekly.melt(id_vars=["week_start", "iso_week"], value_vars=list(signals),
+                       var_name="signal", value_name="sessions_flagged")
+    bars = alt.Chart(long).mark_bar().encode(
+        x=alt.X("iso_week:N", title="ISO week"),
+        y=alt.Y("sessions_flagged:Q", title="sessions"),
+        color=alt.Color("signal:N"),
+        tooltip=["iso_week:N", "signal:N", "sessions_flagged:Q"])
+    bad = alt.Chart(weekly).mark_line(color="black", point=True).encode(
+        x="iso_week:N", y="bad_sessions:Q", tooltip=["iso_week:N", "bad_sessions:Q",
+                                                     "true_positives:Q"])
+    return alt.layer(bars, bad, title="Alerts per week by signal; black: bad sessions "
+                                      "(outcome labels)").properties(width=WIDTH, height=240)
+
+
+def sweep_tradeoff(result: pd.DataFrame, color: str | None = None,
+                   budget: float | None = None) -> alt.LayerChart:
+    """Each swept threshold set as a point: recall against alerts per week (precision as size)."""
+    keys = [c for c in result.columns if c not in METRIC_COLUMNS]
+    data = result.assign(label=result[keys].astype(str).agg(", ".join, axis=1)
+                         if keys else "SPEC defaults")
+    enc = {"x": alt.X("alerts_per_week:Q", title="alerts per week"),
+           "y": alt.Y("recall:Q", scale=alt.Scale(domain=[0, 1])),
+           "size": alt.Size("precision:Q", scale=alt.Scale(domain=[0, 1])),
+           "tooltip": ["label:N", alt.Tooltip("alerts_per_week:Q", format=".2f"),
+                       alt.Tooltip("precision:Q", format=".2f"),
+                       alt.Tooltip("recall:Q", format=".2f")]}
+    if color:
+        enc["color"] = alt.Color(f"{color}:N")
+    points = alt.Chart(data).mark_circle(opacity=0.75).encode(**enc)
+    layers = [points]
+    if budget is not None:
+        layers.append(alt.Chart(pd.DataFrame({"budget": [budget]})).mark_rule(
+            strokeDash=[6, 4]).encode(x="budget:Q"))
+    return alt.layer(*layers, title="Threshold sweep: recall against alert volume").properties(
+        width=WIDTH, height=260)
+
+
+def health_parts(parts: pd.DataFrame) -> alt.Chart:
+    """Bars of a health score's numerator terms (notebook 05's step-by-step score)."""
+    return alt.Chart(parts, title="What the numerator is made of (SPEC §3.2 v2)").mark_bar().encode(
+        x=alt.X("points:Q"), y=alt.Y("term:N", sort=None), tooltip=["term:N", "points:Q"],
+    ).properties(width=400, height=120)

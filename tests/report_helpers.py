@@ -1,0 +1,102 @@
+"""Helpers shared by the report tests: a synthetic brain with planted HTML payloads, and a
+real headless Chromium run with the network off (DESIGN §3 "a real browser for the HTML report").
+
+Browser driving is the simplest robust thing: one ``chromium --headless --dump-dom`` process
+per check. ``--enable-logging=stderr --v=0`` makes Chromium print every console message as
+``...:CONSOLE:...`` on stderr, which is how console errors are detected; the host resolver
+maps every name to NOTFOUND and the proxy points at a closed port, so any fetch fails.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from brainlab.sources import brain_sources
+from brainlab.store import ingest, open_writer
+from brainlab.synth import SynthOptions, synthesize
+
+# Payloads whose execution would show in the dumped DOM (an attribute on <body>, the title).
+PWN_NOTE = ("<img src=x onerror=\"document.body.setAttribute('data-pwned','note')\"> "
+            "<script>document.title='pwned';document.body.setAttribute('data-pwned','script')"
+            "</script> <svg onload=\"document.body.setAttribute('data-pwned','svg')\"></svg>")
+PWN_FILE = "<img src=x onerror=document.body.setAttribute('data-pwned','file')>.md"
+
+CHROMIUM = os.environ.get("BRAINLAB_CHROMIUM") or shutil.which("chromium") or \
+    shutil.which("chromium-browser") or "/usr/bin/chromium"
+
+
+def build_brain_db(root: Path, weeks: int = 8, seed: int = 11) -> tuple[Path, object]:
+    """Synthesize a brain, plant the test payloads, ingest it; return (db, manifest)."""
+    brain = root / "brain"
+    manifest = synthesize(brain, SynthOptions(weeks=weeks, seed=seed))
+    last = manifest.sessions[-1]
+    log = next((brain / "progression" / "metabolism").glob(f"*{last.sess_id}.md"))
+    # the notes paragraph is the log's last line: the payload joins it
+    log.write_text(log.read_text(encoding="utf-8").rstrip("\n") + f" {PWN_NOTE}\n",
+                   encoding="utf-8")
+    workspace = next(p for p in sorted((brain / "workspace").iterdir()) if p.is_dir())
+    (workspace / PWN_FILE).write_text("planted by the report tests\n", encoding="utf-8")
+    db = root / "brainlab.duckdb"
+    con = open_writer(db)
+    try:
+        ingest.run(con, brain_sources(), brain)
+    finally:
+        con.close()
+    return db, manifest
+
+
+def chromium_available() -> bool:
+    """True when a Chromium binary is present (CI installs Debian's chromium)."""
+    return Path(CHROMIUM).exists()
+
+
+def browser_args(profile: Path) -> list[str]:
+    """Headless Chromium with no network at all and console messages on stderr."""
+    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}",
+            "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
+            "--enable-logging=stderr", "--v=0"]
+
+
+def dump_dom(page: Path, profile: Path) -> tuple[str, list[str]]:
+    """Load ``page`` in headless Chromium; return (the DOM after load, console lines)."""
+    done = subprocess.run([*browser_args(profile), "--dump-dom", page.resolve().as_uri()],
+                          capture_output=True, text=True, timeout=60, check=True)
+    console = [ln for ln in done.stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
+    return done.stdout, console
+
+
+def screenshot(page: Path, png: Path, profile: Path, width: int = 1000,
+               height: int = 1400) -> Path:
+    """Save a PNG of ``page`` rendered by headless Chromium."""
+    subprocess.run([*browser_args(profile), "--hide-scrollbars", f"--window-size={width},{height}",
+                    f"--screenshot={png.resolve()}", page.resolve().as_uri()],
+                   capture_output=True, text=True, timeout=60, check=True)
+    return png
+
+
+class ActiveContent(html.parser.HTMLParser):
+    """Collect every element that could run code: <script>, on* attributes, javascript: URLs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "object", "embed", "foreignobject"):
+            self.found.append(f"<{tag}>")
+        for name, value in attrs:
+            if name.lower().startswith("on") or "javascript:" in (value or "").lower():
+                self.found.append(f"<{tag} {name}={value!r}>")
+
+
+def active_content(markup: str) -> list[str]:
+    """Every element of ``markup`` that could execute (empty list = inert document)."""
+    parser = ActiveContent()
+    parser.feed(markup)
+    return parser.found

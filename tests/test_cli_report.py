@@ -1,0 +1,65 @@
+"""``brainlab report weekly``: renders a week, exits non-zero on a failed run and keeps the
+previous report, and picks weeks for --week / --all / --since."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from report_helpers import build_brain_db
+
+from brainlab.cli import main
+from brainlab.errors import ReportError
+from brainlab.report import select_weeks
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cli-report")
+    db, manifest = build_brain_db(root, weeks=3, seed=5)
+    weeks = sorted({f"{s.started_at:%G-W%V}" for s in manifest.sessions})
+    return {"root": root, "db": db, "weeks": weeks}
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["report", "weekly", *map(str, args)])
+
+
+@pytest.mark.slow
+def test_weekly_renders_then_failed_run_keeps_it(small, tmp_path):
+    out = tmp_path / "reports"
+    week = small["weeks"][-1]
+    done = invoke("--week", week, "--db", small["db"], "--out", out)
+    assert done.exit_code == 0, done.output
+    page = out / week / "weekly_health.html"
+    assert str(page) in done.output and page.exists()
+    assert f'href="{week}/weekly_health.html"' in (out / "index.html").read_text()
+    before = page.read_bytes()
+
+    bad = tmp_path / "thresholds.toml"
+    bad.write_text("[thresholds]\nno_such_threshold = 1\n")
+    failed = invoke("--week", week, "--db", small["db"], "--out", out, "--thresholds", bad)
+    assert failed.exit_code == 1
+    assert "Error: report notebook failed in cell" in failed.output
+    assert "ConfigError" in failed.output and "no_such_threshold" in failed.output
+    assert page.read_bytes() == before
+    assert (out / week / "weekly_health.failed.ipynb").exists()
+
+
+def test_user_errors_exit_1(small, tmp_path):
+    both = invoke("--week", small["weeks"][0], "--all", "--db", small["db"], "--out", tmp_path)
+    assert both.exit_code == 1 and "one of --week, --all or --since" in both.output
+    missing = invoke("--db", tmp_path / "none.duckdb", "--out", tmp_path)
+    assert missing.exit_code == 1 and "no database" in missing.output
+    bad_week = invoke("--week", "2026-48", "--db", small["db"], "--out", tmp_path)
+    assert bad_week.exit_code == 1 and "ISO week" in bad_week.output
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_week_selection(small):
+    weeks = small["weeks"]
+    assert select_weeks(small["db"]) == [weeks[-1]]
+    assert select_weeks(small["db"], all_weeks=True) == weeks
+    assert select_weeks(small["db"], since=weeks[1]) == weeks[1:]
+    assert select_weeks(small["db"], week="2026-W01") == ["2026-W01"]
+    with pytest.raises(ReportError):
+        select_weeks(small["db"], week=weeks[0], since=weeks[0])

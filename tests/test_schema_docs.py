@@ -1,0 +1,29 @@
+"""Every table and view is documented, documented columns match the real ones, docs are fresh."""
+
+from pathlib import Path
+
+from brainlab.store import docs, reader
+from brainlab.store.schema import models
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_documented_columns_match_relations():
+    live = docs.relations()
+    documented = models()
+    assert sorted(set(live) - set(documented)) == [], "undocumented tables/views"
+    assert sorted(set(documented) - set(live)) == [], "documented but missing"
+    for name, model in documented.items():
+        assert [c["name"] for c in model["columns"]] == [c for c, _ in live[name]], name
+
+
+def test_comments_written_into_duckdb(demo):
+    with reader(demo["db"]) as con:
+        comment = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = "
+                              "'sessions' AND column_name = 'health_score'").fetchone()[0]
+    assert "Recomputed score" in comment
+
+
+def test_schema_md_is_up_to_date():
+    on_disk = (ROOT / "docs" / "schema.md").read_text(encoding="utf-8")
+    assert on_disk == docs.render(), "run: python -m brainlab.store.docs"
