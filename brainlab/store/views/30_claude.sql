@@ -208,7 +208,8 @@ LEFT JOIN compact c USING (session_id);
 -- Transcript sessions in the shape of the protocol's `sessions` view (source = 'transcript');
 -- what a transcript cannot know (type, todos, handoff, health) is NULL.
 CREATE OR REPLACE VIEW transcript_sessions AS
-SELECT session_id AS sess_id, started_at, CAST(NULL AS VARCHAR) AS type,
+SELECT session_id AS sess_id, started_at, CAST(started_at AS DATE) AS session_date,
+       CAST(NULL AS VARCHAR) AS type,
        CAST(NULL AS VARCHAR) AS category, CAST(NULL AS VARCHAR) AS mode, project,
        CAST(tokens_used AS DOUBLE) AS tokens_used, context_peak_pct, context_at_close,
        duration_min, commits, CAST(NULL AS INTEGER) AS todos_closed,
