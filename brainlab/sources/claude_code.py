@@ -95,7 +95,7 @@ class Chunk:
     tool_results: list[tuple] = field(default_factory=list)
     agent_links: list[dict] = field(default_factory=list)
     compactions: list[dict] = field(default_factory=list)
-    spans: dict[tuple, dict] = field(default_factory=dict)
+    spans: dict[tuple, list] = field(default_factory=dict)  # see _span()
     errors: list[dict] = field(default_factory=list)
     unknown_types: set[str] = field(default_factory=set)
 
@@ -184,18 +184,26 @@ def _split_glued(text: str) -> list[dict]:
 
 def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> None:
     """Turn one transcript line (a JSON object) into rows of ``chunk``."""
-    kind = obj.get("type")
-    session_id = _str(obj.get("sessionId")) or ctx.session_id
-    agent_id = _str(obj.get("agentId")) or ctx.agent_id
-    if agent_id is None and obj.get("isSidechain") is True:
+    # hot path (every line): one lookup per field, _str inlined
+    get = obj.get
+    kind = get("type")
+    value = get("sessionId")
+    session_id = value if isinstance(value, str) and value else ctx.session_id
+    value = get("agentId")
+    agent_id = value if isinstance(value, str) and value else ctx.agent_id
+    if agent_id is None and get("isSidechain") is True:
         agent_id = "sidechain"  # older inline subagent lines name no agent
-    ts_text = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
-    _span(chunk, session_id, agent_id, ts_text, obj.get("cwd"), ctx.path)
+    ts_text = get("timestamp")
+    if not isinstance(ts_text, str):
+        ts_text = None
+    cwd = get("cwd")
+    if session_id is not None:
+        _span(chunk, session_id, agent_id, ts_text, cwd, ctx.path)
     if kind == "assistant":
-        message = obj.get("message")
+        message = get("message")
         if isinstance(message, dict):
-            _assistant(message, _str(obj.get("requestId")), session_id, agent_id, ts_text,
-                       obj.get("cwd"), ctx, line_no, chunk, nested=False)
+            _assistant(message, _str(get("requestId")), session_id, agent_id, ts_text,
+                       cwd, ctx, line_no, chunk, nested=False)
     elif kind == "user":
         _user(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     elif kind == "progress":
@@ -221,27 +229,32 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
 
 def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ctx: FileContext,
                line_no: int, chunk: Chunk, nested: bool) -> None:
-    usage = message.get("usage")
-    model = _str(message.get("model"))
+    get = message.get
+    usage = get("usage")
     ts = to_utc(ts_text)
     if isinstance(usage, dict):
-        creation = usage.get("cache_creation")
-        creation = creation if isinstance(creation, dict) else {}
+        use = usage.get
+        creation = use("cache_creation")
+        creation = creation.get if isinstance(creation, dict) else _no_value
+        # token counts are ints in every real line: test that first, _int() for the rest
+        inp, out = use("input_tokens"), use("output_tokens")
+        cc_in, cc_read = use("cache_creation_input_tokens"), use("cache_read_input_tokens")
+        cc_5m, cc_1h = creation("ephemeral_5m_input_tokens"), creation("ephemeral_1h_input_tokens")
         chunk.requests.append((
             session_id, agent_id,
-            request_id, _str(message.get("id")),
-            redact_truncate(model, 80), ts,
-            _int(usage.get("input_tokens")) or 0,
-            _int(usage.get("output_tokens")) or 0,
-            _int(usage.get("cache_creation_input_tokens")) or 0,
-            _int(creation.get("ephemeral_5m_input_tokens")),
-            _int(creation.get("ephemeral_1h_input_tokens")),
-            _int(usage.get("cache_read_input_tokens")) or 0,
-            _str(usage.get("speed")),
-            nested, redact_truncate(_str(cwd), 300),
+            request_id, _str(get("id")),
+            _kept(get("model"), 80), ts,
+            inp if type(inp) is int else _int(inp) or 0,
+            out if type(out) is int else _int(out) or 0,
+            cc_in if type(cc_in) is int else _int(cc_in) or 0,
+            cc_5m if type(cc_5m) is int else _int(cc_5m),
+            cc_1h if type(cc_1h) is int else _int(cc_1h),
+            cc_read if type(cc_read) is int else _int(cc_read) or 0,
+            _str(use("speed")),
+            nested, _kept(cwd, 300),
             ctx.path, line_no,
         ))
-    content = message.get("content")
+    content = get("content")
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -263,11 +276,11 @@ def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no:
     elif name == "Bash":
         command = _str(args.get("command"))
     chunk.tool_calls.append((
-        session_id, agent_id, ts, redact_truncate(name, 80),
+        session_id, agent_id, ts, _kept(name, 80),
         _str(block.get("id")),
-        redact_truncate(file_path, 500), redact_truncate(pattern, 200),
-        redact_truncate(launched, 80),
-        redact_truncate(command, COMMAND_CHARS),
+        _kept(file_path, 500), redact_truncate(pattern, 200) if pattern else None,
+        _kept(launched, 80),
+        redact_truncate(command, COMMAND_CHARS) if command else None,
         bool(command and _GIT_COMMIT.search(command)),
         ctx.path, line_no,
     ))
@@ -324,34 +337,27 @@ def _progress(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int,
 
 
 def _span(chunk: Chunk, session_id, agent_id, ts_text, cwd, path: str) -> None:
-    if session_id is None:
-        return
+    # a span is [first_ts, last_ts, lines, cwd, file] per (session, agent); see span_rows()
     key = (session_id, agent_id)
     span = chunk.spans.get(key)
     if span is None:
-        span = chunk.spans[key] = {"session_id": session_id, "agent_id": agent_id,
-                                   "first_ts": None, "last_ts": None, "lines": 0, "cwd": None,
-                                   "source_file": path}
-    span["lines"] += 1
+        span = chunk.spans[key] = [None, None, 0, None, path]
+    span[2] += 1
     if ts_text:
-        if span["first_ts"] is None or ts_text < span["first_ts"]:
-            span["first_ts"] = ts_text
-        if span["last_ts"] is None or ts_text > span["last_ts"]:
-            span["last_ts"] = ts_text
+        if span[0] is None or ts_text < span[0]:
+            span[0] = ts_text
+        if span[1] is None or ts_text > span[1]:
+            span[1] = ts_text
     if isinstance(cwd, str) and cwd:
-        span["cwd"] = cwd
+        span[3] = cwd
 
 
 def span_rows(chunk: Chunk) -> list[dict]:
     """Return the chunk's per-(session, agent) spans as rows (UTC timestamps, cwd redacted)."""
-    rows = []
-    for span in chunk.spans.values():
-        row = dict(span)
-        row["first_ts"] = to_utc(span["first_ts"])
-        row["last_ts"] = to_utc(span["last_ts"])
-        row["cwd"] = redact_truncate(span["cwd"], 300)
-        rows.append(row)
-    return rows
+    return [{"session_id": session_id, "agent_id": agent_id, "first_ts": to_utc(first),
+             "last_ts": to_utc(last), "lines": lines, "cwd": redact_truncate(cwd, 300),
+             "source_file": path}
+            for (session_id, agent_id), (first, last, lines, cwd, path) in chunk.spans.items()]
 
 
 def read_meta(jsonl: Path, ctx: FileContext) -> dict | None:
@@ -372,6 +378,30 @@ def read_meta(jsonl: Path, ctx: FileContext) -> dict | None:
 
 def _str(value) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+_KEPT: dict[tuple, str | None] = {}  # (text, limit) -> redact_truncate(text, limit)
+_KEPT_MAX = 100_000
+
+
+def _kept(value, limit: int) -> str | None:
+    """``redact_truncate(_str(value), limit)``, memoised (cwd, model, names, paths repeat)."""
+    key = (value, limit)
+    try:
+        return _KEPT[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable value (list, dict) is not a string: None
+        return None
+    text = redact_truncate(_str(value), limit)
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.clear()
+    _KEPT[key] = text
+    return text
+
+
+def _no_value(_key):
+    return None
 
 
 def _int(value) -> int | None:

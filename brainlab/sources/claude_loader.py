@@ -29,7 +29,6 @@ import pyarrow as pa
 
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_code as cc
-from brainlab.store.ingest import insert_rows
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
           "cc_compactions", "cc_spans")
@@ -38,7 +37,9 @@ PRICES_ENV = "BRAINLAB_PRICES"
 BATCH_BYTES = 64_000_000  # commit after this many bytes read ...
 BATCH_FILES = 500  # ... or this many files, whichever comes first
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
-PARALLEL_MIN_BYTES = 16_000_000  # below this, worker processes cost more than they save
+# below this, worker processes (fork, and pyarrow importing pandas in each) cost more than
+# they save; runs under it also skip Arrow (columns go to DuckDB as lists: no pandas import)
+PARALLEL_MIN_BYTES = 64_000_000
 
 ProgressFn = Callable[[Path, str], None]
 
@@ -106,11 +107,17 @@ def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict],
 
 
 def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    """Replace the price table in the store (one transaction)."""
+    """Replace the price table in the store (one transaction); a no-op when it is unchanged."""
+    cursor = con.execute("SELECT * FROM cc_prices")
+    names = [d[0] for d in cursor.description]
+    stored = sorted(cursor.fetchall(), key=lambda r: r[0])
+    wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=lambda r: r[0])
+    if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
+        return
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM cc_prices")
-        insert_rows(con, "cc_prices", rows)
+        insert_columns(con, "cc_prices", names, [list(c) for c in zip(*wanted, strict=True)])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -194,7 +201,7 @@ class FileJob:
 class FileRead:
     """One file's parsed new lines, ready to write."""
 
-    rows: dict[str, pa.Table]
+    rows: dict[str, pa.Table | Columns]
     errors: list[dict]
     bytes_done: int
     lines_done: int
@@ -218,8 +225,26 @@ def plan_file(path: Path, state: tuple | None) -> FileJob | None:
                    rows_before or 0, errors_before or 0)
 
 
-def parse_file(job: FileJob) -> FileRead:
-    """Parse the complete lines of ``job`` (pure: runs in a worker process)."""
+@dataclass
+class Columns:
+    """One table's rows as column lists: the in-process path, written without Arrow."""
+
+    names: tuple[str, ...]
+    values: list[list]
+
+    @property
+    def num_rows(self) -> int:
+        """How many rows (the length of every column)."""
+        return len(self.values[0]) if self.values else 0
+
+
+def parse_file(job: FileJob, arrow: bool = True) -> FileRead:
+    """Parse the complete lines of ``job`` (pure: runs in a worker process).
+
+    Rows come back as Arrow tables (cheap to send from a worker), or with ``arrow=False`` as
+    column lists (building Arrow arrays from Python objects makes pyarrow import pandas,
+    about half a second, which would be most of a small incremental run).
+    """
     path = Path(job.path)
     ctx = cc.FileContext.of(path)
     chunk = cc.Chunk()
@@ -235,7 +260,8 @@ def parse_file(job: FileJob) -> FileRead:
         "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
     }
     # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
-    tables = {name: to_arrow(name, table_rows) for name, table_rows in rows.items()
+    convert = to_arrow if arrow else to_columns
+    tables = {name: convert(name, table_rows) for name, table_rows in rows.items()
               if table_rows}
     return FileRead(tables, chunk.errors, bytes_done, lines_done, pending,
                     _head_hash(path, bytes_done), ctx.layout)
@@ -271,8 +297,9 @@ def _parse_all(jobs: list[FileJob], workers: int | None):
     if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()):
         for job in jobs:
-            yield job, _parse_safely(job)
+            yield job, _parse_safely(job, False)
         return
+    pa.array([0])  # pyarrow imports pandas on first use: once here, not in every worker
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending, queue = {}, list(reversed(jobs))
@@ -285,10 +312,10 @@ def _parse_all(jobs: list[FileJob], workers: int | None):
                 yield pending.pop(future), future.result()
 
 
-def _parse_safely(job: FileJob) -> FileRead:
+def _parse_safely(job: FileJob, arrow: bool = True) -> FileRead:
     """Parse one file; an unexpected failure becomes an error row, never a lost run."""
     try:
-        return parse_file(job)
+        return parse_file(job, arrow)
     except Exception as exc:  # a parser bug must not cost the other files
         error = {"file": job.path, "line": None, "reason": f"parser failure"
                  f" ({type(exc).__name__}: {exc}); file left for the next run",
@@ -309,16 +336,19 @@ class _Writer:
         self.con = con
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
-        self.tables: dict[str, list[pa.Table]] = {}  # its rows, inserted at commit
+        self.tables: dict[str, list] = {}  # its rows (Arrow or Columns), inserted at commit
         for table in TABLES:  # set before workers fork, so they inherit it
-            cols = con.execute(
-                "SELECT column_name, data_type FROM information_schema.columns"
-                " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
-                [table]).fetchall()
-            _ARROW_TYPES[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
+            _column_types(con, table)
 
-    def insert(self, table: str, rows: pa.Table) -> None:
-        """Append an Arrow table of rows to ``table`` (columns by name)."""
+    def insert(self, table: str, parts: list) -> None:
+        """Append rows (Arrow tables, or Columns) to ``table`` (columns by name)."""
+        if isinstance(parts[0], Columns):
+            names = parts[0].names
+            insert_columns(self.con, table, names,
+                           [[v for part in parts for v in part.values[i]]
+                            for i in range(len(names))])
+            return
+        rows = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         self.con.register("_cc_rows", rows)
         try:
             self.con.execute(f'INSERT INTO "{table}" BY NAME SELECT * FROM _cc_rows')
@@ -342,7 +372,10 @@ class _Writer:
                         " AND line IS NULL", [key, cc.SOURCE])  # e.g. "empty file"
         for table, table_rows in read.rows.items():  # inserted at commit, one per table
             self.tables.setdefault(table, []).append(table_rows)
-        insert_rows(con, "ingest_errors", read.errors)
+        if read.errors:
+            names = tuple(read.errors[0])
+            insert_columns(con, "ingest_errors", names,
+                           [[e[n] for e in read.errors] for n in names])
         self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
                            read.head, job.size, job.runs + 1, rows_total, errors_total))
         summary.read += 1
@@ -360,7 +393,7 @@ class _Writer:
         """Commit the open batch of whole files (each file is in exactly one batch)."""
         if self.open:
             for table, parts in self.tables.items():
-                self.insert(table, pa.concat_tables(parts) if len(parts) > 1 else parts[0])
+                self.insert(table, parts)
             if self.files:
                 names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
                          "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
@@ -388,6 +421,43 @@ class _Writer:
 
 
 _ARROW_TYPES: dict[str, list[tuple[str, pa.DataType]]] = {}  # table -> typed columns
+_SQL_TYPES: dict[str, dict[str, str]] = {}  # table -> column -> DuckDB type
+
+
+def _column_types(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """Read (once per process) ``table``'s column types, for Arrow and for list inserts."""
+    if table not in _SQL_TYPES:
+        cols = con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns"
+            " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+            [table]).fetchall()
+        _SQL_TYPES[table] = dict(cols)
+        _ARROW_TYPES[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
+    return _SQL_TYPES[table]
+
+
+def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list]
+                   ) -> None:
+    """Append rows given as one list per column (``names``) to ``table``, without Arrow.
+
+    The lists are query parameters unnested side by side; TIMESTAMP columns receive ISO text
+    (as in the Arrow path) and DuckDB casts it on insert.
+    """
+    if not columns or not columns[0]:
+        return
+    types = _column_types(con, table)
+    select = ", ".join(
+        f'unnest(${i}::{"VARCHAR" if types[n] == "TIMESTAMP" else types[n]}[]) AS "{n}"'
+        for i, n in enumerate(names, 1))
+    con.execute(f'INSERT INTO "{table}" BY NAME SELECT {select}', columns)
+
+
+def to_columns(table: str, rows: list) -> Columns:
+    """Rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) as column lists."""
+    if isinstance(rows[0], tuple):
+        return Columns(TUPLE_COLUMNS[table], [list(c) for c in zip(*rows, strict=True)])
+    names = tuple(c for c, _ in _ARROW_TYPES[table])
+    return Columns(names, [[r.get(c) for r in rows] for c in names])
 
 
 def to_arrow(table: str, rows: list) -> pa.Table:
