@@ -1,0 +1,49 @@
+"""The two write paths of the transcript loader give the same database.
+
+Small runs parse in this process and hand DuckDB column lists; large runs parse in worker
+processes and hand it Arrow tables. Both must store exactly the same rows, errors included.
+"""
+
+from claude_factory import assistant, usage, write
+from test_claude_ingest import build_tree
+
+from brainlab.sources import claude_loader
+from brainlab.sources.claude_loader import TABLES, ingest_claude
+from brainlab.store import open_writer
+
+
+def dump(con):
+    out = {}
+    for table in (*TABLES, "ingest_errors", "cc_files", "cc_prices"):
+        rows = con.execute(f'SELECT * FROM "{table}"').fetchall()
+        out[table] = sorted(rows, key=repr)
+    return out
+
+
+def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
+    root = build_tree(tmp_path / "cfg")
+    proj = root / "projects" / "-home-u-projets-gamma"
+    write(proj / "s3.jsonl", [
+        assistant("s3", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
+        b'{"type": "assistant", broken',
+        {"type": "brand-new-type", "sessionId": "s3"},
+        [1, 2],
+    ])
+    (proj / "empty.jsonl").write_bytes(b"")  # an empty file: a warning row
+
+    small = open_writer(tmp_path / "small.duckdb")
+    s1 = ingest_claude(small, root, workers=1)
+    monkeypatch.setattr(claude_loader, "PARALLEL_MIN_BYTES", 0)
+    large = open_writer(tmp_path / "large.duckdb")
+    s2 = ingest_claude(large, root, workers=2)
+
+    assert (s1.read, s1.rows, s1.errors) == (s2.read, s2.rows, s2.errors) == (6, s1.rows, 4)
+    a, b = dump(small), dump(large)
+    assert a["cc_request_lines"] and a["cc_tool_call_lines"] and a["cc_spans"]
+    for table in a:
+        assert a[table] == b[table], table
+    # a second run changes nothing and does not rewrite the price table
+    before = small.execute("SELECT count(*) FROM cc_prices").fetchone()
+    again = ingest_claude(small, root, workers=1)
+    assert (again.read, again.unchanged) == (0, 6)
+    assert small.execute("SELECT count(*) FROM cc_prices").fetchone() == before
