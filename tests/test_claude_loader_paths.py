@@ -1,7 +1,8 @@
 """The two write paths of the transcript loader give the same database.
 
-Small runs parse in this process and hand DuckDB column lists; large runs parse in worker
-processes and hand it Arrow tables. Both must store exactly the same rows, errors included.
+Small runs parse in this process and hand DuckDB column lists; larger ones parse in worker
+processes, and the largest hand it Arrow tables. All must store exactly the same rows, errors
+included.
 """
 
 from claude_factory import assistant, usage, write
@@ -34,8 +35,13 @@ def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
     small = open_writer(tmp_path / "small.duckdb")
     s1 = ingest_claude(small, root, workers=1)
     monkeypatch.setattr(claude_loader, "PARALLEL_MIN_BYTES", 0)
-    large = open_writer(tmp_path / "large.duckdb")
+    workers = open_writer(tmp_path / "workers.duckdb")  # workers sending column lists
+    s3 = ingest_claude(workers, root, workers=2)
+    monkeypatch.setattr(claude_loader, "ARROW_MIN_BYTES", 0)
+    large = open_writer(tmp_path / "large.duckdb")  # workers sending Arrow tables
     s2 = ingest_claude(large, root, workers=2)
+    assert (s3.read, s3.rows, s3.errors) == (s2.read, s2.rows, s2.errors)
+    assert dump(workers) == dump(large)
 
     assert (s1.read, s1.rows, s1.errors) == (s2.read, s2.rows, s2.errors) == (6, s1.rows, 4)
     a, b = dump(small), dump(large)

@@ -37,9 +37,11 @@ PRICES_ENV = "BRAINLAB_PRICES"
 BATCH_BYTES = 64_000_000  # commit after this many bytes read ...
 BATCH_FILES = 500  # ... or this many files, whichever comes first
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
-# below this, worker processes (fork, and pyarrow importing pandas in each) cost more than
-# they save; runs under it also skip Arrow (columns go to DuckDB as lists: no pandas import)
-PARALLEL_MIN_BYTES = 64_000_000
+PARALLEL_MIN_BYTES = 8_000_000  # below this, forking worker processes costs more than it saves
+# Below this, rows go to DuckDB as column lists: building Arrow arrays from Python objects makes
+# pyarrow import pandas (~0.5 s, most of a small incremental run); above it Arrow pays back
+# (cheap to send from a worker, several times faster to insert than lists)
+ARROW_MIN_BYTES = 64_000_000
 
 ProgressFn = Callable[[Path, str], None]
 
@@ -294,19 +296,21 @@ def _parse_all(jobs: list[FileJob], workers: int | None):
     if workers is None:
         workers = os.cpu_count() or 1
     todo = sum(job.size - job.offset for job in jobs)
+    arrow = todo >= ARROW_MIN_BYTES
     if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()):
         for job in jobs:
-            yield job, _parse_safely(job, False)
+            yield job, _parse_safely(job, arrow)
         return
-    pa.array([0])  # pyarrow imports pandas on first use: once here, not in every worker
+    if arrow:
+        pa.array([0])  # pyarrow imports pandas on first use: once here, not in every worker
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending, queue = {}, list(reversed(jobs))
         while queue or pending:
             while queue and len(pending) < 2 * workers:  # bound memory: few results in flight
                 job = queue.pop()
-                pending[pool.submit(_parse_safely, job)] = job
+                pending[pool.submit(_parse_safely, job, arrow)] = job
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
@@ -397,17 +401,13 @@ class _Writer:
             if self.files:
                 names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
                          "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
-                batch = pa.table(dict(zip(names, zip(*self.files, strict=True), strict=True)))
-                self.con.register("_cc_files", batch)
-                try:
-                    self.con.execute("INSERT OR REPLACE INTO cc_files BY NAME"
-                                     " SELECT * FROM _cc_files")
-                    self.con.execute(
-                        "INSERT OR REPLACE INTO ingest_files SELECT source_file, ?,"
-                        " 'tail:' || bytes_done, bytes_done, rows_loaded, errors FROM _cc_files",
-                        [cc.SOURCE])
-                finally:
-                    self.con.unregister("_cc_files")
+                columns = [list(c) for c in zip(*self.files, strict=True)]
+                insert_columns(self.con, "cc_files", names, columns, replace=True)
+                self.con.execute(
+                    "INSERT OR REPLACE INTO ingest_files SELECT source_file, ?,"
+                    " 'tail:' || bytes_done, bytes_done, rows_loaded, errors FROM cc_files"
+                    " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))",
+                    [cc.SOURCE, columns[0]])
             self.con.execute("COMMIT")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
         self.tables = {}
@@ -436,12 +436,12 @@ def _column_types(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     return _SQL_TYPES[table]
 
 
-def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list]
-                   ) -> None:
+def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list],
+                   replace: bool = False) -> None:
     """Append rows given as one list per column (``names``) to ``table``, without Arrow.
 
     The lists are query parameters unnested side by side; TIMESTAMP columns receive ISO text
-    (as in the Arrow path) and DuckDB casts it on insert.
+    (as in the Arrow path) and DuckDB casts it on insert. ``replace``: INSERT OR REPLACE.
     """
     if not columns or not columns[0]:
         return
@@ -449,7 +449,8 @@ def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: l
     select = ", ".join(
         f'unnest(${i}::{"VARCHAR" if types[n] == "TIMESTAMP" else types[n]}[]) AS "{n}"'
         for i, n in enumerate(names, 1))
-    con.execute(f'INSERT INTO "{table}" BY NAME SELECT {select}', columns)
+    verb = "INSERT OR REPLACE" if replace else "INSERT"
+    con.execute(f'{verb} INTO "{table}" BY NAME SELECT {select}', columns)
 
 
 def to_columns(table: str, rows: list) -> Columns:
