@@ -53,3 +53,25 @@ def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
     again = ingest_claude(small, root, workers=1)
     assert (again.read, again.unchanged) == (0, 6)
     assert small.execute("SELECT count(*) FROM cc_prices").fetchone() == before
+
+
+def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
+    """Lines cut across read blocks (carried over), blank lines and an unfinished last line."""
+    root = build_tree(tmp_path / "cfg")
+    path = root / "projects" / "-home-u-projets-gamma" / "s4.jsonl"
+    write(path, [assistant("s4", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
+                 b"", b"   ", b"{not json",
+                 assistant("s4", "2026-03-04T08:01:00.000Z", "m2", "r2", usage(5, 6, 7, 8))])
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"assistant","sessionId":"s4"')  # still being written
+    whole = open_writer(tmp_path / "whole.duckdb")
+    s1 = ingest_claude(whole, root, workers=1)
+    monkeypatch.setattr(claude_loader, "READ_BLOCK", 97)
+    tiny = open_writer(tmp_path / "tiny.duckdb")
+    s2 = ingest_claude(tiny, root, workers=1)
+    assert (s1.rows, s1.errors, s1.pending_files) == (s2.rows, s2.errors, s2.pending_files)
+    assert s1.pending_files == 1 and s1.errors == 1
+    assert dump(whole) == dump(tiny)
+    row = whole.execute("SELECT lines_done, pending_bytes FROM cc_files"
+                        " WHERE source_file LIKE '%s4.jsonl'").fetchone()
+    assert row == (5, len(b'{"type":"assistant","sessionId":"s4"'))

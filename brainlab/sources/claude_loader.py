@@ -491,6 +491,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
         return 0, 0, 0
     position, carry = offset, b""
     parse_line, parse_object = cc.load_line, cc.parse_object
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     with open(path, "rb") as handle:
         handle.seek(offset)
         remaining = size - offset
@@ -499,14 +500,27 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             if not block:
                 break
             remaining -= len(block)
-            lines = (carry + block).split(b"\n") if carry else block.split(b"\n")
-            carry = lines.pop()  # after the last newline: an unfinished line (or b"")
-            for raw in lines:
-                position += len(raw) + 1
+            data = carry + block if carry else block
+            # lines as zero-copy views: orjson reads a memoryview as well as bytes
+            view, find, start = memoryview(data), data.find, 0
+            while (end := find(b"\n", start)) >= 0:
                 lines_done += 1
-                if raw and not raw.isspace():
-                    for obj in parse_line(raw, ctx, lines_done, chunk):
-                        parse_object(obj, ctx, lines_done, chunk)
+                if end > start:
+                    try:
+                        obj = loads(view[start:end])
+                    except decode_error:  # blank, or a problem load_line records
+                        raw = data[start:end]
+                        if not raw.isspace():
+                            for obj in parse_line(raw, ctx, lines_done, chunk):
+                                parse_object(obj, ctx, lines_done, chunk)
+                    else:
+                        if type(obj) is dict:
+                            parse_object(obj, ctx, lines_done, chunk)
+                        else:  # not an object: load_line records the error
+                            parse_line(data[start:end], ctx, lines_done, chunk)
+                start = end + 1
+            position += start
+            carry = data[start:]  # after the last newline: an unfinished line (or b"")
     if carry:
         # the last line has no newline: complete if it parses, else still being written
         try:
