@@ -149,9 +149,10 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
         [str(root), prefix]).fetchall()}
     seen, jobs = set(), []
     for path in files:
-        key = str(path.resolve())
+        resolved = path.resolve()
+        key = str(resolved)
         seen.add(key)
-        job = plan_file(path.resolve(), known.get(key))
+        job = plan_file(resolved, known.get(key))
         if job is None:
             summary.unchanged += 1
             if progress:
