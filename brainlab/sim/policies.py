@@ -347,9 +347,13 @@ def _history_top_k(ss: SprintSet, k: int) -> tuple[np.ndarray, np.ndarray]:
     n = ss.n_rows
     group = _history_groups(ss)
     n_groups = int(group.max()) + 1
-    start, end = ss.rows["start_key"].to_numpy(), ss.rows["end_key"].to_numpy()
+    # time ranks, per sprint (rows of a sprint share its start and end)
+    sprint = ss.row_sprint
+    first = np.flatnonzero(np.r_[True, sprint[1:] != sprint[:-1]])
+    start, end = ss.rows["start_key"].to_numpy()[first], ss.rows["end_key"].to_numpy()[first]
     times, inverse = np.unique(np.concatenate([end, start]), return_inverse=True)
-    end_rank, start_rank = inverse[:n].astype(np.int64), inverse[n:].astype(np.int64)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    end_rank, start_rank = inverse[: len(first)][sprint], inverse[len(first):][sprint]
     span = len(times) + 1
     # rows of each group in end order: position q of each row, group sizes m
     by_end = np.argsort(group * span + end_rank, kind="stable")
@@ -361,9 +365,15 @@ def _history_top_k(ss: SprintSet, k: int) -> tuple[np.ndarray, np.ndarray]:
     # t: rows of the group that ended before (or when) this row started
     t = np.searchsorted(end_keys, group * span + start_rank, side="right") - group_first[group]
     # files each group referenced: pair = (group, file), local index j within the group
-    pair_keys_all, ev_pair = np.unique(group[ss.ref_row] * ss.n_files + ss.ref_file,
-                                       return_inverse=True)
-    ev_pair = ev_pair.reshape(-1)
+    ev_key = group[ss.ref_row] * ss.n_files + ss.ref_file
+    if n_groups * ss.n_files <= 1 << 26:  # small key space: a presence table, no sort
+        present = np.zeros(n_groups * ss.n_files, dtype=bool)
+        present[ev_key] = True
+        pair_keys_all = np.flatnonzero(present)
+        ev_pair = (np.cumsum(present) - 1)[ev_key]
+    else:
+        pair_keys_all, ev_pair = np.unique(ev_key, return_inverse=True)
+        ev_pair = ev_pair.reshape(-1)
     pair_group = pair_keys_all // ss.n_files
     n_files_g = np.bincount(pair_group, minlength=n_groups)
     pair_first = np.concatenate(([0], np.cumsum(n_files_g)[:-1]))
@@ -379,20 +389,44 @@ def _history_top_k(ss: SprintSet, k: int) -> tuple[np.ndarray, np.ndarray]:
         (np.arange(len(pair_keys_all)) - np.repeat(pair_first, n_files_g)) * \
         np.repeat(height, n_files_g)
     before = np.concatenate(([0], seen))[column_start]  # cumulative total before each column
-    # candidates: every row x every file of its group
+    # candidates: every row x every file of its group, row-major, files in path order
     counts = n_files_g[group]
     row = np.repeat(np.arange(n), counts)
+    row_group = group[row]
     j = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-    pair = pair_first[group[row]] + j
-    cell = base[group[row]] + j * height[group[row]] + t[row]
-    value = seen[cell] - before[pair]
+    value = seen[base[row_group] + j * height[row_group] + t[row]] - \
+        before[pair_first[row_group] + j]
     keep = value > 0
-    row, pair, value = row[keep], pair[keep], value[keep]
-    file = pair_keys_all[pair] % ss.n_files
-    order = np.lexsort((file, -value, row))
-    row, file = row[order], file[order]
-    chosen = _rank_within(row) < k
-    return row[chosen], file[chosen]
+    row, row_group, j, value = row[keep], row_group[keep], j[keep], value[keep]
+    chosen = _top_k_per_row(row, value, j, k)
+    file = pair_keys_all[pair_first[row_group[chosen]] + j[chosen]] % ss.n_files
+    return row[chosen], file
+
+
+def _top_k_per_row(row: np.ndarray, value: np.ndarray, tie: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k best entries of each row: largest value, then smallest tie.
+
+    ``row`` is sorted and ``tie`` distinct within a row. Small k: k passes of a per-row
+    maximum (np.maximum.reduceat); large k: one sort.
+    """
+    if len(row) == 0 or k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(tie.max()) + 1
+    score = value.astype(np.int64) * width + (width - 1 - tie)  # larger is better
+    if k > 8:
+        order = np.lexsort((-score, row))
+        return np.sort(order[_rank_within(row[order]) < k])
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+    lengths = np.diff(np.r_[starts, len(row)])
+    chosen = np.zeros(len(row), dtype=bool)
+    score = score.copy()
+    for _ in range(min(k, int(lengths.max()))):
+        best = np.repeat(np.maximum.reduceat(score, starts), lengths)
+        pick = (score == best) & (best >= 0)
+        chosen |= pick
+        score[pick] = -1
+    return np.flatnonzero(chosen)
+
 
 
 def iter_history(ss: SprintSet) -> Iterator[tuple[int, dict[int, int]]]:
