@@ -17,7 +17,6 @@ import pandas as pd
 
 from brainlab.config import Thresholds
 from brainlab.errors import SimulationError
-from brainlab.sim.encoding import member
 from brainlab.sim.policies import Policy, make_policy
 from brainlab.sim.sprintset import (
     DEFAULT_FILE_BYTES,
@@ -114,7 +113,7 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
             if column in part:
                 values[i * ss.n_rows:(i + 1) * ss.n_rows] = part[column]
         data[column] = values
-    return pd.DataFrame(data, columns=ROW_COLUMNS + extras)
+    return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
 
 
 def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
@@ -143,7 +142,10 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
     n, nf = ss.n_rows, ss.n_files
     keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
     row, file = keys // max(nf, 1), keys % max(nf, 1)
-    hit = member(ref_keys, keys)
+    pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
+    hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)
+    ref_loaded = np.zeros(len(ref_keys), dtype=bool)
+    ref_loaded[pos[hit]] = True  # references that were loaded (the others are misses)
     kept = policy.expire(ss, row, file, hit)
     tokens = ss.file_bytes / 4.0  # SPEC §2.5
     loaded = np.bincount(row, minlength=n)
@@ -175,14 +177,13 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
     }
     for name, values in (inhale.extra or {}).items():
         out[name] = np.asarray(values)
-    files = _file_counts(ss, label, row, file, hit, ref_keys, keys)
+    files = _file_counts(ss, label, file, hit, ~ref_loaded)
     return out, files
 
 
-def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
+def _file_counts(ss, label, file, hit, missed) -> pd.DataFrame:
     """Per file: times loaded and referenced (hits), loaded unused (waste), missed."""
     nf = ss.n_files
-    missed = ~member(keys, ref_keys)
     frame = pd.DataFrame({
         "hits": np.bincount(file[hit], minlength=nf),
         "waste": np.bincount(file[~hit], minlength=nf),

@@ -236,8 +236,15 @@ def _pair_index(a: np.ndarray, b: np.ndarray, table: dict, names_a: list,
     """table[(names_a[a], names_b[b])] for every (a, b) pair, -1 when absent."""
     if len(a) == 0:
         return np.zeros(0, dtype=np.int64)
-    keys, inverse = np.unique(a * max(len(names_b), 1) + b, return_inverse=True)
     wide = max(len(names_b), 1)
+    key = a * wide + b
+    if len(names_a) * wide <= 1 << 24:  # small key space: a presence table, no sort
+        present = np.zeros(len(names_a) * wide, dtype=bool)
+        present[key] = True
+        keys = np.flatnonzero(present)
+        inverse = (np.cumsum(present) - 1)[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
     found = np.array([table.get((names_a[k // wide], names_b[k % wide]), -1) for k in keys],
                      dtype=np.int64)
     return found[inverse.reshape(-1)]
@@ -255,9 +262,9 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
     a_code, a_names = encode(agents["agent"])
     wide = max(len(a_names), 1)
     row_key = s_code * wide + a_code
-    first = np.unique(row_key, return_index=True)[1]
-    if len(first) < len(agents):
-        keep = np.sort(first)
+    sorted_row_keys = np.sort(row_key)
+    if len(row_key) and (sorted_row_keys[1:] == sorted_row_keys[:-1]).any():
+        keep = np.sort(np.unique(row_key, return_index=True)[1])
         agents = agents.iloc[keep].reset_index(drop=True)
         s_code, a_code, row_key = s_code[keep], a_code[keep], row_key[keep]
     # Sprint order; rows in replay order (row number = index).
