@@ -72,11 +72,10 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         raise SimulationError(f"the same policy is given twice: {labels}")
     for policy in policies:
         policy.prepare(ss)
-    ref_keys = pair_keys(ss.ref_row, ss.ref_file, ss.n_files)  # sorted, shared by policies
     base = _sprint_base(ss)
     parts, sprint_parts, file_parts = [], [], []
     for policy, label in zip(policies, labels, strict=True):
-        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, ref_keys)
+        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
         sprint_frame = _sprint_breath(ss, columns, thresholds, label, base)
         columns["alert_accumulation"] = \
             sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
@@ -136,10 +135,11 @@ def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
 
 
 def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
-             thresholds: Thresholds, ref_keys: np.ndarray) -> tuple[dict, pd.DataFrame]:
+             thresholds: Thresholds) -> tuple[dict, pd.DataFrame]:
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
-    inhale = policy.inhale(ss)
+    inhale = policy.inhale(ss)  # may register new files: keys use n_files from here on
     n, nf = ss.n_rows, ss.n_files
+    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
     keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
     row, file = keys // max(nf, 1), keys % max(nf, 1)
     pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
