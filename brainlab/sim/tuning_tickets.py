@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from brainlab.errors import ConfigError
+from brainlab.errors import ConfigError, SimulationError
 from brainlab.sim import tuning
 from brainlab.sim.circuit_arrays import CompiledJournals
 from brainlab.sim.regulator import load_journals, replay
@@ -41,6 +41,21 @@ TICKET_METRIC_COLUMNS = [c.replace("bad_sessions", "bad_tickets") for c in tunin
 def outcomes(db: tuning.DB) -> pd.DataFrame:
     """Return every ticket's outcome label (view ``ticket_outcomes``, brainlab's own labels)."""
     return query(db, "SELECT * FROM ticket_outcomes ORDER BY started_at, ticket")
+
+
+def load(db: tuning.DB) -> CompiledJournals | None:
+    """The store's finished circuits compiled for replay, or None when it holds none."""
+    try:
+        return load_journals(db)
+    except SimulationError:
+        return None
+
+
+def tickets_with_stop_kind(db: tuning.DB, kind: str) -> list[str]:
+    """Tickets that raised at least one stop of ``kind`` (view circuit_stops, SPEC §6.3)."""
+    found = query(db, "SELECT DISTINCT ticket FROM circuit_stops WHERE stop_kind = ? "
+                      "ORDER BY ticket", [kind])
+    return found["ticket"].tolist()
 
 
 def _journals(db_or_journals) -> CompiledJournals:
