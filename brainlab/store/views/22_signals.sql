@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO session_ratio(window_size := 7, unit := 'days', explore_
 WITH s AS (
     SELECT sess_id, started_at, category,
            row_number() OVER (ORDER BY started_at, sess_id) AS rn
-    FROM sessions WHERE started_at IS NOT NULL
+    FROM metabolism_sessions WHERE started_at IS NOT NULL
 ), counts AS (
     SELECT cur.sess_id, cur.started_at, cur.rn,
         count(*) FILTER (WHERE prev.category = 'use-brain')     AS n_use,
@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO cold_start_kpi_for(window_size := 7, stable := 0.80, wat
 WITH m AS (
     SELECT sess_id, started_at, cold_start_kpi_pass,
            row_number() OVER (ORDER BY started_at, sess_id) AS k
-    FROM sessions
+    FROM metabolism_sessions
     WHERE upper(handoff_level) = 'NO' AND cold_start_kpi_pass IS NOT NULL
 ), rates AS (
     SELECT cur.sess_id, cur.started_at, cur.cold_start_kpi_pass,
