@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from brainlab.sources import brain_sources
+from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import ingest, open_writer
 from brainlab.synth import SynthOptions, synthesize
 
@@ -44,6 +45,7 @@ def build_brain_db(root: Path, weeks: int = 8, seed: int = 11) -> tuple[Path, ob
     con = open_writer(db)
     try:
         ingest.run(con, brain_sources(), brain)
+        ingest_claude(con, brain / "claude", workers=1)  # the demo's transcripts (SPEC §7)
     finally:
         con.close()
     return db, manifest

@@ -17,7 +17,7 @@ WITH s AS (
         CASE WHEN health_score IS NOT NULL
               AND category IN ('use-brain', 'build-brain', 'explore-brain')
              THEN sess_id END AS scored_id
-    FROM sessions
+    FROM metabolism_sessions
     WHERE started_at IS NOT NULL
 ), nxt AS (
     SELECT s.*,
