@@ -48,8 +48,8 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
 
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
     """Load the demo's Claude Code transcripts (SPEC §7) and print their usage in one line."""
-    from brainlab.sources.claude_loader import ingest_claude
     from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
 
     con = open_writer(db)
     try:

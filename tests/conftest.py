@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from brainlab.sources import brain_sources
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import ingest, open_writer, query
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 
 

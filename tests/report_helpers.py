@@ -16,8 +16,8 @@ import subprocess
 from pathlib import Path
 
 from brainlab.sources import brain_sources
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import ingest, open_writer
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 
 # Payloads whose execution would show in the dumped DOM (an attribute on <body>, the title).

@@ -2,19 +2,27 @@
 
 from pathlib import Path
 
-from brainlab import clidocs
+from brainlab import docgen
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_cli_md_is_up_to_date():
     on_disk = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    assert on_disk == clidocs.render(), "run: python -m brainlab.clidocs"
+    assert on_disk == docgen.render(), "run: python -m brainlab.docgen"
+
+
+def test_architecture_module_table_is_up_to_date():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert text == docgen.with_module_table(text), "run: python -m brainlab.docgen"
+    assert "| `brainlab/store/schema.py` |" in text
+    undocumented = [line for line in docgen.module_table().splitlines() if line.endswith("|  |")]
+    assert undocumented == [], "modules without a docstring"
 
 
 def test_every_command_has_help_and_a_section():
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    for full, command in clidocs.commands():
+    for full, command in docgen.commands():
         assert (command.help or "").strip(), f"{full} has no help text"
         assert f"## `{full}`" in text
 
