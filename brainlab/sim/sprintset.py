@@ -184,7 +184,10 @@ def _order(agents: pd.DataFrame, sprint_code: np.ndarray) -> pd.DataFrame:
         epoch = pd.Timestamp(0, tz="UTC")
         second = pd.Timedelta(seconds=1)
         first["start_key"] = ((started.loc[first.index] - epoch) / second).to_numpy()
-        first["end_key"] = ((ended.loc[first.index] - epoch) / second).to_numpy()
+        # a sprint ends after it starts: without an end (or with end <= start) it lasts 1 ms,
+        # so "ended before this one started" never counts the sprint itself (no look-ahead)
+        first["end_key"] = np.maximum(((ended.loc[first.index] - epoch) / second).to_numpy(),
+                                      first["start_key"].to_numpy() + 0.001)
     else:  # no timestamps: sprints ran one after another, in file order
         first["start_key"] = first["sprint_idx"].astype(float)
         first["end_key"] = first["sprint_idx"] + 0.5
