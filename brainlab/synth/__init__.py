@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from datetime import datetime, time
 from dataclasses import dataclass, field
+from datetime import datetime, time
 from pathlib import Path
 
 from brainlab.errors import SourceError
