@@ -8,9 +8,8 @@ included.
 from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
 
-from brainlab.sources import claude_loader
-from brainlab.sources.claude_loader import TABLES, ingest_claude
-from brainlab.store import open_writer
+from brainlab.store import claude_ingest, open_writer
+from brainlab.store.claude_ingest import TABLES, ingest_claude
 
 
 def dump(con):
@@ -34,10 +33,10 @@ def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
 
     small = open_writer(tmp_path / "small.duckdb")
     s1 = ingest_claude(small, root, workers=1)
-    monkeypatch.setattr(claude_loader, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(claude_ingest, "PARALLEL_MIN_BYTES", 0)
     workers = open_writer(tmp_path / "workers.duckdb")  # workers sending column lists
     s3 = ingest_claude(workers, root, workers=2)
-    monkeypatch.setattr(claude_loader, "ARROW_MIN_BYTES", 0)
+    monkeypatch.setattr(claude_ingest, "ARROW_MIN_BYTES", 0)
     large = open_writer(tmp_path / "large.duckdb")  # workers sending Arrow tables
     s2 = ingest_claude(large, root, workers=2)
     assert (s3.read, s3.rows, s3.errors) == (s2.read, s2.rows, s2.errors)
@@ -66,7 +65,7 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
         handle.write(b'{"type":"assistant","sessionId":"s4"')  # still being written
     whole = open_writer(tmp_path / "whole.duckdb")
     s1 = ingest_claude(whole, root, workers=1)
-    monkeypatch.setattr(claude_loader, "READ_BLOCK", 97)
+    monkeypatch.setattr(claude_ingest, "READ_BLOCK", 97)
     tiny = open_writer(tmp_path / "tiny.duckdb")
     s2 = ingest_claude(tiny, root, workers=1)
     assert (s1.rows, s1.errors, s1.pending_files) == (s2.rows, s2.errors, s2.pending_files)
