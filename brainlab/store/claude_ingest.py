@@ -344,8 +344,7 @@ class _Writer:
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
         self.tables: dict[str, list] = {}  # its rows (Arrow or Columns), inserted at commit
-        for table in TABLES:  # set before workers fork, so they inherit it
-            _column_types(con, table)
+        _column_types(con)  # every table's, set before workers fork, so they inherit them
 
     def insert(self, table: str, parts: list) -> None:
         """Append rows (Arrow tables, or Columns) to ``table`` (columns by name)."""
@@ -427,16 +426,22 @@ _ARROW_TYPES: dict[str, list[tuple[str, pa.DataType]]] = {}  # table -> typed co
 _SQL_TYPES: dict[str, dict[str, str]] = {}  # table -> column -> DuckDB type
 
 
-def _column_types(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    """Read (once per process) ``table``'s column types, for Arrow and for list inserts."""
-    if table not in _SQL_TYPES:
-        cols = con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns"
-            " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
-            [table]).fetchall()
-        _SQL_TYPES[table] = dict(cols)
-        _ARROW_TYPES[table] = [(c, _ARROW.get(t, pa.string())) for c, t in cols]
-    return _SQL_TYPES[table]
+def _column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
+                  ) -> dict[str, str]:
+    """``table``'s column types, for Arrow and for list inserts (all tables read at once).
+
+    Without ``table``: (re)read every table's (the writer does so at each run).
+    """
+    if table is None or table not in _SQL_TYPES:
+        cols: dict[str, list[tuple[str, str]]] = {}
+        for name, column, data_type in con.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns"
+                " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
+            cols.setdefault(name, []).append((column, data_type))
+        for name, typed in cols.items():
+            _SQL_TYPES[name] = dict(typed)
+            _ARROW_TYPES[name] = [(c, _ARROW.get(t, pa.string())) for c, t in typed]
+    return _SQL_TYPES.get(table, {}) if table else {}
 
 
 def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list],
