@@ -76,8 +76,9 @@ def build(root, with_expire=True):
         # before the inhale block: outside the sprint
         assistant(S, D + "00:30.000Z", "m0", "r0", u, content=[
             tool_use("t0", "Read", file_path=f"{REPO}/src/auth/early.ts")]),
-        user(S, D + "00:31.000Z", results=[("t0", TEMPLATE)]),
-        assistant(S, D + "01:00.000Z", "m1", "r1", u, content=text(INHALE)),
+        # a recorded block read back by a tool: not the broker speaking now, never scanned
+        user(S, D + "00:31.000Z", results=[("t0", EXPIRE)]),
+        assistant(S, D + "01:00.000Z", "m1", "r1", u, content=text(TEMPLATE + INHALE)),
         assistant(S, D + "02:00.000Z", "m2", "r2", u, content=[
             tool_use("t1", "Task", subagent_type="developer", prompt="p")]),
         user(S, D + "10:00.000Z", results=[("t1", "done")],
@@ -92,7 +93,7 @@ def build(root, with_expire=True):
     if with_expire:  # the broker subagent's answer comes back as the Task's tool_result
         main += [
             user(S, D + "30:00.000Z", results=[("t3", text(EXPIRE))],
-                 tool_use_result={"agentId": "a3", "status": "completed"}),
+                 tool_use_result={"status": "completed", "totalDurationMs": 9000}),
             # after the expire block: outside the sprint
             assistant(S, D + "40:00.000Z", "m5", "r5", u, content=[
                 tool_use("t4", "Read", file_path=f"{REPO}/src/auth/late.ts")]),
@@ -203,3 +204,15 @@ def test_malformed_block_is_an_error_row_without_its_text(tmp_path):
     assert "has no source map: skipped" in reasons[0]
     assert "cannot read line (line 6 of the message text)" in reasons[1]
     assert not any("SECRET" in r or "sk-ant" in r for r in reasons)
+
+
+def test_only_subagent_answers_are_scanned_among_tool_results():
+    from brainlab.sources.claude_broker import marked, subagent_answer
+
+    assert subagent_answer({"toolUseResult": {"agentId": "a1", "status": "completed"}})
+    assert subagent_answer({"toolUseResult": {"totalDurationMs": 10, "content": []}})  # older
+    assert not subagent_answer({"toolUseResult": {"stdout": "Context-broker", "stderr": ""}})
+    assert not subagent_answer({"toolUseResult": "Error: no such file"})
+    assert not subagent_answer({})
+    assert marked("Context-broker — inhale sprint x") and marked("Context-Broker")
+    assert not marked("nothing here") and not marked(None)

@@ -3,8 +3,9 @@
 The broker prints its inhale and expire blocks (seeds/context-broker.md.txt) as text: in an
 assistant message of the chain that runs it, and again in the ``tool_result`` a parent chain
 receives from a broker subagent. The transcript parser (:mod:`brainlab.sources.claude_code`)
-hands such texts here, but only those holding :data:`MARKERS` (a substring test, so the other
-texts cost one ``in``). Blocks become ``broker_blocks`` / ``broker_block_files`` rows carrying
+hands such texts here (assistant texts, and the tool results that are a subagent's answer:
+:func:`subagent_answer`), but only those holding :data:`MARKER` (a substring test, so the
+other texts cost one ``in``). Blocks become ``broker_blocks`` / ``broker_block_files`` rows carrying
 the transcript line's session, agent and timestamp, so :mod:`brainlab.sim.transcript_sprints`
 can cut sessions into sprints.
 
@@ -23,9 +24,10 @@ from brainlab.sources.broker_blocks import BrokerBlock, block_rows, find_blocks
 from brainlab.sources.redact import redact_truncate
 
 TABLES = ("broker_blocks", "broker_block_files")
-# The header is "Context-broker — inhale sprint <nom>" (case-insensitive): every block text
-# holds "broker" in some case; these two cover the spellings seen (Broker, broker, BROKER).
-MARKERS = ("roker", "ROKER")
+# The header is "Context-broker — inhale sprint <nom>" (the seed's spelling; find_blocks also
+# reads other cases): "roker" is in broker and Broker. One substring test per text, so an
+# all-capitals "CONTEXT-BROKER" header is not looked for in transcripts (docs/broker.md).
+MARKER = "roker"
 _PLACEHOLDER = re.compile(r"^<[^>]*>$")
 _TEMPLATE_ERROR = re.compile(r"block '<[^']*>'")
 # find_blocks' line errors end with the offending text: keep the words before it.
@@ -38,7 +40,20 @@ NAME_CHARS, PATH_CHARS, REASON_CHARS = 200, 500, 200
 
 def marked(text: object) -> bool:
     """Whether ``text`` may hold a broker block (the cheap test before any parsing)."""
-    return isinstance(text, str) and (MARKERS[0] in text or MARKERS[1] in text)
+    return isinstance(text, str) and MARKER in text
+
+
+def subagent_answer(line: dict) -> bool:
+    """Whether a user line returns a subagent's answer (the Task/Agent tool's result).
+
+    Only these tool results are scanned: that is how a broker run as a subagent prints to its
+    parent. Other tool outputs (a file read, a command's output) may quote a recorded block,
+    which is not the broker speaking at that time, and they are most of a transcript's bytes.
+    Claude Code marks the answer with ``toolUseResult.agentId`` (recent versions) or
+    ``totalDurationMs`` (all versions seen).
+    """
+    result = line.get("toolUseResult")
+    return isinstance(result, dict) and ("agentId" in result or "totalDurationMs" in result)
 
 
 def scan_result(content: object, session_id, agent_id, ts, path: str, line_no: int,

@@ -284,6 +284,7 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
     content = message.get("content") if isinstance(message, dict) else None
     tool_use_ids = []
     if isinstance(content, list):
+        answer = claude_broker.subagent_answer(obj)
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool_use_id = _str(block.get("tool_use_id"))
@@ -295,8 +296,9 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
                     block.get("is_error") is True,
                     ctx.path, line_no,
                 ))
-                claude_broker.scan_result(block.get("content"), session_id, agent_id,
-                                          to_utc(ts_text), ctx.path, line_no, chunk)
+                if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
+                    claude_broker.scan_result(block.get("content"), session_id, agent_id,
+                                              to_utc(ts_text), ctx.path, line_no, chunk)
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
         chunk.agent_links.append({
