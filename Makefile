@@ -15,9 +15,10 @@ demo: $(BIN)/brainlab
 	$(BIN)/brainlab demo
 
 browser:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
-	  apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
-	  echo "chromium missing: browser tests will fail (apt-get install chromium)"
+	@{ command -v chromium >/dev/null 2>&1 && [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; } || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	    apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; } || \
+	  echo "chromium missing: browser tests will fail (apt-get install chromium fonts-dejavu-core)"
 
 test: $(BIN)/brainlab browser
 	$(BIN)/python -m pytest -n 2 -q

@@ -121,7 +121,7 @@ CHILD = """
 import time
 START = time.perf_counter()
 import json, resource, sys
-from brainlab.sources.claude_loader import ingest_claude
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.store import open_writer
 t = time.perf_counter()
 con = open_writer(sys.argv[1])

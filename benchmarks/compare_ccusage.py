@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
 
 KINDS = ("inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens")
 

@@ -340,8 +340,8 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
 
     Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
     """
-    from brainlab.sources.claude_loader import default_root, ingest_claude
     from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import default_root, ingest_claude
 
     root = path or default_root()
     con = open_writer(db)

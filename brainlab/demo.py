@@ -48,8 +48,8 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
 
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
     """Load the demo's Claude Code transcripts (SPEC §7) and print their usage in one line."""
-    from brainlab.sources.claude_loader import ingest_claude
     from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
 
     con = open_writer(db)
     try:
@@ -65,7 +65,7 @@ def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
 def print_summary(db: Path, console: Console) -> None:
     """Sessions per category, health trend, signals fired, costliest agents."""
     categories = query(db, "SELECT category, count(*) AS sessions, round(avg(health_score), 2)"
-                           " AS mean_health FROM sessions GROUP BY category ORDER BY 2 DESC")
+                           " AS mean_health FROM metabolism_sessions GROUP BY category ORDER BY 2 DESC")
     console.print(_table("Sessions per category", categories))
     weekly = metrics.weekly_health(db)
     trend = weekly[["iso_week", "sessions", "mean_health", "min_ratio", "coach_triggers"]].round(2)
@@ -76,7 +76,7 @@ def print_summary(db: Path, console: Console) -> None:
           (SELECT count(*) FROM session_signals WHERE is_inefficient)         AS inefficient,
           (SELECT count(*) FROM session_signals WHERE recommend_conserve_next) AS conserve_next,
           (SELECT count(*) FROM session_signals WHERE is_narcissistic)        AS narcissistic,
-          (SELECT count(*) FROM sessions WHERE saturation_flag)               AS saturated,
+          (SELECT count(*) FROM metabolism_sessions WHERE saturation_flag)               AS saturated,
           (SELECT count(*) FROM stale_claims)                                 AS stale_claims,
           (SELECT count(*) FROM workspace_violations)                         AS workspace_rules,
           (SELECT count(*) FROM ingest_errors)                                AS ingest_problems

@@ -65,7 +65,13 @@ def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> 
 
 def record(name: str, value) -> None:
     """Print one machine-readable result line (what tests read from an executed notebook)."""
-    print(f"{RECORD_MARKER} {json.dumps({name: value}, default=str, ensure_ascii=False)}")
+    print(f"{RECORD_MARKER} {json.dumps({name: value}, default=_plain, ensure_ascii=False)}")
+
+
+def _plain(value):
+    """Return a numpy scalar as its Python value (pandas rows hold np.int64, np.bool_), else str."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "ndim", None) == 0 else str(value)
 
 
 def read_records(notebook) -> dict:

@@ -9,6 +9,7 @@ import pytest
 
 from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer, query
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 
 
@@ -48,12 +49,17 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory) -> dict:
-    """A 12-week synthetic brain (seed 7) ingested once for the whole run."""
+    """A 12-week synthetic brain (seed 7) with its transcripts, ingested once for the whole run."""
     base = tmp_path_factory.mktemp("demo")
     root = base / "brain"
     manifest = synthesize(root, SynthOptions(weeks=12, seed=7))
     database = base / "brainlab.duckdb"
     ingest_brain(root, database)
+    con = open_writer(database)
+    try:
+        ingest_claude(con, root / "claude", workers=1)  # the demo's transcripts, as `brainlab demo`
+    finally:
+        con.close()
     return {"root": root, "db": database, "manifest": manifest,
             "planted": {p["effect"].split(":")[0]: p for p in manifest.planted}}
 

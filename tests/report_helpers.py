@@ -17,6 +17,7 @@ from pathlib import Path
 
 from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 
 # Payloads whose execution would show in the dumped DOM (an attribute on <body>, the title).
@@ -44,6 +45,7 @@ def build_brain_db(root: Path, weeks: int = 8, seed: int = 11) -> tuple[Path, ob
     con = open_writer(db)
     try:
         ingest.run(con, brain_sources(), brain)
+        ingest_claude(con, brain / "claude", workers=1)  # the demo's transcripts (SPEC §7)
     finally:
         con.close()
     return db, manifest

@@ -2,10 +2,10 @@
 planted domain (protocol misses there, history does not), like the broker files do."""
 
 from brainlab.sim.broker import load_sprints, replay
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.sources.contracts import ContractSource
 from brainlab.sources.sprints import sprint_sources
 from brainlab.store import ingest, open_writer
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth.sprints import PLANTED_DOMAIN, PROJECT, UNCONTRACTED
 
 

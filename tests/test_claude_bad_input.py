@@ -4,8 +4,8 @@ import json
 
 from claude_factory import assistant, usage, write
 
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
 
 S = "sess-bad"
 

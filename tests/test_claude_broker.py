@@ -8,8 +8,8 @@ import json
 from claude_factory import assistant, tool_use, usage, user, write
 
 from brainlab.sim.transcript_sprints import transcript_inputs
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
 
 S = "33333333-cccc"
 D = "2026-03-02T10:"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
 
 HERE = Path(__file__).parent
 CANDIDATES = [os.environ.get("BRAINLAB_CLAUDE_CORPUS", ""),

@@ -15,8 +15,8 @@ from claude_factory import assistant, tool_use, usage, user, write
 from click.testing import CliRunner
 
 from brainlab.cli import main
-from brainlab.sources.claude_loader import ingest_claude
 from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
 
 RNG = random.Random(42)
 

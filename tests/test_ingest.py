@@ -100,3 +100,20 @@ def test_reader_errors(tmp_path):
     with pytest.raises(StoreMissingError, match="no database at .*missing.duckdb"):
         query(tmp_path / "missing.duckdb", "SELECT 1")
     assert StoreLockedError.__doc__
+
+
+def test_writer_open_skips_an_unchanged_catalog(db):
+    open_writer(db).close()
+    con = open_writer(db)
+    con.execute("DROP VIEW weekly_health")
+    con.close()
+    con = open_writer(db)  # same catalog fingerprint: nothing rewritten, the view stays gone
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'weekly_health'"
+                       ).fetchone()[0] == 0
+    con.execute("DELETE FROM brainlab_meta WHERE key = 'catalog'")
+    con.close()
+    con = open_writer(db)  # catalog unknown: views and comments are written again
+    try:
+        assert con.execute("SELECT count(*) FROM weekly_health").fetchone()[0] == 0
+    finally:
+        con.close()

@@ -26,9 +26,9 @@ from brainlab.synth.brain import XSS_NOTE
 pytestmark = pytest.mark.slow
 needs_browser = pytest.mark.skipif(not chromium_available(), reason="chromium not installed")
 
-# The five charts a week with sessions draws (sections.py names them).
+# The charts a week with sessions and transcripts draws (sections.py names them).
 CHARTS = {"sessions-per-week", "health-by-category", "rolling-ratio", "conserve-signals",
-          "agent-cost"}
+          "agent-cost", "usage-per-day"}
 
 
 @pytest.fixture(scope="module")

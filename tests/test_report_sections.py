@@ -78,3 +78,23 @@ def test_breath_alerts_and_tickets_of_the_week(bare_db):
     assert "&lt;b&gt;p&lt;/b&gt;" in breath_html
     regulator_html = sections.regulator(ctx_for(bare_db))
     assert "escalated" in regulator_html and "integrated" in regulator_html
+
+
+def test_usage_section_left_out_without_transcripts(bare_db):
+    assert data.transcript_usage(bare_db, WEEK) is None
+    assert sections.usage(ctx_for(bare_db)) == ""
+
+
+def test_usage_section_matches_usage_daily(demo):
+    """The week's usage equals the sum of usage_daily over its seven UTC days."""
+    from brainlab.store import query
+
+    found = data.transcript_usage(demo["db"], WEEK)
+    daily = query(demo["db"], "SELECT sum(total_tokens) AS t, sum(cost_usd) AS c FROM usage_daily "
+                              "WHERE day >= DATE '2026-11-23' AND day < DATE '2026-11-30'")
+    assert found["by_day"]["total_tokens"].sum() == daily.t[0] > 0
+    assert found["by_model"]["cost_usd"].sum() == pytest.approx(daily.c[0])
+    ctx = sections.ReportContext(db=demo["db"], week=WEEK, thresholds=Thresholds())
+    fragment = sections.usage(ctx)
+    assert "Claude Code usage" in fragment and ctx.charts_drawn == ["usage-per-day"]
+    assert f"${daily.c[0]:,.2f}" in fragment

@@ -20,7 +20,7 @@ def test_documented_columns_match_relations():
 def test_comments_written_into_duckdb(demo):
     with reader(demo["db"]) as con:
         comment = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = "
-                              "'sessions' AND column_name = 'health_score'").fetchone()[0]
+                              "'metabolism_sessions' AND column_name = 'health_score'").fetchone()[0]
     assert "Recomputed score" in comment
 
 

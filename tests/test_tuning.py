@@ -189,5 +189,6 @@ def test_breath_alert_flags_spec_defaults():
     assert tuning.breath_alert_flags(1.8, 0, 1, tight)["overload"]
 
 
-def test_breath_alerts_absent_without_broker_views(db):
-    assert tuning.breath_alerts(db) is None or "sprints" in tuning.breath_alerts(db)
+def test_sweep_kind_sessions_refuses_other_options(db):
+    with pytest.raises(ConfigError, match="unexpected options"):
+        tuning.sweep(db, {"conserve_close": [60]}, alert_on=CONSERVE, draws=5)

@@ -93,7 +93,7 @@ def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
 
 def session_weeks(db: DB) -> list[str]:
     """Every ISO week from the first to the last session (weeks without sessions included)."""
-    row = query(db, "SELECT min(started_at) AS first, max(started_at) AS last FROM sessions")
+    row = query(db, "SELECT min(started_at) AS first, max(started_at) AS last FROM metabolism_sessions")
     if row.empty or pd.isna(row.loc[0, "first"]):
         return []
     week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
@@ -170,7 +170,7 @@ def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None) -> p
                g.coach_triggered, g.coach_reason, g.is_inefficient,
                g.recommend_conserve_next, g.is_narcissistic, s.is_incomplete, s.notes
         FROM session_signals_for({args}) g
-        JOIN sessions s USING (sess_id)
+        JOIN metabolism_sessions s USING (sess_id)
         WHERE g.started_at >= ? AND g.started_at < ?
         ORDER BY g.started_at, g.sess_id""", [*values, week.start_at, week.end_at])
 
@@ -183,7 +183,7 @@ def agent_leaderboard(db: DB, week: Week, thresholds: Thresholds | None = None,
         WITH wk AS (
             SELECT l.agent, count(DISTINCT l.sess_id) AS loads_this_week,
                    sum(l.tokens_estimated) AS tokens_this_week
-            FROM agent_loads l JOIN sessions s USING (sess_id)
+            FROM metabolism_agent_loads l JOIN metabolism_sessions s USING (sess_id)
             WHERE s.started_at >= ? AND s.started_at < ?
             GROUP BY l.agent)
         SELECT c.agent, c.context_tier, c.tokens_per_load, c.sessions_loaded,
@@ -224,9 +224,9 @@ def workspace_violations(db: DB) -> pd.DataFrame:
 def ingest_problems(db: DB, week: Week) -> pd.DataFrame:
     """Ingest errors of the week's session logs, plus those of files tied to no session."""
     return query(db, """
-        WITH wk AS (SELECT source_file FROM sessions
+        WITH wk AS (SELECT source_file FROM metabolism_sessions
                     WHERE started_at >= ? AND started_at < ?),
-             any_session AS (SELECT DISTINCT source_file FROM sessions)
+             any_session AS (SELECT DISTINCT source_file FROM metabolism_sessions)
         SELECT e.file, e.line, e.severity, e.source, e.reason
         FROM ingest_errors e
         WHERE e.file IN (SELECT source_file FROM wk)
@@ -329,3 +329,38 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
     return query(db, f"SELECT {', '.join(wanted)} FROM tickets "
                      f"WHERE {when} >= ? AND {start} < ? ORDER BY {start}",
                  [week.start_at, week.end_at])
+
+
+# --- Claude Code usage (SPEC §7), when transcripts were ingested --------------------------------
+
+def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
+    """The week's transcript usage: per day and model, per model, costliest sessions; None without.
+
+    Days are UTC days (usage_daily's grain); a request belongs to the week of its timestamp.
+    """
+    if not has_rows(db, "cc_requests"):
+        return None
+    bounds = [week.start_at, week.end_at]
+    by_day = query(db, """
+        SELECT CAST(ts AS DATE) AS day, model, count(*) AS requests,
+               sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
+                   AS total_tokens,
+               sum(cost_usd) AS cost_usd
+        FROM cc_requests WHERE ts >= ? AND ts < ? GROUP BY ALL ORDER BY day, model""", bounds)
+    by_model = query(db, """
+        SELECT model, count(*) AS requests, sum(input_tokens) AS input_tokens,
+               sum(output_tokens) AS output_tokens, sum(cache_creation_tokens)
+                   AS cache_creation_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+               sum(cost_usd) AS cost_usd, count(*) FILTER (WHERE cost_usd IS NULL)
+                   AS unpriced_requests
+        FROM cc_requests WHERE ts >= ? AND ts < ? GROUP BY model
+        ORDER BY cost_usd DESC NULLS LAST""", bounds)
+    sessions = query(db, """
+        SELECT session_id, project, first_ts, total_tokens, cost_usd, requests,
+               subagent_requests, subagent_cost_usd
+        FROM usage_sessions WHERE first_ts >= ? AND first_ts < ?
+        ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", bounds)
+    previous = query(db, "SELECT sum(cost_usd) AS cost FROM cc_requests WHERE ts >= ? AND ts < ?",
+                     [week.shifted(-1).start_at, week.start_at]).cost[0]
+    return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
+            "previous_cost_usd": previous}

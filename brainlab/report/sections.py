@@ -244,6 +244,30 @@ def regulator(ctx: ReportContext) -> str:
     return show(section("regulator", "Regulator outcomes", *parts))
 
 
+def usage(ctx: ReportContext) -> str:
+    """Claude Code tokens and cost of the week (SPEC §7), when transcripts were ingested."""
+    found = data.transcript_usage(ctx.db, ctx.week)
+    if found is None:
+        return ""
+    by_day, by_model = found["by_day"], found["by_model"]
+    if by_day.empty:
+        return show(section("usage", "Claude Code usage",
+                            note("No Claude Code request this week.")))
+    cost = by_model["cost_usd"].sum()
+    previous = found["previous_cost_usd"]
+    change = "" if previous is None or pd.isna(previous) else f" (previous week ${previous:,.2f})"
+    parts = [note(f"{int(by_model['requests'].sum()):,} API calls, "
+                  f"{int(by_day['total_tokens'].sum()):,} tokens, ${cost:,.2f}{change}.")]
+    unpriced = int(by_model["unpriced_requests"].sum())
+    if unpriced:
+        parts.append(note(f"{unpriced} request(s) of models without a price: their cost is "
+                          "not counted (add the model with --prices).", "warning"))
+    parts.append(figure(ctx, "usage-per-day", charts.usage_per_day(by_day)))
+    parts += ["<h3>By model</h3>", table(by_model),
+              "<h3>Costliest sessions</h3>", table(found["sessions"], empty="None.")]
+    return show(section("usage", "Claude Code usage", *parts))
+
+
 def hygiene(ctx: ReportContext) -> str:
     """Claims stale at the week's end (SPEC §2.6) and workspace rule violations (SPEC §5)."""
     return show(section(

@@ -13,6 +13,10 @@ Definitions (documented in docs/notebooks.md):
 - *precision* = alerted bad sessions / alerted labelled sessions (NaN when nothing is alerted);
 - *recall* = alerted bad sessions / bad sessions (NaN when no session is bad).
 Unlabelled sessions (``is_bad`` NULL) count as alerts but not in precision or recall.
+
+The same scoring serves the regulator limits (:mod:`brainlab.sim.tuning_tickets`, tickets
+against ``ticket_outcomes``) and the breath alerts are counted per week by
+:mod:`brainlab.sim.tuning_breath`; ``sweep(..., kind=...)`` reaches all three.
 """
 
 from __future__ import annotations
@@ -146,15 +150,35 @@ def _grid_points(grid: dict[str, Iterable]) -> list[dict]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
 
 
-def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
+def sweep(db: DB, grid: dict[str, Iterable], base=None,
           alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-          bad_health: float = 0.80) -> pd.DataFrame:
+          bad_health: float = 0.80, *, kind: str = "sessions", **options) -> pd.DataFrame:
     """Score every combination of ``grid`` (threshold name -> values) over ``base``.
 
-    One row per combination: the grid values, then weeks, alerts, alerts_per_week,
-    labelled_alerts, true/false positives, false negatives, bad_sessions, precision, recall.
-    Signals are computed once per distinct threshold set (in SQL, via metrics.signals).
+    ``kind`` picks what is alerted and scored:
+
+    - ``"sessions"`` (default): SPEC §3.3 session signals against ``session_outcomes``. One row
+      per combination: the grid values, then weeks, alerts, alerts_per_week, labelled_alerts,
+      true/false positives, false negatives, bad_sessions, precision, recall. Signals are
+      computed once per distinct threshold set (in SQL, via metrics.signals).
+    - ``"tickets"``: SPEC §6.5 regulator limits (grid keys are RegulatorRules fields, ``base`` a
+      RegulatorRules) against ``ticket_outcomes``; ``options``: draws, seed, journals. See
+      :mod:`brainlab.sim.tuning_tickets` (bad_tickets replaces bad_sessions).
+    - ``"breath"``: SPEC §4.4 breath thresholds, alert volume per week only (no labels);
+      ``db`` may be a SprintSet; ``options``: policy. See :mod:`brainlab.sim.tuning_breath`.
     """
+    if kind == "tickets":
+        from brainlab.sim import tuning_tickets
+
+        return tuning_tickets.sweep(db, grid, base, **options)
+    if kind == "breath":
+        from brainlab.sim import tuning_breath
+
+        return tuning_breath.sweep(db, grid, base, **options)
+    if kind != "sessions":
+        raise ConfigError(f"kind must be sessions, tickets or breath; got {kind!r}")
+    if options:
+        raise ConfigError(f"unexpected options for session tuning: {sorted(options)}")
     base = base or Thresholds()
     names = _check_alerts(alert_on)
     points = _grid_points(grid)
@@ -176,6 +200,9 @@ def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.S
     Ties left after that keep the grid's order (the first row wins). Rows with NaN recall or
     precision rank below any number. Raises SimulationError when no row fits the budget.
     """
+    if "recall" not in sweep_result.columns:
+        raise ConfigError("this sweep has no outcome labels (breath alerts are scored by "
+                          "volume only): nothing to rank by recall")
     if sweep_result.empty:
         raise SimulationError("empty sweep: nothing to recommend")
     fits = sweep_result[sweep_result["alerts_per_week"] <= alerts_per_week_budget]
@@ -210,21 +237,3 @@ def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
         "noise": stale_ratio is not None and stale_ratio > t.stale_ratio_max,
         "retention": exhale_rate is not None and exhale_rate < t.exhale_rate_min,
     }
-
-
-BREATH_VIEW = "broker_recorded_releases"  # the broker branch's per-sprint §4.4 metrics
-
-
-def breath_alerts(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame | None:
-    """Count sprints over each SPEC §4.4 threshold, or None when the store has no breath data."""
-    t = thresholds or Thresholds()
-    present = query(db, "SELECT count(*) AS n FROM duckdb_views() WHERE view_name = ?",
-                    [BREATH_VIEW])["n"].iloc[0]
-    if not present:
-        return None
-    return query(db, f"""
-        SELECT count(*) AS sprints,
-            count(*) FILTER (WHERE context_load > ?) AS overload,
-            count(*) FILTER (WHERE stale_ratio > ?)  AS noise,
-            count(*) FILTER (WHERE exhale_rate < ?)  AS retention
-        FROM {BREATH_VIEW}""", [t.context_load_max, t.stale_ratio_max, t.exhale_rate_min])

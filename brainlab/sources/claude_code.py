@@ -3,7 +3,7 @@
 A transcript tree is ``projects/<encoded-cwd>/<session>.jsonl`` with subagents either inline
 (``isSidechain`` lines), in ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``), in
 older project-level ``agent-<id>.jsonl`` files, or nested in ``progress`` lines of the parent.
-This module only parses: :mod:`brainlab.sources.claude_loader` reads byte ranges and writes.
+This module only parses: :mod:`brainlab.store.claude_ingest` reads byte ranges and writes.
 
 Kept per line: request candidates (usage, before the global SPEC §7 deduplication, which is a
 view), tool calls (tool, path, pattern, a redacted and truncated command), tool result sizes,

@@ -52,24 +52,51 @@ def schema_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+@lru_cache(maxsize=1)
+def catalog_fingerprint() -> str:
+    """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
+    from brainlab import protocol
+
+    digest = hashlib.sha256(schema_fingerprint().encode())
+    for folder in ("views", "models"):
+        base = resources.files(_PACKAGE) / folder
+        for entry in sorted(base.iterdir(), key=lambda p: p.name):
+            digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
+                        sorted(protocol.CLAIM_TTL_HOURS.items()))).encode())
+    return digest.hexdigest()[:16]
+
+
 def apply(con: duckdb.DuckDBPyConnection) -> bool:
-    """Create tables, (re)create views and comments; return True when tables were rebuilt."""
+    """Create tables, (re)create views and comments; return True when tables were rebuilt.
+
+    When the database already carries this exact catalog (same fingerprint), nothing is
+    rewritten: opening a writer then costs one lookup instead of hundreds of statements.
+    """
+    con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    stored = dict(con.execute("SELECT key, value FROM brainlab_meta").fetchall())
+    catalog = catalog_fingerprint()
+    if stored.get("catalog") == catalog:
+        return False
     rebuilt = False
     fingerprint = schema_fingerprint()
-    con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-    row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'schema'").fetchone()
-    if row and row[0] != fingerprint:
+    if stored.get("schema") and stored["schema"] != fingerprint:
         _drop_all(con)
         rebuilt = True
-    for _name, text in _sql_files("schema"):
-        con.execute(text)
-    _write_lookups(con)
-    for _name, text in _sql_files("views"):
-        con.execute(text)
-    con.execute(
-        "INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?)", [fingerprint]
-    )
-    _write_comments(con)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for _name, text in _sql_files("schema"):
+            con.execute(text)
+        _write_lookups(con)
+        for _name, text in _sql_files("views"):
+            con.execute(text)
+        _write_comments(con)
+        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
+                    [fingerprint, catalog])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
     return rebuilt
 
 

@@ -128,3 +128,12 @@ def agent_cost(board: pd.DataFrame) -> alt.Chart:
             domain=["always loaded, little used", "other"],
             range=[theme.ALERT, theme.CATEGORY_COLORS["use-brain"]])),
     ).properties(height=alt.Step(16))
+
+
+def usage_per_day(daily: pd.DataFrame) -> alt.Chart:
+    """Stacked bars: the week's Claude Code cost per UTC day, split by model (usage_daily grain)."""
+    return alt.Chart(daily, title="Claude Code cost per day (USD)").mark_bar().encode(
+        x=alt.X("day:O", title="UTC day", axis=alt.Axis(labelAngle=-40)),
+        y=alt.Y("cost_usd:Q", title="USD"),
+        color=alt.Color("model:N", title=None),
+    ).properties(width=theme.WIDTH, height=180)

@@ -151,26 +151,43 @@ def agent_cost_trend(weekly_cost: pd.DataFrame, agents: Sequence[str]) -> alt.Ch
     ).properties(width=WIDTH, height=260)
 
 
-def alerts_per_week(weekly: pd.DataFrame, signals: Sequence[str]) -> alt.LayerChart:
-    """Stacked alerts per week by signal, with the week's bad sessions as a line (notebook 04)."""
+def alerts_per_week(weekly: pd.DataFrame, signals: Sequence[str],
+                    unit: str = "sessions") -> alt.LayerChart:
+    """Stacked alerts per week by signal, with the week's bad ``unit`` as a line (notebook 04).
+
+    ``unit`` is sessions (SPEC §3.3 signals) or tickets (regulator alerts by replayed outcome).
+    """
+    flagged = f"{unit}_flagged"
     long = weekly.melt(id_vars=["week_start", "iso_week"], value_vars=list(signals),
-                       var_name="signal", value_name="sessions_flagged")
+                       var_name="signal", value_name=flagged)
     bars = alt.Chart(long).mark_bar().encode(
         x=alt.X("iso_week:N", title="ISO week"),
-        y=alt.Y("sessions_flagged:Q", title="sessions"),
+        y=alt.Y(f"{flagged}:Q", title=unit),
         color=alt.Color("signal:N"),
-        tooltip=["iso_week:N", "signal:N", "sessions_flagged:Q"])
+        tooltip=["iso_week:N", "signal:N", f"{flagged}:Q"])
     bad = alt.Chart(weekly).mark_line(color="black", point=True).encode(
-        x="iso_week:N", y="bad_sessions:Q", tooltip=["iso_week:N", "bad_sessions:Q",
-                                                     "true_positives:Q"])
-    return alt.layer(bars, bad, title="Alerts per week by signal; black: bad sessions "
+        x="iso_week:N", y=f"bad_{unit}:Q", tooltip=["iso_week:N", f"bad_{unit}:Q",
+                                                    "true_positives:Q"])
+    return alt.layer(bars, bad, title=f"Alerts per week by signal; black: bad {unit} "
                                       "(outcome labels)").properties(width=WIDTH, height=240)
+
+
+def breath_alerts_per_week(weekly: pd.DataFrame, kinds: Sequence[str]) -> alt.Chart:
+    """Stacked SPEC §4.4 breath alerts per week by kind (a sprint may raise several)."""
+    long = weekly.melt(id_vars=["week_start", "iso_week"], value_vars=list(kinds),
+                       var_name="alert", value_name="sprints_flagged")
+    return alt.Chart(long, title="Breath alerts per week by kind (SPEC §4.4)").mark_bar().encode(
+        x=alt.X("iso_week:N", title="ISO week"),
+        y=alt.Y("sprints_flagged:Q", title="sprints"),
+        color=alt.Color("alert:N"),
+        tooltip=["iso_week:N", "alert:N", "sprints_flagged:Q"]).properties(width=WIDTH,
+                                                                          height=220)
 
 
 def sweep_tradeoff(result: pd.DataFrame, color: str | None = None,
                    budget: float | None = None) -> alt.LayerChart:
     """Each swept threshold set as a point: recall against alerts per week (precision as size)."""
-    keys = [c for c in result.columns if c not in METRIC_COLUMNS]
+    keys = [c for c in result.columns if c not in {*METRIC_COLUMNS, "bad_tickets"}]
     data = result.assign(label=result[keys].astype(str).agg(", ".join, axis=1)
                          if keys else "SPEC defaults")
     enc = {"x": alt.X("alerts_per_week:Q", title="alerts per week"),

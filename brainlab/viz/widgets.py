@@ -36,6 +36,11 @@ SPEC_ADDRESS = {  # which SPEC section each field comes from, shown in the slide
     "little_use_share": "§2.5", "context_load_max": "§4.4", "stale_ratio_max": "§4.4",
     "exhale_rate_min": "§4.4", "breath_depth_rising_sprints": "§4.4",
     **{k: "§3.3" for k in CHOICES},
+    # RegulatorRules (brainlab.sim.rules): SPEC §6.5 limits, §6.3 stop table
+    **{k: "§6.5" for k in ("max_relance_same_stop", "max_refusals", "max_fiche_reasks",
+                           "max_question_rounds", "max_reviews", "max_regulator_stops",
+                           "escalate_without_new_fact")},
+    "table_policy": "§6.3",
 }
 _STYLE = {"description_width": "190px"}
 _LAYOUT = w.Layout(width="520px")
@@ -49,7 +54,8 @@ def _control(name: str, value) -> w.Widget:
     if isinstance(value, bool):
         return w.Checkbox(value=value, description=label, style=_STYLE, layout=_LAYOUT)
     if isinstance(value, str):
-        return w.Text(value=value, description=label, style=_STYLE, layout=_LAYOUT)
+        return w.Text(value=value, description=label, style=_STYLE, layout=_LAYOUT,
+                      continuous_update=False)
     low, high, step = THRESHOLD_RANGES.get(name, (0, max(10, 2 * value), 1))
     if isinstance(value, int):
         return w.IntSlider(value=value, min=int(low), max=int(high), step=int(step),
@@ -68,7 +74,11 @@ def dataclass_controls(values, fields: Sequence[str] | None = None) -> dict[str,
 
 def threshold_panel(render: Callable[[Thresholds], None], base: Thresholds | None = None,
                     fields: Sequence[str] | None = None, columns: int = 1) -> w.Widget:
-    """Sliders for ``fields`` of ``base``; each change calls ``render(thresholds)`` into an Output."""
+    """Sliders for ``fields`` of ``base``; each change calls ``render(thresholds)`` into an Output.
+
+    ``base`` may be any frozen dataclass with a ``replace(**changes)`` method, e.g. a
+    :class:`brainlab.sim.rules.RegulatorRules` for the SPEC §6.5 limits.
+    """
     base = base or Thresholds()
     controls = dataclass_controls(base, fields)
     out = w.Output()

@@ -89,12 +89,13 @@ SELECT
     source_file
 FROM chosen;
 
--- The session table everyone queries: SPEC defaults (v2 health, saturation 80/85).
-CREATE OR REPLACE VIEW sessions AS SELECT * FROM scored_sessions();
+-- Sessions from metabolism logs with SPEC defaults (v2 health, saturation 80/85): what every
+-- metabolism metric reads. `sessions` (views/90_sessions.sql) adds transcript sessions.
+CREATE OR REPLACE VIEW metabolism_sessions AS SELECT * FROM scored_sessions();
 
 -- SPEC §2.5 agents loaded per session, with the estimated price bytes/4 from agents/*.md
 -- (falling back to the log's own "~Xk" estimate when the agent file is unknown).
-CREATE OR REPLACE VIEW agent_loads AS
+CREATE OR REPLACE VIEW metabolism_agent_loads AS
 SELECT
     l.sess_id,
     l.agent,

@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO session_ratio(window_size := 7, unit := 'days', explore_
 WITH s AS (
     SELECT sess_id, started_at, category,
            row_number() OVER (ORDER BY started_at, sess_id) AS rn
-    FROM sessions WHERE started_at IS NOT NULL
+    FROM metabolism_sessions WHERE started_at IS NOT NULL
 ), counts AS (
     SELECT cur.sess_id, cur.started_at, cur.rn,
         count(*) FILTER (WHERE prev.category = 'use-brain')     AS n_use,
@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO cold_start_kpi_for(window_size := 7, stable := 0.80, wat
 WITH m AS (
     SELECT sess_id, started_at, cold_start_kpi_pass,
            row_number() OVER (ORDER BY started_at, sess_id) AS k
-    FROM sessions
+    FROM metabolism_sessions
     WHERE upper(handoff_level) = 'NO' AND cold_start_kpi_pass IS NOT NULL
 ), rates AS (
     SELECT cur.sess_id, cur.started_at, cur.cold_start_kpi_pass,
@@ -122,22 +122,4 @@ FROM rates;
 
 CREATE OR REPLACE VIEW cold_start_kpi AS SELECT * FROM cold_start_kpi_for();
 
--- One row per ISO week with sessions: the headline figures reports and the demo print.
-CREATE OR REPLACE VIEW weekly_health AS
-SELECT
-    strftime(date_trunc('week', started_at), '%G-W%V')            AS iso_week,
-    CAST(date_trunc('week', started_at) AS DATE)                 AS week_start,
-    count(*)                                                      AS sessions,
-    count(*) FILTER (WHERE category = 'use-brain')                AS n_use,
-    count(*) FILTER (WHERE category = 'build-brain')              AS n_build,
-    count(*) FILTER (WHERE category = 'explore-brain')            AS n_explore,
-    avg(health_score)                                             AS mean_health,
-    median(health_score)                                          AS median_health,
-    count(*) FILTER (WHERE saturation_flag)                       AS saturated,
-    count(*) FILTER (WHERE coach_triggered)                       AS coach_triggers,
-    count(*) FILTER (WHERE is_inefficient)                        AS inefficient,
-    count(*) FILTER (WHERE recommend_conserve_next)               AS conserve_next,
-    count(*) FILTER (WHERE is_narcissistic)                       AS narcissistic,
-    min(ratio)                                                    AS min_ratio
-FROM session_signals
-GROUP BY ALL;
+-- weekly_health (one row per ISO week) is weekly_health_for() with SPEC defaults: views/70_report.sql.

@@ -8,13 +8,13 @@
 CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10)
 AS TABLE
 WITH with_agents AS (
-    SELECT DISTINCT sess_id FROM agent_loads
+    SELECT DISTINCT sess_id FROM metabolism_agent_loads
 ), loads AS (
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
-    FROM agent_loads l GROUP BY l.sess_id, l.agent
+    FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
 ), used AS (
     SELECT l.agent, l.sess_id
-    FROM loads l JOIN sessions s USING (sess_id)
+    FROM loads l JOIN metabolism_sessions s USING (sess_id)
     WHERE contains(lower(coalesce(s.notes, '') || ' ' || array_to_string(coalesce(
         s.signals_logged, []), ' ')), lower(l.agent))
 ), per_agent AS (

@@ -242,18 +242,3 @@ SELECT coalesce(e.session_id, m.session_id) AS sess_id, coalesce(e.agent, m.agen
        coalesce(e.source_file, m.source_file) AS source_file, 'transcript' AS source
 FROM estimated e
 FULL OUTER JOIN measured m ON m.session_id = e.session_id AND m.agent = e.agent;
-
--- Protocol sessions and transcript sessions side by side (source says which). Kept apart from
--- `sessions` so metabolism metrics (ratios, coach, weekly counts) never count a real session
--- twice (a brain session has both a metabolism log and a transcript).
-CREATE OR REPLACE VIEW all_sessions AS
-SELECT * FROM sessions
-UNION ALL BY NAME
-SELECT * FROM transcript_sessions;
-
--- SPEC §2.5 agent cost from both sides: logged loads (estimated) and transcripts (estimated
--- from reads of agents/*.md, measured from subagent usage).
-CREATE OR REPLACE VIEW all_agent_loads AS
-SELECT * FROM agent_loads
-UNION ALL BY NAME
-SELECT * FROM transcript_agent_loads;

@@ -17,7 +17,7 @@ WITH s AS (
         CASE WHEN health_score IS NOT NULL
               AND category IN ('use-brain', 'build-brain', 'explore-brain')
              THEN sess_id END AS scored_id
-    FROM sessions
+    FROM metabolism_sessions
     WHERE started_at IS NOT NULL
 ), nxt AS (
     SELECT s.*,
@@ -47,3 +47,29 @@ SELECT
 FROM nxt;
 
 CREATE OR REPLACE VIEW session_outcomes AS SELECT * FROM session_outcomes_for();
+
+-- A ticket is "bad" when it reached the supervisor (SPEC §6.6 wake-ups > 0, view tickets):
+-- a supervisor decision during the circuit, or the ticket ended or escalated. Open tickets
+-- (no end event) that have not reached the supervisor are unlabelled (is_bad NULL): their
+-- outcome is not known yet, and the regulator replay skips them. The label is the recorded
+-- history, i.e. what happened under the rules the journals followed (the SPEC defaults).
+CREATE OR REPLACE VIEW ticket_outcomes AS
+SELECT
+    ticket,
+    started_at,
+    CAST(date_trunc('week', started_at) AS DATE)               AS week_start,
+    strftime(date_trunc('week', started_at), '%G-W%V')         AS iso_week,
+    outcome,
+    decisions_by_supervisor,
+    wakeups,
+    sessions,
+    tokens,
+    CASE WHEN wakeups > 0 THEN true
+         WHEN outcome = 'open' THEN NULL
+         ELSE false END                                        AS is_bad,
+    CASE WHEN outcome IN ('ended', 'escalated') AND decisions_by_supervisor > 0
+              THEN 'supervisor-decision+' || outcome
+         WHEN outcome IN ('ended', 'escalated') THEN outcome
+         WHEN decisions_by_supervisor > 0 THEN 'supervisor-decision' END AS bad_reason
+FROM tickets
+WHERE started_at IS NOT NULL;

@@ -5,11 +5,11 @@
 CREATE OR REPLACE VIEW agent_weekly_cost AS
 WITH loads AS (
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
-    FROM agent_loads l GROUP BY l.sess_id, l.agent
+    FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
 ), weeks AS (
     SELECT CAST(date_trunc('week', started_at) AS DATE) AS week_start,
            count(*) AS week_sessions
-    FROM sessions WHERE started_at IS NOT NULL GROUP BY 1
+    FROM metabolism_sessions WHERE started_at IS NOT NULL GROUP BY 1
 )
 SELECT
     CAST(date_trunc('week', s.started_at) AS DATE)        AS week_start,
@@ -20,7 +20,7 @@ SELECT
     count(DISTINCT l.sess_id) / any_value(w.week_sessions) AS share_of_week_sessions,
     sum(l.tokens_estimated)                               AS tokens_total
 FROM loads l
-JOIN sessions s USING (sess_id)
+JOIN metabolism_sessions s USING (sess_id)
 JOIN weeks w ON w.week_start = CAST(date_trunc('week', s.started_at) AS DATE)
 WHERE s.started_at IS NOT NULL
 GROUP BY ALL;
@@ -31,7 +31,7 @@ GROUP BY ALL;
 CREATE OR REPLACE VIEW agent_cost_growth AS
 WITH span AS (
     SELECT DISTINCT CAST(date_trunc('week', started_at) AS DATE) AS week_start
-    FROM sessions WHERE started_at IS NOT NULL
+    FROM metabolism_sessions WHERE started_at IS NOT NULL
 ), numbered AS (
     SELECT week_start, row_number() OVER (ORDER BY week_start) AS week_no,
            count(*) OVER () AS n_weeks

@@ -36,6 +36,10 @@ FROM session_signals_for(
     saturation_peak_use := saturation_peak_use, saturation_peak_build := saturation_peak_build)
 GROUP BY ALL;
 
+-- One row per ISO week with sessions, SPEC thresholds: the headline figures the demo prints.
+CREATE OR REPLACE VIEW weekly_health AS
+SELECT * EXCLUDE (last_ratio, last_ratio_band) FROM weekly_health_for();
+
 -- SPEC defaults, with the ISO week before each week's figures beside them (week-over-week).
 CREATE OR REPLACE VIEW report_weekly_health AS
 SELECT w.*, p.sessions AS prev_sessions, p.mean_health AS prev_mean_health,
