@@ -181,6 +181,17 @@ def test_history_learns_only_from_ended_sprints():
     assert ("s4", "qa") not in loaded  # another role learns separately
 
 
+def test_history_without_end_times_never_learns_from_its_own_sprint():
+    t = "2026-03-0{}T10:00"
+    records = [rec("s1", "dev", ["a.ts"], started_at=t.format(1)),
+               rec("s2", "dev", ["b.ts"], started_at=t.format(2)),
+               rec("s3", "dev", ["c.ts"], started_at=t.format(3))]
+    loaded = _loaded(sprints_from_records(records, CONTRACT_P), make_policy("history:k=3"))
+    assert ("s1", "dev") not in loaded  # its own a.ts must not count
+    assert loaded[("s2", "dev")] == ["a.ts"]
+    assert loaded[("s3", "dev")] == ["a.ts", "b.ts"]
+
+
 def test_history_has_no_look_ahead():
     rng = random.Random(3)
     from datetime import datetime

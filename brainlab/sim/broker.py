@@ -72,35 +72,80 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         raise SimulationError(f"the same policy is given twice: {labels}")
     for policy in policies:
         policy.prepare(ss)
+    base = _sprint_base(ss)
     parts, sprint_parts, file_parts = [], [], []
     for policy, label in zip(policies, labels, strict=True):
-        rows, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
-        sprint_frame = _sprint_breath(ss, rows, thresholds)
-        accum = dict(zip(sprint_frame["sprint_idx"], sprint_frame["alert_accumulation"],
-                         strict=True))
-        rows["alert_accumulation"] = pd.Series(ss.row_sprint).map(accum).to_numpy(dtype=bool)
-        parts.append(rows)
+        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
+        sprint_frame = _sprint_breath(ss, columns, thresholds, label, base)
+        columns["alert_accumulation"] = \
+            sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
+        parts.append(columns)
         sprint_parts.append(sprint_frame)
         file_parts.append(files)
-    rows = pd.concat([part.drop(columns="policy") for part in parts], ignore_index=True)
-    rows["policy"] = pd.Categorical.from_codes(
-        np.repeat(np.arange(len(labels)), ss.n_rows), categories=pd.Index(labels, dtype=object))
-    extras = [c for c in rows.columns if c not in ROW_COLUMNS]
-    rows = rows[ROW_COLUMNS + extras]
+    rows = _rows_frame(ss, parts, labels)
     sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
     return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
-                        summarize(rows, sprints_out, labels))
+                        _summary(parts, sprint_parts, labels))
+
+
+def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataFrame:
+    """One frame for all policies, built column by column (labels as categoricals)."""
+    n_policies = len(parts)
+    data: dict[str, object] = {}
+    for column in ("sprint_id", "project", "domain", "agent"):
+        cat = ss.labels[column]
+        data[column] = pd.Categorical.from_codes(np.tile(cat.codes, n_policies),
+                                                 categories=cat.categories)
+    data["policy"] = pd.Categorical.from_codes(
+        np.repeat(np.arange(n_policies), ss.n_rows), categories=pd.Index(labels, dtype=object))
+    data["contract_inferred"] = np.tile(
+        ss.rows["contract_inferred"].to_numpy(dtype=bool), n_policies)
+    for column in ROW_COLUMNS[6:]:
+        data[column] = np.concatenate([part[column] for part in parts])
+    extras = list(dict.fromkeys(c for part in parts for c in part if c not in ROW_COLUMNS))
+    for column in extras:  # a column only some policies have: NaN elsewhere (object)
+        if all(column in part for part in parts):
+            data[column] = np.concatenate([part[column] for part in parts])
+            continue
+        values = np.full(ss.n_rows * n_policies, np.nan, dtype=object)
+        for i, part in enumerate(parts):
+            if column in part:
+                values[i * ss.n_rows:(i + 1) * ss.n_rows] = part[column]
+        data[column] = values
+    return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
+
+
+def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
+             labels: list[str]) -> pd.DataFrame:
+    """One row per policy: tokens, miss rate, waste rate, alerts fired (as :func:`summarize`)."""
+    sums = pd.DataFrame({
+        "policy": pd.array(list(labels), dtype="str"),
+        "agent_sprints": [len(p["referenced"]) for p in parts],
+        **{c: [p[c].sum() for p in parts]
+           for c in ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded",
+                     "tokens_miss", "tokens_total")},
+        **{f"alerts_{c}": [int(p[f"alert_{c}"].sum()) for p in parts]
+           for c in ("overload", "noise", "retention")}})
+    sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
+    sums["waste_rate"] = sums["waste"] / sums["loaded"].where(sums["loaded"] > 0)
+    sums["alerts_accumulation"] = [int(f["alert_accumulation"].sum()) for f in sprint_parts]
+    sums["alerts_fired"] = sums[["alerts_overload", "alerts_noise", "alerts_retention",
+                                 "alerts_accumulation"]].sum(axis=1)
+    return sums
 
 
 def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
-             thresholds: Thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
+             thresholds: Thresholds) -> tuple[dict, pd.DataFrame]:
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
-    inhale = policy.inhale(ss)
+    inhale = policy.inhale(ss)  # may register new files: keys use n_files from here on
     n, nf = ss.n_rows, ss.n_files
+    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
     keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
     row, file = keys // max(nf, 1), keys % max(nf, 1)
-    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)
-    hit = np.isin(keys, ref_keys, assume_unique=True)
+    pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
+    hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)
+    ref_loaded = np.zeros(len(ref_keys), dtype=bool)
+    ref_loaded[pos[hit]] = True  # references that were loaded (the others are misses)
     kept = policy.expire(ss, row, file, hit)
     tokens = ss.file_bytes / 4.0  # SPEC §2.5
     loaded = np.bincount(row, minlength=n)
@@ -118,11 +163,7 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         context_load = np.where(referenced > 0, loaded / np.maximum(referenced, 1), np.nan)
         stale_ratio = np.where(loaded > 0, waste / np.maximum(loaded, 1), np.nan)
         exhale_rate = np.where(loaded > 0, released / np.maximum(loaded, 1), np.nan)
-    labels = ss.labels
-    out = pd.DataFrame({
-        "sprint_id": labels["sprint_id"], "project": labels["project"],
-        "domain": labels["domain"], "agent": labels["agent"], "policy": label,
-        "contract_inferred": ss.rows["contract_inferred"].to_numpy(dtype=bool),
+    out = {
         "referenced": referenced, "loaded": loaded, "hits": hits, "misses": misses,
         "waste": waste, "released": released, "kept": kept_n,
         "tokens_loaded": tokens_loaded, "tokens_miss": tokens_miss,
@@ -133,17 +174,16 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         "alert_overload": np.nan_to_num(context_load, nan=0) > thresholds.context_load_max,
         "alert_noise": np.nan_to_num(stale_ratio, nan=0) > thresholds.stale_ratio_max,
         "alert_retention": np.nan_to_num(exhale_rate, nan=1) < thresholds.exhale_rate_min,
-    })
+    }
     for name, values in (inhale.extra or {}).items():
-        out[name] = values
-    files = _file_counts(ss, label, row, file, hit, ref_keys, keys)
+        out[name] = np.asarray(values)
+    files = _file_counts(ss, label, file, hit, ~ref_loaded)
     return out, files
 
 
-def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
+def _file_counts(ss, label, file, hit, missed) -> pd.DataFrame:
     """Per file: times loaded and referenced (hits), loaded unused (waste), missed."""
     nf = ss.n_files
-    missed = ~np.isin(ref_keys, keys, assume_unique=True)
     frame = pd.DataFrame({
         "hits": np.bincount(file[hit], minlength=nf),
         "waste": np.bincount(file[~hit], minlength=nf),
@@ -155,23 +195,38 @@ def _file_counts(ss, label, row, file, hit, ref_keys, keys) -> pd.DataFrame:
     return frame[(frame["hits"] + frame["waste"] + frame["misses"]) > 0].reset_index(drop=True)
 
 
-def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
+def _sprint_base(ss: SprintSet) -> dict[str, np.ndarray]:
+    """Per sprint: its id and project, and the project-then-sprint order (shared by policies)."""
+    sprint = ss.row_sprint
+    n = int(sprint.max()) + 1 if len(sprint) else 0
+    first = np.flatnonzero(np.r_[True, sprint[1:] != sprint[:-1]]) if n else \
+        np.zeros(0, dtype=np.int64)
+    labels = ss.labels
+    sprint_id = labels["sprint_id"].take(first) if n else labels["sprint_id"][:0]
+    project = labels["project"].take(first) if n else labels["project"][:0]
+    project_code = pd.factorize(np.asarray(project, dtype=object), use_na_sentinel=False)[0]
+    order = np.lexsort((np.arange(n), project_code))
+    same_project = np.zeros(n, dtype=bool)
+    same_project[1:] = project_code[order][1:] == project_code[order][:-1]
+    return {"n": n, "sprint_id": np.asarray(sprint_id, dtype=object),
+            "project": np.asarray(project, dtype=object), "order": order,
+            "same_project": same_project}
+
+
+def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
+                   base: dict) -> pd.DataFrame:
     """SPEC §4.4 per sprint, and the accumulation alert.
 
     The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
     consecutive sprints of the same project.
     """
-    sprint = ss.row_sprint
-    n = int(sprint.max()) + 1 if len(sprint) else 0
-    first = np.unique(sprint, return_index=True)[1]
-    agg = pd.DataFrame({
-        "sprint_idx": np.arange(n),
-        "sprint_id": np.asarray(ss.labels["sprint_id"], dtype=object)[first],
-        "project": np.asarray(ss.labels["project"], dtype=object)[first],
-        "policy": rows["policy"].iloc[0] if len(rows) else None})
+    sprint, n = ss.row_sprint, base["n"]
+    agg = pd.DataFrame({"sprint_idx": np.arange(n), "sprint_id": base["sprint_id"],
+                        "project": base["project"], "policy": label if n else None})
     for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
                    "tokens_miss"):
-        total = np.bincount(sprint, weights=rows[column].to_numpy(dtype=float), minlength=n)
+        total = np.bincount(sprint, weights=np.asarray(rows[column], dtype=float),
+                            minlength=n)
         agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
     referenced, loaded = agg["referenced"].to_numpy(), agg["loaded"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -183,12 +238,11 @@ def _sprint_breath(ss: SprintSet, rows: pd.DataFrame, thresholds: Thresholds) ->
     depth = (agg["loaded"] - agg["released"]).to_numpy()
     agg["breath_depth"] = depth
     # rising: depth[t-j] < depth[t-j+1] for j = 1 .. N-1 among the project's sprints in order
-    project_code = pd.factorize(agg["project"], use_na_sentinel=False)[0]
-    order = np.lexsort((agg["sprint_idx"].to_numpy(), project_code))
-    d, p = depth[order], project_code[order]
+    order = base["order"]
+    d = depth[order]
     # inc[i]: the sprint at i has a larger depth than the project's previous sprint
     inc = np.zeros(n, dtype=bool)
-    inc[1:] = (p[1:] == p[:-1]) & (d[1:] > d[:-1])
+    inc[1:] = base["same_project"][1:] & (d[1:] > d[:-1])
     steps = max(thresholds.breath_depth_rising_sprints - 1, 0)
     rising = np.full(n, steps > 0)
     for lag in range(steps):  # steps consecutive increases end at i

@@ -29,6 +29,7 @@ import pandas as pd
 
 from brainlab.config import parse_overrides
 from brainlab.errors import SimulationError
+from brainlab.sim.encoding import member
 from brainlab.sim.sprintset import SprintSet, expand_domains, pair_keys
 
 REGISTRY: dict[str, type[Policy]] = {}
@@ -106,7 +107,7 @@ class Policy:
         n_dom = max(len(ss.domain_names), 1)
         domain = ss.file_domain[file]
         domain = np.where(domain >= 0, domain, ss.row_domain[row])
-        todo = np.isin(ss.row_sprint[row] * n_dom + domain, ss.todo_keys) & (domain >= 0)
+        todo = member(ss.todo_keys, ss.row_sprint[row] * n_dom + domain) & (domain >= 0)
         if getattr(self, "stale_overrides_todo", True):
             return todo & hit
         return todo
@@ -226,11 +227,11 @@ class Protocol(Policy):
         row, file, position = expand_domains(ss, np.arange(ss.n_rows))
         nf = ss.n_files
         touched = pair_keys(ss.touched_row, ss.touched_file, nf)
-        prio1 = np.isin(pair_keys(row, file, nf), touched)
+        prio1 = member(touched, pair_keys(row, file, nf))
         sprint_file = pair_keys(ss.row_sprint[ss.touched_row], ss.touched_file, nf)
         values, counts = np.unique(sprint_file, return_counts=True)
         shared_keys = values[counts >= self.shared_min_agents]
-        shared = np.isin(pair_keys(ss.row_sprint[row], file, nf), shared_keys) | \
+        shared = member(shared_keys, pair_keys(ss.row_sprint[row], file, nf)) | \
             (ss.file_ndomains[file] >= 2)
         priority = np.where(prio1, 1, np.where(shared, 2, 0))
         if self.toolkit:
@@ -273,36 +274,15 @@ class History(Policy):
     def inhale(self, ss: SprintSet) -> Inhale:
         """Vectorised history: top k files by earlier references.
 
-        For each row and each file its group ever referenced, count the group's references
-        from rows that ended before this row started; keep the k largest counts.
+        Per (project, domain, agent) group, rows are ranked by end time; ``seen[t, f]`` counts
+        the group's first t rows (in end order) that referenced f, a cumulative sum per file.
+        A row reads ``seen`` at t = the number of group rows that ended before it started,
+        for every file its group ever referenced, and keeps the k largest counts.
         """
         if ss.n_rows == 0 or len(ss.ref_row) == 0:
             empty = np.zeros(0, dtype=np.int64)
             return Inhale(empty, empty)
-        group = _history_groups(ss)
-        start, end = ss.rows["start_key"].to_numpy(), ss.rows["end_key"].to_numpy()
-        times, inverse = np.unique(np.concatenate([end, start]), return_inverse=True)
-        end_rank, start_rank = inverse[: ss.n_rows], inverse[ss.n_rows:]
-        span = len(times) + 1
-        # events: one per (row, file) reference, keyed by (group, file) pair then end time
-        ev_pair_key = group[ss.ref_row] * ss.n_files + ss.ref_file
-        pair_keys_all, ev_pair = np.unique(ev_pair_key, return_inverse=True)
-        ev_key = np.sort(ev_pair * span + end_rank[ss.ref_row])
-        # candidates: every (row, file) with the file referenced somewhere in the row's group
-        pair_group = pair_keys_all // ss.n_files
-        ptr = np.searchsorted(pair_group, np.arange(group.max() + 2))
-        counts = ptr[group + 1] - ptr[group]
-        row = np.repeat(np.arange(ss.n_rows), counts)
-        offsets = np.repeat(ptr[group] - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-        pair = offsets + np.arange(int(counts.sum()))
-        seen = np.searchsorted(ev_key, pair * span + start_rank[row], side="right") - \
-            np.searchsorted(ev_key, pair * span, side="left")
-        keep = seen > 0
-        row, file, seen = row[keep], (pair_keys_all % ss.n_files)[pair[keep]], seen[keep]
-        order = np.lexsort((file, -seen, row))
-        row, file = row[order], file[order]
-        chosen = _rank_within(row) < self.k
-        return Inhale(row[chosen], file[chosen])
+        return Inhale(*_history_top_k(ss, self.k))
 
 
 @register
@@ -329,8 +309,8 @@ class Recorded(Policy):
         """Kept = not in the recorded LIBÉRER list, for sprints with a recorded expire."""
         default = super().expire(ss, row, file, hit)
         recorded = ss.rows["has_recorded_expire"].to_numpy()[row]
-        released = np.isin(pair_keys(ss.row_sprint[row], file, ss.n_files),
-                           pair_keys(ss.rel_sprint, ss.rel_file, ss.n_files))
+        released = member(pair_keys(ss.rel_sprint, ss.rel_file, ss.n_files),
+                          pair_keys(ss.row_sprint[row], file, ss.n_files))
         return np.where(recorded, ~released, default)
 
 
@@ -353,9 +333,100 @@ def _domain_new_to_session(ss: SprintSet) -> np.ndarray:
 
 
 def _history_groups(ss: SprintSet) -> np.ndarray:
-    """Row -> id of its (project, domain, agent) group."""
-    return ss.rows.groupby(["project", "domain", "agent"], sort=False,
-                           dropna=False).ngroup().to_numpy().astype(np.int64)
+    """Row -> id of its (project, domain, agent) group (missing values form their own group)."""
+    labels = ss.labels
+    key = np.zeros(ss.n_rows, dtype=np.int64)
+    for column in ("project", "domain", "agent"):
+        codes = labels[column].codes.astype(np.int64) + 1
+        key = key * (len(labels[column].categories) + 1) + codes
+    return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _history_top_k(ss: SprintSet, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, file) pairs of History.inhale (see there); linear passes and one sort."""
+    n = ss.n_rows
+    group = _history_groups(ss)
+    n_groups = int(group.max()) + 1
+    # time ranks, per sprint (rows of a sprint share its start and end)
+    sprint = ss.row_sprint
+    first = np.flatnonzero(np.r_[True, sprint[1:] != sprint[:-1]])
+    start, end = ss.rows["start_key"].to_numpy()[first], ss.rows["end_key"].to_numpy()[first]
+    times, inverse = np.unique(np.concatenate([end, start]), return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    end_rank, start_rank = inverse[: len(first)][sprint], inverse[len(first):][sprint]
+    span = len(times) + 1
+    # rows of each group in end order: position q of each row, group sizes m
+    by_end = np.argsort(group * span + end_rank, kind="stable")
+    end_keys = (group * span + end_rank)[by_end]
+    m = np.bincount(group, minlength=n_groups)
+    group_first = np.concatenate(([0], np.cumsum(m)[:-1]))
+    q = np.empty(n, dtype=np.int64)
+    q[by_end] = np.arange(n) - np.repeat(group_first, m)
+    # t: rows of the group that ended before (or when) this row started
+    t = np.searchsorted(end_keys, group * span + start_rank, side="right") - group_first[group]
+    # files each group referenced: pair = (group, file), local index j within the group
+    ev_key = group[ss.ref_row] * ss.n_files + ss.ref_file
+    if n_groups * ss.n_files <= 1 << 26:  # small key space: a presence table, no sort
+        present = np.zeros(n_groups * ss.n_files, dtype=bool)
+        present[ev_key] = True
+        pair_keys_all = np.flatnonzero(present)
+        ev_pair = (np.cumsum(present) - 1)[ev_key]
+    else:
+        pair_keys_all, ev_pair = np.unique(ev_key, return_inverse=True)
+        ev_pair = ev_pair.reshape(-1)
+    pair_group = pair_keys_all // ss.n_files
+    n_files_g = np.bincount(pair_group, minlength=n_groups)
+    pair_first = np.concatenate(([0], np.cumsum(n_files_g)[:-1]))
+    # seen: per group a block of n_files_g columns of (m + 1) cumulative counts
+    height = m + 1
+    block = height * n_files_g
+    base = np.concatenate(([0], np.cumsum(block)[:-1]))
+    ev_group = pair_group[ev_pair]
+    ev_cell = base[ev_group] + (ev_pair - pair_first[ev_group]) * height[ev_group] + \
+        q[ss.ref_row] + 1
+    seen = np.cumsum(np.bincount(ev_cell, minlength=int(block.sum())))
+    column_start = np.repeat(base, n_files_g) + \
+        (np.arange(len(pair_keys_all)) - np.repeat(pair_first, n_files_g)) * \
+        np.repeat(height, n_files_g)
+    before = np.concatenate(([0], seen))[column_start]  # cumulative total before each column
+    # candidates: every row x every file of its group, row-major, files in path order
+    counts = n_files_g[group]
+    row = np.repeat(np.arange(n), counts)
+    row_group = group[row]
+    j = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    value = seen[base[row_group] + j * height[row_group] + t[row]] - \
+        before[pair_first[row_group] + j]
+    keep = value > 0
+    row, row_group, j, value = row[keep], row_group[keep], j[keep], value[keep]
+    chosen = _top_k_per_row(row, value, j, k)
+    file = pair_keys_all[pair_first[row_group[chosen]] + j[chosen]] % ss.n_files
+    return row[chosen], file
+
+
+def _top_k_per_row(row: np.ndarray, value: np.ndarray, tie: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k best entries of each row: largest value, then smallest tie.
+
+    ``row`` is sorted and ``tie`` distinct within a row. Small k: k passes of a per-row
+    maximum (np.maximum.reduceat); large k: one sort.
+    """
+    if len(row) == 0 or k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(tie.max()) + 1
+    score = value.astype(np.int64) * width + (width - 1 - tie)  # larger is better
+    if k > 8:
+        order = np.lexsort((-score, row))
+        return np.sort(order[_rank_within(row[order]) < k])
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+    lengths = np.diff(np.r_[starts, len(row)])
+    chosen = np.zeros(len(row), dtype=bool)
+    score = score.copy()
+    for _ in range(min(k, int(lengths.max()))):
+        best = np.repeat(np.maximum.reduceat(score, starts), lengths)
+        pick = (score == best) & (best >= 0)
+        chosen |= pick
+        score[pick] = -1
+    return np.flatnonzero(chosen)
+
 
 
 def iter_history(ss: SprintSet) -> Iterator[tuple[int, dict[int, int]]]:

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from brainlab.sim.encoding import categorical, encode, explode_lists, index_in
 from brainlab.sources.contracts import infer_contract
 
 DEFAULT_FILE_BYTES = 8_000  # size assumed for a file no record gave a size for (2,000 tokens)
@@ -46,6 +47,7 @@ class SprintSet:
     rel_file: np.ndarray
     projects: list[str] = field(default_factory=list)
     default_bytes: float = DEFAULT_FILE_BYTES
+    label_cache: dict[str, pd.Categorical] | None = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -67,16 +69,16 @@ class SprintSet:
         """Row -> global domain id, or -1 when the domain is not in the contract."""
         return self.rows["domain_id"].to_numpy()
 
-    @cached_property
+    @property
     def labels(self) -> dict[str, pd.Categorical]:
         """sprint_id, project, domain, agent per row as categoricals (cheap to copy)."""
-        out = {}
-        for column in ("sprint_id", "project", "domain", "agent"):
-            codes, uniques = pd.factorize(self.rows[column].to_numpy(dtype=object),
-                                          sort=True, use_na_sentinel=True)
-            out[column] = pd.Categorical.from_codes(codes, categories=pd.Index(uniques,
-                                                                               dtype=object))
-        return out
+        if self.label_cache is None:
+            out = {}
+            for column in ("sprint_id", "project", "domain", "agent"):
+                codes, uniques = encode(self.rows[column])
+                out[column] = categorical(codes, uniques)
+            self.label_cache = out
+        return self.label_cache
 
     def file_id(self, project: str, path: str) -> int:
         """The id of a file, adding it (default size, no domain) when new."""
@@ -161,9 +163,15 @@ def _canonical(paths_by_project: dict[str, set[str]], contracts: pd.DataFrame) -
     return out
 
 
-def _order(agents: pd.DataFrame) -> pd.DataFrame:
-    """Sprint order and the start/end keys used for 'ended before' (history look-ahead rule)."""
-    first = agents.groupby("sprint_id", sort=False).agg(
+def _order(agents: pd.DataFrame, sprint_code: np.ndarray) -> pd.DataFrame:
+    """Sprint order and the start/end keys used for 'ended before' (history look-ahead rule).
+
+    One row per sprint code (codes number sprints in order of first appearance).
+    """
+    frame = pd.DataFrame({"started_at": agents["started_at"].to_numpy(),
+                          "ended_at": agents["ended_at"].to_numpy(),
+                          "seq": agents["seq"].to_numpy()})
+    first = frame.groupby(sprint_code, sort=True).agg(
         started_at=("started_at", "min"), ended_at=("ended_at", "max"), seq=("seq", "min"))
     started = pd.to_datetime(first["started_at"], errors="coerce", utc=True)
     ended = pd.to_datetime(first["ended_at"], errors="coerce", utc=True)
@@ -176,20 +184,18 @@ def _order(agents: pd.DataFrame) -> pd.DataFrame:
         epoch = pd.Timestamp(0, tz="UTC")
         second = pd.Timedelta(seconds=1)
         first["start_key"] = ((started.loc[first.index] - epoch) / second).to_numpy()
-        first["end_key"] = ((ended.loc[first.index] - epoch) / second).to_numpy()
+        # a sprint ends after it starts: without an end (or with end <= start) it lasts 1 ms,
+        # so "ended before this one started" never counts the sprint itself (no look-ahead)
+        first["end_key"] = np.maximum(((ended.loc[first.index] - epoch) / second).to_numpy(),
+                                      first["start_key"].to_numpy() + 0.001)
     else:  # no timestamps: sprints ran one after another, in file order
         first["start_key"] = first["sprint_idx"].astype(float)
         first["end_key"] = first["sprint_idx"] + 0.5
-    return first[["sprint_idx", "start_key", "end_key"]]
-
-
-def _strings(series: pd.Series) -> np.ndarray:
-    """A column as a numpy object array (fast to iterate, unlike Arrow-backed strings)."""
-    return series.astype(object).to_numpy(dtype=object)
+    return first[["sprint_idx", "start_key", "end_key"]].sort_index()
 
 
 def _lookup(keys: pd.DataFrame | list, wanted: pd.DataFrame | list) -> np.ndarray:
-    """Positions of ``wanted`` tuples in ``keys`` (-1 when absent), vectorised."""
+    """Positions of ``wanted`` tuples in ``keys`` (-1 when absent), vectorised (small frames)."""
     index = pd.MultiIndex.from_arrays(keys) if isinstance(keys, list) else \
         pd.MultiIndex.from_frame(keys)
     query = pd.MultiIndex.from_arrays(wanted) if isinstance(wanted, list) else \
@@ -197,51 +203,126 @@ def _lookup(keys: pd.DataFrame | list, wanted: pd.DataFrame | list) -> np.ndarra
     return index.get_indexer(query)
 
 
-def _explode(agents: pd.DataFrame, column: str) -> pd.DataFrame:
-    """(row, value) for every entry of a list column (unknown lists skipped)."""
-    values = agents[column].to_numpy(dtype=object)
-    if not len(values) or all(v is None for v in values[:1]) and agents[column].isna().all():
-        return pd.DataFrame({"row": np.zeros(0, dtype=np.int64),
-                             "value": np.array([], dtype=object)})
-    lengths = np.fromiter((len(v) if _known(v) else 0 for v in values), dtype=np.int64,
-                          count=len(values))
-    rows = np.repeat(np.arange(len(values)), lengths)
-    flat = [x for v in values if _known(v) for x in v]
-    return pd.DataFrame({"row": rows, "value": np.array(flat, dtype=object)})
+class _Names:
+    """A growing name -> id table; only distinct values pass through Python."""
+
+    def __init__(self) -> None:
+        self.ids: dict = {}
+        self.names: list = []
+
+    def add(self, names) -> np.ndarray:
+        """Ids of distinct ``names`` (None/NaN count as one missing name), adding new ones."""
+        out = np.empty(len(names), dtype=np.int64)
+        for i, name in enumerate(names):
+            key = None if _missing(name) else name
+            if key not in self.ids:
+                self.ids[key] = len(self.names)
+                self.names.append(key)
+            out[i] = self.ids[key]
+        return out
+
+    def codes(self, values) -> np.ndarray:
+        """Ids of every value of a column (encoded first, so Python sees distinct values)."""
+        if isinstance(values, np.ndarray) and values.dtype == object:
+            codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        else:
+            codes, uniques = encode(values)
+        return self.add(uniques)[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _pair_index(a: np.ndarray, b: np.ndarray, table: dict, names_a: list,
+                names_b: list) -> np.ndarray:
+    """table[(names_a[a], names_b[b])] for every (a, b) pair, -1 when absent."""
+    if len(a) == 0:
+        return np.zeros(0, dtype=np.int64)
+    wide = max(len(names_b), 1)
+    key = a * wide + b
+    if len(names_a) * wide <= 1 << 24:  # small key space: a presence table, no sort
+        present = np.zeros(len(names_a) * wide, dtype=bool)
+        present[key] = True
+        keys = np.flatnonzero(present)
+        inverse = (np.cumsum(present) - 1)[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
+    found = np.array([table.get((names_a[k // wide], names_b[k % wide]), -1) for k in keys],
+                     dtype=np.int64)
+    return found[inverse.reshape(-1)]
 
 
 def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
-    agents = agents.copy()
+    agents = agents.reset_index(drop=True)
     for column in AGENT_COLUMNS:
         if column not in agents:
             agents[column] = None
     if "seq" not in agents:
         agents["seq"] = np.arange(len(agents))
-    for column in ("sprint_id", "project", "domain", "agent", "session_id"):
-        agents[column] = _strings(agents[column])
-    agents = agents.drop_duplicates(["sprint_id", "agent"], keep="first")
-    refs = pd.DataFrame({c: _strings(refs[c]) for c in ("sprint_id", "agent", "path", "kind")})
+    # Rows: one per (sprint, agent), the first line kept; strings as integer codes.
+    s_code, s_names = encode(agents["sprint_id"])
+    a_code, a_names = encode(agents["agent"])
+    wide = max(len(a_names), 1)
+    row_key = s_code * wide + a_code
+    sorted_row_keys = np.sort(row_key)
+    if len(row_key) and (sorted_row_keys[1:] == sorted_row_keys[:-1]).any():
+        keep = np.sort(np.unique(row_key, return_index=True)[1])
+        agents = agents.iloc[keep].reset_index(drop=True)
+        s_code, a_code, row_key = s_code[keep], a_code[keep], row_key[keep]
+    # Sprint order; rows in replay order (row number = index).
+    order_of = _order(agents, s_code)
+    sprint_of_code = order_of["sprint_idx"].to_numpy()
+    seq = agents["seq"].to_numpy()
+    if np.issubdtype(seq.dtype, np.number):
+        order = np.lexsort((seq, sprint_of_code[s_code]))
+    else:
+        order = pd.DataFrame({"i": sprint_of_code[s_code], "s": seq}).sort_values(
+            ["i", "s"], kind="stable").index.to_numpy()
+    agents = agents.take(order).reset_index(drop=True)
+    s_code, a_code, row_key = s_code[order], a_code[order], row_key[order]
+    sprint_idx = sprint_of_code[s_code]
+    agents["sprint_idx"] = sprint_idx
+    agents["start_key"] = order_of["start_key"].to_numpy()[s_code]
+    agents["end_key"] = order_of["end_key"].to_numpy()[s_code]
+    p_code, p_names = encode(agents["project"])
+    # References -> rows (by sprint and agent); a reference's project is its sprint's.
+    row_sorter = np.argsort(row_key, kind="stable")
+    sorted_keys = row_key[row_sorter]
+    r_s, r_a = index_in(refs["sprint_id"], s_names), index_in(refs["agent"], a_names)
+    r_key = np.where((r_s >= 0) & (r_a >= 0), r_s * wide + r_a, -1)
+    pos = np.minimum(np.searchsorted(sorted_keys, r_key), max(len(sorted_keys) - 1, 0))
+    valid = (r_key >= 0) & (sorted_keys[pos] == r_key) if len(sorted_keys) else \
+        np.zeros(len(r_key), dtype=bool)
+    ref_rows = row_sorter[pos[valid]] if len(sorted_keys) else np.zeros(0, dtype=np.int64)
+    first_row = np.searchsorted(sprint_idx, np.arange(len(s_names)))
+    projects_t, paths_t = _Names(), _Names()
+    project_id = projects_t.add(p_names)  # agent project code -> project table id
+    ref_proj = project_id[p_code[first_row[sprint_idx[ref_rows]]]] if len(ref_rows) else \
+        np.zeros(0, dtype=np.int64)
+    ref_path = paths_t.codes(refs["path"])[valid]
+    k_code, k_names = encode(refs["kind"])
+    edits = np.isin(k_names, ["edit", "write"])[k_code][valid] if len(k_code) else \
+        np.zeros(0, dtype=bool)
+    # Contracts: declared, else inferred from the directory layout of referenced paths (§4.1).
     contracts = contracts.copy()
     if "inferred" not in contracts:
         contracts["inferred"] = False
-    sizes = sizes if sizes is not None else pd.DataFrame(columns=["project", "path", "bytes"])
-    # Sprint order; rows in replay order (row number = index).
-    agents = agents.join(_order(agents), on="sprint_id")
-    agents = agents.sort_values(["sprint_idx", "seq"], kind="stable").reset_index(drop=True)
-    project_of = agents.drop_duplicates("sprint_id").set_index("sprint_id")["project"]
-    refs["project"] = _strings(refs["sprint_id"].map(project_of))
-    refs["row"] = _lookup([agents["sprint_id"], agents["agent"]],
-                          [refs["sprint_id"], refs["agent"]])
-    refs = refs[refs["row"] >= 0]
-    # Contracts: declared, else inferred from the directory layout of referenced paths (§4.1).
     declared = set(pd.unique(contracts["project"].to_numpy(dtype=object)))
-    agent_projects = set(pd.unique(agents["project"].dropna().to_numpy(dtype=object)))
+    agent_projects = {p for p in p_names if not _missing(p)}
     missing = sorted(agent_projects - declared)
     inferred_rows = []
-    for project in missing:
-        layout = infer_contract(set(refs.loc[refs["project"] == project, "path"]))
-        inferred_rows += [(project, d, f, i, True) for d, files in layout.items()
-                          for i, f in enumerate(files)]
+    if missing:
+        wide_p = max(len(paths_t.names), 1)
+        pairs = np.unique(ref_proj * wide_p + ref_path)
+        by_proj: dict[str, set[str]] = {}
+        for k in pairs.tolist():
+            by_proj.setdefault(projects_t.names[k // wide_p], set()).add(
+                paths_t.names[k % wide_p])
+        for project in missing:
+            layout = infer_contract(by_proj.get(project, set()))
+            inferred_rows += [(project, d, f, i, True) for d, files in layout.items()
+                              for i, f in enumerate(files)]
     if inferred_rows:
         contracts = pd.concat([contracts, pd.DataFrame(
             inferred_rows, columns=["project", "domain", "path", "position", "inferred"])],
@@ -250,51 +331,63 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
     contracts = pd.DataFrame({
         "project": _strings(contracts["project"]), "domain": _strings(contracts["domain"]),
         "path": _strings(contracts["path"]), "inferred": contracts["inferred"].to_numpy(bool)})
+    c_proj, c_path = projects_t.codes(contracts["project"]), paths_t.codes(contracts["path"])
     # Every (project, path) named anywhere, and its canonical contract name.
-    recorded = _explode(agents, "loaded")
-    released = _explode(agents, "released")
-    named = pd.concat([
-        refs[["project", "path"]],
-        pd.DataFrame({"project": agents["project"].to_numpy()[recorded["row"].to_numpy()],
-                      "path": recorded["value"].to_numpy()}),
-        pd.DataFrame({"project": agents["project"].to_numpy()[released["row"].to_numpy()],
-                      "path": released["value"].to_numpy()}),
-        pd.DataFrame({"project": _strings(sizes["project"]), "path": _strings(sizes["path"])}),
-    ], ignore_index=True).drop_duplicates()
+    rec_rows, rec_vals, rec_known = explode_lists(agents["loaded"])
+    rel_rows, rel_vals, rel_known = explode_lists(agents["released"])
+    rec_proj, rec_path = project_id[p_code[rec_rows]], paths_t.codes(rec_vals)
+    rel_proj, rel_path = project_id[p_code[rel_rows]], paths_t.codes(rel_vals)
+    sizes = sizes if sizes is not None else pd.DataFrame(columns=["project", "path", "bytes"])
+    z_proj, z_path = projects_t.codes(_strings(sizes["project"])), \
+        paths_t.codes(_strings(sizes["path"]))
+    n_paths = max(len(paths_t.names), 1)
+    named = sorted_unique(np.concatenate([
+        ref_proj * n_paths + ref_path, rec_proj * n_paths + rec_path,
+        rel_proj * n_paths + rel_path, z_proj * n_paths + z_path]))
     by_project: dict[str, set[str]] = {}
-    for project, path in zip(named["project"], named["path"], strict=True):
-        by_project.setdefault(project, set()).add(path)
+    for k in named.tolist():
+        by_project.setdefault(projects_t.names[k // n_paths], set()).add(
+            paths_t.names[k % n_paths])
     canon = _canonical(by_project, contracts)
-    named["canonical"] = [canon.get((p, x), x) for p, x in zip(named["project"], named["path"],
-                                                               strict=True)]
+    canonical = np.array([paths_t.ids[canon.get((projects_t.names[k // n_paths],
+                                                 paths_t.names[k % n_paths]),
+                                                paths_t.names[k % n_paths])]
+                          for k in named.tolist()], dtype=np.int64)
+    canonical = named // n_paths * n_paths + canonical if len(named) else named
     # Files: ids in (project, canonical path) order.
-    files = pd.concat([contracts[["project", "path"]],
-                       named[["project", "canonical"]].rename(columns={"canonical": "path"})],
-                      ignore_index=True).drop_duplicates().sort_values(["project", "path"])
-    files = files.reset_index(drop=True)
-    n_files = len(files)
-    projects = sorted(agent_projects
-                      | set(pd.unique(contracts["project"].to_numpy(dtype=object))))
-    file_project = _lookup([pd.Index(projects)], [files["project"]])
-    file_path = _strings(files["path"])
-    named["fid"] = _lookup([files["project"], files["path"]],
-                           [named["project"], named["canonical"]])
+    file_keys = sorted_unique(np.concatenate([c_proj * n_paths + c_path, canonical]))
+    file_keys = np.array(sorted(file_keys.tolist(), key=lambda k: _sort_key(
+        projects_t.names[k // n_paths], paths_t.names[k % n_paths])), dtype=np.int64)
+    n_files = len(file_keys)
+    key_order = np.argsort(file_keys)
+    sorted_file_keys = file_keys[key_order]
+    named_fid = key_order[np.searchsorted(sorted_file_keys, canonical)] if n_files else \
+        np.zeros(0, dtype=np.int64)
 
-    def file_ids(project_values, path_values) -> np.ndarray:
-        at = _lookup([named["project"], named["path"]], [project_values, path_values])
-        return named["fid"].to_numpy()[at]
+    def file_ids(proj: np.ndarray, path: np.ndarray) -> np.ndarray:
+        if len(proj) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return named_fid[np.searchsorted(named, proj * n_paths + path)]
 
+    projects = sorted(agent_projects | declared, key=str)
+    project_pos = {name: i for i, name in enumerate(projects)}
+    file_project = np.array([project_pos.get(projects_t.names[k // n_paths], -1)
+                             for k in file_keys.tolist()], dtype=np.int64)
+    file_path = np.array([paths_t.names[k % n_paths] for k in file_keys.tolist()] + [None],
+                         dtype=object)[:-1]
     file_bytes = np.full(n_files, float(default_bytes))
-    known_size = sizes.dropna(subset=["bytes"]) if len(sizes) else sizes
-    if len(known_size):
-        ids = file_ids(_strings(known_size["project"]), _strings(known_size["path"]))
-        file_bytes[ids] = known_size["bytes"].to_numpy(dtype=float)
+    if len(sizes):
+        known_size = sizes["bytes"].notna().to_numpy()
+        ids = file_ids(z_proj[known_size], z_path[known_size])
+        file_bytes[ids] = sizes["bytes"].to_numpy(dtype=float)[known_size]
     # Domains (global ids over (project, domain)) and their files in contract order.
     dom_frame = contracts[["project", "domain"]].drop_duplicates()
     dom_keys = list(zip(dom_frame["project"], dom_frame["domain"], strict=True))
+    dom_index = {key: i for i, key in enumerate(dom_keys)}
     c_dom = _lookup([dom_frame["project"], dom_frame["domain"]],
                     [contracts["project"], contracts["domain"]])
-    c_file = _lookup([files["project"], files["path"]], [contracts["project"], contracts["path"]])
+    c_file = key_order[np.searchsorted(sorted_file_keys, c_proj * n_paths + c_path)] \
+        if len(c_proj) else np.zeros(0, dtype=np.int64)
     pairs = pd.DataFrame({"d": c_dom, "f": c_file}).drop_duplicates()
     dom_inferred = np.zeros(len(dom_keys), dtype=bool)
     dom_inferred[c_dom] = contracts["inferred"].to_numpy()
@@ -305,48 +398,54 @@ def _build(agents, refs, contracts, sizes, default_bytes) -> SprintSet:
     dom_ptr = np.zeros(len(dom_keys) + 1, dtype=np.int64)
     dom_ptr[1:] = np.cumsum(np.bincount(pairs["d"].to_numpy(), minlength=len(dom_keys)))
     dom_files = pairs.sort_values("d", kind="stable")["f"].to_numpy(dtype=np.int64)
-    agents["domain_id"] = _lookup([dom_frame["project"], dom_frame["domain"]],
-                                  [agents["project"], agents["domain"]])
+    d_code, d_names = encode(agents["domain"])
+    agents["domain_id"] = _pair_index(p_code, d_code, dom_index, list(p_names), list(d_names))
     n_dom = max(len(dom_keys), 1)
     # References (unique pairs) and touched pairs.
-    ref_rows = refs["row"].to_numpy(dtype=np.int64)
-    ref_files = file_ids(refs["project"].to_numpy(), refs["path"].to_numpy())
-    edits = refs["kind"].isin(["edit", "write"]).to_numpy()
+    ref_files = file_ids(ref_proj, ref_path)
     ref_row, ref_file = _unique_pairs(ref_rows, ref_files, n_files)
     touched_row, touched_file = _unique_pairs(ref_rows[edits], ref_files[edits], n_files)
     _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys)
     domain_id = agents["domain_id"].to_numpy()
+    missing_codes = [i for i, p in enumerate(p_names) if p in set(missing)]
     agents["contract_inferred"] = np.where(
         domain_id >= 0, dom_inferred[np.maximum(domain_id, 0)] if len(dom_keys) else False,
-        agents["project"].isin(missing).to_numpy())
+        np.isin(p_code, missing_codes))
     # Open TODOs (sprint level): a domain name of the project, else the line's own domain.
-    todos = _explode(agents, "open_todos")
-    t_rows = todos["row"].to_numpy()
-    named_dom = _lookup([dom_frame["project"], dom_frame["domain"]],
-                        [agents["project"].to_numpy()[t_rows], todos["value"].to_numpy()])
+    t_rows, t_vals, _ = explode_lists(agents["open_todos"])
+    v_code, v_names = pd.factorize(t_vals, use_na_sentinel=False)
+    named_dom = _pair_index(p_code[t_rows], v_code.astype(np.int64), dom_index, list(p_names),
+                            list(v_names))
     t_dom = np.where(named_dom >= 0, named_dom, domain_id[t_rows])
-    sprint_idx = agents["sprint_idx"].to_numpy()
     todo_keys = np.unique(sprint_idx[t_rows][t_dom >= 0] * n_dom + t_dom[t_dom >= 0])
     # Recorded broker loads (per row) and releases (per sprint).
-    r_rows = recorded["row"].to_numpy()
-    rec_row, rec_file = _unique_pairs(
-        r_rows, file_ids(agents["project"].to_numpy()[r_rows], recorded["value"].to_numpy()),
-        n_files)
-    l_rows = released["row"].to_numpy()
-    rel_sprint, rel_file = _unique_pairs(
-        sprint_idx[l_rows],
-        file_ids(agents["project"].to_numpy()[l_rows], released["value"].to_numpy()), n_files)
-    agents["has_recorded"] = _known_mask(agents["loaded"])
-    known_release = _known_mask(agents["released"])
-    agents["has_recorded_expire"] = agents["sprint_idx"].isin(np.unique(sprint_idx[known_release]))
+    rec_row, rec_file = _unique_pairs(rec_rows, file_ids(rec_proj, rec_path), n_files)
+    rel_sprint, rel_file = _unique_pairs(sprint_idx[rel_rows], file_ids(rel_proj, rel_path),
+                                         n_files)
+    agents["has_recorded"] = rec_known
+    agents["has_recorded_expire"] = np.isin(sprint_idx, np.unique(sprint_idx[rel_known]))
+    d_code, d_names = encode(agents["domain"])
+    labels = {"sprint_id": categorical(s_code, s_names), "project": categorical(p_code, p_names),
+              "domain": categorical(d_code, d_names), "agent": categorical(a_code, a_names)}
     return SprintSet(
-        rows=agents, file_project=file_project.astype(np.int64), file_path=file_path,
+        rows=agents, file_project=file_project, file_path=file_path,
         file_bytes=file_bytes, file_domain=file_domain, file_ndomains=file_ndomains,
         domain_names=dom_keys, domain_inferred=dom_inferred, dom_ptr=dom_ptr,
         dom_files=dom_files, ref_row=ref_row, ref_file=ref_file, touched_row=touched_row,
         touched_file=touched_file, todo_keys=todo_keys.astype(np.int64), rec_row=rec_row,
         rec_file=rec_file, rel_sprint=rel_sprint, rel_file=rel_file, projects=projects,
-        default_bytes=default_bytes)
+        default_bytes=default_bytes, label_cache=labels)
+
+
+def _sort_key(project, path) -> tuple:
+    """(project, path) order of file ids, missing values last (as pandas sorts them)."""
+    return (_missing(project), "" if _missing(project) else project,
+            _missing(path), "" if _missing(path) else path)
+
+
+def _strings(series: pd.Series) -> np.ndarray:
+    """A (small) column as a numpy object array."""
+    return series.astype(object).to_numpy(dtype=object)
 
 
 def _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys) -> None:
@@ -361,30 +460,6 @@ def _fill_domains(agents, ref_row, ref_file, file_domain, dom_keys) -> None:
     for r, d in zip(best["row"], best["dom"], strict=True):
         agents.at[r, "domain"] = dom_keys[d][1]
         agents.at[r, "domain_id"] = d
-
-
-def _known_mask(column: pd.Series) -> np.ndarray:
-    """Which rows hold a recorded list (vectorised shortcut when the column is all NULL)."""
-    if column.isna().all():
-        return np.zeros(len(column), dtype=bool)
-    values = column.to_numpy(dtype=object)
-    return np.fromiter((_known(v) for v in values), dtype=bool, count=len(values))
-
-
-def _known(value) -> bool:
-    """A recorded list (possibly empty), as opposed to NULL/NA/NaN (unknown)."""
-    return isinstance(value, (list, tuple, np.ndarray))
-
-
-def _as_list(value) -> list:
-    return list(value) if _known(value) else []
-
-
-def _cols(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    if not pairs:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    array = np.asarray(pairs, dtype=np.int64)
-    return array[:, 0], array[:, 1]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
