@@ -91,6 +91,33 @@ def print_summary(db: Path, console: Console) -> None:
               for a, u in zip(agents.is_always_loaded, agents.is_little_used, strict=True)])[
         ["agent", "sessions_loaded", "share", "tokens", "used", "flag"]]
     console.print(_table("Costliest agents", agents))
+    print_what_ifs(db, console)
+
+
+def print_what_ifs(db: Path, console: Console) -> None:
+    """The two replays on the demo history: broker policies and a stricter relaunch limit."""
+    from brainlab.sim import broker, regulator
+
+    sprints = broker.load_sprints(db)
+    if sprints.n_rows:
+        result = broker.replay(sprints, ["recorded", "protocol", "history", "greedy-domain",
+                                         "on-demand"])
+        frame = result.summary[["policy", "tokens_total", "miss_rate", "waste_rate",
+                                "alerts_fired"]].copy()
+        frame["tokens_total"] = frame["tokens_total"].astype("int64")
+        console.print(_table(f"What if: broker policies replayed on {sprints.n_rows} "
+                             "agent-sprints (brainlab simulate broker)", frame.round(2)))
+    journals = regulator.load_journals(db)
+    if len(journals.tickets):
+        result = regulator.replay(journals, ["default", "max_relance_same_stop=2"], draws=200,
+                                  seed=1)
+        s = result.summary
+        frame = s[["rules", "tickets"]].assign(**{
+            name: [f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
+                   zip(s[name], s[f"{name}_lo"], s[f"{name}_hi"], strict=True)]
+            for name in ("wakeups_per_ticket", "sessions_per_ticket")})
+        console.print(_table("What if: regulator rules replayed, 90% intervals "
+                             "(brainlab simulate regulator)", frame))
 
 
 def _table(title: str, frame) -> Table:

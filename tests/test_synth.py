@@ -85,5 +85,5 @@ def test_planted_incomplete_log_is_flagged(demo):
 
 def test_manifest_lists_the_plants(demo):
     manifest = json.loads((demo["root"] / "synth_manifest.json").read_text())
-    # brain 6, sprints 2, circuits 1, transcripts 2
-    assert manifest["seed"] == 7 and len(manifest["planted"]) == 11
+    # brain 6, sprints 2, circuits 1, transcripts 2, sprint transcripts 1 (issue 4 §6)
+    assert manifest["seed"] == 7 and len(manifest["planted"]) == 12

@@ -293,7 +293,7 @@ def format_summary(result: ReplayResult) -> str:
 def load_sprints(db: str | os.PathLike, project: str | None = None,
                  default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
     """Replay inputs from the store: sprint records + broker blocks, and transcripts if any."""
-    from brainlab.sim.transcript_sprints import transcript_inputs
+    from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
     from brainlab.store import reader
 
     where = "WHERE project = ?" if project else ""
@@ -312,7 +312,7 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         extra = transcript_inputs(con, project)
     if extra is not None:
         t_agents, t_refs = extra
-        t_agents = t_agents[~t_agents["sprint_id"].isin(agents["sprint_id"])]
+        t_agents = drop_recorded(t_agents, agents)
         t_refs = t_refs[t_refs["sprint_id"].isin(t_agents["sprint_id"])]
         t_agents = t_agents.assign(seq=t_agents.get("seq", 0) + len(agents) + 1)
         agents = pd.concat([agents, t_agents], ignore_index=True)

@@ -6,7 +6,10 @@ same sprint name (blocks found in the transcript are stored in ``broker_blocks``
 ``session_id`` and ``ts``); a session with no such block is one sprint per session and project
 (sprint_id = ``<session_id>`` or ``<session_id>:<project>``). Each subagent is an agent (its
 ``subagent_type``, else ``agent-<id>``; the main chain is ``main``) and its referenced files come
-from its own Read/Grep/Glob/Edit/MultiEdit/Write/NotebookEdit calls.
+from its own Read/Grep/Glob/Edit/MultiEdit/Write/NotebookEdit calls. The blocks are written
+at transcript parse time by :mod:`brainlab.sources.claude_broker`; a sprint cut by them also
+gets the broker's recorded source and release maps (``broker_recorded_loads`` / ``_releases``).
+:func:`drop_recorded` keeps a sprint that a JSONL record also describes from counting twice.
 """
 
 from __future__ import annotations
@@ -83,8 +86,54 @@ def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None
               .reset_index())
     agents["domain"] = None  # chosen from the contract by SprintSet.build
     agents["open_todos"] = [[] for _ in range(len(agents))]
-    agents["loaded"] = None
-    agents["released"] = None
+    agents["loaded"], agents["released"] = _recorded(con, agents)
     agents["seq"] = range(len(agents))
     refs = calls[["sprint_id", "agent", "path", "kind"]].drop_duplicates()
     return agents, refs
+
+
+def _recorded(con: duckdb.DuckDBPyConnection, agents: pd.DataFrame) -> tuple[list, list]:
+    """What the broker's blocks recorded (SPEC §4.2 source map, §4.3 release map) per row.
+
+    A sprint cut by broker blocks has them in ``broker_recorded_loads`` / ``_releases`` under
+    its name: an agent of its source map gets its list, an agent missing there ``[]`` (loaded
+    nothing); sprints without blocks (one per session) stay unknown (None).
+    """
+    unknown = [None] * len(agents)
+    if not _has_tables(con, "broker_recorded_loads", "broker_recorded_releases"):
+        return unknown, list(unknown)
+    names = sorted(set(agents["sprint_id"]))
+    loads = {(s, a): list(v) for s, a, v in con.execute(
+        "SELECT sprint_id, agent, loaded FROM broker_recorded_loads"
+        " WHERE list_contains(?, sprint_id)", [names]).fetchall()}
+    releases = {s: list(v) for s, v in con.execute(
+        "SELECT sprint_id, released FROM broker_recorded_releases"
+        " WHERE list_contains(?, sprint_id)", [names]).fetchall()}
+    mapped = {s for s, _ in loads}
+    loaded = [loads.get((s, a), [] if s in mapped else None)
+              for s, a in zip(agents["sprint_id"], agents["agent"], strict=True)]
+    released = [releases.get(s) for s in agents["sprint_id"]]
+    return loaded, released
+
+
+def drop_recorded(t_agents: pd.DataFrame, recorded: pd.DataFrame) -> pd.DataFrame:
+    """Transcript agent rows of sprints the sprint records do not already describe.
+
+    A record describes a transcript sprint when it has the same sprint name (a span cut by
+    broker blocks), or the same project and an overlapping [started_at, ended_at] (a session
+    without blocks, whose id the record cannot know): the record wins, nothing counts twice.
+    """
+    keep = ~t_agents["sprint_id"].isin(recorded["sprint_id"])
+    spans = recorded.dropna(subset=["project", "started_at", "ended_at"])
+    if spans.empty or t_agents.empty:
+        return t_agents[keep]
+    spans = spans.groupby(["sprint_id", "project"], as_index=False).agg(
+        r_start=("started_at", "min"), r_end=("ended_at", "max"))
+    mine = t_agents[["sprint_id", "project", "started_at", "ended_at"]].drop_duplicates(
+        "sprint_id")
+    pairs = mine.merge(spans[["project", "r_start", "r_end"]], on="project")
+    start = pd.to_datetime(pairs["started_at"])
+    end = pd.to_datetime(pairs["ended_at"])
+    hit = (start <= pd.to_datetime(pairs["r_end"])) & (end >= pd.to_datetime(pairs["r_start"]))
+    covered = set(pairs.loc[hit, "sprint_id"])
+    return t_agents[keep & ~t_agents["sprint_id"].isin(covered)]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import orjson
 
+from brainlab.sources import claude_broker
 from brainlab.sources.redact import redact, redact_truncate
 
 SOURCE = "claude"
@@ -98,6 +99,7 @@ class Chunk:
     spans: dict[tuple, list] = field(default_factory=dict)  # see _span()
     errors: list[dict] = field(default_factory=list)
     unknown_types: set[str] = field(default_factory=set)
+    broker: dict[str, list[dict]] = field(default_factory=dict)  # claude_broker's table rows
 
     def error(self, file: str, line: int | None, reason: str, severity: str = "error") -> None:
         """Record one problem as an ``ingest_errors`` row."""
@@ -259,6 +261,9 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 _tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
+            elif isinstance(block, dict) and claude_broker.marked(block.get("text")):
+                claude_broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
+                                   chunk)  # context-broker inhale/expire blocks (SPEC §7)
 
 
 def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,
@@ -292,6 +297,7 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
     content = message.get("content") if isinstance(message, dict) else None
     tool_use_ids = []
     if isinstance(content, list):
+        answer = claude_broker.subagent_answer(obj)
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool_use_id = _str(block.get("tool_use_id"))
@@ -303,6 +309,9 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
                     block.get("is_error") is True,
                     ctx.path, line_no,
                 ))
+                if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
+                    claude_broker.scan_result(block.get("content"), session_id, agent_id,
+                                              to_utc(ts_text), ctx.path, line_no, chunk)
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
         chunk.agent_links.append({

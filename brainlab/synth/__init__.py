@@ -18,7 +18,8 @@ from brainlab.errors import SourceError
 from brainlab.synth import brain
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
-from brainlab.synth.sprints import write_sprints
+from brainlab.synth.sprint_transcripts import write_sprint_transcripts
+from brainlab.synth.sprints import plan_for, write_sprints
 from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
@@ -63,6 +64,10 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
                               area_end, n_tickets=6 * options.weeks)
     # Claude Code transcripts of the same sessions (own RNG: the brain files stay as they were)
     planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3))
+    # ... and the same sprint plan (same seed as write_sprints) run as transcript sessions
+    sprint_plan = plan_for(sessions, random.Random(options.seed + 4))
+    planted += write_sprint_transcripts(out_dir, sprint_plan,
+                                        random.Random(options.seed * 7919 + 11))
     files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
     manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({

@@ -159,17 +159,28 @@ def sprint_records(plan: list[dict]) -> list[dict]:
 
 def broker_text(sprint: dict) -> str:
     """The inhale and expire blocks the broker printed for ``sprint``."""
+    return "\n".join([f"# Context broker — {sprint['sprint']}", "", inhale_text(sprint),
+                      "", expire_text(sprint), ""])
+
+
+def inhale_text(sprint: dict) -> str:
+    """The inhale block (SPEC §4.2) of ``sprint``, ending with the hand-off line."""
     contract = sprint["project"] == PROJECT
-    lines = [f"# Context broker — {sprint['sprint']}", "",
-             f"Context-broker — inhale sprint {sprint['sprint']}", "",
+    lines = [f"Context-broker — inhale sprint {sprint['sprint']}", "",
              f"Projet détecté : {sprint['project']}", "Mode           : sprint", "",
              "Source map :"]
     for agent in sprint["agents"]:
         names = [_name(p, contract) for p in agent["loaded"]]
         note = "   ← contexte boot suffisant" if not names else ""
         lines.append(f"  {agent['agent']} → {json.dumps(names, ensure_ascii=False)}{note}")
-    lines += ["", "→ Passer à tech-lead gate.", "",
-              f"Context-broker — expire sprint {sprint['sprint']}", "", "Release map :"]
+    lines += ["", "→ Passer à tech-lead gate."]
+    return "\n".join(lines)
+
+
+def expire_text(sprint: dict) -> str:
+    """The expire block (SPEC §4.3, §4.4) of ``sprint``, ending with the signal line."""
+    contract = sprint["project"] == PROJECT
+    lines = [f"Context-broker — expire sprint {sprint['sprint']}", "", "Release map :"]
     released = [_name(p, contract) for p in sprint["released"]]
     kept = [_name(p, contract) for p in sprint["kept"]]
     lines.append(f"  LIBÉRER : {json.dumps(released, ensure_ascii=False)}")
@@ -183,7 +194,7 @@ def broker_text(sprint: dict) -> str:
               f"  stale_ratio  : {100 * stale / loaded if loaded else 0:.0f}%",
               f"  breath_depth : +{len(kept)}",
               f"  exhale_rate  : {100 * len(released) / loaded if loaded else 0:.0f}%", "",
-              "→ Signal metabolism-scribe si seuil atteint.", ""]
+              "→ Signal metabolism-scribe si seuil atteint."]
     return "\n".join(lines)
 
 
@@ -203,14 +214,20 @@ def contract_text() -> str:
             f"  repo     : <PATHS.projects>/{PROJECT}\n  domaines :\n{domains}\n```\n")
 
 
+def plan_for(sessions: list, rng: random.Random, start: datetime | None = None,
+             end: datetime | None = None) -> list[dict]:
+    """The plan :func:`write_sprints` writes for these sessions and RNG (same draws, same plan)."""
+    times = [s.started_at for s in sessions or []]
+    end = end or (max(times) if times else datetime(2026, 3, 27, 18, 0))
+    start = start or (min(times) if times else end - timedelta(weeks=12))
+    return sprint_plan(rng, start, end, sessions)
+
+
 def write_sprints(out_dir: Path, sessions: list, rng: random.Random,
                   start: datetime | None = None, end: datetime | None = None) -> list[dict]:
     """Write contracts, broker blocks and the sprint record; return planted-effect descriptions."""
     out_dir = Path(out_dir)
-    times = [s.started_at for s in sessions or []]
-    end = end or (max(times) if times else datetime(2026, 3, 27, 18, 0))
-    start = start or (min(times) if times else end - timedelta(weeks=12))
-    plan = sprint_plan(rng, start, end, sessions)
+    plan = plan_for(sessions, rng, start, end)
     (out_dir / "projets").mkdir(parents=True, exist_ok=True)
     (out_dir / "projets" / f"{PROJECT}.md").write_text(contract_text(), encoding="utf-8")
     broker_dir = out_dir / "progression" / "broker"
