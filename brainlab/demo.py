@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from brainlab import metrics
+from brainlab.errors import SimulationError
 from brainlab.store import query
 from brainlab.synth import SynthOptions, synthesize
 
@@ -107,7 +108,10 @@ def print_what_ifs(db: Path, console: Console) -> None:
         frame["tokens_total"] = frame["tokens_total"].astype("int64")
         console.print(_table(f"What if: broker policies replayed on {sprints.n_rows} "
                              "agent-sprints (brainlab simulate broker)", frame.round(2)))
-    journals = regulator.load_journals(db)
+    try:
+        journals = regulator.load_journals(db)
+    except SimulationError:
+        return  # no circuit journal: nothing to replay
     if len(journals.tickets):
         result = regulator.replay(journals, ["default", "max_relance_same_stop=2"], draws=200,
                                   seed=1)

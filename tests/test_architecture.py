@@ -10,7 +10,7 @@ FORBIDDEN = {
     "sources": {"store", "metrics", "sim", "viz", "report", "synth", "cli", "demo", "lab"},
     "store": {"metrics", "sim", "viz", "report", "synth", "cli", "demo", "lab"},
     "metrics": {"sim", "viz", "report", "synth", "cli", "demo", "lab"},
-    "sim": {"viz", "report", "cli", "demo", "lab"},
+    "sim": {"viz", "report", "synth", "cli", "demo", "lab"},
     "viz": {"report", "cli", "demo", "lab"},
     "synth": {"store", "metrics", "viz", "report", "cli", "demo", "lab"},
 }

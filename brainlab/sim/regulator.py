@@ -489,34 +489,3 @@ def stops_by_code(journals: CompiledJournals) -> pd.DataFrame:
     return (frame.groupby(["code_label", "relaunch_rank"]).agg(stops=("loops", "size"),
                                                                loops=("loops", "sum"))
             .reset_index())
-
-
-def journals_for_notebook(db, synthetic_if_empty: bool = True, seed: int = 0):
-    """Compiled journals from ``db``; synthetic ones (said in the note) when it has none.
-
-    Returns (journals, note). The demo brain may predate circuit journals: the notebook then
-    shows the synthetic circuits of :mod:`brainlab.synth.circuits` and says so.
-    """
-    from brainlab.store import query
-
-    count = query(db, "SELECT count(*) AS n FROM circuit_events")["n"].iloc[0] \
-        if _has_table(db) else 0
-    if count or not synthetic_if_empty:
-        return load_journals(db), f"{db}: recorded circuit journals"
-    import random
-    from datetime import datetime
-
-    from brainlab.synth.circuits import generate_tickets
-
-    tickets = generate_tickets(random.Random(seed), datetime(2026, 1, 5),
-                               datetime(2026, 3, 30), 500)
-    events = [e for t in tickets for e in t]
-    return compile_journals(events), f"{db} holds no circuit journal: 500 synthetic tickets shown"
-
-
-def _has_table(db) -> bool:
-    from brainlab.store import query
-
-    found = query(db, "SELECT count(*) AS n FROM duckdb_tables()"
-                      " WHERE table_name = 'circuit_events'")
-    return bool(found["n"].iloc[0])
