@@ -336,31 +336,28 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
 def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
     """The week's transcript usage: per day and model, per model, costliest sessions; None without.
 
-    Days are UTC days (usage_daily's grain); a request belongs to the week of its timestamp.
+    Days are UTC days (the usage_* views' grain); the week is its seven UTC days.
     """
     if not has_rows(db, "cc_requests"):
         return None
-    bounds = [week.start_at, week.end_at]
-    by_day = query(db, """
-        SELECT CAST(ts AS DATE) AS day, model, count(*) AS requests,
-               sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
-                   AS total_tokens,
-               sum(cost_usd) AS cost_usd
-        FROM cc_requests WHERE ts >= ? AND ts < ? GROUP BY ALL ORDER BY day, model""", bounds)
+    days = [week.start, week.end]
+    by_day = query(db, "SELECT day, model, requests, total_tokens, cost_usd "
+                       "FROM usage_daily_models WHERE day >= ? AND day < ? ORDER BY day, model",
+                   days)
     by_model = query(db, """
-        SELECT model, count(*) AS requests, sum(input_tokens) AS input_tokens,
-               sum(output_tokens) AS output_tokens, sum(cache_creation_tokens)
-                   AS cache_creation_tokens, sum(cache_read_tokens) AS cache_read_tokens,
-               sum(cost_usd) AS cost_usd, count(*) FILTER (WHERE cost_usd IS NULL)
-                   AS unpriced_requests
-        FROM cc_requests WHERE ts >= ? AND ts < ? GROUP BY model
-        ORDER BY cost_usd DESC NULLS LAST""", bounds)
+        SELECT model, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
+               sum(output_tokens) AS output_tokens,
+               sum(cache_creation_tokens) AS cache_creation_tokens,
+               sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd,
+               sum(unpriced_requests) AS unpriced_requests
+        FROM usage_daily_models WHERE day >= ? AND day < ? GROUP BY model
+        ORDER BY cost_usd DESC NULLS LAST""", days)
     sessions = query(db, """
         SELECT session_id, project, first_ts, total_tokens, cost_usd, requests,
                subagent_requests, subagent_cost_usd
         FROM usage_sessions WHERE first_ts >= ? AND first_ts < ?
-        ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", bounds)
-    previous = query(db, "SELECT sum(cost_usd) AS cost FROM cc_requests WHERE ts >= ? AND ts < ?",
-                     [week.shifted(-1).start_at, week.start_at]).cost[0]
+        ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", [week.start_at, week.end_at])
+    previous = query(db, "SELECT sum(cost_usd) AS cost FROM usage_daily WHERE day >= ? AND day < ?",
+                     [week.shifted(-1).start, week.start]).cost[0]
     return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
             "previous_cost_usd": previous}

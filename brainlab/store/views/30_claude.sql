@@ -89,9 +89,10 @@ WHERE model NOT IN (SELECT model FROM cc_model_prices WHERE priced_as IS NOT NUL
    OR model IS NULL
 GROUP BY model;
 
--- Usage by UTC day (the day of the kept line's timestamp, like ccusage --timezone UTC).
-CREATE OR REPLACE VIEW usage_daily AS
-SELECT CAST(ts AS DATE) AS day,
+-- Usage by UTC day and model (the day of the kept line's timestamp, like ccusage
+-- --timezone UTC): the grain the daily and weekly roll-ups and the report's week are summed from.
+CREATE OR REPLACE VIEW usage_daily_models AS
+SELECT CAST(ts AS DATE) AS day, model,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
@@ -102,18 +103,29 @@ SELECT CAST(ts AS DATE) AS day,
 FROM cc_requests
 GROUP BY ALL;
 
--- Usage by ISO week (Monday start; iso_year/iso_week as ISO 8601 numbers them).
-CREATE OR REPLACE VIEW usage_weekly AS
-SELECT CAST(date_trunc('week', ts) AS DATE) AS week_start,
-       isoyear(ts) AS iso_year, week(ts) AS iso_week,
+-- Usage by UTC day.
+CREATE OR REPLACE VIEW usage_daily AS
+SELECT day,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
-       CAST(sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
-           AS BIGINT) AS total_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS requests,
-       count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests
-FROM cc_requests
+       CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
+       sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
+       CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
+FROM usage_daily_models
+GROUP BY day;
+
+-- Usage by ISO week (Monday start; iso_year/iso_week as ISO 8601 numbers them).
+CREATE OR REPLACE VIEW usage_weekly AS
+SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,
+       isoyear(day) AS iso_year, week(day) AS iso_week,
+       CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
+       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
+       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
+       CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
+       sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
+       CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
+FROM usage_daily
 GROUP BY ALL;
 
 -- Usage by session (sessionId; subagent calls of every layout, progress-nested included,
