@@ -127,6 +127,26 @@ def test_04_regulator_limits_and_breath(executed, demo):
     assert records["breath_baseline"]["weeks"] == 12 and records["breath_baseline"]["sprints"] > 0
 
 
+def _chart_outputs(nb):
+    return [o for c in nb.cells for o in c.get("outputs", [])
+            if any("vegalite" in k for k in o.get("data", {}))
+            or "vega" in o.get("data", {}).get("text/html", "")]
+
+
+@pytest.mark.slow
+def test_02_draws_the_policy_charts(executed):
+    nb, _records, _ = executed(_by_name("02_context_broker_policies.ipynb"))
+    assert len(_chart_outputs(nb)) >= 3  # frontier, breath over sprints, most missed files
+
+
+@pytest.mark.slow
+def test_03_compares_rule_sets(executed):
+    nb, _records, _ = executed(_by_name("03_regulator_rules.ipynb"))
+    text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    assert "max_relance_same_stop=2" in text
+    assert len(_chart_outputs(nb)) >= 3  # outcome shares, wake-ups vs loops, stops by code
+
+
 @pytest.mark.slow
 def test_05_health_by_hand_matches_sql(executed):
     _nb, records, _ = executed(_by_name("05_protocol_tour.ipynb"))
