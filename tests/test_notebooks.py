@@ -52,7 +52,8 @@ def executed(demo, tmp_path_factory):
                 start = time.perf_counter()
                 nb = pm.execute_notebook(
                     str(path), str(out_dir / path.name), parameters={"db_path": str(demo["db"])},
-                    kernel_name="python3", cwd=str(path.parent), progress_bar=False)
+                    kernel_name="python3", cwd=str(path.parent), progress_bar=False,
+                    execution_timeout=300)  # a hung kernel fails the test instead of CI
                 seconds = time.perf_counter() - start
             finally:
                 for key, value in env_before.items():
