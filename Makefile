@@ -21,7 +21,7 @@ browser:
 	  echo "chromium missing: browser tests will fail (apt-get install chromium fonts-dejavu-core)"
 
 test: $(BIN)/brainlab browser
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 lint: $(BIN)/brainlab
 	$(BIN)/ruff check brainlab tests benchmarks

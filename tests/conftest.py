@@ -65,3 +65,17 @@ def demo(tmp_path_factory) -> dict:
 
 
 __all__ = ["ingest_brain", "query", "write"]
+
+
+# Tests that start Jupyter kernels (papermill: notebooks, reports, the demo's report) run in
+# one xdist worker, one after another: two workers launching kernels at once can race for the
+# same free TCP ports, and a kernel whose messages go astray leaves papermill waiting forever.
+KERNEL_TEST_FILES = {"test_notebooks.py", "test_report.py", "test_report_units.py",
+                     "test_report_sections.py", "test_cli_report.py", "test_cli_brain.py",
+                     "test_cli_lab.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in KERNEL_TEST_FILES:
+            item.add_marker(pytest.mark.xdist_group("kernels"))
