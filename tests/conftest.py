@@ -64,7 +64,55 @@ def demo(tmp_path_factory) -> dict:
             "planted": {p["effect"].split(":")[0]: p for p in manifest.planted}}
 
 
-__all__ = ["ingest_brain", "query", "write"]
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _shared() -> Path:
+    """The read-only ``shared/`` folder beside the checkout (CI lays it there), else /work/shared."""
+    for candidate in (REPO.parent / "shared", Path("/work/shared")):
+        if candidate.is_dir():
+            return candidate
+    return REPO.parent / "shared"
+
+
+SHARED = _shared()
+CORPUS = SHARED / "corpora" / "claude-code"                       # real public transcripts
+TEMPLATE_BRAIN = SHARED / "reference" / "cortex-template" / "Tetardtek__Cortex-template"
+
+
+@pytest.fixture(scope="session")
+def corpus_store(tmp_path_factory) -> Path:
+    """A store holding only the real transcripts of ``shared/corpora`` (no brain files)."""
+    if not CORPUS.is_dir():
+        pytest.fail(f"the real corpus is missing at {CORPUS}")
+    database = tmp_path_factory.mktemp("corpus") / "brainlab.duckdb"
+    con = open_writer(database)
+    try:
+        ingest_claude(con, CORPUS, workers=1)
+    finally:
+        con.close()
+    return database
+
+
+@pytest.fixture(scope="session")
+def template_store(tmp_path_factory) -> Path:
+    """A store holding the public template brain (agents, contexts, claims; no metabolism logs)."""
+    if not TEMPLATE_BRAIN.is_dir():
+        pytest.fail(f"the template brain is missing at {TEMPLATE_BRAIN}")
+    database = tmp_path_factory.mktemp("template") / "brainlab.duckdb"
+    ingest_brain(TEMPLATE_BRAIN, database)
+    return database
+
+
+@pytest.fixture(scope="session")
+def empty_store(tmp_path_factory) -> Path:
+    """A store with the schema and no rows (what a user has before any ingest succeeds)."""
+    database = tmp_path_factory.mktemp("empty") / "brainlab.duckdb"
+    open_writer(database).close()
+    return database
+
+
+__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write"]
 
 
 # Tests that start Jupyter kernels (papermill: notebooks, reports, the demo's report) run in

@@ -9,17 +9,13 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS as SHARED_CORPUS
 
 from brainlab.store import open_writer
 from brainlab.store.claude_ingest import ingest_claude
 
 HERE = Path(__file__).parent
-CANDIDATES = [os.environ.get("BRAINLAB_CLAUDE_CORPUS", ""),
-              "/work/shared/corpora/claude-code",
-              str(HERE.parent.parent / "shared" / "corpora" / "claude-code")]
-CORPUS = next((Path(p) for p in CANDIDATES if p and (Path(p) / "projects").is_dir()), None)
-
-pytestmark = pytest.mark.skipif(CORPUS is None, reason="real transcript corpus not available")
+CORPUS = Path(os.environ.get("BRAINLAB_CLAUDE_CORPUS") or SHARED_CORPUS)
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
 """Sprint records, broker blocks and contracts: parsing, error rows, store views, transcripts."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import SHARED
 
 from brainlab.sim.broker import load_sprints, replay
 from brainlab.sources.broker_blocks import find_blocks
@@ -12,7 +12,7 @@ from brainlab.sources.contracts import parse_contract
 from brainlab.sources.sprints import sprint_sources
 from brainlab.store import ingest, open_writer, query
 
-SEED = Path("/work/shared/protocol/seeds/context-broker.md.txt")
+SEED = SHARED / "protocol" / "seeds" / "context-broker.md.txt"
 
 BLOCKS = """# notes
 Context-broker — inhale sprint auth-1
