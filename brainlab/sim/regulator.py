@@ -39,6 +39,7 @@ from brainlab.sim.circuit_arrays import (
     compile_journals,
     describe_not_replayed,
 )
+from brainlab.sim.output import write_frame  # noqa: F401  (the CLI writes --out with it)
 from brainlab.sim.rules import RegulatorRules, named_rule_sets
 
 METRICS = ("wakeups_per_ticket", "loop_sessions_per_ticket", "integrated_share",
@@ -324,6 +325,8 @@ def replay(journals, rules=None, draws: int = 1000, seed: int = 0,
     """
     if draws < 1:
         raise SimulationError("draws must be at least 1")
+    if seed < 0:
+        raise SimulationError(f"seed must be a non-negative integer, got {seed}")
     c = journals if isinstance(journals, CompiledJournals) else compile_journals(journals)
     rule_sets = _as_rule_sets(rules)
     recorded = recorded or RegulatorRules()
@@ -470,20 +473,6 @@ def format_summary(result: ReplayResult) -> str:
 def _fmt(value: float, sign: bool = False, whole: bool = False) -> str:
     plus = "+" if sign else ""
     return f"{value:{plus},.0f}" if whole else f"{value:{plus}.3f}"
-
-
-def write_frame(frame: pd.DataFrame, path) -> None:
-    """Write ``frame`` as CSV or Parquet, chosen by the file suffix."""
-    from pathlib import Path
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif path.suffix.lower() == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        raise SimulationError(f"--out/--per-ticket must end in .csv or .parquet, got {path.name}")
 
 
 def outcome_shares(result: ReplayResult) -> pd.DataFrame:
