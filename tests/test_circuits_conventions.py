@@ -345,3 +345,16 @@ def test_nothing_replayable_is_a_one_line_error_naming_the_tickets(tmp_path):
     assert res.exit_code == 1
     assert "Error: no replayable ticket: 1 ticket(s) left out (T-1: line 1:" in res.output
     assert "Traceback" not in res.output
+
+
+def test_a_store_from_an_older_brainlab_is_a_one_line_error(tmp_path):
+    db = load(tmp_path, full_journal())
+    con = open_writer(db)  # the tickets view as brainlab wrote it before SPEC §6.7's split
+    try:
+        con.execute("CREATE OR REPLACE VIEW tickets AS SELECT DISTINCT ticket FROM circuit_events")
+    finally:
+        con.close()
+    res = CliRunner().invoke(main, ["simulate", "regulator", "--db", str(db), "--draws", "5"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "was built by an older brainlab" in res.output
+    assert "brainlab ingest circuits PATH --db NEW.duckdb" in res.output

@@ -434,6 +434,12 @@ def load_journals(db) -> CompiledJournals:
     from brainlab.store import query
 
     frame = query(db, "SELECT * FROM circuit_events ORDER BY ticket, event_at, source_file, line")
+    columns = query(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'tickets'")
+    if "replayable" not in set(columns["column_name"]):
+        raise SimulationError(
+            f"{db} was built by an older brainlab (its tickets view cannot say which tickets"
+            " are replayable, SPEC §6.7): ingest the journals into a new database, e.g."
+            " `brainlab ingest circuits PATH --db NEW.duckdb`")
     skipped = query(db, "SELECT ticket, not_replayable_reason FROM tickets "
                         "WHERE NOT replayable ORDER BY ticket")
     if frame.empty and skipped.empty:
