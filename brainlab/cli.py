@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
 from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
@@ -30,8 +29,13 @@ def db_option(default: Path = DEFAULT_DB):
     )
 
 
-def progress_bar() -> Progress:
+def progress_bar():
     """The one progress display used by long commands (stderr, so stdout stays clean)."""
+    from rich import progress as rp
+
+    BarColumn, MofNCompleteColumn, Progress = rp.BarColumn, rp.MofNCompleteColumn, rp.Progress
+    TextColumn, TimeElapsedColumn = rp.TextColumn, rp.TimeElapsedColumn
+
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=console, transient=True,
@@ -183,22 +187,26 @@ def synth_cmd(out_dir: Path, weeks: int, seed: int, end_date: str | None) -> Non
 
 @main.command("errors")
 @db_option()
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=int, default=50, show_default=True,
+              help="Show at most this many problems.")
 @handle_errors
 def errors_cmd(db: Path, limit: int) -> None:
     """List the problems recorded by ingest (file, line, reason)."""
-    import pandas as pd
+    from brainlab.store import rows
 
-    from brainlab.store import query
-
-    frame = query(db, "SELECT file, line, severity, reason FROM ingest_errors "
-                      "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
-    if frame.empty:
-        out.print("no ingest errors")
+    _names, found = rows(db, "SELECT file, line, severity, reason FROM ingest_errors "
+                             "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
+    if not found:
+        out.print("No ingest errors or warnings recorded.")
         return
-    for row in frame.itertuples():
-        where = row.file if pd.isna(row.line) else f"{row.file}:{int(row.line)}"
-        out.print(f"{where}: {row.severity}: {row.reason}", markup=False, highlight=False)
+    for file, line, severity, reason in found:
+        where = file if line is None else f"{file}:{int(line)}"
+        out.print(f"{where}: {severity}: {reason}", markup=False, highlight=False)
+    _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
+                                             " count(*) FILTER (WHERE severity <> 'error')"
+                                             " FROM ingest_errors")
+    out.print(f"{errors} error(s) (rows not loaded), {warnings} warning(s) (loaded, flagged)"
+              + (f"; first {limit} shown" if errors + warnings > limit else ""))
 
 
 @main.command("sql")
@@ -207,10 +215,16 @@ def errors_cmd(db: Path, limit: int) -> None:
 @handle_errors
 def sql_cmd(statement: str, db: Path) -> None:
     """Run one read-only SQL statement and print the result."""
-    from brainlab.store import query
+    from brainlab import tables
+    from brainlab.store.sql import run_sql
 
-    frame = query(db, statement)
-    out.print(frame.to_string(index=False), markup=False, highlight=False)
+    names, rows, empty = run_sql(db, statement)
+    if not rows:
+        out.print(empty, markup=False, highlight=False)
+        return
+    table, _hidden = tables.render(names, rows, width=out.width, records_if_too_wide=True)
+    out.print(table)
+    out.print(f"{len(rows):,} row(s)")
 
 
 @main.command("demo")
@@ -367,22 +381,41 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
 
 
 @main.command("usage")
-@click.argument("by", type=click.Choice(["daily", "weekly", "sessions", "models"]),
-                default="daily")
+@click.argument("by", metavar="[VIEW]", default="daily",
+                type=click.Choice(["daily", "weekly", "monthly", "sessions", "models"]))
 @db_option()
+@click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
+@click.option("--project", default=None, help="One project (the folder name of its cwd).")
+@click.option("--limit", type=int, default=None,
+              help="Newest N periods or sessions; top N models by cost.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
 @handle_errors
-def usage_cmd(by: str, db: Path, as_json: bool) -> None:
-    """Token and cost totals of Claude Code transcripts by UTC day, ISO week, session or model."""
-    from brainlab.store import query
+def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
+              as_csv: bool) -> None:
+    """Claude Code tokens and cost by VIEW (default: daily).
 
-    order = {"daily": "day", "weekly": "week_start", "sessions": "first_ts",
-             "models": "cost_usd DESC NULLS LAST"}[by]
-    frame = query(db, f"SELECT * FROM usage_{by} ORDER BY {order}")
-    if as_json:
-        click.echo(frame.to_json(orient="records", date_format="iso", indent=1))
-    else:
-        click.echo(frame.to_string(index=False))
+    VIEW is daily, weekly, monthly, sessions or models. Days are UTC days; cost is USD at
+    the prices `ingest claude` used.
+    """
+    from brainlab import tables
+    from brainlab.metrics.usage import usage_table
+
+    found = usage_table(db, by, since=since, until=until, project=project, limit=limit)
+    if as_json or as_csv:
+        click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
+                   nl=as_json)
+        return
+    if not found.rows:
+        out.print(found.empty_message(db), markup=False, highlight=False)
+        return
+    table, hidden = tables.render(found.columns, tables.usage_rows(by, found.columns, found.rows),
+                                  width=out.width, columns=tables.USAGE_COLUMNS[by], totals=True)
+    out.print(table)
+    if hidden:
+        out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
+                  " --csv)", markup=False, highlight=False)
 
 
 if __name__ == "__main__":  # pragma: no cover
