@@ -65,20 +65,24 @@ def run_ingest(db: Path, sources, root: Path, label: str):
 
 
 def print_summary(summary, db: Path) -> None:
-    """One line per source: files loaded / unchanged / removed, rows, errors."""
+    """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
     names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
     for name in names:
         out.print(
-            f"{name:<12} {summary.loaded.get(name, 0):>6} loaded {summary.unchanged.get(name, 0):>6}"
-            f" unchanged {summary.removed.get(name, 0):>4} removed"
-            f" {summary.rows.get(name, 0):>8} rows {summary.errors.get(name, 0):>5} errors"
+            f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
+            f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
+            f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
+            f" errors {summary.warnings.get(name, 0):>3,} warnings"
         )
-    if summary.total_errors:
-        out.print(
-            f"[yellow]{summary.total_errors} problem(s) recorded in ingest_errors[/yellow]"
-            f" (see: brainlab errors --db {db})"
-        )
+    print_problems(summary.total_errors, summary.total_warnings, db)
     out.print(f"database: {db}")
+
+
+def print_problems(errors: int, warnings: int, db: Path) -> None:
+    """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
+    if errors or warnings:
+        out.print(f"[yellow]{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
+                  f"[/yellow] (see: brainlab errors --db {db})")
 
 
 def handle_errors(func):
@@ -367,16 +371,14 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
     finally:
         con.close()
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
-               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows} rows,"
-               f" {summary.errors} errors")
+               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
+               f" {summary.errors} errors, {summary.warnings} warnings")
     if summary.pending_files:
         out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:
         out.print("[yellow]no price for model(s): " + ", ".join(summary.unpriced_models)
                   + "[/yellow] (cost_usd NULL; add them with --prices FILE)")
-    if summary.errors:
-        out.print(f"[yellow]{summary.errors} problem(s) recorded in ingest_errors[/yellow]"
-                  f" (see: brainlab errors --db {db})")
+    print_problems(summary.errors, summary.warnings, db)
     out.print(f"database: {db}")
 
 
