@@ -116,9 +116,13 @@ def ingest() -> None:
 @handle_errors
 def ingest_brain(path: Path, db: Path) -> None:
     """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
-    from brainlab.sources import brain_sources
+    from brainlab.errors import SourceError
+    from brainlab.sources import brain_sources, no_brain_message
 
-    run_ingest(db, brain_sources(), path, "brain")
+    sources = brain_sources()
+    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
+        raise SourceError(no_brain_message(path))
+    run_ingest(db, sources, path, "brain")
 
 
 @ingest.command("sprints")
@@ -234,8 +238,9 @@ def sql_cmd(statement: str, db: Path) -> None:
 @main.command("demo")
 @click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=DEMO_DIR,
               show_default=True, help="Where the demo brain and its database go.")
-@click.option("--weeks", type=int, default=12, show_default=True)
-@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--weeks", type=int, default=12, show_default=True,
+              help="Weeks of synthetic history.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Random seed.")
 @handle_errors
 def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     """Synthesize a brain, ingest it, and print a short health summary."""
@@ -417,7 +422,7 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     out.print(table)
     if hidden:
         out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
-                  " --csv)", markup=False, highlight=False)
+                  " --csv)", markup=False, highlight=False, soft_wrap=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

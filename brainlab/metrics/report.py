@@ -92,8 +92,12 @@ def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
 
 
 def session_weeks(db: DB) -> list[str]:
-    """Every ISO week from the first to the last session (weeks without sessions included)."""
-    row = query(db, "SELECT min(started_at) AS first, max(started_at) AS last FROM metabolism_sessions")
+    """Every ISO week from the first to the last session (weeks without sessions included).
+
+    Sessions are metabolism logs and Claude Code transcript sessions (their requests' times).
+    """
+    row = query(db, "SELECT min(t) AS first, max(t) AS last FROM (SELECT started_at AS t FROM "
+                    "metabolism_sessions UNION ALL SELECT ts FROM cc_requests)")
     if row.empty or pd.isna(row.loc[0, "first"]):
         return []
     week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
