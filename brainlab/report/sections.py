@@ -10,7 +10,6 @@ them any other way.
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +19,7 @@ import pandas as pd
 from brainlab.config import Thresholds, load_settings
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
+from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
 
 NO_SESSIONS = "No sessions this week"
@@ -69,23 +69,75 @@ def esc(value: object) -> str:
 
 
 def _fmt(value: object, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return "–"
+    if is_missing(value):
+        return MISSING
     if isinstance(value, float):
-        return f"{value:.{digits}f}" if not value.is_integer() else f"{int(value)}"
+        return f"{value:,.{digits}f}" if not value.is_integer() else f"{int(value):,}"
     return str(value)
 
 
+# Top-level folders of a brain checkout and of ~/.claude: a stored path is shown from the last
+# of them on, i.e. relative to the brain (or transcripts) root, never the machine's own path.
+ROOT_FOLDERS = ("claims", "progression", "metabolism", "agents", "contexts", "handoffs",
+                "workspace", "circuits", "projets", "projects")
+PATH_COLUMNS = ("source_file", "file", "path", "file_path")
+
+
+def relative_path(value: object) -> object:
+    """``/home/u/brain/claims/x.yml`` -> ``claims/x.yml`` (other values unchanged)."""
+    if not isinstance(value, str) or "/" not in value:
+        return value
+    parts = value.replace("\\", "/").split("/")
+    cut = max((i for i, p in enumerate(parts[:-1]) if p in ROOT_FOLDERS), default=None)
+    return "/".join(parts[cut:]) if cut is not None else value
+
+
+HEADERS = {"first_ts": "first call", "last_ts": "last call", "sess_id": "session",
+           "session_id": "session"}
+SHORT_IDS = ("session_id",)  # transcript UUIDs, shown by their first characters as git does
+
+
+def header(name: str) -> str:
+    """A column name as a header that wraps between words: ``tokens_this_week`` -> words."""
+    if name in HEADERS:
+        return HEADERS[name]
+    return str(name).replace("_usd", " (USD)").replace("_pct", " %").replace("_", " ")
+
+
+def _cell(text: str, kind: str) -> str:
+    """One escaped cell; paths may wrap after their slashes, never inside a word."""
+    body = esc(text).replace("/", "/<wbr>")
+    if kind in ("date", "datetime"):  # may wrap between day and time, never inside either
+        body = " ".join(f'<span class="nw">{part}</span>' for part in body.split(" "))
+    cls = "num" if kind in NUMERIC else ("when" if kind in ("date", "datetime") else "")
+    return f'<td class="{cls}">{body}</td>' if cls else f"<td>{body}</td>"
+
+
 def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
-    """An escaped HTML table of ``frame`` (DataFrame.to_html keeps escape=True)."""
+    """Any section's DataFrame as an escaped HTML table that reads well and fits the page.
+
+    Cells follow :mod:`brainlab.tables` (counts with separators, money in dollars and cents,
+    shares as percentages, dates as dates, one missing marker); headers wrap between words;
+    paths are relative to the brain root; a table too wide anyway scrolls inside its own box.
+    """
     if frame is None or frame.empty:
         return f'<p class="empty">{esc(empty)}</p>'
-    shown = frame.copy()
-    for col in shown.columns:
-        if pd.api.types.is_datetime64_any_dtype(shown[col]):
-            shown[col] = shown[col].dt.strftime("%Y-%m-%d %H:%M")
-    return shown.to_html(index=False, border=0, classes="data", na_rep="–",
-                         float_format=lambda v: f"{v:.2f}", escape=True)
+    columns = []
+    for name in frame.columns:
+        values = frame[name].tolist()
+        if name in PATH_COLUMNS:
+            values = [relative_path(v) for v in values]
+        if name in SHORT_IDS:
+            values = [v[:SHORT_ID] if isinstance(v, str) else v for v in values]
+        kind = column_kind(name, values)
+        columns.append((name, kind, [format_cell(v, kind) for v in values]))
+    head = "".join(f'<th class="{"num" if kind in NUMERIC else ""}">{esc(header(name))}</th>'
+                   for name, kind, _cells in columns)
+    body = "".join("<tr>" + "".join(_cell(cells[r], kind) for _n, kind, cells in columns)
+                   + "</tr>" for r in range(len(frame)))
+    wide = " wide" if len(columns) >= 10 else ""  # many columns: a smaller font fits them
+    return (f'<div class="table-box"><table class="data{wide}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def figure(ctx: ReportContext, name: str, chart) -> str:
@@ -169,12 +221,24 @@ def ratio(ctx: ReportContext) -> str:
         parts.append(figure(ctx, "rolling-ratio",
                             charts.rolling_ratio(series, t.coach_ratio, t.ratio_watch,
                                                  t.ratio_healthy)))
-    fired = series[series["in_week"] & series["coach_triggered"].fillna(False).astype(bool)]
+    triggered = series["coach_triggered"].fillna(False).astype(bool)
+    fired = series[series["in_week"] & triggered]
     parts.append("<h3>Sessions that fired the coach trigger this week</h3>")
     parts.append(table(fired[["sess_id", "started_at", "category", "ratio_at_boot",
                               "coach_reason"]],
-                       empty=NO_SESSIONS if not ctx.has_sessions else "The coach never fired."))
+                       empty=NO_SESSIONS if not ctx.has_sessions
+                       else coach_silence(series[triggered & ~series["in_week"]], ctx)))
     return show(section("ratio", "Rolling ratio and coach trigger", *parts))
+
+
+def coach_silence(earlier: pd.DataFrame, ctx: ReportContext) -> str:
+    """What is true of the coach in a week it did not fire, and of the weeks before it."""
+    text = f"The coach did not fire in {ctx.week.label}."
+    if earlier.empty:
+        return text + f" Nor earlier in the {ctx.history_weeks}-week trend window."
+    last = pd.Timestamp(earlier["started_at"].max())
+    return (text + f" It fired {len(earlier)} time(s) earlier in the {ctx.history_weeks}-week"
+            f" trend window, last on {last:%Y-%m-%d} ({Week.of(last.date()).label}).")
 
 
 def conserve(ctx: ReportContext) -> str:
