@@ -14,6 +14,7 @@ import re
 import subprocess
 
 import pytest
+from conftest import query
 from report_helpers import active_content, browser_args, chromium_available, dump_dom, screenshot
 
 from brainlab.report import render_weekly
@@ -177,3 +178,13 @@ def test_coach_text_is_true_for_the_week(demo, tmp_path):
     assert "never fired" not in fragment
     assert f"The coach did not fire in {quiet}." in fragment
     assert "earlier in the 12-week trend window, last on" in fragment
+
+
+def test_transcripts_only_week_says_what_it_holds(corpus_page, corpus_store):
+    """The latest week holding any session is a transcript week (item 9), and says so."""
+    markup = corpus_page.read_text(encoding="utf-8")
+    assert "No metabolism log this week" in markup and "No sessions this week" not in markup
+    last = query(corpus_store, "SELECT max(first_ts) AS t FROM usage_sessions").t[0]
+    year, week, _ = last.date().isocalendar()
+    assert corpus_page.parent.name == f"{year}-W{week:02d}"
+    assert "Claude Code session(s) started this week" in markup

@@ -337,6 +337,12 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
 
 # --- Claude Code usage (SPEC §7), when transcripts were ingested --------------------------------
 
+def transcript_sessions(db: DB, week: Week) -> int:
+    """Claude Code sessions whose first request falls in the week (0 without transcripts)."""
+    return int(query(db, "SELECT count(*) AS n FROM usage_sessions WHERE first_ts >= ? "
+                         "AND first_ts < ?", [week.start_at, week.end_at]).n[0])
+
+
 def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
     """The week's transcript usage: per day and model, per model, costliest sessions; None without.
 

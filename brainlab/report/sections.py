@@ -23,6 +23,7 @@ from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell
 from brainlab.viz import charts
 
 NO_SESSIONS = "No sessions this week"
+NO_LOG = "No metabolism log this week"  # said instead when transcript sessions exist
 
 
 @dataclass
@@ -37,6 +38,12 @@ class ReportContext:
     figures: dict | None = None  # the week's weekly_health_for row; None = no sessions
     threshold_source: str = "SPEC defaults"
     charts_drawn: list[str] = field(default_factory=list)
+    transcript_sessions: int = 0  # Claude Code sessions started this week
+
+    @property
+    def no_logs(self) -> str:
+        """The empty state of the brain's own sections: no session at all, or no log only."""
+        return NO_LOG if self.transcript_sessions else NO_SESSIONS
 
     @property
     def has_sessions(self) -> bool:
@@ -58,7 +65,8 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     return ReportContext(
         db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(db, parsed, thresholds),
-        threshold_source=str(settings.source) if settings else "SPEC defaults")
+        threshold_source=str(settings.source) if settings else "SPEC defaults",
+        transcript_sessions=data.transcript_sessions(db, parsed))
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -92,6 +100,7 @@ def relative_path(value: object) -> object:
     return "/".join(parts[cut:]) if cut is not None else value
 
 
+SHORT_TOKEN = 24  # identifiers up to this length never wrap
 HEADERS = {"first_ts": "first call", "last_ts": "last call", "sess_id": "session",
            "session_id": "session"}
 SHORT_IDS = ("session_id",)  # transcript UUIDs, shown by their first characters as git does
@@ -104,12 +113,14 @@ def header(name: str) -> str:
     return str(name).replace("_usd", " (USD)").replace("_pct", " %").replace("_", " ")
 
 
-def _cell(text: str, kind: str) -> str:
+def _cell(text: str, kind: str, path: bool = False) -> str:
     """One escaped cell; paths may wrap after their slashes, never inside a word."""
-    body = esc(text).replace("/", "/<wbr>")
+    body = esc(text).replace("/", "/<wbr>") if path else esc(text)
     if kind in ("date", "datetime"):  # may wrap between day and time, never inside either
         body = " ".join(f'<span class="nw">{part}</span>' for part in body.split(" "))
     cls = "num" if kind in NUMERIC else ("when" if kind in ("date", "datetime") else "")
+    if not cls and len(text) <= SHORT_TOKEN and " " not in text:
+        cls = "nw"  # a short identifier (model, agent, sprint) stays on one line
     return f'<td class="{cls}">{body}</td>' if cls else f"<td>{body}</td>"
 
 
@@ -131,9 +142,11 @@ def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
             values = [v[:SHORT_ID] if isinstance(v, str) else v for v in values]
         kind = column_kind(name, values)
         columns.append((name, kind, [format_cell(v, kind) for v in values]))
+    paths = [name in PATH_COLUMNS for name, _k, _c in columns]
     head = "".join(f'<th class="{"num" if kind in NUMERIC else ""}">{esc(header(name))}</th>'
                    for name, kind, _cells in columns)
-    body = "".join("<tr>" + "".join(_cell(cells[r], kind) for _n, kind, cells in columns)
+    body = "".join("<tr>" + "".join(_cell(cells[r], kind, path) for (_n, kind, cells), path
+                                    in zip(columns, paths, strict=True))
                    + "</tr>" for r in range(len(frame)))
     wide = " wide" if len(columns) >= 10 else ""  # many columns: a smaller font fits them
     return (f'<div class="table-box"><table class="data{wide}"><thead><tr>{head}</tr></thead>'
@@ -183,9 +196,11 @@ def headline(ctx: ReportContext) -> str:
     """Headline figures with week-over-week change, and sessions per week."""
     parts = []
     if not ctx.has_sessions:
-        parts.append(f'<p class="no-sessions"><strong>{esc(NO_SESSIONS)}</strong> '
-                     f"({esc(ctx.week.label)}): no metabolism log is dated in this week. "
-                     "Hygiene and data-quality sections below still apply.</p>")
+        also = (f" {ctx.transcript_sessions:,} Claude Code session(s) started this week:"
+                " see Claude Code usage below." if ctx.transcript_sessions else "")
+        parts.append(f'<p class="no-sessions"><strong>{esc(ctx.no_logs)}</strong> '
+                     f"({esc(ctx.week.label)}): no metabolism log is dated in this week."
+                     f"{esc(also)} Hygiene and data-quality sections below still apply.</p>")
     else:
         frame = data.headline(ctx.db, ctx.week, ctx.thresholds)
         rows = []
@@ -226,7 +241,7 @@ def ratio(ctx: ReportContext) -> str:
     parts.append("<h3>Sessions that fired the coach trigger this week</h3>")
     parts.append(table(fired[["sess_id", "started_at", "category", "ratio_at_boot",
                               "coach_reason"]],
-                       empty=NO_SESSIONS if not ctx.has_sessions
+                       empty=ctx.no_logs if not ctx.has_sessions
                        else coach_silence(series[triggered & ~series["in_week"]], ctx)))
     return show(section("ratio", "Rolling ratio and coach trigger", *parts))
 
@@ -254,7 +269,7 @@ def conserve(ctx: ReportContext) -> str:
     parts.append(table(flagged[["sess_id", "type", "health_score", "context_peak_pct",
                                 "context_at_close", "ratio", "is_inefficient",
                                 "recommend_conserve_next", "is_narcissistic"]],
-                       empty=NO_SESSIONS if not ctx.has_sessions else "No conserve signal."))
+                       empty=ctx.no_logs if not ctx.has_sessions else "No conserve signal."))
     return show(section("conserve", "Conserve signals", *parts))
 
 
@@ -263,7 +278,7 @@ def sessions(ctx: ReportContext) -> str:
     week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
     return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
-                             "coach_reason", "notes"]], empty=NO_SESSIONS)))
+                             "coach_reason", "notes"]], empty=ctx.no_logs)))
 
 
 def agents(ctx: ReportContext) -> str:
