@@ -151,7 +151,7 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     hidden: list[str] = []
 
     def fits() -> bool:
-        return sum(needed[i] for i in shown) + 2 * len(shown) <= width
+        return sum(needed[i] for i in shown) + 3 * len(shown) <= width  # padding + rule
 
     for rank in sorted({c.drop_rank for c, *_ in resolved if c.drop_rank}, reverse=True):
         if fits():
@@ -164,7 +164,7 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     if records_if_too_wide and not fits() and (
             sum(needed[i] for i in shown) - sum(needed[i] for i in shown
                                                 if resolved[i][1] not in NUMERIC)
-            + text_room + 2 * len(shown) > width):
+            + text_room + 3 * len(shown) > width):
         return _records([resolved[i][0].header or resolved[i][0].name for i in shown],
                         [[cells[i][r] for i in shown] for r in range(len(rows))]), hidden
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=title, title_justify="left",

@@ -139,7 +139,9 @@ def test_usage_filters_match_sql(corpus_store):
 
 
 @pytest.mark.parametrize("view", ["daily", "weekly", "monthly", "sessions", "models"])
-def test_usage_table_fits_80_columns(corpus_store, view):
+@pytest.mark.parametrize("store", ["corpus", "demo"])
+def test_usage_table_fits_80_columns(corpus_store, demo, store, view):
+    corpus_store = corpus_store if store == "corpus" else demo["db"]
     result = shell("usage", view, "--db", corpus_store, columns=80)
     assert result.returncode == 0, result.stderr
     text = result.stdout
