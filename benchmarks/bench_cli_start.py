@@ -4,6 +4,7 @@ against importing the old import set (click, rich, duckdb and pandas, which ``qu
 pulled in before these commands fetched plain rows).
 
 Usage: python benchmarks/bench_cli_start.py [--repeat 7] [--tree ../shared/corpora/claude-code]
+       [--before OTHER_CHECKOUT/.venv/bin/python]   # also time that checkout's commands
 
 Runs are interleaved (one of each per round) so machine load hits them alike; prints median
 and range per command and the heavy modules each command imports (``python -X importtime``).
@@ -54,6 +55,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--tree", type=Path, default=_tree())
+    parser.add_argument("--before", type=Path, default=None,
+                        help="python of another checkout (e.g. main's .venv) to time as before")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "brainlab.duckdb")
@@ -69,6 +72,12 @@ def main() -> None:
             "sql": [*cli, "sql", "SELECT count(*) FROM cc_requests", "--db", db],
             "errors": [*cli, "errors", "--db", db],
         }
+        if args.before:
+            old = [str(args.before), "-m", "brainlab.cli"]
+            cases.update({"before: usage daily": [*old, "usage", "daily", "--db", db],
+                          "before: sql": [*old, "sql", "SELECT count(*) FROM cc_requests",
+                                          "--db", db],
+                          "before: errors": [*old, "errors", "--db", db]})
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.repeat):
             for name, argv in cases.items():
@@ -77,10 +86,11 @@ def main() -> None:
               f" store: {args.tree.name} ingested")
         for name, argv in cases.items():
             spans = times[name]
-            heavy = heavy_imports(argv) if argv[1] == "-m" else []
-            print(f"  {name:<16} {statistics.median(spans):.3f} [{min(spans):.3f}-"
+            mine = argv[0] == sys.executable and argv[1] == "-m"
+            heavy = heavy_imports(argv) if mine else []
+            print(f"  {name:<20} {statistics.median(spans):.3f} [{min(spans):.3f}-"
                   f"{max(spans):.3f}]" + (f"  heavy imports: {', '.join(heavy) or 'none'}"
-                                          if argv[1] == "-m" else ""))
+                                          if mine else ""))
         usage = statistics.median(times["usage daily"])
         print(f"usage daily answers in {usage:.2f} s (target: well under 1 s);"
               f" old import set alone costs {statistics.median(times['old import set']):.2f} s")
