@@ -95,6 +95,7 @@ def week_label(day: date) -> str:
 
 
 NUMERIC = ("money", "int", "share", "pct", "float")
+TEXT_MIN = 12  # a text column may wrap down to this width before columns are hidden
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,12 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     shown = list(range(len(resolved)))
     hidden: list[str] = []
 
+    def room(i: int) -> int:  # text wraps down to TEXT_MIN; numbers and dates never do
+        whole = resolved[i][1] in (*NUMERIC, "date", "datetime")
+        return needed[i] if whole else min(needed[i], TEXT_MIN)
+
     def fits() -> bool:
-        return sum(needed[i] for i in shown) + 3 * len(shown) <= width  # padding + rule
+        return sum(room(i) for i in shown) + 3 * len(shown) <= width  # padding + rule
 
     for rank in sorted({c.drop_rank for c, *_ in resolved if c.drop_rank}, reverse=True):
         if fits():
@@ -159,12 +164,7 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
         for i in [i for i in shown if resolved[i][0].drop_rank == rank]:
             shown.remove(i)
             hidden.append(resolved[i][0].header or resolved[i][0].name)
-    text_room = sum(min(needed[i], 10) for i in shown
-                    if resolved[i][1] not in (*NUMERIC, "date", "datetime"))
-    if records_if_too_wide and not fits() and (
-            sum(needed[i] for i in shown) - sum(needed[i] for i in shown
-                                                if resolved[i][1] not in NUMERIC)
-            + text_room + 3 * len(shown) > width):
+    if records_if_too_wide and not fits():
         return _records([resolved[i][0].header or resolved[i][0].name for i in shown],
                         [[cells[i][r] for i in shown] for r in range(len(rows))]), hidden
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=title, title_justify="left",
@@ -175,7 +175,7 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
         whole = numeric or kind in ("date", "datetime")  # never cut a number or a date
         table.add_column(col.header or col.name, justify="right" if numeric else "left",
                          no_wrap=whole, overflow="fold",
-                         min_width=needed[i] if whole else min(needed[i], 10))
+                         min_width=room(i))
     for r in range(len(rows)):
         table.add_row(*(cells[i][r] for i in shown), end_section=totals and r == len(rows) - 1)
     if totals and rows:
