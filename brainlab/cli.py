@@ -414,11 +414,19 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)
         return
+    print_usage(found, db)
+
+
+def print_usage(found, db: Path) -> None:
+    """Print a :class:`~brainlab.metrics.usage.UsageTable` fitted to the terminal, or why empty."""
+    from brainlab import tables
+
     if not found.rows:
         out.print(found.empty_message(db), markup=False, highlight=False)
         return
-    table, hidden = tables.render(found.columns, tables.usage_rows(by, found.columns, found.rows),
-                                  width=out.width, columns=tables.USAGE_COLUMNS[by], totals=True)
+    table, hidden = tables.render(
+        found.columns, tables.usage_rows(found.view, found.columns, found.rows),
+        width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True)
     out.print(table)
     if hidden:
         out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
