@@ -322,7 +322,9 @@ def report() -> None:
 
 
 @report.command("weekly")
-@click.option("--week", default=None, help="ISO week, e.g. 2026-W48 (default: the latest).")
+@click.option("--week", default=None,
+              help="ISO week, e.g. 2026-W48 (default: the latest week holding a session,"
+                   " transcript sessions included).")
 @click.option("--all", "all_weeks", is_flag=True, help="Every week from the first session.")
 @click.option("--since", default=None, help="Every week from this ISO week to the latest.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_REPORTS,
