@@ -185,7 +185,7 @@ def test_ingest_brain_on_a_folder_without_a_brain(tmp_path):
 # --- report weekly on a transcripts-only store (item 9) -----------------------------------------
 
 def test_report_weeks_count_transcript_sessions(corpus_store, empty_store, tmp_path):
-    last = query(corpus_store, "SELECT max(ts) AS t FROM cc_requests").t[0]
+    last = query(corpus_store, "SELECT max(first_ts) AS t FROM usage_sessions").t[0]
     year, week, _ = last.date().isocalendar()
     assert select_weeks(corpus_store) == [f"{year}-W{week:02d}"]
     none = run("report", "weekly", "--db", empty_store, "--out", tmp_path)

@@ -94,10 +94,10 @@ def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
 def session_weeks(db: DB) -> list[str]:
     """Every ISO week from the first to the last session (weeks without sessions included).
 
-    Sessions are metabolism logs and Claude Code transcript sessions (their requests' times).
+    Sessions are metabolism logs and Claude Code transcript sessions (by their first request).
     """
     row = query(db, "SELECT min(t) AS first, max(t) AS last FROM (SELECT started_at AS t FROM "
-                    "metabolism_sessions UNION ALL SELECT ts FROM cc_requests)")
+                    "metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions)")
     if row.empty or pd.isna(row.loc[0, "first"]):
         return []
     week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
