@@ -13,6 +13,8 @@ and range per command and the heavy modules each command imports (``python -X im
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+NEUTRAL = "/"  # cwd of every run: `-m brainlab.cli` must import each python's own install
 HEAVY = ("pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat", "IPython")
 
 
@@ -31,17 +34,31 @@ def _tree() -> Path:
     return ROOT.parent / "shared" / "corpora" / "claude-code"
 
 
-def wall(argv: list[str]) -> float:
-    """Seconds one command takes, output discarded; a failing command stops the benchmark."""
+def wall(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one command, output discarded; a failing command stops the benchmark.
+
+    CPU seconds (user + system of the child) hold up better than wall time on a loaded machine.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=NEUTRAL)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def modules(argv: list[str]) -> int:
+    """How many modules a command imports (``-X importtime`` lines)."""
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], capture_output=True,
+                          text=True, check=True, cwd=NEUTRAL)
+    return sum(line.startswith("import time:") for line in done.stderr.splitlines()) - 1
 
 
 def heavy_imports(argv: list[str]) -> list[str]:
     """Top-level heavy packages a command imports (from ``-X importtime``)."""
     done = subprocess.run([sys.executable, "-X", "importtime", *argv[1:]], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, cwd=NEUTRAL)
     found = set()
     for line in done.stderr.splitlines():
         name = line.rsplit("|", 1)[-1].strip()
@@ -79,18 +96,22 @@ def main() -> None:
                                           "--db", db],
                           "before: errors": [*old, "errors", "--db", db]})
         times: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.repeat):
             for name, argv in cases.items():
-                times[name].append(wall(argv))
-        print(f"start-up, {args.repeat} interleaved runs each (median [min-max] s wall),"
-              f" store: {args.tree.name} ingested")
+                seconds, cpu_s = wall(argv)
+                times[name].append(seconds)
+                cpu[name].append(cpu_s)
+        print(f"start-up, {args.repeat} interleaved runs each, median [min-max];"
+              f" store: {args.tree.name} ingested; load average {os.getloadavg()[0]:.1f}")
         for name, argv in cases.items():
-            spans = times[name]
+            spans, cpus = times[name], cpu[name]
             mine = argv[0] == sys.executable and argv[1] == "-m"
-            heavy = heavy_imports(argv) if mine else []
-            print(f"  {name:<20} {statistics.median(spans):.3f} [{min(spans):.3f}-"
-                  f"{max(spans):.3f}]" + (f"  heavy imports: {', '.join(heavy) or 'none'}"
-                                          if mine else ""))
+            heavy = (f"  heavy: {', '.join(heavy_imports(argv)) or 'none'}" if mine else "")
+            count = f"  {modules(argv)} modules" if argv[1] == "-m" else ""
+            print(f"  {name:<20} wall {statistics.median(spans):.3f} [{min(spans):.3f}-"
+                  f"{max(spans):.3f}] s  CPU {statistics.median(cpus):.3f} [{min(cpus):.3f}-"
+                  f"{max(cpus):.3f}] s{count}{heavy}")
         usage = statistics.median(times["usage daily"])
         print(f"usage daily answers in {usage:.2f} s (target: well under 1 s);"
               f" old import set alone costs {statistics.median(times['old import set']):.2f} s")
