@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from brainlab import __version__
 from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
@@ -30,8 +29,13 @@ def db_option(default: Path = DEFAULT_DB):
     )
 
 
-def progress_bar() -> Progress:
+def progress_bar():
     """The one progress display used by long commands (stderr, so stdout stays clean)."""
+    from rich import progress as rp
+
+    BarColumn, MofNCompleteColumn, Progress = rp.BarColumn, rp.MofNCompleteColumn, rp.Progress
+    TextColumn, TimeElapsedColumn = rp.TextColumn, rp.TimeElapsedColumn
+
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=console, transient=True,
@@ -61,20 +65,24 @@ def run_ingest(db: Path, sources, root: Path, label: str):
 
 
 def print_summary(summary, db: Path) -> None:
-    """One line per source: files loaded / unchanged / removed, rows, errors."""
+    """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
     names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
     for name in names:
         out.print(
-            f"{name:<12} {summary.loaded.get(name, 0):>6} loaded {summary.unchanged.get(name, 0):>6}"
-            f" unchanged {summary.removed.get(name, 0):>4} removed"
-            f" {summary.rows.get(name, 0):>8} rows {summary.errors.get(name, 0):>5} errors"
+            f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
+            f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
+            f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
+            f" errors {summary.warnings.get(name, 0):>3,} warnings"
         )
-    if summary.total_errors:
-        out.print(
-            f"[yellow]{summary.total_errors} problem(s) recorded in ingest_errors[/yellow]"
-            f" (see: brainlab errors --db {db})"
-        )
+    print_problems(summary.total_errors, summary.total_warnings, db)
     out.print(f"database: {db}")
+
+
+def print_problems(errors: int, warnings: int, db: Path) -> None:
+    """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
+    if errors or warnings:
+        out.print(f"[yellow]{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
+                  f"[/yellow] (see: brainlab errors --db {db})")
 
 
 def handle_errors(func):
@@ -108,9 +116,13 @@ def ingest() -> None:
 @handle_errors
 def ingest_brain(path: Path, db: Path) -> None:
     """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
-    from brainlab.sources import brain_sources
+    from brainlab.errors import SourceError
+    from brainlab.sources import brain_sources, no_brain_message
 
-    run_ingest(db, brain_sources(), path, "brain")
+    sources = brain_sources()
+    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
+        raise SourceError(no_brain_message(path))
+    run_ingest(db, sources, path, "brain")
 
 
 @ingest.command("sprints")
@@ -183,22 +195,26 @@ def synth_cmd(out_dir: Path, weeks: int, seed: int, end_date: str | None) -> Non
 
 @main.command("errors")
 @db_option()
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=int, default=50, show_default=True,
+              help="Show at most this many problems.")
 @handle_errors
 def errors_cmd(db: Path, limit: int) -> None:
     """List the problems recorded by ingest (file, line, reason)."""
-    import pandas as pd
+    from brainlab.store import rows
 
-    from brainlab.store import query
-
-    frame = query(db, "SELECT file, line, severity, reason FROM ingest_errors "
-                      "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
-    if frame.empty:
-        out.print("no ingest errors")
+    _names, found = rows(db, "SELECT file, line, severity, reason FROM ingest_errors "
+                             "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
+    if not found:
+        out.print("No ingest errors or warnings recorded.")
         return
-    for row in frame.itertuples():
-        where = row.file if pd.isna(row.line) else f"{row.file}:{int(row.line)}"
-        out.print(f"{where}: {row.severity}: {row.reason}", markup=False, highlight=False)
+    for file, line, severity, reason in found:
+        where = file if line is None else f"{file}:{int(line)}"
+        out.print(f"{where}: {severity}: {reason}", markup=False, highlight=False)
+    _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
+                                             " count(*) FILTER (WHERE severity <> 'error')"
+                                             " FROM ingest_errors")
+    out.print(f"{errors} error(s) (rows not loaded), {warnings} warning(s) (loaded, flagged)"
+              + (f"; first {limit} shown" if errors + warnings > limit else ""))
 
 
 @main.command("sql")
@@ -207,17 +223,24 @@ def errors_cmd(db: Path, limit: int) -> None:
 @handle_errors
 def sql_cmd(statement: str, db: Path) -> None:
     """Run one read-only SQL statement and print the result."""
-    from brainlab.store import query
+    from brainlab import tables
+    from brainlab.store.sql import run_sql
 
-    frame = query(db, statement)
-    out.print(frame.to_string(index=False), markup=False, highlight=False)
+    names, rows, empty = run_sql(db, statement)
+    if not rows:
+        out.print(empty, markup=False, highlight=False)
+        return
+    table, _hidden = tables.render(names, rows, width=out.width, records_if_too_wide=True)
+    out.print(table)
+    out.print(f"{len(rows):,} row(s)")
 
 
 @main.command("demo")
 @click.option("--dir", "demo_dir", type=click.Path(path_type=Path), default=DEMO_DIR,
               show_default=True, help="Where the demo brain and its database go.")
-@click.option("--weeks", type=int, default=12, show_default=True)
-@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--weeks", type=int, default=12, show_default=True,
+              help="Weeks of synthetic history.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Random seed.")
 @handle_errors
 def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     """Synthesize a brain, ingest it, and print a short health summary."""
@@ -300,7 +323,9 @@ def report() -> None:
 
 
 @report.command("weekly")
-@click.option("--week", default=None, help="ISO week, e.g. 2026-W48 (default: the latest).")
+@click.option("--week", default=None,
+              help="ISO week, e.g. 2026-W48 (default: the latest week holding a session,"
+                   " transcript sessions included).")
 @click.option("--all", "all_weeks", is_flag=True, help="Every week from the first session.")
 @click.option("--since", default=None, help="Every week from this ISO week to the latest.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_REPORTS,
@@ -354,36 +379,61 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
     finally:
         con.close()
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
-               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows} rows,"
-               f" {summary.errors} errors")
+               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
+               f" {summary.errors} errors, {summary.warnings} warnings")
     if summary.pending_files:
         out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:
         out.print("[yellow]no price for model(s): " + ", ".join(summary.unpriced_models)
                   + "[/yellow] (cost_usd NULL; add them with --prices FILE)")
-    if summary.errors:
-        out.print(f"[yellow]{summary.errors} problem(s) recorded in ingest_errors[/yellow]"
-                  f" (see: brainlab errors --db {db})")
+    print_problems(summary.errors, summary.warnings, db)
     out.print(f"database: {db}")
 
 
 @main.command("usage")
-@click.argument("by", type=click.Choice(["daily", "weekly", "sessions", "models"]),
-                default="daily")
+@click.argument("by", metavar="[VIEW]", default="daily",
+                type=click.Choice(["daily", "weekly", "monthly", "sessions", "models"]))
 @db_option()
+@click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
+@click.option("--project", default=None, help="One project (the folder name of its cwd).")
+@click.option("--limit", type=int, default=None,
+              help="Newest N periods or sessions; top N models by cost.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
 @handle_errors
-def usage_cmd(by: str, db: Path, as_json: bool) -> None:
-    """Token and cost totals of Claude Code transcripts by UTC day, ISO week, session or model."""
-    from brainlab.store import query
+def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
+              as_csv: bool) -> None:
+    """Claude Code tokens and cost by VIEW (default: daily).
 
-    order = {"daily": "day", "weekly": "week_start", "sessions": "first_ts",
-             "models": "cost_usd DESC NULLS LAST"}[by]
-    frame = query(db, f"SELECT * FROM usage_{by} ORDER BY {order}")
-    if as_json:
-        click.echo(frame.to_json(orient="records", date_format="iso", indent=1))
-    else:
-        click.echo(frame.to_string(index=False))
+    VIEW is daily, weekly, monthly, sessions or models. Days are UTC days; cost is USD at
+    the prices `ingest claude` used.
+    """
+    from brainlab import tables
+    from brainlab.metrics.usage import usage_table
+
+    found = usage_table(db, by, since=since, until=until, project=project, limit=limit)
+    if as_json or as_csv:
+        click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
+                   nl=as_json)
+        return
+    print_usage(found, db)
+
+
+def print_usage(found, db: Path) -> None:
+    """Print a :class:`~brainlab.metrics.usage.UsageTable` fitted to the terminal, or why empty."""
+    from brainlab import tables
+
+    if not found.rows:
+        out.print(found.empty_message(db), markup=False, highlight=False)
+        return
+    table, hidden = tables.render(
+        found.columns, tables.usage_rows(found.view, found.columns, found.rows),
+        width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True)
+    out.print(table)
+    if hidden:
+        out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
+                  " --csv)", markup=False, highlight=False, soft_wrap=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -80,7 +80,8 @@ def print_summary(db: Path, console: Console) -> None:
           (SELECT count(*) FROM metabolism_sessions WHERE saturation_flag)               AS saturated,
           (SELECT count(*) FROM stale_claims)                                 AS stale_claims,
           (SELECT count(*) FROM workspace_violations)                         AS workspace_rules,
-          (SELECT count(*) FROM ingest_errors)                                AS ingest_problems
+          (SELECT count(*) FROM ingest_errors WHERE severity = 'error')       AS ingest_errors,
+          (SELECT count(*) FROM ingest_errors WHERE severity <> 'error')      AS ingest_warnings
     """)
     console.print(_table("Signals fired", fired.T.reset_index().set_axis(
         ["signal", "count"], axis=1)))

@@ -39,10 +39,11 @@ def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
     monkeypatch.setattr(claude_ingest, "ARROW_MIN_BYTES", 0)
     large = open_writer(tmp_path / "large.duckdb")  # workers sending Arrow tables
     s2 = ingest_claude(large, root, workers=2)
-    assert (s3.read, s3.rows, s3.errors) == (s2.read, s2.rows, s2.errors)
+    assert (s3.read, s3.rows, s3.errors, s3.warnings) == (s2.read, s2.rows, s2.errors, s2.warnings)
     assert dump(workers) == dump(large)
 
-    assert (s1.read, s1.rows, s1.errors) == (s2.read, s2.rows, s2.errors) == (6, s1.rows, 4)
+    assert (s1.read, s1.rows, s1.errors, s1.warnings) == (s2.read, s2.rows, s2.errors,
+                                                           s2.warnings) == (6, s1.rows, 2, 2)
     a, b = dump(small), dump(large)
     assert a["cc_request_lines"] and a["cc_tool_call_lines"] and a["cc_spans"]
     for table in a:

@@ -34,21 +34,57 @@ def test_readme_names_the_two_commands():
     assert "make test" in ci
 
 
-def test_readme_examples_run_on_the_demo_brain(demo, tmp_path):
-    """The README's 'own brain' commands, run as written but on the demo brain and a temp db."""
+def test_readme_examples_run_on_the_demo_brain(demo, tmp_path, monkeypatch):
+    """The README's 'own brain' commands, run as written but on the demo brain and a temp db;
+    the output the README shows is what they print (80 columns)."""
     import re
     import shlex
 
     from click.testing import CliRunner
 
+    from brainlab import cli
     from brainlab.cli import main
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    lines = re.findall(r"^\.venv/bin/brainlab (.+?)(?:\s+#.*)?$", readme, flags=re.M)
-    assert len(lines) >= 3
+    section = readme.split("## Using it on your own brain", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"^\.venv/bin/brainlab (.+?)(?:\s+#.*)?$", section, flags=re.M)
+    commands = {line.split()[0] if line.split()[0] != "ingest" else " ".join(line.split()[:2])
+                for line in lines}
+    assert {"ingest brain", "ingest claude", "usage", "report", "lab"} <= commands
     db = tmp_path / "readme.duckdb"
-    for line in lines:
-        args = [str(demo["root"]) if a == "~/brain" else a for a in shlex.split(line)]
-        result = CliRunner().invoke(main, [*args, "--db", str(db)])
-        assert result.exit_code == 0, (line, result.output)
-    assert "2026-W48" in result.output  # the last example prints the weekly figures
+    places = {"~/brain": str(demo["root"]), "~/.claude/projects": str(demo["root"] / "claude")}
+    monkeypatch.chdir(tmp_path)  # `report weekly` writes reports/ here
+    old_width = cli.out._width
+    cli.out.width = 80
+    printed = []
+    try:
+        for line in lines:
+            args = [places.get(a, a) for a in shlex.split(line)]
+            if args[0] == "lab":
+                args.append("--print-command")  # show the command, do not start JupyterLab
+            result = CliRunner().invoke(main, [*args, "--db", str(db)])
+            assert result.exit_code == 0, (line, result.output)
+            printed += [ln.rstrip() for ln in result.output.splitlines()]
+    finally:
+        cli.out._width = old_width
+    assert any("2026-W48" in ln for ln in printed)  # sql prints the weekly figures
+    assert "jupyterlab" in printed[-1]
+    shown, fence = [], None
+    for ln in section.splitlines():
+        if ln.startswith("```"):
+            fence = None if fence is not None else ln[3:]
+        elif fence == "" and re.search(r"\d{1,3},\d{3}|\$\d", ln):  # output blocks' figures
+            shown.append(ln.rstrip())
+    assert len(shown) >= 6
+    assert [ln for ln in shown if ln.replace("data/brainlab.duckdb", str(db)) not in printed] == []
+
+
+def test_notebooks_md_counts_the_notebooks():
+    import re
+
+    words = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+    text = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    said = re.search(r"(\w+) numbered notebooks in `notebooks/`", text)
+    assert said, "docs/notebooks.md no longer says how many notebooks there are"
+    numbered = [p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")]
+    assert words[said[1].lower()] == len(numbered)

@@ -153,7 +153,7 @@ def test_invalid_utf8_and_binary_files(brain, db):
     write(brain, "progression/metabolism/2026-03-17-sess-20260317-1000-brain.md",
           TEMPLATE_LOG.replace("20260315-1105", "20260317-1000"))
     summary = ingest_brain(brain, db)
-    assert summary.errors["metabolism"] == 2
+    assert (summary.errors["metabolism"], summary.warnings["metabolism"]) == (1, 1)
     assert len(query(db, "SELECT * FROM raw_metabolism_logs")) == 2  # broken UTF-8 still loads
     errors = query(db, "SELECT file, line, reason FROM ingest_errors ORDER BY file")
     expected_line = TEMPLATE_LOG.splitlines().index("first note line") + 1  # raw bytes written

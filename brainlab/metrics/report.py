@@ -92,8 +92,12 @@ def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
 
 
 def session_weeks(db: DB) -> list[str]:
-    """Every ISO week from the first to the last session (weeks without sessions included)."""
-    row = query(db, "SELECT min(started_at) AS first, max(started_at) AS last FROM metabolism_sessions")
+    """Every ISO week from the first to the last session (weeks without sessions included).
+
+    Sessions are metabolism logs and Claude Code transcript sessions (by their first request).
+    """
+    row = query(db, "SELECT min(t) AS first, max(t) AS last FROM (SELECT started_at AS t FROM "
+                    "metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions)")
     if row.empty or pd.isna(row.loc[0, "first"]):
         return []
     week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
@@ -332,6 +336,12 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
 
 
 # --- Claude Code usage (SPEC §7), when transcripts were ingested --------------------------------
+
+def transcript_sessions(db: DB, week: Week) -> int:
+    """Claude Code sessions whose first request falls in the week (0 without transcripts)."""
+    return int(query(db, "SELECT count(*) AS n FROM usage_sessions WHERE first_ts >= ? "
+                         "AND first_ts < ?", [week.start_at, week.end_at]).n[0])
+
 
 def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
     """The week's transcript usage: per day and model, per model, costliest sessions; None without.

@@ -33,11 +33,18 @@ h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
 .dates, .note, .empty, footer { color: var(--muted); font-size: .9rem; }
 .no-sessions { font-size: 1.2rem; padding: .8rem 1rem; background: #fff6e0;
                border-left: 4px solid #e0b000; }
-table.data { border-collapse: collapse; font-size: .85rem; margin: .4rem 0 1rem; }
-table.data th, table.data td { border-bottom: 1px solid var(--rule); padding: .25rem .5rem;
-                               text-align: left; vertical-align: top; }
-table.data td { overflow-wrap: anywhere; max-width: 32rem; }
-table.data td:first-child { white-space: nowrap; }
+.table-box { max-width: 100%; overflow-x: auto; margin: .4rem 0 1rem; }
+table.data { border-collapse: collapse; font-size: .85rem; }
+table.data th, table.data td { border-bottom: 1px solid var(--rule); padding: .25rem .35rem;
+                               text-align: left; vertical-align: top;
+                               overflow-wrap: normal; word-break: normal; hyphens: manual; }
+table.data th { vertical-align: bottom; }
+table.data.wide { font-size: .78rem; }
+table.data th.num { white-space: normal; }
+table.data td { max-width: 30rem; }
+table.data .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.data .nw { white-space: nowrap; }
+table.headline { margin: .4rem 0 1rem; }
 table.headline td { text-align: right; font-variant-numeric: tabular-nums; }
 figure.chart { margin: .5rem 0 1rem; }
 figure.chart svg { max-width: 100%; height: auto; }
@@ -50,6 +57,7 @@ nav a { margin-right: .8rem; }
   h2 { break-after: avoid; }
   section.report-section, figure.chart, table.data { break-inside: avoid; }
   table.data td { max-width: none; }
+  .table-box { overflow: visible; }
   a { color: inherit; text-decoration: none; }
   @page { margin: 1.5cm; }
 }

@@ -10,7 +10,6 @@ them any other way.
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -20,9 +19,11 @@ import pandas as pd
 from brainlab.config import Thresholds, load_settings
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
+from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
 
 NO_SESSIONS = "No sessions this week"
+NO_LOG = "No metabolism log this week"  # said instead when transcript sessions exist
 
 
 @dataclass
@@ -37,6 +38,12 @@ class ReportContext:
     figures: dict | None = None  # the week's weekly_health_for row; None = no sessions
     threshold_source: str = "SPEC defaults"
     charts_drawn: list[str] = field(default_factory=list)
+    transcript_sessions: int = 0  # Claude Code sessions started this week
+
+    @property
+    def no_logs(self) -> str:
+        """The empty state of the brain's own sections: no session at all, or no log only."""
+        return NO_LOG if self.transcript_sessions else NO_SESSIONS
 
     @property
     def has_sessions(self) -> bool:
@@ -58,7 +65,8 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     return ReportContext(
         db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(db, parsed, thresholds),
-        threshold_source=str(settings.source) if settings else "SPEC defaults")
+        threshold_source=str(settings.source) if settings else "SPEC defaults",
+        transcript_sessions=data.transcript_sessions(db, parsed))
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -69,23 +77,80 @@ def esc(value: object) -> str:
 
 
 def _fmt(value: object, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return "–"
+    if is_missing(value):
+        return MISSING
     if isinstance(value, float):
-        return f"{value:.{digits}f}" if not value.is_integer() else f"{int(value)}"
+        return f"{value:,.{digits}f}" if not value.is_integer() else f"{int(value):,}"
     return str(value)
 
 
+# Top-level folders of a brain checkout and of ~/.claude: a stored path is shown from the last
+# of them on, i.e. relative to the brain (or transcripts) root, never the machine's own path.
+ROOT_FOLDERS = ("claims", "progression", "metabolism", "agents", "contexts", "handoffs",
+                "workspace", "circuits", "projets", "projects")
+PATH_COLUMNS = ("source_file", "file", "path", "file_path")
+
+
+def relative_path(value: object) -> object:
+    """``/home/u/brain/claims/x.yml`` -> ``claims/x.yml`` (other values unchanged)."""
+    if not isinstance(value, str) or "/" not in value:
+        return value
+    parts = value.replace("\\", "/").split("/")
+    cut = max((i for i, p in enumerate(parts[:-1]) if p in ROOT_FOLDERS), default=None)
+    return "/".join(parts[cut:]) if cut is not None else value
+
+
+SHORT_TOKEN = 24  # identifiers up to this length never wrap
+HEADERS = {"first_ts": "first call", "last_ts": "last call", "sess_id": "session",
+           "session_id": "session"}
+SHORT_IDS = ("session_id",)  # transcript UUIDs, shown by their first characters as git does
+
+
+def header(name: str) -> str:
+    """A column name as a header that wraps between words: ``tokens_this_week`` -> words."""
+    if name in HEADERS:
+        return HEADERS[name]
+    return str(name).replace("_usd", " (USD)").replace("_pct", " %").replace("_", " ")
+
+
+def _cell(text: str, kind: str, path: bool = False) -> str:
+    """One escaped cell; paths may wrap after their slashes, never inside a word."""
+    body = esc(text).replace("/", "/<wbr>") if path else esc(text)
+    if kind in ("date", "datetime"):  # may wrap between day and time, never inside either
+        body = " ".join(f'<span class="nw">{part}</span>' for part in body.split(" "))
+    cls = "num" if kind in NUMERIC else ("when" if kind in ("date", "datetime") else "")
+    if not cls and len(text) <= SHORT_TOKEN and " " not in text:
+        cls = "nw"  # a short identifier (model, agent, sprint) stays on one line
+    return f'<td class="{cls}">{body}</td>' if cls else f"<td>{body}</td>"
+
+
 def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
-    """An escaped HTML table of ``frame`` (DataFrame.to_html keeps escape=True)."""
+    """Any section's DataFrame as an escaped HTML table that reads well and fits the page.
+
+    Cells follow :mod:`brainlab.tables` (counts with separators, money in dollars and cents,
+    shares as percentages, dates as dates, one missing marker); headers wrap between words;
+    paths are relative to the brain root; a table too wide anyway scrolls inside its own box.
+    """
     if frame is None or frame.empty:
         return f'<p class="empty">{esc(empty)}</p>'
-    shown = frame.copy()
-    for col in shown.columns:
-        if pd.api.types.is_datetime64_any_dtype(shown[col]):
-            shown[col] = shown[col].dt.strftime("%Y-%m-%d %H:%M")
-    return shown.to_html(index=False, border=0, classes="data", na_rep="–",
-                         float_format=lambda v: f"{v:.2f}", escape=True)
+    columns = []
+    for name in frame.columns:
+        values = frame[name].tolist()
+        if name in PATH_COLUMNS:
+            values = [relative_path(v) for v in values]
+        if name in SHORT_IDS:
+            values = [v[:SHORT_ID] if isinstance(v, str) else v for v in values]
+        kind = column_kind(name, values)
+        columns.append((name, kind, [format_cell(v, kind) for v in values]))
+    paths = [name in PATH_COLUMNS for name, _k, _c in columns]
+    head = "".join(f'<th class="{"num" if kind in NUMERIC else ""}">{esc(header(name))}</th>'
+                   for name, kind, _cells in columns)
+    body = "".join("<tr>" + "".join(_cell(cells[r], kind, path) for (_n, kind, cells), path
+                                    in zip(columns, paths, strict=True))
+                   + "</tr>" for r in range(len(frame)))
+    wide = " wide" if len(columns) >= 10 else ""  # many columns: a smaller font fits them
+    return (f'<div class="table-box"><table class="data{wide}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def figure(ctx: ReportContext, name: str, chart) -> str:
@@ -131,9 +196,11 @@ def headline(ctx: ReportContext) -> str:
     """Headline figures with week-over-week change, and sessions per week."""
     parts = []
     if not ctx.has_sessions:
-        parts.append(f'<p class="no-sessions"><strong>{esc(NO_SESSIONS)}</strong> '
-                     f"({esc(ctx.week.label)}): no metabolism log is dated in this week. "
-                     "Hygiene and data-quality sections below still apply.</p>")
+        also = (f" {ctx.transcript_sessions:,} Claude Code session(s) started this week:"
+                " see Claude Code usage below." if ctx.transcript_sessions else "")
+        parts.append(f'<p class="no-sessions"><strong>{esc(ctx.no_logs)}</strong> '
+                     f"({esc(ctx.week.label)}): no metabolism log is dated in this week."
+                     f"{esc(also)} Hygiene and data-quality sections below still apply.</p>")
     else:
         frame = data.headline(ctx.db, ctx.week, ctx.thresholds)
         rows = []
@@ -169,12 +236,24 @@ def ratio(ctx: ReportContext) -> str:
         parts.append(figure(ctx, "rolling-ratio",
                             charts.rolling_ratio(series, t.coach_ratio, t.ratio_watch,
                                                  t.ratio_healthy)))
-    fired = series[series["in_week"] & series["coach_triggered"].fillna(False).astype(bool)]
+    triggered = series["coach_triggered"].fillna(False).astype(bool)
+    fired = series[series["in_week"] & triggered]
     parts.append("<h3>Sessions that fired the coach trigger this week</h3>")
     parts.append(table(fired[["sess_id", "started_at", "category", "ratio_at_boot",
                               "coach_reason"]],
-                       empty=NO_SESSIONS if not ctx.has_sessions else "The coach never fired."))
+                       empty=ctx.no_logs if not ctx.has_sessions
+                       else coach_silence(series[triggered & ~series["in_week"]], ctx)))
     return show(section("ratio", "Rolling ratio and coach trigger", *parts))
+
+
+def coach_silence(earlier: pd.DataFrame, ctx: ReportContext) -> str:
+    """What is true of the coach in a week it did not fire, and of the weeks before it."""
+    text = f"The coach did not fire in {ctx.week.label}."
+    if earlier.empty:
+        return text + f" Nor earlier in the {ctx.history_weeks}-week trend window."
+    last = pd.Timestamp(earlier["started_at"].max())
+    return (text + f" It fired {len(earlier)} time(s) earlier in the {ctx.history_weeks}-week"
+            f" trend window, last on {last:%Y-%m-%d} ({Week.of(last.date()).label}).")
 
 
 def conserve(ctx: ReportContext) -> str:
@@ -190,7 +269,7 @@ def conserve(ctx: ReportContext) -> str:
     parts.append(table(flagged[["sess_id", "type", "health_score", "context_peak_pct",
                                 "context_at_close", "ratio", "is_inefficient",
                                 "recommend_conserve_next", "is_narcissistic"]],
-                       empty=NO_SESSIONS if not ctx.has_sessions else "No conserve signal."))
+                       empty=ctx.no_logs if not ctx.has_sessions else "No conserve signal."))
     return show(section("conserve", "Conserve signals", *parts))
 
 
@@ -199,7 +278,7 @@ def sessions(ctx: ReportContext) -> str:
     week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
     return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
-                             "coach_reason", "notes"]], empty=NO_SESSIONS)))
+                             "coach_reason", "notes"]], empty=ctx.no_logs)))
 
 
 def agents(ctx: ReportContext) -> str:

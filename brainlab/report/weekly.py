@@ -25,11 +25,18 @@ REPORT = index.REPORT
 FAILED = "weekly_health.failed.ipynb"
 
 
+def no_session_message(db: Path) -> str:
+    """What to do when the store holds no session of any kind."""
+    return (f"{db} holds no session (no metabolism log, no Claude Code transcript): add them"
+            " with `brainlab ingest brain PATH` or `brainlab ingest claude [PATH]`, or name a"
+            " week with --week")
+
+
 def latest_week(db: Path) -> str:
     """The ISO week of the newest session in ``db`` (ReportError when there is none)."""
     weeks = data.session_weeks(db)
     if not weeks:
-        raise ReportError(f"{db} holds no session: ingest a brain first")
+        raise ReportError(no_session_message(db))
     return weeks[-1]
 
 
@@ -42,7 +49,7 @@ def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
         return [Week.parse(week).label]
     weeks = data.session_weeks(db)
     if not weeks:
-        raise ReportError(f"{db} holds no session: ingest a brain first")
+        raise ReportError(no_session_message(db))
     if all_weeks:
         return weeks
     if since:

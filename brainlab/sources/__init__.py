@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from brainlab.sources.agents import AgentsSource
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.circuits import CircuitsSource
@@ -18,6 +20,45 @@ def brain_sources() -> list[Source]:
 
     return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
             HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources()]
+
+
+# Where ``brainlab ingest brain`` looks, relative to the folder given (said when it finds nothing).
+BRAIN_PLACES = ("progression/metabolism/*.md", "metabolism/*.md", "agents/*.md",
+                "contexts/session-*.yml", "claims/*.yml", "handoffs/*.md", "workspace/*/**",
+                "circuits/**/*.jsonl", "projets/*.md", "progression/sprints/*.jsonl")
+
+
+def find_brains(root: Path, depth: int = 2, limit: int = 200) -> list[Path]:
+    """Folders below ``root`` (``depth`` levels, ``limit`` folders at most) holding brain files."""
+    found, frontier, seen = [], [Path(root)], 0
+    for _level in range(depth):
+        below = []
+        for folder in frontier:
+            try:
+                children = sorted(p for p in folder.iterdir()
+                                  if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                seen += 1
+                if seen > limit:
+                    return found
+                if any(s.discover(child) for s in brain_sources()):
+                    found.append(child)
+                else:
+                    below.append(child)
+        frontier = below
+    return found
+
+
+def no_brain_message(root: Path) -> str:
+    """Say that ``root`` holds nothing brain-like, where brainlab looked, and brains below it."""
+    below = find_brains(root)
+    hint = (" Brains found below it: " + ", ".join(str(p) for p in below[:5])
+            + (" ..." if len(below) > 5 else "") + "." if below else "")
+    return (f"nothing brain-like in {root}: looked for " + ", ".join(BRAIN_PLACES)
+            + f"; nothing was written.{hint} Give the brain's own folder"
+            " (the checkout that holds agents/, claims/, progression/metabolism/).")
 
 
 class BrainCircuitsSource(CircuitsSource):

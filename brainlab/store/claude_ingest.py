@@ -59,7 +59,8 @@ class ClaudeSummary:
     removed: int = 0
     bytes_read: int = 0
     rows: int = 0
-    errors: int = 0
+    errors: int = 0  # error rows of severity "error" (input not loaded)
+    warnings: int = 0  # error rows of severity "warning" (loaded, flagged)
     pending_files: int = 0
     unpriced_models: list[str] = field(default_factory=list)
     prices_files: list[str] = field(default_factory=list)
@@ -390,7 +391,9 @@ class _Writer:
         summary.reset += job.reset
         summary.bytes_read += read.bytes_done - job.offset
         summary.rows += n_rows
-        summary.errors += len(read.errors)
+        warned = sum(e.get("severity") == "warning" for e in read.errors)
+        summary.errors += len(read.errors) - warned
+        summary.warnings += warned
         summary.pending_files += read.pending > 0
         self.batch_bytes += read.bytes_done - job.offset
         self.batch_files += 1

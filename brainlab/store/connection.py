@@ -81,3 +81,11 @@ def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
     """Run one read-only query and return a pandas DataFrame (opens and closes the file)."""
     with reader(path) as con:
         return con.execute(sql, params or []).df()
+
+
+def rows(path: str | os.PathLike, sql: str,
+         params: list | dict | None = None) -> tuple[list[str], list[tuple]]:
+    """Run one read-only query; return (column names, row tuples) without pandas."""
+    with reader(path) as con:
+        cursor = con.execute(sql, params or [])
+        return [d[0] for d in cursor.description], cursor.fetchall()

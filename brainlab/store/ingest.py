@@ -31,7 +31,8 @@ class IngestSummary:
     unchanged: dict[str, int] = field(default_factory=dict)
     removed: dict[str, int] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
-    errors: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)  # severity "error": input not loaded
+    warnings: dict[str, int] = field(default_factory=dict)  # severity "warning": loaded, flagged
 
     def add(self, counter: str, source: str, n: int = 1) -> None:
         """Increase one counter of one source."""
@@ -40,8 +41,13 @@ class IngestSummary:
 
     @property
     def total_errors(self) -> int:
-        """Error rows written in this run, all sources together."""
+        """Error rows (severity error) written in this run, all sources together."""
         return sum(self.errors.values())
+
+    @property
+    def total_warnings(self) -> int:
+        """Warning rows (loaded but flagged) written in this run, all sources together."""
+        return sum(self.warnings.values())
 
 
 def file_digest(data: bytes) -> str:
@@ -141,7 +147,9 @@ def run(
                 held += len(data)
                 summary.add("loaded", source.name)
                 summary.add("rows", source.name, sum(len(v) for v in parsed.rows.values()))
-                summary.add("errors", source.name, len(parsed.errors))
+                warned = sum(e.severity == "warning" for e in parsed.errors)
+                summary.add("errors", source.name, len(parsed.errors) - warned)
+                summary.add("warnings", source.name, warned)
                 if held >= BATCH_BYTES:
                     write_files(con, source, batch)
                     batch, held = [], 0

@@ -132,8 +132,9 @@ def agent_cost(board: pd.DataFrame) -> alt.Chart:
 
 def usage_per_day(daily: pd.DataFrame) -> alt.Chart:
     """Stacked bars: the week's Claude Code cost per UTC day, split by model (usage_daily grain)."""
-    return alt.Chart(daily, title="Claude Code cost per day (USD)").mark_bar().encode(
-        x=alt.X("day:O", title="UTC day", axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("cost_usd:Q", title="USD"),
+    days = daily.assign(day=pd.to_datetime(daily["day"]).dt.strftime("%Y-%m-%d"))  # not ISO times
+    return alt.Chart(days, title="Claude Code cost per day (USD)").mark_bar().encode(
+        x=alt.X("day:O", title="UTC day", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("cost_usd:Q", title="USD", axis=alt.Axis(format="$,.2f")),
         color=alt.Color("model:N", title=None),
     ).properties(width=theme.WIDTH, height=180)

@@ -1,0 +1,71 @@
+"""``brainlab sql``: run ONE read-only statement, errors as one line, empty results explained.
+
+DuckDB's errors become one-line BrainlabErrors; an empty result says what the store lacks
+and which command adds it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+
+from brainlab.errors import StoreError
+from brainlab.store.connection import reader
+
+# What a store can lack, the table that shows it, and the command that fills it.
+CONTENTS = (
+    ("metabolism_sessions", "metabolism logs", "brainlab ingest brain PATH"),
+    ("cc_requests", "Claude Code transcripts", "brainlab ingest claude [PATH]"),
+    ("sprints", "sprints", "brainlab ingest sprints PATH"),
+    ("circuit_events", "ticket circuit journals", "brainlab ingest circuits PATH"),
+)
+
+
+def _one_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else type(exc).__name__
+    if "read-only mode" in first or "read only" in first.lower():
+        return (f"{first} (brainlab sql is read-only: only `brainlab ingest ...` writes the"
+                " store)")
+    return first
+
+
+def missing_contents(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """What the store holds no row of, each with the command that adds it."""
+    present = {name for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
+        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main'").fetchall()}
+    out = []
+    for table, what, command in CONTENTS:
+        if table not in present or not con.execute(
+                f'SELECT EXISTS (SELECT 1 FROM "{table}")').fetchone()[0]:
+            out.append(f"no {what} (add them: {command})")
+    return out
+
+
+def run_sql(db: str | os.PathLike, statement: str) -> tuple[list[str], list[tuple], str]:
+    """Run one statement read-only: (column names, rows, the empty-result message)."""
+    try:
+        statements = duckdb.extract_statements(statement)
+    except duckdb.Error as exc:
+        raise StoreError(f"SQL: {_one_line(exc)}") from None
+    if len(statements) != 1:
+        raise StoreError(f"brainlab sql runs exactly one statement; got {len(statements)}:"
+                         " run them one at a time")
+    with reader(db) as con:
+        try:
+            cursor = con.execute(statement)
+        except duckdb.Error as exc:
+            raise StoreError(f"SQL: {_one_line(exc)}") from None
+        if cursor.description is None:
+            return [], [], "The statement returned no result set."
+        names = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+        message = ""
+        if not rows:
+            gaps = missing_contents(con)
+            message = f"No rows (columns: {', '.join(names)})."
+            if gaps:
+                message += " This store holds " + "; ".join(gaps) + "."
+    return names, rows, message

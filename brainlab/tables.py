@@ -1,0 +1,266 @@
+"""How numbers read: one cell format for terminal and report tables; terminal-fitted tables.
+
+Kept free of pandas and numpy so read commands start fast (issue 12). The kind of a column
+(money, count, share, percent, date, week) follows its name's suffix (the dbt convention of
+docs/schema.md: ``*_usd``, ``*_tokens``, ``*_share``, ``*_pct``) and its values, so any
+section's or view's columns format the same way without a per-table list.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+MISSING = "—"  # the one missing-value marker of every table (terminal and HTML)
+
+COUNT_WORDS = ("tokens", "requests", "sessions", "loads", "count", "calls", "tickets",
+               "wakeups", "stops", "decisions", "rows", "files", "triggers", "loaded")
+
+
+def is_missing(value: object) -> bool:
+    """True for None, NaN, NaT and pandas.NA (without importing pandas)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: its comparisons are NA, whose truth value raises
+        return True
+
+
+def column_kind(name: str, values: Sequence[object] = ()) -> str:
+    """One of money, int, share, pct, datetime, date, bool, float, text for column ``name``."""
+    low = str(name).lower()
+    present = [v for v in values if not is_missing(v)]
+    if low.endswith("_usd") or low in ("cost", "usd"):
+        return "money"
+    if low.endswith("share") or low.endswith("_rate") or low.startswith("share_"):
+        return "share" if all(isinstance(v, numbers.Real) for v in present) else "text"
+    if low.endswith("_pct"):
+        return "pct"
+    if present and all(isinstance(v, bool) for v in present):
+        return "bool"
+    if present and all(isinstance(v, datetime) for v in present):
+        return "datetime" if any(_has_time(v) for v in present) else "date"
+    if present and all(isinstance(v, date) for v in present):
+        return "date"
+    if present and all(isinstance(v, numbers.Integral) for v in present):
+        return "int"
+    if present and all(isinstance(v, numbers.Real) for v in present):
+        whole = all(float(v).is_integer() for v in present)
+        if whole and any(w in low for w in COUNT_WORDS) or whole and low == "line":
+            return "int"
+        return "float"
+    return "text"
+
+
+def _has_time(value: datetime) -> bool:
+    return (value.hour, value.minute, value.second, value.microsecond) != (0, 0, 0, 0)
+
+
+def format_cell(value: object, kind: str) -> str:
+    """``value`` as a reader should see it: separators, $ and 2 decimals, %, dates, MISSING."""
+    if is_missing(value):
+        return MISSING
+    try:
+        if kind == "money":
+            return f"${float(value):,.2f}"
+        if kind == "int":
+            return f"{int(value):,}"
+        if kind == "share":
+            return f"{float(value) * 100:.1f}%"
+        if kind == "pct":
+            return f"{float(value):.0f}%"
+        if kind == "float":
+            return f"{float(value):,.2f}"
+        if kind == "bool":
+            return "yes" if value else "no"
+        if kind == "datetime":
+            return value.strftime("%Y-%m-%d %H:%M")
+        if kind == "date":
+            return value.strftime("%Y-%m-%d")
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return str(value)
+
+
+def week_label(day: date) -> str:
+    """The ISO week label of ``day``: ``2026-W05``."""
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+NUMERIC = ("money", "int", "share", "pct", "float")
+TEXT_MIN = 12  # a text column may wrap down to this width before columns are hidden
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a terminal table: source name, header, kind, and when it may be dropped."""
+
+    name: str
+    header: str = ""
+    kind: str = ""  # "" = inferred from name and values
+    drop_rank: int = 0  # 0: always shown; higher ranks are hidden first on a narrow terminal
+    total: bool | None = None  # sum in the totals row (None: money and int columns)
+
+
+def plain_columns(names: Sequence[str]) -> list[Column]:
+    """Columns named after a query's own column names, none droppable."""
+    return [Column(n, n) for n in names]
+
+
+def _resolve(columns: Sequence[Column], names: Sequence[str], rows: Sequence[Sequence]):
+    index = {n: i for i, n in enumerate(names)}
+    out = []
+    for col in columns:
+        if col.name not in index:
+            continue
+        values = [r[index[col.name]] for r in rows]
+        kind = col.kind or column_kind(col.name, values)
+        total = col.total if col.total is not None else kind in ("money", "int")
+        out.append((col, kind, total, values))
+    return out
+
+
+def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
+           columns: Sequence[Column] | None = None, totals: bool = False,
+           title: str | None = None, records_if_too_wide: bool = False):
+    """A rich Table of ``rows`` fitted into ``width`` characters, and the headers left out.
+
+    Columns are hidden by ``drop_rank`` (highest first) until the widest cells fit; text
+    columns wrap. When the table still cannot fit and ``records_if_too_wide``, the rows come
+    back as one "column: value" block each instead (psql's expanded display).
+    A totals row sums money and count columns.
+    """
+    from rich import box
+    from rich.table import Table
+
+    resolved = _resolve(columns or plain_columns(names), names, rows)
+    cells = [[format_cell(v, kind) for v in values] for _c, kind, _t, values in resolved]
+    sums = []
+    for (_col, kind, total, values) in resolved:
+        present = [v for v in values if not is_missing(v)]
+        sums.append(format_cell(sum(present), kind) if totals and total and present else "")
+    needed = [max([len(col.header or col.name), *(len(c) for c in cs), len(s)])
+              for (col, *_), cs, s in zip(resolved, cells, sums, strict=True)]
+    shown = list(range(len(resolved)))
+    hidden: list[str] = []
+
+    def room(i: int) -> int:  # text wraps down to TEXT_MIN; numbers and dates never do
+        whole = resolved[i][1] in (*NUMERIC, "date", "datetime")
+        return needed[i] if whole else min(needed[i], TEXT_MIN)
+
+    def fits() -> bool:
+        return sum(room(i) for i in shown) + 3 * len(shown) <= width  # padding + rule
+
+    for rank in sorted({c.drop_rank for c, *_ in resolved if c.drop_rank}, reverse=True):
+        if fits():
+            break
+        for i in [i for i in shown if resolved[i][0].drop_rank == rank]:
+            shown.remove(i)
+            hidden.append(resolved[i][0].header or resolved[i][0].name)
+    if records_if_too_wide and not fits():
+        return _records([resolved[i][0].header or resolved[i][0].name for i in shown],
+                        [[cells[i][r] for i in shown] for r in range(len(rows))]), hidden
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=title, title_justify="left",
+                  show_footer=False)
+    for i in shown:
+        col, kind, *_ = resolved[i]
+        numeric = kind in NUMERIC
+        whole = numeric or kind in ("date", "datetime")  # never cut a number or a date
+        table.add_column(col.header or col.name, justify="right" if numeric else "left",
+                         no_wrap=whole, overflow="fold",
+                         min_width=room(i))
+    for r in range(len(rows)):
+        table.add_row(*(cells[i][r] for i in shown), end_section=totals and r == len(rows) - 1)
+    if totals and rows:
+        first = True
+        row = []
+        for i in shown:
+            row.append(sums[i] or ("total" if first else ""))
+            first = False
+        table.add_row(*row, style="bold")
+    return table, hidden
+
+
+def _records(headers: list[str], rows: list[list[str]]):
+    """Rows as blocks of ``header  value`` lines, for tables wider than the terminal."""
+    from rich.text import Text
+
+    pad = max(len(h) for h in headers)
+    lines = []
+    for n, row in enumerate(rows, 1):
+        lines.append(f"-[ row {n} ]" + "-" * max(0, pad - 6))
+        lines += [f"{h:<{pad}}  {v}" for h, v in zip(headers, row, strict=True)]
+    return Text("\n".join(lines))
+
+
+def _plain(value: object) -> object:
+    if is_missing(value):
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def to_json(names: Sequence[str], rows: Sequence[Sequence]) -> str:
+    """JSON records (dates ISO 8601, missing values null) for machines."""
+    return json.dumps([{n: _plain(v) for n, v in zip(names, row, strict=True)} for row in rows],
+                      indent=1, ensure_ascii=False)
+
+
+def to_csv(names: Sequence[str], rows: Sequence[Sequence]) -> str:
+    """CSV with a header row (dates ISO 8601, missing values empty) for machines."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    for row in rows:
+        writer.writerow(["" if is_missing(v) else _plain(v) for v in row])
+    return buffer.getvalue()
+
+
+# The usage_* views as terminal columns (``brainlab usage``, ``ingest claude --daily``): short
+# headers; on a narrow terminal the cache columns go first, then input/output, then the rest.
+_USAGE_NUMBERS = [
+    Column("input_tokens", "input", drop_rank=2), Column("output_tokens", "output", drop_rank=2),
+    Column("cache_creation_tokens", "cache write", drop_rank=3),
+    Column("cache_read_tokens", "cache read", drop_rank=3),
+    Column("total_tokens", "total tokens"), Column("cost_usd", "cost"),
+    Column("requests", "calls", drop_rank=1),
+]
+USAGE_COLUMNS = {
+    "daily": [Column("day", "day"), *_USAGE_NUMBERS,
+              Column("unpriced_requests", "unpriced", drop_rank=4)],
+    "weekly": [Column("week", "week"), *_USAGE_NUMBERS,
+               Column("unpriced_requests", "unpriced", drop_rank=4)],
+    "monthly": [Column("month", "month"), *_USAGE_NUMBERS,
+                Column("unpriced_requests", "unpriced", drop_rank=4)],
+    "sessions": [Column("session_id", "session"), Column("project", "project", drop_rank=1),
+                 Column("first_ts", "started"), Column("last_ts", "last call", drop_rank=5),
+                 *_USAGE_NUMBERS,
+                 Column("subagent_requests", "subagent calls", drop_rank=4),
+                 Column("subagent_cost_usd", "subagent cost", drop_rank=4)],
+    "models": [Column("model", "model"), Column("priced_as", "priced as", drop_rank=4),
+               *_USAGE_NUMBERS],
+}
+SHORT_ID = 8  # session ids shown by their first characters, as git shows commits
+
+
+def usage_rows(view: str, names: Sequence[str], rows: Sequence[Sequence]) -> list[tuple]:
+    """Rows of a usage view ready to render: session ids shortened (JSON/CSV keep them)."""
+    if view != "sessions" or "session_id" not in names:
+        return list(rows)
+    at = list(names).index("session_id")
+    return [tuple(v[:SHORT_ID] if i == at and isinstance(v, str) else v
+                  for i, v in enumerate(r)) for r in rows]

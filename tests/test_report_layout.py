@@ -1,0 +1,191 @@
+"""The weekly report as a reader sees it at 1280 px (issue 11 items 11-16), in a real headless
+Chromium, on the demo's last week and on a transcripts-only week (the real corpus).
+
+The layout is measured by a copy of the page with a measuring script added (the report itself
+forbids scripts by its Content-Security-Policy): the document must not scroll sideways, no
+table may be wider than the 980 px column, and no word may be split across two lines.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import re
+import subprocess
+
+import pytest
+from conftest import query
+from report_helpers import active_content, browser_args, chromium_available, dump_dom, screenshot
+
+from brainlab.report import render_weekly
+
+MISSING = "—"  # brainlab.tables.MISSING, spelled out so this file runs on older code too
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not chromium_available(), reason="chromium not installed")]
+
+MEASURE = """<script>
+(function () {
+  const doc = document.documentElement, body = document.body;
+  const style = getComputedStyle(body);
+  const column = body.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const wide = [];
+  for (const t of document.querySelectorAll("table")) {
+    const w = t.getBoundingClientRect().width;
+    if (w > column + 0.5) wide.push([t.closest("section") ? t.closest("section").id : "", w]);
+  }
+  const broken = [];
+  const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  while (walker.nextNode()) {
+    const node = walker.currentNode, text = node.textContent;
+    if (node.parentElement.closest("svg, style")) continue;
+    for (const m of text.matchAll(/[A-Za-z0-9_.,:$%]+/g)) {
+      range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  body.setAttribute("data-layout", JSON.stringify({
+    scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, column: column,
+    wideTables: wide, brokenWords: broken}));
+})();
+</script>"""
+
+
+def measure(page, tmp_path) -> dict:
+    """Load an instrumented copy of ``page`` at 1280 px; return what the script measured."""
+    markup = page.read_text(encoding="utf-8")
+    markup = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", markup)
+    probe = page.with_name("layout-probe.html")
+    probe.write_text(markup.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    done = subprocess.run([*browser_args(tmp_path / "probe-profile"), "--window-size=1280,900",
+                           "--dump-dom", probe.resolve().as_uri()],
+                          capture_output=True, text=True, timeout=90, check=True)
+    found = re.search(r'data-layout="([^"]*)"', done.stdout)
+    assert found, "the measuring script did not run"
+    return json.loads(html.unescape(found[1]))
+
+
+class Cells(html.parser.HTMLParser):
+    """Every <td> of the data tables with the header of its column."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells: list[tuple[str, str]] = []  # (header, text)
+        self.headers: list[str] = []
+        self._tag, self._col = None, 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self._col = 0
+        if tag == "thead":
+            self.headers = []
+        if tag in ("th", "td"):
+            self._tag = tag
+            if tag == "th":
+                self.headers.append("")
+            else:
+                header = self.headers[self._col] if self._col < len(self.headers) else ""
+                self.cells.append((header, ""))
+                self._col += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td"):
+            self._tag = None
+
+    def handle_data(self, data):
+        if self._tag == "th":
+            self.headers[-1] += data
+        elif self._tag == "td":
+            self.cells[-1] = (self.cells[-1][0], self.cells[-1][1] + data)
+
+
+def cells(markup: str, counts_only: bool = False) -> list[str]:
+    """The text of every data cell (only those of count columns when ``counts_only``)."""
+    parser = Cells()
+    parser.feed(markup)
+    words = ("tokens", "requests", "sessions", "loads", "calls", "tickets", "stops", "wakeups")
+    return [text.strip() for head, text in parser.cells
+            if not counts_only or any(w in head.strip().split() for w in words)]
+
+
+def last_week(db) -> str:
+    from brainlab.report import select_weeks
+
+    return select_weeks(db)[0]
+
+
+@pytest.fixture(scope="module")
+def demo_page(demo, tmp_path_factory):
+    return render_weekly(demo["db"], last_week(demo["db"]), tmp_path_factory.mktemp("demo-out"))
+
+
+@pytest.fixture(scope="module")
+def corpus_page(corpus_store, tmp_path_factory):
+    return render_weekly(corpus_store, None, tmp_path_factory.mktemp("corpus-out"))
+
+
+@pytest.mark.parametrize("which", ["demo_page", "corpus_page"])
+def test_layout_fits_1280px_without_broken_words(which, request, tmp_path):
+    page = request.getfixturevalue(which)
+    found = measure(page, tmp_path)
+    assert found["scrollWidth"] <= found["clientWidth"], found
+    assert found["wideTables"] == [], found
+    assert found["brokenWords"] == [], found
+    dom, console = dump_dom(page, tmp_path / "profile")  # the real page: offline, inert
+    assert console == [], console
+    assert active_content(dom) == [] and "data-pwned" not in dom
+    png = screenshot(page, tmp_path / "shot.png", tmp_path / "shot-profile", width=1280)
+    assert png.stat().st_size > 20_000
+
+
+@pytest.mark.parametrize("which", ["demo_page", "corpus_page"])
+def test_numbers_read_as_numbers(which, request):
+    markup = request.getfixturevalue(which).read_text(encoding="utf-8")
+    texts, counts = cells(markup), cells(markup, counts_only=True)
+    assert texts and counts
+    assert not [t for t in counts if re.fullmatch(r"-?[\d,]+\.\d+", t)], "counts as floats"
+    assert not [t for t in texts if re.fullmatch(r"\d{5,}", t)], "integers without separators"
+    for marker in ("<NA>", "None", "NaN", "nan", "NaT", "–"):
+        assert marker not in texts, f"missing value shown as {marker!r}"
+    assert "T00:00:00" not in markup  # chart axes show days, not ISO timestamps
+    assert not re.search(r"/(home|tmp|Users|work)/", " ".join(texts)), "absolute paths shown"
+
+
+def test_demo_formats(demo_page):
+    markup = demo_page.read_text(encoding="utf-8")
+    texts = cells(markup)
+    assert any(re.fullmatch(r"\d{1,3}(,\d{3})+", t) for t in texts)  # thousands separators
+    assert any(re.fullmatch(r"\d+\.\d%", t) for t in texts)  # shares as percentages
+    assert any(re.fullmatch(r"\$\d+\.\d\d", t) for t in texts)  # money in dollars and cents
+    assert MISSING in texts  # the one missing-value marker
+    assert "claims/sess-" in " ".join(texts)  # stale claim path relative to the brain root
+
+
+def test_coach_text_is_true_for_the_week(demo, tmp_path):
+    """A week where the coach did not fire, after weeks where it did (issue 11 item 15)."""
+    from brainlab.report import sections
+
+    fired = demo["db"]
+    from conftest import query
+
+    weeks = query(fired, "SELECT strftime(started_at, '%G-W%V') AS w, bool_or(coach_triggered)"
+                         " AS f FROM session_signals GROUP BY w ORDER BY w")
+    quiet = next(w for w, f, prior in zip(weeks.w, weeks.f, weeks.f.cumsum().shift(fill_value=0),
+                                          strict=True) if not f and prior > 0)
+    ctx = sections.open_report(str(fired), quiet)
+    fragment = sections.ratio(ctx)
+    assert "never fired" not in fragment
+    assert f"The coach did not fire in {quiet}." in fragment
+    assert "earlier in the 12-week trend window, last on" in fragment
+
+
+def test_transcripts_only_week_says_what_it_holds(corpus_page, corpus_store):
+    """The latest week holding any session is a transcript week (item 9), and says so."""
+    markup = corpus_page.read_text(encoding="utf-8")
+    assert "No metabolism log this week" in markup and "No sessions this week" not in markup
+    last = query(corpus_store, "SELECT max(first_ts) AS t FROM usage_sessions").t[0]
+    year, week, _ = last.date().isocalendar()
+    assert corpus_page.parent.name == f"{year}-W{week:02d}"
+    assert "Claude Code session(s) started this week" in markup
