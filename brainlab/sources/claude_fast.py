@@ -1,0 +1,160 @@
+"""The fast path for transcript lines: msgspec Structs that decode only the fields brainlab reads.
+
+Most of a transcript's bytes are prompts, tool outputs and file contents brainlab never keeps.
+msgspec decodes a line into typed Structs in C and skips every other field without building
+Python objects for it; content lists stay :class:`msgspec.Raw` and are decoded (with orjson)
+only when the line may hold what is kept from them: a tool call, a tool result, a subagent's
+answer or a context-broker block (SPEC §7). The Struct types are strict (token counts are ints
+in BIGINT range, names are strings): a line that does not fit them, or is not valid JSON, is
+handed back to the caller, which parses it with the general orjson path of
+:mod:`brainlab.sources.claude_code` (warnings, repairs, glued lines, error rows). Both paths
+give the same rows for a line that fits.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+import orjson
+
+from brainlab.sources import claude_code as cc
+
+Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
+
+
+class _Creation(msgspec.Struct):
+    ephemeral_5m_input_tokens: Tokens = None
+    ephemeral_1h_input_tokens: Tokens = None
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: Tokens = None
+    output_tokens: Tokens = None
+    cache_creation_input_tokens: Tokens = None
+    cache_read_input_tokens: Tokens = None
+    cache_creation: _Creation | None = None
+    speed: str | None = None
+
+
+_NO_RAW = msgspec.Raw(b"")
+
+
+class _Message(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    usage: _Usage | None = None
+    content: msgspec.Raw = _NO_RAW
+
+
+class _Line(msgspec.Struct):
+    type: str | None = None
+    sessionId: str | None = None  # noqa: N815 (the transcript's field names)
+    agentId: str | None = None  # noqa: N815
+    isSidechain: bool | None = None  # noqa: N815
+    timestamp: str | None = None
+    cwd: str | None = None
+    requestId: str | None = None  # noqa: N815
+    message: _Message | None = None
+    subtype: str | None = None
+    compactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    microcompactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    data: msgspec.Raw = _NO_RAW
+    toolUseResult: msgspec.Raw = _NO_RAW  # noqa: N815
+    parentToolUseID: str | None = None  # noqa: N815
+
+
+_decode = msgspec.json.Decoder(_Line).decode
+_FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+_IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
+
+
+def _raw(value: msgspec.Raw):
+    """Decode a Raw field (None when absent)."""
+    return orjson.loads(memoryview(value)) if len(value) else None
+
+
+def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
+               line_no: int, chunk: cc.Chunk) -> bool:
+    """Parse ``data[start:end]`` into ``chunk``; False (nothing recorded) when it does not fit.
+
+    ``view`` is ``memoryview(data)``: the line is decoded without copying it. The substring
+    tests on ``data`` decide whether a content list needs decoding at all; a false positive
+    only costs a decode.
+    """
+    try:
+        line = _decode(view[start:end])
+        kind = line.type
+        if kind not in cc.KNOWN_TYPES:
+            return False  # unknown, missing: the general path says so
+        if kind == "user":
+            message = line.message
+            content = result = None
+            if message is not None and data.find(b'"tool_result"', start, end) >= 0:
+                content = _raw(message.content)
+                if data.find(b'"agentId"', start, end) >= 0 or data.find(
+                        b'"totalDurationMs"', start, end) >= 0:
+                    result = _raw(line.toolUseResult)
+        elif kind == "progress":
+            progress = _raw(line.data)
+        elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
+            meta = _raw(line.compactMetadata) or _raw(line.microcompactMetadata)
+    except _FAILED:
+        return False
+    except orjson.JSONDecodeError:  # a Raw part past orjson's limits: the general path
+        return False
+    session_id = cc.kept(line.sessionId, 200) or ctx.session_id
+    agent_id = cc.kept(line.agentId, 200) or ctx.agent_id
+    if agent_id is None and line.isSidechain is True:
+        agent_id = "sidechain"
+    ts_text = line.timestamp
+    if ts_text is not None:
+        ts_text = cc.checked_ts(ts_text, ctx, line_no, chunk)
+    if session_id is not None:
+        cc.span(chunk, session_id, agent_id, ts_text, line.cwd, ctx.path)
+    if kind in _IGNORED:
+        return True
+    if kind == "assistant":
+        message = line.message
+        if message is None:
+            chunk.error(ctx.path, line_no, "assistant message is None, not an object: no"
+                        " request read", "warning")
+            return True
+        ts = cc.to_utc(ts_text)
+        usage = message.usage
+        if usage is not None:
+            creation = usage.cache_creation
+            chunk.requests.append((
+                session_id, agent_id, cc.kept(line.requestId, 200), cc.kept(message.id, 200),
+                cc.kept(message.model, 80), ts,
+                usage.input_tokens or 0, usage.output_tokens or 0,
+                usage.cache_creation_input_tokens or 0,
+                creation.ephemeral_5m_input_tokens if creation is not None else None,
+                creation.ephemeral_1h_input_tokens if creation is not None else None,
+                usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
+                False, cc.kept(line.cwd, 300), ctx.path, line_no,
+            ))
+        if len(message.content) and (
+                data.find(b'"tool_use"', start, end) >= 0
+                or data.find(cc.claude_broker.MARKER.encode(), start, end) >= 0
+                or data.find(b"\\u", start, end) >= 0):  # an escaped letter could hide a marker
+            cc.scan_content(_raw(message.content), session_id, agent_id, ts, ctx, line_no,
+                            chunk)
+    elif kind == "user":
+        if content is not None:
+            obj = {"message": {"content": content}}
+            if result is not None:
+                obj["toolUseResult"] = result
+            cc.user_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+    elif kind == "progress":
+        if progress is not None:
+            obj = {"data": progress, "parentToolUseID": line.parentToolUseID, "cwd": line.cwd}
+            cc.progress_line(obj, session_id, ts_text, ctx, line_no, chunk)
+    elif kind == "system":
+        if line.subtype in ("compact_boundary", "microcompact_boundary"):
+            obj = {"subtype": line.subtype, "compactMetadata": meta}
+            cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+    return True
+
+
+__all__ = ["parse_line"]
