@@ -334,8 +334,13 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
 @db_option()
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML price file overriding/adding models (else $BRAINLAB_PRICES).")
+@click.option("--daily", "table", flag_value="daily", default=None,
+              help="Then print the daily usage table (as `brainlab usage daily`).")
+@click.option("--weekly", "table", flag_value="weekly",
+              help="Then print the weekly usage table (as `brainlab usage weekly`).")
 @handle_errors
-def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
+def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None
+                      ) -> None:
     """Ingest Claude Code transcripts (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
 
     Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
@@ -357,13 +362,16 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
                f" {summary.errors} errors")
     if summary.pending_files:
         out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
-    if summary.unpriced_models:
-        out.print("[yellow]no price for model(s): " + ", ".join(summary.unpriced_models)
-                  + "[/yellow] (cost_usd NULL; add them with --prices FILE)")
+    if summary.unpriced_models:  # names come from data: never read as markup
+        out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
+                  + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
+                  markup=False, highlight=False)
     if summary.errors:
-        out.print(f"[yellow]{summary.errors} problem(s) recorded in ingest_errors[/yellow]"
-                  f" (see: brainlab errors --db {db})")
-    out.print(f"database: {db}")
+        out.print(f"{summary.errors} problem(s) recorded in ingest_errors (see: brainlab errors"
+                  f" --db {db})", style="yellow", markup=False, highlight=False)
+    out.print(f"database: {db}", markup=False, highlight=False)
+    if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
+        click.get_current_context().invoke(usage_cmd, by=table, db=db)
 
 
 @main.command("usage")
