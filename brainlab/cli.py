@@ -345,18 +345,13 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
 
     Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
     """
-    from brainlab.store import open_writer
-    from brainlab.store.claude_ingest import default_root, ingest_claude
+    from brainlab.store.claude_ingest import default_root, ingest_claude_db
 
     root = path or default_root()
-    con = open_writer(db)
-    try:
-        with progress_bar() as bar:
-            task = bar.add_task("ingest claude", total=None)
-            summary = ingest_claude(con, root, prices=prices,
-                                    progress=lambda p, status: bar.advance(task))
-    finally:
-        con.close()
+    with progress_bar() as bar:  # a new store is created while the workers parse
+        task = bar.add_task("ingest claude", total=None)
+        summary = ingest_claude_db(db, root, prices=prices,
+                                   progress=lambda p, status: bar.advance(task))
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows} rows,"
                f" {summary.errors} errors")

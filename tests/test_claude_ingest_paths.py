@@ -74,3 +74,23 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
     row = whole.execute("SELECT lines_done, pending_bytes FROM cc_files"
                         " WHERE source_file LIKE '%s4.jsonl'").fetchone()
     assert row == (5, len(b'{"type":"assistant","sessionId":"s4"'))
+
+
+def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeypatch):
+    """A new store is created after the workers start (issue 12 item 3): same database."""
+    root = build_tree(tmp_path / "cfg")
+    write(root / "projects" / "-home-u-projets-gamma" / "s5.jsonl", [
+        assistant("s5", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
+        b'{"type": "assistant", broken'])
+    monkeypatch.setattr(claude_ingest, "PARALLEL_MIN_BYTES", 0)
+    opened = open_writer(tmp_path / "opened.duckdb")
+    first = ingest_claude(opened, root, workers=2)
+    created = tmp_path / "created.duckdb"
+    second = claude_ingest.ingest_claude_db(created, root, workers=2)
+    assert (first.read, first.rows, first.errors) == (second.read, second.rows, second.errors)
+    new = open_writer(created)
+    a, b = dump(opened), dump(new)
+    for table in a:
+        assert a[table] == b[table], table
+    again = claude_ingest.ingest_claude_db(created, root, workers=2)  # the store exists now
+    assert (again.read, again.unchanged) == (0, first.read)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import itertools
 import multiprocessing
 import os
 import signal
@@ -134,13 +135,41 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         raise
 
 
-def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
-                  prices: str | os.PathLike | None = None,
+def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
+                     prices: str | os.PathLike | None = None, progress: ProgressFn | None = None,
+                     workers: int | None = None) -> ClaudeSummary:
+    """:func:`ingest_claude` into the store at ``db``, opened (or created) and closed here.
+
+    Creating a store (schema, views, first checkpoint) takes seconds: when ``db`` does not
+    exist yet, every file is new, so the workers start parsing first and the store is
+    created while they work.
+    """
+    from brainlab.store.schema import open_writer
+
+    if Path(db).exists():
+        con = open_writer(db)
+        try:
+            return ingest_claude(con, root, prices, progress, workers)
+        finally:
+            con.close()
+    opened: list[duckdb.DuckDBPyConnection] = []
+    try:
+        return ingest_claude(lambda: opened.append(open_writer(db)) or opened[0], root, prices,
+                             progress, workers)
+    finally:
+        for con in opened:
+            con.close()
+
+
+def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyConnection],
+                  root: str | os.PathLike, prices: str | os.PathLike | None = None,
                   progress: ProgressFn | None = None, workers: int | None = None) -> ClaudeSummary:
     """Read every transcript under ``root`` (only what is new since the last run).
 
     Files are parsed in ``workers`` processes (default: one per CPU; in this process when
     there is little to read) and written by this process, whole files per transaction.
+    ``con`` may be a function that opens a new, empty store: it is called once the workers
+    are parsing (every file is then new).
     """
     root = Path(root).expanduser()
     if not root.exists():
@@ -148,13 +177,18 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
     root = root.resolve()
     summary = ClaudeSummary()
     price_rows, summary.prices_files = load_prices(prices)
-    write_prices(con, price_rows)
     files, refused = claude_files.discover(root)
     prefix = str(root) if root.is_file() else str(root) + os.sep
-    known = {row[0]: row for row in con.execute(
-        "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
-        " rows_loaded, errors FROM cc_files WHERE source_file = ? OR starts_with(source_file, ?)",
-        [str(root), prefix]).fetchall()}
+    opener = None
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        known = {row[0]: row for row in con.execute(
+            "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
+            " rows_loaded, errors FROM cc_files"
+            " WHERE source_file = ? OR starts_with(source_file, ?)",
+            [str(root), prefix]).fetchall()}
+    else:  # a store still to create: nothing known; column types from the schema alone
+        opener, known = con, {}
+        _schema_types()
     seen, jobs = set(), []
     for path in files:
         key = str(path)
@@ -170,14 +204,22 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
                 progress(path, "unchanged")
         else:
             jobs.append(job)
-    _record_refused(con, refused, summary)
     streamed = [job for job in jobs if job.size - job.offset >= STREAM_MIN_BYTES]
     pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
+    opened: list[duckdb.DuckDBPyConnection] = []
+    parsed_files = _parse_all(pooled, workers, (lambda: opened.append(opener())) if opener
+                              else None)
+    if opener is not None:  # the store is created once the workers are parsing
+        first = next(parsed_files, None)
+        parsed_files = itertools.chain([first] if first else [], parsed_files)
+        con = opened[0]
+    write_prices(con, price_rows)
+    _record_refused(con, refused, summary)
     writer = _Writer(con)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
-        for job, parsed in _parse_all(pooled, workers):
+        for job, parsed in parsed_files:
             writer.write(job, parsed, summary)
             if progress:
                 progress(Path(job.path), "reset" if job.reset else "loaded")
@@ -344,14 +386,21 @@ def last_per_call(requests: list[tuple]) -> list[tuple]:
     return kept
 
 
-def _parse_all(jobs: list[FileJob], workers: int | None):
-    """Yield (job, FileRead) pairs, parsing in worker processes when it pays."""
+def _parse_all(jobs: list[FileJob], workers: int | None,
+               meanwhile: Callable[[], None] | None = None):
+    """Yield (job, FileRead) pairs, parsing in worker processes when it pays.
+
+    ``meanwhile`` (creating the store) runs once the workers have up to BATCH_BYTES of
+    files to parse, before the first result is taken.
+    """
     if workers is None:
         workers = os.cpu_count() or 1
     todo = sum(job.size - job.offset for job in jobs)
     arrow = todo >= ARROW_MIN_BYTES
     if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()):
+        if meanwhile:
+            meanwhile()
         for job in jobs:
             yield job, _parse_safely(job, arrow)
         return
@@ -361,6 +410,13 @@ def _parse_all(jobs: list[FileJob], workers: int | None):
     with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                              initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         pending, queue = {}, list(reversed(jobs))
+        if meanwhile:  # keep the workers busy meanwhile: more files in flight, once
+            ahead = 0
+            while queue and ahead < BATCH_BYTES:
+                job = queue.pop()
+                ahead += job.size - job.offset
+                pending[pool.submit(_parse_safely, job, arrow)] = job
+            meanwhile()
         while queue or pending:
             while queue and len(pending) < 2 * workers:  # bound memory: few results in flight
                 job = queue.pop()
@@ -545,6 +601,19 @@ def _column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
             _SQL_TYPES[name] = dict(typed)
             _ARROW_TYPES[name] = [(c, _ARROW.get(t, pa.string())) for c, t in typed]
     return _SQL_TYPES.get(table, {}) if table else {}
+
+
+def _schema_types() -> None:
+    """Every table's column types from the schema alone (an in-memory database, ~0.2 s)."""
+    from brainlab.store.schema import _sql_files
+
+    mem = duckdb.connect(":memory:")
+    try:
+        for _, sql in _sql_files("schema"):
+            mem.execute(sql)
+        _column_types(mem)
+    finally:
+        mem.close()
 
 
 def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list],
