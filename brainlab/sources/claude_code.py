@@ -336,13 +336,13 @@ def scan_content(content, session_id, agent_id, ts, ctx: FileContext, line_no: i
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                _tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
+                tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
             elif isinstance(block, dict) and claude_broker.marked(block.get("text")):
                 claude_broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
                                    chunk)  # context-broker inhale/expire blocks (SPEC §7)
 
 
-def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,
+def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,
                chunk: Chunk) -> None:
     name = _str(block.get("name")) or "?"
     args = block.get("input") if isinstance(block.get("input"), dict) else {}
@@ -385,7 +385,7 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
                 chunk.tool_results.append((
                     session_id, agent_id,
                     tool_use_id, to_utc(ts_text),
-                    _size(block.get("content")),
+                    size(block.get("content")),
                     block.get("is_error") is True,
                     ctx.path, line_no,
                 ))
@@ -516,7 +516,7 @@ def _tokens(value, name: str, ctx: FileContext, line_no: int, chunk: Chunk) -> i
     return None
 
 
-def _size(content) -> int:
+def size(content) -> int:
     """Bytes of a tool result's text (its size is kept, never its content)."""
     if isinstance(content, str):
         return _utf8_len(content)

@@ -2,22 +2,23 @@
 
 Most of a transcript's bytes are prompts, tool outputs and file contents brainlab never keeps.
 msgspec decodes a line into typed Structs in C and skips every other field without building
-Python objects for it; content lists stay :class:`msgspec.Raw` and are decoded (with orjson)
-only when the line may hold what is kept from them: a tool call, a tool result, a subagent's
-answer or a context-broker block (SPEC §7). The Struct types are strict (token counts are ints
-in BIGINT range, names are strings): a line that does not fit them, or is not valid JSON, is
-handed back to the caller, which parses it with the general orjson path of
-:mod:`brainlab.sources.claude_code` (warnings, repairs, glued lines, error rows). Both paths
-give the same rows for a line that fits.
+Python objects for it; content lists and tool results stay :class:`msgspec.Raw` until the
+line's type says what is kept from them (tool calls, tool result sizes, a subagent's answer,
+context-broker blocks: SPEC §7), and are then decoded with their own Structs. The Struct
+types are strict (token counts are ints in BIGINT range, names are strings): a line that
+does not fit them, or is not valid JSON, is handed back to the caller, which parses it with
+the general orjson path of :mod:`brainlab.sources.claude_code` (warnings, repairs, glued
+lines, error rows). Both paths give the same rows for a line that fits.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 import orjson
 
+from brainlab.sources import claude_broker
 from brainlab.sources import claude_code as cc
 
 Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
@@ -64,7 +65,35 @@ class _Line(msgspec.Struct):
     parentToolUseID: str | None = None  # noqa: N815
 
 
+class _Text(msgspec.Struct):
+    text: Any = None
+
+
+class _UserBlock(msgspec.Struct):
+    type: Any = None
+    tool_use_id: Any = None
+    is_error: Any = None
+    content: str | list[_Text] | None = None
+
+
+class _AssistantBlock(msgspec.Struct):
+    type: Any = None
+    text: Any = None
+    name: Any = None
+    id: Any = None
+    input: msgspec.Raw = _NO_RAW
+
+
+class _Result(msgspec.Struct):
+    agentId: Any = msgspec.UNSET  # noqa: N815
+    agentType: Any = None  # noqa: N815
+    totalDurationMs: Any = msgspec.UNSET  # noqa: N815
+
+
 _decode = msgspec.json.Decoder(_Line).decode
+_user_blocks = msgspec.json.Decoder(list[_UserBlock]).decode
+_assistant_blocks = msgspec.json.Decoder(list[_AssistantBlock]).decode
+_result = msgspec.json.Decoder(_Result | str | list | int | float | bool | None).decode
 _FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
 
@@ -74,27 +103,34 @@ def _raw(value: msgspec.Raw):
     return orjson.loads(memoryview(value)) if len(value) else None
 
 
+def _is_list(value: msgspec.Raw) -> bool:
+    return len(value) > 0 and memoryview(value)[0] == 0x5B  # "["
+
+
 def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
                line_no: int, chunk: cc.Chunk) -> bool:
     """Parse ``data[start:end]`` into ``chunk``; False (nothing recorded) when it does not fit.
 
-    ``view`` is ``memoryview(data)``: the line is decoded without copying it. The substring
-    tests on ``data`` decide whether a content list needs decoding at all; a false positive
-    only costs a decode.
+    ``view`` is ``memoryview(data)``: the line is decoded without copying it. Content lists
+    are decoded with typed Structs too (texts, tool names and ids; tool inputs with orjson).
     """
     try:
         line = _decode(view[start:end])
         kind = line.type
         if kind not in cc.KNOWN_TYPES:
             return False  # unknown, missing: the general path says so
+        blocks = result = None
         if kind == "user":
             message = line.message
-            content = result = None
-            if message is not None and data.find(b'"tool_result"', start, end) >= 0:
-                content = _raw(message.content)
-                if data.find(b'"agentId"', start, end) >= 0 or data.find(
-                        b'"totalDurationMs"', start, end) >= 0:
-                    result = _raw(line.toolUseResult)
+            if message is not None and _is_list(message.content):
+                blocks = _user_blocks(memoryview(message.content))
+            if len(line.toolUseResult):
+                result = _result(memoryview(line.toolUseResult))
+        elif kind == "assistant":
+            message = line.message
+            if message is not None and _is_list(message.content):
+                blocks = _assistant_blocks(memoryview(message.content))
+                tools = [(b, _raw(b.input)) for b in blocks if b.type == "tool_use"]
         elif kind == "progress":
             progress = _raw(line.data)
         elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
@@ -134,18 +170,16 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                 usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
                 False, cc.kept(line.cwd, 300), ctx.path, line_no,
             ))
-        if len(message.content) and (
-                data.find(b'"tool_use"', start, end) >= 0
-                or data.find(cc.claude_broker.MARKER.encode(), start, end) >= 0
-                or data.find(b"\\u", start, end) >= 0):  # an escaped letter could hide a marker
-            cc.scan_content(_raw(message.content), session_id, agent_id, ts, ctx, line_no,
-                            chunk)
+        if blocks:
+            for block, args in tools:  # tool calls (SPEC §7)
+                cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
+                             agent_id, ts, ctx, line_no, chunk)
+            for block in blocks:  # context-broker inhale/expire blocks (SPEC §7)
+                if block.type != "tool_use" and claude_broker.marked(block.text):
+                    claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
+                                       chunk)
     elif kind == "user":
-        if content is not None:
-            obj = {"message": {"content": content}}
-            if result is not None:
-                obj["toolUseResult"] = result
-            cc.user_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+        _user(blocks, result, session_id, agent_id, ts_text, ctx, line_no, chunk)
     elif kind == "progress":
         if progress is not None:
             obj = {"data": progress, "parentToolUseID": line.parentToolUseID, "cwd": line.cwd}
@@ -155,6 +189,37 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             obj = {"subtype": line.subtype, "compactMetadata": meta}
             cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     return True
+
+
+def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, line_no: int,
+          chunk: cc.Chunk) -> None:
+    """What claude_code.user_line keeps, from the typed blocks: sizes, links, answers."""
+    tool_use_ids = []
+    if blocks:
+        answer = isinstance(result, _Result) and (
+            result.agentId is not msgspec.UNSET or result.totalDurationMs is not msgspec.UNSET)
+        ts = cc.to_utc(ts_text)
+        for block in blocks:
+            if block.type != "tool_result":
+                continue
+            tool_use_id = cc.kept(block.tool_use_id, 200)
+            tool_use_ids.append(tool_use_id)
+            content = block.content
+            if isinstance(content, list):
+                content = [{"text": item.text} for item in content]
+            chunk.tool_results.append((session_id, agent_id, tool_use_id, ts,
+                                       cc.size(content), block.is_error is True, ctx.path,
+                                       line_no))
+            if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
+                claude_broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
+                                          chunk)
+    if isinstance(result, _Result) and isinstance(result.agentId, str) and result.agentId:
+        chunk.agent_links.append({
+            "session_id": session_id, "agent_id": cc.kept(result.agentId, 200),
+            "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
+            "agent_type": cc.kept(result.agentType, 80), "source_file": ctx.path,
+            "line": line_no,
+        })
 
 
 __all__ = ["parse_line"]

@@ -687,12 +687,12 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             last = data.rfind(b"\n") + 1
             # msgspec does not check the UTF-8 of the fields it skips: check the block once
             # (lines of a block that fails are checked one by one; the orjson path repairs)
-            checked = data.isascii() or _valid_utf8(data, last)
+            checked = data.isascii() or _valid_utf8(data[:last])
             # lines as zero-copy views of the block
             view, find, start = memoryview(data), data.find, 0
             while (end := find(b"\n", start, last)) >= 0:
                 lines_done += 1
-                if end > start and (checked or _valid_utf8(view[start:end])):
+                if end > start and (checked or _valid_utf8(data[start:end])):
                     if not fast(view, data, start, end, ctx, lines_done, chunk):
                         _slow(data[start:end], ctx, lines_done, chunk)
                 elif end > start:
@@ -722,9 +722,21 @@ def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> Non
         cc.parse_object(obj, ctx, line_no, chunk)
 
 
-def _valid_utf8(data, end: int | None = None) -> bool:
+_ASCII = bytes(range(128))
+
+
+def _valid_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, checked on its non-ASCII bytes only (4x cheaper than all).
+
+    Multi-byte sequences are made of bytes >= 0x80 only, so each run of them must decode on
+    its own; runs are checked joined, so two broken runs that happen to join into a valid
+    sequence pass (nothing read from such a line is affected: msgspec checks every string it
+    decodes, orjson every content list it decodes).
+    """
+    if data.isascii():
+        return True
     try:
-        str(data if end is None else memoryview(data)[:end], "utf-8")
+        data.translate(None, _ASCII).decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
