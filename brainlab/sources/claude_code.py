@@ -1,9 +1,13 @@
-"""Claude Code transcripts (SPEC §7): which files, and how one line becomes rows.
+"""Claude Code transcripts (SPEC §7): how one line becomes rows (the general, orjson path).
 
 A transcript tree is ``projects/<encoded-cwd>/<session>.jsonl`` with subagents either inline
 (``isSidechain`` lines), in ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``), in
 older project-level ``agent-<id>.jsonl`` files, or nested in ``progress`` lines of the parent.
-This module only parses: :mod:`brainlab.store.claude_ingest` reads byte ranges and writes.
+This module only parses: :mod:`brainlab.sources.claude_files` says which files,
+:mod:`brainlab.sources.claude_fast` decodes most lines (msgspec) and hands the others here,
+:mod:`brainlab.store.claude_ingest` reads byte ranges and writes. Odd values (impossible
+timestamps, token counts that are text, fractions, negative or past BIGINT, a ``message`` or
+``usage`` of the wrong type) are warning rows, the value kept when unambiguous, else NULL.
 
 Kept per line: request candidates (usage, before the global SPEC §7 deduplication, which is a
 view), tool calls (tool, path, pattern, a redacted and truncated command), tool result sizes,
