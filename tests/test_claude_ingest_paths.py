@@ -94,3 +94,27 @@ def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeyp
         assert a[table] == b[table], table
     again = claude_ingest.ingest_claude_db(created, root, workers=2)  # the store exists now
     assert (again.read, again.unchanged) == (0, first.read)
+
+
+def test_streamed_files_hold_the_same_rows(tmp_path, monkeypatch):
+    """Large files are written block by block in this process (issue 10 item 15): same rows."""
+    root = build_tree(tmp_path / "cfg")
+    whole = open_writer(tmp_path / "whole.duckdb")
+    s1 = ingest_claude(whole, root, workers=1)
+    monkeypatch.setattr(claude_ingest, "STREAM_MIN_BYTES", 0)  # every file streamed
+    monkeypatch.setattr(claude_ingest, "READ_BLOCK", 512)  # many blocks, many inserts
+    streamed = open_writer(tmp_path / "streamed.duckdb")
+    s2 = ingest_claude(streamed, root, workers=1)
+    assert (s1.read, s1.errors) == (s2.read, s2.errors)
+    a, b = dump(whole), dump(streamed)
+    for table in ("cc_tool_call_lines", "cc_tool_results", "cc_agent_links", "cc_compactions",
+                  "cc_spans", "ingest_errors"):
+        assert a[table] == b[table], table
+    # requests: per-block deduplication keeps more candidate lines (cc_files.rows_loaded
+    # counts them), the view the same calls
+    assert [r[:8] for r in a["cc_files"]] == [r[:8] for r in b["cc_files"]]
+    assert len(b["cc_request_lines"]) >= len(a["cc_request_lines"])
+    query = "SELECT * FROM cc_requests ORDER BY ALL"
+    assert whole.execute(query).fetchall() == streamed.execute(query).fetchall()
+    again = ingest_claude(streamed, root, workers=1)
+    assert again.read == 0
