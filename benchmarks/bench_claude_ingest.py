@@ -323,7 +323,7 @@ def main() -> int:
         shutil.rmtree(args.dir)
     args.dir.mkdir(parents=True)
     try:
-        for name in args.trees.split(","):
+        for name in filter(None, args.trees.split(",")):
             tree = args.dir / name
             t0 = time.perf_counter()
             if name == "corpus":

@@ -6,6 +6,11 @@ odd line must be an error or warning row with its file and line.
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from claude_factory import assistant, usage, user, write
@@ -172,19 +177,44 @@ def test_odd_files_are_error_rows_and_only_regular_files_are_read(tmp_path):
     assert proj.exists()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files without read permission")
-def test_unreadable_file_is_an_error_row(tmp_path):
-    proj = tmp_path / "projects" / "p"
-    write(proj / f"{S}.jsonl", [good(0)])
-    locked = write(proj / "locked.jsonl", [good(1)])
-    locked.chmod(0)
+UNREADABLE = """
+import json, sys
+from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
+con = open_writer(sys.argv[1] + "/b.duckdb")
+ingest_claude(con, sys.argv[1])
+print(json.dumps({"ids": [r[0] for r in con.execute("SELECT message_id FROM cc_request_lines")
+                  .fetchall()], "errors": con.execute("SELECT file, reason FROM ingest_errors")
+                  .fetchall()}))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"),
+                    reason="as root, needs setpriv to run as an unprivileged user")
+def test_unreadable_file_is_an_error_row():
+    """Issue 10 item 4, as a user without read permission (root reads everything)."""
+    base = Path(tempfile.mkdtemp(prefix="brainlab-unreadable-"))
     try:
-        con = open_writer(tmp_path / "b.duckdb")
-        ingest_claude(con, tmp_path)
-        assert set(requests(con)) == {"m0"}
-        assert "permission" in errors_by_line(con)[("locked.jsonl", None)][1]
+        base.chmod(0o777)
+        proj = base / "projects" / "p"
+        write(proj / f"{S}.jsonl", [good(0)])
+        locked = write(proj / "locked.jsonl", [good(1)])
+        for folder in (base / "projects", proj):
+            folder.chmod(0o777)
+        locked.chmod(0)
+        command = [sys.executable, "-c", UNREADABLE, str(base)]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                       *command]
+        env = dict(os.environ, HOME=str(base))
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout.strip().splitlines()[-1])
+        assert got["ids"] == ["m0"]
+        assert [(f.rsplit("/", 1)[-1], "permission" in r) for f, r in got["errors"]] == [
+            ("locked.jsonl", True)]
     finally:
-        locked.chmod(0o644)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_every_kept_string_is_redacted_whatever_the_field(tmp_path):
