@@ -133,7 +133,7 @@ _UUID = re.compile(rb"([0-9a-f]{6})[0-9a-f]{2}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 def _rewrite(data: bytes, tag: bytes) -> bytes:
     """Session uuids, message ids and request ids made distinct per copy."""
-    data = _UUID.sub(rb"\1" + tag + rb"\2", data)
+    data = _UUID.sub(rb"\g<1>" + tag + rb"\g<2>", data)
     data = data.replace(b'"id":"', b'"id":"k' + tag)
     return data.replace(b'"requestId":"', b'"requestId":"k' + tag)
 

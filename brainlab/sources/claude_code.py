@@ -249,8 +249,8 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
     """
     get = obj.get
     kind = get("type")
-    session_id = kept(get("sessionId"), 200) or ctx.session_id
-    agent_id = kept(get("agentId"), 200) or ctx.agent_id
+    session_id = ident(get("sessionId")) or ctx.session_id
+    agent_id = ident(get("agentId")) or ctx.agent_id
     if agent_id is None and get("isSidechain") is True:
         agent_id = "sidechain"  # older inline subagent lines name no agent
     ts_text = checked_ts(get("timestamp"), ctx, line_no, chunk)
@@ -260,7 +260,7 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
     if kind == "assistant":
         message = get("message")
         if isinstance(message, dict):
-            _assistant(message, kept(get("requestId"), 200), session_id, agent_id, ts_text,
+            _assistant(message, ident(get("requestId")), session_id, agent_id, ts_text,
                        cwd, ctx, line_no, chunk, nested=False)
         else:
             chunk.error(ctx.path, line_no, f"assistant message is {_shown(message)}, not an"
@@ -316,7 +316,7 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
 
         chunk.requests.append((
             session_id, agent_id,
-            request_id, kept(get("id"), 200),
+            request_id, ident(get("id")),
             kept(get("model"), 80), ts,
             tokens(use("input_tokens"), "input_tokens"),
             tokens(use("output_tokens"), "output_tokens"),
@@ -362,7 +362,7 @@ def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: 
         command = _str(args.get("command"))
     chunk.tool_calls.append((
         session_id, agent_id, ts, kept(name, 80),
-        kept(block.get("id"), 200),
+        ident(block.get("id")),
         kept(file_path, 500), redact_truncate(pattern, 200) if pattern else None,
         kept(launched, 80),
         redact_truncate(command, COMMAND_CHARS) if command else None,
@@ -384,7 +384,7 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
         answer = claude_broker.subagent_answer(obj)
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                tool_use_id = kept(block.get("tool_use_id"), 200)
+                tool_use_id = ident(block.get("tool_use_id"))
                 tool_use_ids.append(tool_use_id)
                 chunk.tool_results.append((
                     session_id, agent_id,
@@ -399,7 +399,7 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
         chunk.agent_links.append({
-            "session_id": session_id, "agent_id": kept(result.get("agentId"), 200),
+            "session_id": session_id, "agent_id": ident(result.get("agentId")),
             "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
             "agent_type": redact_truncate(_str(result.get("agentType")), 80),
             "source_file": ctx.path, "line": line_no,
@@ -412,12 +412,12 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
     data = obj.get("data")
     if not isinstance(data, dict):
         return
-    agent_id = kept(data.get("agentId"), 200)
+    agent_id = ident(data.get("agentId"))
     outer = data.get("message")
     if agent_id and _str(obj.get("parentToolUseID")):
         chunk.agent_links.append({
             "session_id": session_id, "agent_id": agent_id,
-            "tool_use_id": kept(obj.get("parentToolUseID"), 200), "agent_type": None,
+            "tool_use_id": ident(obj.get("parentToolUseID")), "agent_type": None,
             "source_file": ctx.path, "line": line_no,
         })
     if not isinstance(outer, dict) or outer.get("type") != "assistant":
@@ -426,7 +426,7 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
     if isinstance(inner, dict):
         nested_ts = outer.get("timestamp")
         nested_ts = ts_text if nested_ts is None else checked_ts(nested_ts, ctx, line_no, chunk)
-        _assistant(inner, kept(outer.get("requestId"), 200), session_id, agent_id or "progress",
+        _assistant(inner, ident(outer.get("requestId")), session_id, agent_id or "progress",
                    nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True)
 
 
@@ -494,6 +494,20 @@ def kept(value, limit: int) -> str | None:
     return text
 
 
+# Identifiers Claude Code and the API generate (message, request, tool-use ids; uuids): no
+# secret has these shapes, and they are unique per line, so redacting each (a cache miss, every
+# rule run) was a fifth of the parse time. Any other id goes through kept().
+_ID_SHAPE = re.compile(r"(?:msg|req|toolu|srvtoolu)_[A-Za-z0-9]{8,64}"
+                       r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def ident(value) -> str | None:
+    """An identifier as stored: as is when it has a generated id's shape, else kept(value)."""
+    if type(value) is str and _ID_SHAPE.fullmatch(value):
+        return value
+    return kept(value, 200)
+
+
 def _no_value(_key):
     return None
 
@@ -537,6 +551,6 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
 
 
-__all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "checked_ts", "kept",
+__all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "checked_ts", "ident", "kept",
            "load_line", "parse_object", "progress_line", "read_meta", "redact", "scan_content",
            "span", "span_rows", "system_line", "to_utc", "user_line"]

@@ -139,8 +139,8 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
         return False
     except orjson.JSONDecodeError:  # a Raw part past orjson's limits: the general path
         return False
-    session_id = cc.kept(line.sessionId, 200) or ctx.session_id
-    agent_id = cc.kept(line.agentId, 200) or ctx.agent_id
+    session_id = cc.ident(line.sessionId) or ctx.session_id
+    agent_id = cc.ident(line.agentId) or ctx.agent_id
     if agent_id is None and line.isSidechain is True:
         agent_id = "sidechain"
     ts_text = line.timestamp
@@ -161,7 +161,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
         if usage is not None:
             creation = usage.cache_creation
             chunk.requests.append((
-                session_id, agent_id, cc.kept(line.requestId, 200), cc.kept(message.id, 200),
+                session_id, agent_id, cc.ident(line.requestId), cc.ident(message.id),
                 cc.kept(message.model, 80), ts,
                 usage.input_tokens or 0, usage.output_tokens or 0,
                 usage.cache_creation_input_tokens or 0,
@@ -202,7 +202,7 @@ def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, li
         for block in blocks:
             if block.type != "tool_result":
                 continue
-            tool_use_id = cc.kept(block.tool_use_id, 200)
+            tool_use_id = cc.ident(block.tool_use_id)
             tool_use_ids.append(tool_use_id)
             content = block.content
             if isinstance(content, list):
@@ -215,7 +215,7 @@ def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, li
                                           chunk)
     if isinstance(result, _Result) and isinstance(result.agentId, str) and result.agentId:
         chunk.agent_links.append({
-            "session_id": session_id, "agent_id": cc.kept(result.agentId, 200),
+            "session_id": session_id, "agent_id": cc.ident(result.agentId),
             "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
             "agent_type": cc.kept(result.agentType, 80), "source_file": ctx.path,
             "line": line_no,
