@@ -1,17 +1,21 @@
-"""Benchmark: Claude Code transcript ingest on generated transcripts (1 GB by default).
+"""Benchmark: `brainlab ingest claude --daily` against ccusage 20.0.24, interleaved (issue 12).
 
 Usage:
-    PYTHONPATH=. python benchmarks/bench_claude_ingest.py [--size-gb 1.0] [--dir /tmp/cc-bench]
-        [--ccusage-dir /work/ccusage] [--repeat 2]
+    PYTHONPATH=. python benchmarks/bench_claude_ingest.py [--repeat 3] [--size-gb 1.0]
+        [--copies 30] [--corpus ../shared/corpora/claude-code] [--dir /tmp/cc-bench]
+        [--ccusage-dir /work/ccusage] [--trees corpus,synthetic] [--single-gb 0]
 
-Prints, on the same tree: brainlab's cold ingest (MB/s, peak RSS of the ingesting process),
-a daily report on the result (all rows of usage_daily), an incremental run after appending
-1-2% (as new tails of existing files and a few new files), ccusage's `claude daily --json
---offline` (when installed; its own launcher, not npx), a bare DuckDB read_json count of the
-same files, and a bare orjson loop over them in one process (the Python parsing floor).
-Timed steps run ``--repeat`` times (fresh database each time) and print min-max: the machine
-may be shared. Targets: cold + daily faster than ccusage; incremental < 5% of cold; peak < 2 GB
-for 5 GB.
+Two trees: the real corpus copied ``--copies`` times with rewritten ids (message, request and
+session ids, so nothing deduplicates across copies), and a synthetic tree of ``--size-gb``.
+On each tree, every round runs, one after the other (interleaved, so a busy machine slows
+all alike): brainlab's cold ``ingest claude --daily`` (one process, a new store), ccusage's
+native binary ``claude daily --json --offline``, the orjson-only parser as the baseline of
+the msgspec one (brainlab with the fast path switched off, same command), ``brainlab usage
+daily`` on the ingested store, and an incremental run after appending 1% (undone after the
+round). Each is a separate process measured with wait4: wall, CPU seconds (with its worker
+processes) and the largest resident set of the process tree. Prints median and min-max of
+``--repeat`` rounds, and whether brainlab's per-day tokens equal ccusage's.
+``--single-gb N`` also measures the peak memory of ingesting ONE transcript of N GB.
 """
 
 from __future__ import annotations
@@ -20,14 +24,17 @@ import argparse
 import json
 import os
 import random
-import resource
+import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 FILLER = "".join(random.Random(0).choice("abcdefghij klmnop\n") for _ in range(64_000))
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _ts(day: int, second: int) -> str:
@@ -120,156 +127,217 @@ def append_one_percent(root: Path, total: int, seed: int = 2) -> int:
     return added
 
 
-CHILD = """
-import time
-START = time.perf_counter()
-import json, resource, sys
-from brainlab.store.claude_ingest import ingest_claude
-from brainlab.store import open_writer
-t = time.perf_counter()
-con = open_writer(sys.argv[1])
-t0 = time.perf_counter()
-s = ingest_claude(con, sys.argv[2])
-t1 = time.perf_counter()
-days = con.execute("SELECT * FROM usage_daily ORDER BY day").fetchall()
-t2 = time.perf_counter()
-rows = (len(days), sum(d[5] for d in days))
-con.close()
-print(json.dumps({"ingest_s": t1 - t0, "daily_s": t2 - t1, "open_s": t0 - t,
-                  "process_s": t2 - START, "cpu_s": time.process_time(), "bytes": s.bytes_read,
-                  "files": s.read, "days": rows[0], "tokens": int(rows[1] or 0),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "worker_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-                  "worker_cpu_s": sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])}))
+
+_UUID = re.compile(rb"([0-9a-f]{6})[0-9a-f]{2}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def _rewrite(data: bytes, tag: bytes) -> bytes:
+    """Session uuids, message ids and request ids made distinct per copy."""
+    data = _UUID.sub(rb"\g<1>" + tag + rb"\g<2>", data)
+    data = data.replace(b'"id":"', b'"id":"k' + tag)
+    return data.replace(b'"requestId":"', b'"requestId":"k' + tag)
+
+
+def copy_corpus(corpus: Path, root: Path, copies: int) -> tuple[int, int]:
+    """Copy the corpus ``copies`` times, ids rewritten per copy; return (files, bytes)."""
+    files = written = 0
+    sources = sorted(p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
+    for k in range(copies):
+        tag = f"{k:02x}".encode()
+        for src in sources:
+            rel = _rewrite(str(src.relative_to(corpus)).encode(), tag).decode()
+            dest = root / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(_rewrite(src.read_bytes(), tag))
+            if dest.suffix == ".jsonl":
+                files += 1
+                written += dest.stat().st_size
+    return files, written
+
+
+def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> dict:
+    """Run ``cmd``; wall s, CPU s (itself and its waited-for children), peak RSS MB, stdout."""
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd,
+                                env=dict(os.environ, **(env or {})))
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{text[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "rss": usage.ru_maxrss / 1024, "out": text}
+
+
+ORJSON_ONLY = """
+import sys
+from brainlab.sources import claude_fast
+claude_fast.parse_line = lambda *args: False  # every line through the orjson path
+from brainlab.store import claude_ingest
+claude_ingest.claude_fast.parse_line = claude_fast.parse_line
+from brainlab.cli import main
+sys.argv[0] = "brainlab"
+main()
 """
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def brainlab(*args: str, orjson_only: bool = False) -> list[str]:
+    if orjson_only:
+        return [sys.executable, "-c", ORJSON_ONLY, *args]
+    return [sys.executable, "-m", "brainlab.cli", *args]
 
 
-def run_child(db: Path, root: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(db), str(root)], env=env,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def ccusage_cmd(ccusage_dir: Path) -> list[str] | None:
+    launcher = ccusage_dir / "node_modules" / ".bin" / "ccusage"
+    native = ccusage_dir / "node_modules" / "@ccusage" / "ccusage-linux-x64" / "bin" / "ccusage"
+    if not launcher.exists():
+        return None
+    subprocess.run([str(launcher), "--version"], capture_output=True, cwd=ccusage_dir)  # chmod
+    return [str(native if os.access(native, os.X_OK) else launcher), "claude", "daily", "--json",
+            "--offline", "--timezone", "UTC"]
 
 
-def run_ccusage(ccusage_dir: Path, tree: Path) -> tuple[float, float, int | None]:
-    """Run ``ccusage claude daily --json --offline`` on ``tree``: (wall s, CPU s, tokens)."""
-    t0, c0 = time.perf_counter(), _children_cpu()
-    out = subprocess.run([str(ccusage_dir / "node_modules" / ".bin" / "ccusage"), "claude",
-                          "daily", "--json", "--offline", "--timezone", "UTC"], cwd=ccusage_dir,
-                         env=dict(os.environ, CLAUDE_CONFIG_DIR=str(tree)),
-                         capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
-    tokens = json.loads(out.stdout)["totals"]["totalTokens"] if out.returncode == 0 else None
-    return wall, cpu, tokens
+def append_and_undo(tree: Path, total: int):
+    """Append about 1% (tails and new files); return a function undoing it."""
+    sizes = {p: p.stat().st_size for p in tree.rglob("*.jsonl")}
+    append_one_percent(tree, total)
+
+    def undo() -> None:
+        for p in list(tree.rglob("*.jsonl")):
+            if p not in sizes:
+                p.unlink()
+            elif p.stat().st_size != sizes[p]:
+                os.truncate(p, sizes[p])
+    return undo
 
 
-def orjson_floor(tree: Path) -> tuple[float, int]:
-    """Read and orjson-decode every line in this process, keeping nothing: (CPU s, lines)."""
-    import orjson
-
-    c0, lines = time.process_time(), 0
-    for path in sorted((tree / "projects").rglob("*.jsonl")):
-        for raw in path.read_bytes().split(b"\n"):
-            if raw:
-                orjson.loads(raw)
-                lines += 1
-    return time.process_time() - c0, lines
+def _fmt(values: list[float], unit: str = "s") -> str:
+    med = statistics.median(values)
+    return f"{med:6.2f} {unit} ({min(values):.2f}-{max(values):.2f})"
 
 
-def _span(values) -> str:
-    return f"{min(values):.2f}-{max(values):.2f}" if len(values) > 1 else f"{values[0]:.2f}"
+def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
+    """Interleaved rounds on one tree; print medians and ranges."""
+    env = {"PYTHONPATH": str(REPO), "CLAUDE_CONFIG_DIR": str(tree)}
+    cc = ccusage_cmd(args.ccusage_dir)
+    db = work / f"{name}.duckdb"
+    steps: dict[str, list[dict]] = {}
+    for _ in range(args.repeat):
+        db.unlink(missing_ok=True)
+        steps.setdefault("brainlab ingest claude --daily (cold)", []).append(
+            measure(brainlab("ingest", "claude", str(tree), "--db", str(db), "--daily"), env))
+        shutil.copy(db, work / "cold.duckdb")
+        if cc:
+            steps.setdefault("ccusage claude daily --json --offline", []).append(
+                measure(cc, env, cwd=args.ccusage_dir))
+        if args.orjson_baseline:
+            base_db = work / "orjson.duckdb"
+            base_db.unlink(missing_ok=True)
+            steps.setdefault("baseline: same, orjson path only", []).append(measure(brainlab(
+                "ingest", "claude", str(tree), "--db", str(base_db), "--daily",
+                orjson_only=True), env))
+            base_db.unlink()
+        steps.setdefault("brainlab usage daily (ingested store)", []).append(
+            measure(brainlab("usage", "daily", "--db", str(db)), env))
+        undo = append_and_undo(tree, total)
+        try:
+            steps.setdefault("brainlab ingest claude, +1% appended", []).append(
+                measure(brainlab("ingest", "claude", str(tree), "--db", str(db)), env))
+        finally:
+            undo()
+    print(f"\n{name}: {total / 1e9:.2f} GB, {args.repeat} interleaved rounds; median (min-max)")
+    print(f"  {'step':42} {'wall':>22} {'CPU':>22} {'peak RSS (largest process)':>28}")
+    for step, runs in steps.items():
+        print(f"  {step:42} {_fmt([r['wall'] for r in runs]):>22}"
+              f" {_fmt([r['cpu'] for r in runs]):>22} {_fmt([r['rss'] for r in runs], 'MB'):>28}")
+    cold = statistics.median(r["wall"] for r in steps["brainlab ingest claude --daily (cold)"])
+    incr = statistics.median(r["wall"] for r in steps["brainlab ingest claude, +1% appended"])
+    usage = statistics.median(r["wall"] for r in steps["brainlab usage daily (ingested store)"])
+    print(f"  incremental / cold: {100 * incr / cold:.1f} %")
+    if cc:
+        ccu = statistics.median(r["wall"] for r in steps["ccusage claude daily --json --offline"])
+        print(f"  cold ingest + daily / ccusage: {cold / ccu:.2f}x;"
+              f" ccusage / brainlab usage daily: {ccu / usage:.1f}x")
+        compare_days(work / "cold.duckdb", measure(cc, env, cwd=args.ccusage_dir)["out"], env)
+
+
+def compare_days(db: Path, ccusage_out: str, env: dict) -> None:
+    """Per-day tokens of brainlab's store against ccusage's JSON."""
+    ours = json.loads(measure(brainlab("usage", "daily", "--db", str(db), "--json"), env)["out"])
+    mine = {str(r["day"])[:10]: int(r["total_tokens"]) for r in ours}
+    theirs = {d["date"]: int(d["totalTokens"]) for d in json.loads(ccusage_out)["daily"]}
+    same = mine == theirs
+    print(f"  per-day tokens identical to ccusage: {same} ({len(mine)} days,"
+          f" {sum(mine.values()):,} tokens; ccusage {sum(theirs.values()):,})")
+
+
+SINGLE = """
+import json, resource, sys
+from brainlab.store.claude_ingest import ingest_claude_db
+s = ingest_claude_db(sys.argv[1], sys.argv[2])
+print(json.dumps({"rows": s.rows, "bytes": s.bytes_read,
+                  "main_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def bench_single(work: Path, size_gb: float) -> None:
+    """Peak memory of ingesting one transcript of ``size_gb`` (issue 10 item 15)."""
+    tree = work / "single"
+    path = tree / "projects" / "-home-user-projets-one" / "0123abcd.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng, call = random.Random(5), 0
+    with open(path, "w") as handle:
+        while handle.tell() < size_gb * 1e9:
+            for line in session_lines(rng, "0123abcd", 3, 2000, start_call=call):
+                handle.write(line + "\n")
+            call += 2000
+    size = path.stat().st_size
+    db = work / "single.duckdb"
+    run = measure([sys.executable, "-c", SINGLE, str(db), str(tree)], {"PYTHONPATH": str(REPO)})
+    got = json.loads(run["out"].strip().splitlines()[-1])
+    print(f"\none transcript of {size / 1e9:.2f} GB: peak RSS {run['rss']:.0f} MB (largest"
+          f" process), {run['wall']:.1f} s wall, {got['rows']:,} rows")
+    shutil.rmtree(tree)
+    db.unlink()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-gb", type=float, default=1.0)
+    parser.add_argument("--copies", type=int, default=30)
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora"
+                        / "claude-code")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/cc-bench"))
     parser.add_argument("--ccusage-dir", type=Path, default=Path("/work/ccusage"))
-    parser.add_argument("--keep", action="store_true", help="Keep the generated tree.")
-    parser.add_argument("--repeat", type=int, default=2, help="Runs of each timed step.")
+    parser.add_argument("--trees", default="corpus,synthetic")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-orjson-baseline", dest="orjson_baseline", action="store_false")
+    parser.add_argument("--single-gb", type=float, default=0.0)
     args = parser.parse_args()
-
-    tree, db = args.dir / "config", args.dir / "bench.duckdb"
+    if not args.corpus.is_dir():
+        args.corpus = Path("/work/shared/corpora/claude-code")
     if args.dir.exists():
         shutil.rmtree(args.dir)
-    t0 = time.perf_counter()
-    files, total = generate(tree, int(args.size_gb * 1e9))
-    print(f"generated {files} files, {total / 1e9:.2f} GB in {time.perf_counter() - t0:.0f} s"
-          f" under {tree}")
-
-    colds = []
-    for _ in range(args.repeat):
-        db.unlink(missing_ok=True)
-        colds.append(run_child(db, tree))
-    shutil.copy(db, args.dir / "cold.duckdb")
-    cold = min(colds, key=lambda c: c["process_s"])
-    mb = cold["bytes"] / 1e6
-    ingest_s = [c["ingest_s"] for c in colds]
-    print(f"brainlab cold ingest : {_span(ingest_s)} s  {mb / max(ingest_s):.0f}-"
-          f"{mb / min(ingest_s):.0f} MB/s  peak RSS {cold['peak_mb']:.0f} MB (parse workers"
-          f" {cold['worker_peak_mb']:.0f} MB each at most)  ({cold['files']} files)")
-    print(f"brainlab daily report: {_span([c['daily_s'] for c in colds])} s  ({cold['days']}"
-          f" days, {cold['tokens']:,} tokens)")
-    print(f"brainlab whole process (imports, store open {_span([c['open_s'] for c in colds])} s,"
-          f" ingest, daily): {_span([c['process_s'] for c in colds])} s wall,"
-          f" {_span([c['cpu_s'] + c['worker_cpu_s'] for c in colds])} s CPU")
-    cold_total = cold["process_s"]
-
-    ccusage_s = None
-    if (args.ccusage_dir / "node_modules" / ".bin" / "ccusage").exists():
-        runs = [run_ccusage(args.ccusage_dir, tree) for _ in range(args.repeat)]
-        ccusage_s, tokens = min(r[0] for r in runs), runs[0][2]
-        print(f"ccusage daily        : {_span([r[0] for r in runs])} s wall,"
-              f" {_span([r[1] for r in runs])} s CPU  (totalTokens {tokens:,};"
-              f" same as brainlab: {tokens == cold['tokens']})")
-    else:
-        print(f"ccusage daily        : not installed in {args.ccusage_dir} (npm install"
-              " ccusage@20.0.24 there to compare)")
-
-    import duckdb  # a floor: DuckDB parsing every line, keeping nothing
-    t0 = time.perf_counter()
-    lines = duckdb.connect().execute(
-        "SELECT count(*) FROM read_json(?, format = 'newline_delimited', ignore_errors = true,"
-        " columns = {'type': 'VARCHAR'}, maximum_object_size = 268435456)",
-        [str(tree / "projects" / "**" / "*.jsonl")]).fetchone()[0]
-    floor_s = time.perf_counter() - t0
-    print(f"duckdb read_json     : {floor_s:7.2f} s  {total / 1e6 / floor_s:6.0f} MB/s"
-          f"  ({lines:,} lines, nothing kept)")
-    floor_cpu, lines = orjson_floor(tree)
-    print(f"orjson loop, 1 core  : {floor_cpu:7.2f} s CPU  {total / 1e6 / floor_cpu:6.0f} MB/s"
-          f"  ({lines:,} lines decoded, nothing kept; the Python floor: {floor_cpu / 2:.2f} s"
-          " on 2 cores)")
-
-    added = append_one_percent(tree, total)
-    incrs = []
-    for _ in range(args.repeat):
-        shutil.copy(args.dir / "cold.duckdb", db)
-        incrs.append(run_child(db, tree))
-    incr = min(incrs, key=lambda c: c["ingest_s"])
-    inc_s = [c["ingest_s"] for c in incrs]
-    print(f"incremental (+{added / 1e6:.0f} MB): {_span(inc_s)} s"
-          f" = {100 * min(inc_s) / min(ingest_s):.1f}-{100 * max(inc_s) / min(ingest_s):.1f} %"
-          f" of the fastest cold ingest  (read {incr['bytes'] / 1e6:.0f} MB in {incr['files']}"
-          f" files; whole process {_span([c['process_s'] for c in incrs])} s of which store"
-          f" open {_span([c['open_s'] for c in incrs])} s)")
-    cold = {"ingest_s": min(ingest_s), "peak_mb": cold["peak_mb"],
-            "worker_peak_mb": cold["worker_peak_mb"]}
-
-    print("\ntargets:")
-    if ccusage_s is not None:
-        print(f"  cold ingest + daily, whole process ({cold_total:.1f} s) faster than ccusage"
-              f" ({ccusage_s:.1f} s): {cold_total < ccusage_s}")
-    print(f"  incremental < 5% of cold: {incr['ingest_s'] < 0.05 * cold['ingest_s']}")
-    peak = cold["peak_mb"] + cold["worker_peak_mb"] * (os.cpu_count() or 1)
-    print(f"  peak RSS {peak:.0f} MB, main + workers, for {total / 1e9:.2f} GB"
-          f" (target < 2 GB for 5 GB input)")
-    if not args.keep:
-        shutil.rmtree(args.dir)
+    args.dir.mkdir(parents=True)
+    try:
+        for name in filter(None, args.trees.split(",")):
+            tree = args.dir / name
+            t0 = time.perf_counter()
+            if name == "corpus":
+                files, total = copy_corpus(args.corpus, tree, args.copies)
+            else:
+                files, total = generate(tree, int(args.size_gb * 1e9))
+            print(f"{name}: {files} files, {total / 1e9:.2f} GB written in"
+                  f" {time.perf_counter() - t0:.0f} s")
+            bench_tree(name, tree, total, args.dir, args)
+            shutil.rmtree(tree)
+        if args.single_gb:
+            bench_single(args.dir, args.single_gb)
+    finally:
+        shutil.rmtree(args.dir, ignore_errors=True)
     return 0
 
 

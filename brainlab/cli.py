@@ -81,8 +81,9 @@ def print_summary(summary, db: Path) -> None:
 def print_problems(errors: int, warnings: int, db: Path) -> None:
     """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
     if errors or warnings:
-        out.print(f"[yellow]{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
-                  f"[/yellow] (see: brainlab errors --db {db})")
+        out.print(f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
+                  f" (see: brainlab errors --db {db})", style="yellow", markup=False,
+                  highlight=False)
 
 
 def handle_errors(func):
@@ -360,34 +361,39 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
 @db_option()
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML price file overriding/adding models (else $BRAINLAB_PRICES).")
+@click.option("--daily", "table", flag_value="daily", default=None,
+              help="Then print the daily usage table (as `brainlab usage daily`).")
+@click.option("--weekly", "table", flag_value="weekly",
+              help="Then print the weekly usage table (as `brainlab usage weekly`).")
 @handle_errors
-def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None) -> None:
+def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None
+                      ) -> None:
     """Ingest Claude Code transcripts (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
 
     Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
     """
-    from brainlab.store import open_writer
-    from brainlab.store.claude_ingest import default_root, ingest_claude
+    from brainlab.store.claude_ingest import default_root, ingest_claude_db
 
     root = path or default_root()
-    con = open_writer(db)
-    try:
-        with progress_bar() as bar:
-            task = bar.add_task("ingest claude", total=None)
-            summary = ingest_claude(con, root, prices=prices,
-                                    progress=lambda p, status: bar.advance(task))
-    finally:
-        con.close()
+    with progress_bar() as bar:  # a new store is created while the workers parse
+        task = bar.add_task("ingest claude", total=None)
+        summary = ingest_claude_db(db, root, prices=prices,
+                                   progress=lambda p, status: bar.advance(task))
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
                f" {summary.errors} errors, {summary.warnings} warnings")
     if summary.pending_files:
         out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
-    if summary.unpriced_models:
-        out.print("[yellow]no price for model(s): " + ", ".join(summary.unpriced_models)
-                  + "[/yellow] (cost_usd NULL; add them with --prices FILE)")
+    if summary.unpriced_models:  # names come from data: never read as markup
+        out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
+                  + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
+                  markup=False, highlight=False)
     print_problems(summary.errors, summary.warnings, db)
-    out.print(f"database: {db}")
+    out.print(f"database: {db}", markup=False, highlight=False)
+    if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
+        from brainlab.metrics.usage import usage_table
+
+        print_usage(usage_table(db, table), db)
 
 
 @main.command("usage")

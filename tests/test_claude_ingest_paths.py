@@ -75,3 +75,47 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
     row = whole.execute("SELECT lines_done, pending_bytes FROM cc_files"
                         " WHERE source_file LIKE '%s4.jsonl'").fetchone()
     assert row == (5, len(b'{"type":"assistant","sessionId":"s4"'))
+
+
+def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeypatch):
+    """A new store is created after the workers start (issue 12 item 3): same database."""
+    root = build_tree(tmp_path / "cfg")
+    write(root / "projects" / "-home-u-projets-gamma" / "s5.jsonl", [
+        assistant("s5", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
+        b'{"type": "assistant", broken'])
+    monkeypatch.setattr(claude_ingest, "PARALLEL_MIN_BYTES", 0)
+    opened = open_writer(tmp_path / "opened.duckdb")
+    first = ingest_claude(opened, root, workers=2)
+    created = tmp_path / "created.duckdb"
+    second = claude_ingest.ingest_claude_db(created, root, workers=2)
+    assert (first.read, first.rows, first.errors) == (second.read, second.rows, second.errors)
+    new = open_writer(created)
+    a, b = dump(opened), dump(new)
+    for table in a:
+        assert a[table] == b[table], table
+    again = claude_ingest.ingest_claude_db(created, root, workers=2)  # the store exists now
+    assert (again.read, again.unchanged) == (0, first.read)
+
+
+def test_streamed_files_hold_the_same_rows(tmp_path, monkeypatch):
+    """Large files are written block by block in this process (issue 10 item 15): same rows."""
+    root = build_tree(tmp_path / "cfg")
+    whole = open_writer(tmp_path / "whole.duckdb")
+    s1 = ingest_claude(whole, root, workers=1)
+    monkeypatch.setattr(claude_ingest, "STREAM_MIN_BYTES", 0)  # every file streamed
+    monkeypatch.setattr(claude_ingest, "READ_BLOCK", 512)  # many blocks, many inserts
+    streamed = open_writer(tmp_path / "streamed.duckdb")
+    s2 = ingest_claude(streamed, root, workers=1)
+    assert (s1.read, s1.errors) == (s2.read, s2.errors)
+    a, b = dump(whole), dump(streamed)
+    for table in ("cc_tool_call_lines", "cc_tool_results", "cc_agent_links", "cc_compactions",
+                  "cc_spans", "ingest_errors"):
+        assert a[table] == b[table], table
+    # requests: per-block deduplication keeps more candidate lines (cc_files.rows_loaded
+    # counts them), the view the same calls
+    assert [r[:8] for r in a["cc_files"]] == [r[:8] for r in b["cc_files"]]
+    assert len(b["cc_request_lines"]) >= len(a["cc_request_lines"])
+    query = "SELECT * FROM cc_requests ORDER BY ALL"
+    assert whole.execute(query).fetchall() == streamed.execute(query).fetchall()
+    again = ingest_claude(streamed, root, workers=1)
+    assert again.read == 0

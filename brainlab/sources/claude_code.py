@@ -1,9 +1,13 @@
-"""Claude Code transcripts (SPEC §7): which files, and how one line becomes rows.
+"""Claude Code transcripts (SPEC §7): how one line becomes rows (the general, orjson path).
 
 A transcript tree is ``projects/<encoded-cwd>/<session>.jsonl`` with subagents either inline
 (``isSidechain`` lines), in ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``), in
 older project-level ``agent-<id>.jsonl`` files, or nested in ``progress`` lines of the parent.
-This module only parses: :mod:`brainlab.store.claude_ingest` reads byte ranges and writes.
+This module only parses: :mod:`brainlab.sources.claude_files` says which files,
+:mod:`brainlab.sources.claude_fast` decodes most lines (msgspec) and hands the others here,
+:mod:`brainlab.store.claude_ingest` reads byte ranges and writes. Odd values (impossible
+timestamps, token counts that are text, fractions, negative or past BIGINT, a ``message`` or
+``usage`` of the wrong type) are warning rows, the value kept when unambiguous, else NULL.
 
 Kept per line: request candidates (usage, before the global SPEC §7 deduplication, which is a
 view), tool calls (tool, path, pattern, a redacted and truncated command), tool result sizes,
@@ -56,16 +60,6 @@ _DATE_SUFFIX = re.compile(r"-\d{8}$")
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 
 
-def discover(root: Path) -> list[Path]:
-    """Every ``*.jsonl`` under ``root`` (a config dir, its ``projects/``, or one project)."""
-    root = Path(root)
-    if root.is_file():
-        return [root]
-    projects = root / "projects"
-    base = projects if projects.is_dir() else root
-    return sorted(p for p in base.rglob("*.jsonl") if p.is_file())
-
-
 @dataclass(frozen=True)
 class FileContext:
     """What a file's place in the tree says about its lines (used when a line does not say)."""
@@ -96,7 +90,7 @@ class Chunk:
     tool_results: list[tuple] = field(default_factory=list)
     agent_links: list[dict] = field(default_factory=list)
     compactions: list[dict] = field(default_factory=list)
-    spans: dict[tuple, list] = field(default_factory=dict)  # see _span()
+    spans: dict[tuple, list] = field(default_factory=dict)  # see span()
     errors: list[dict] = field(default_factory=list)
     unknown_types: set[str] = field(default_factory=set)
     broker: dict[str, list[dict]] = field(default_factory=dict)  # claude_broker's table rows
@@ -107,26 +101,88 @@ class Chunk:
                             "severity": severity})
 
 
-_UTC_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?Z")
+# ...Z timestamps as Claude Code writes them, with a valid time of day (the date is checked
+# apart, once per distinct day: see _day_state)
+_UTC_TEXT = re.compile(
+    r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?Z")
+FUTURE_DAYS = 2  # a timestamp later than this many days after the run: a warning (value kept)
+MAX_TOKENS = 2**63 - 1  # BIGINT: a larger count is a warning and NULL, never a failed commit
+_DAYS: dict[str, int] = {}  # "YYYY-MM-DD" -> 0 valid, 1 impossible date, 2 in the future
+_TODAY = datetime.now(UTC).date().toordinal()
+
+
+def _day_state(day: str) -> int:
+    state = _DAYS.get(day)
+    if state is None:
+        try:
+            ordinal = datetime.strptime(day, "%Y-%m-%d").date().toordinal()
+        except ValueError:
+            state = 1
+        else:
+            state = 2 if ordinal > _TODAY + FUTURE_DAYS else 0
+        if len(_DAYS) > 100_000:
+            _DAYS.clear()
+        _DAYS[day] = state
+    return state
 
 
 def to_utc(value) -> str | None:
     """ISO-8601 text to naive UTC text DuckDB casts to TIMESTAMP; None if unreadable.
 
     Claude Code writes ``...Z`` (UTC): kept as is without the Z, which is fast. Any other
-    offset is converted to UTC first (DuckDB's own cast would drop the offset).
+    offset is converted to UTC first (DuckDB's own cast would drop the offset). Impossible
+    dates (``2026-02-30``, month 13) are None: DuckDB would refuse them at commit.
     """
     if not isinstance(value, str) or not value:
         return None
     if _UTC_TEXT.fullmatch(value):
-        return value[:-1]
+        return value[:-1] if _day_state(value[:10]) != 1 else None
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
+        try:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:
+            return None
     return moment.isoformat()
+
+
+def checked_ts(value, ctx: FileContext, line_no: int, chunk: Chunk) -> str | None:
+    """A line's ``timestamp`` as given when usable, else None; a warning row when it is not.
+
+    Unreadable or impossible timestamps load as NULL; timestamps more than FUTURE_DAYS ahead
+    are kept (the clock of the machine that wrote them may be wrong), both with a warning.
+    """
+    if value is None:
+        return None
+    if type(value) is str and _UTC_TEXT.fullmatch(value):
+        state = _day_state(value[:10])
+        if state == 0:
+            return value
+    else:
+        state = 1 if to_utc(value) is None else 0
+        if state == 0:
+            if to_utc(value)[:10] > datetime.fromordinal(_TODAY + FUTURE_DAYS).date().isoformat():
+                state = 2
+            else:
+                return value
+    if state == 1:
+        chunk.error(ctx.path, line_no, f"unreadable timestamp ({_shown(value)}): NULL",
+                    "warning")
+        return None
+    chunk.error(ctx.path, line_no, f"timestamp {_shown(value)} is more than {FUTURE_DAYS}"
+                " days in the future: kept", "warning")
+    return value
+
+
+def _shown(value) -> str:
+    """A short, redacted rendering of a bad value for an error row."""
+    if isinstance(value, (list, dict)):
+        return f"a JSON {'array' if isinstance(value, list) else 'object'}"
+    text = repr(value[:80] if isinstance(value, str) else value)
+    return redact_truncate(text if len(text) <= 4300 else text[:60] + "...", 60)
 
 
 def base_model(model: str | None) -> str | None:
@@ -156,9 +212,10 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
             obj = None
         if obj is None:
             objects = _split_glued(text)
-            if objects:
+            if len(objects) > 1:
                 chunk.error(ctx.path, line_no, f"{len(objects)} JSON objects glued on one line:"
                             " split and loaded", "warning")
+            if objects:  # one object: valid JSON orjson refuses (an integer past 64 bits)
                 return objects
             chunk.error(ctx.path, line_no, f"invalid JSON ({len(raw):,} bytes): line skipped")
             return []
@@ -179,54 +236,65 @@ def _split_glued(text: str) -> list[dict]:
             objects.append(obj)
             while pos < end and text[pos].isspace():
                 pos += 1
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
         return []
-    return objects if len(objects) > 1 else []
+    return objects
 
 
 def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> None:
-    """Turn one transcript line (a JSON object) into rows of ``chunk``."""
-    # hot path (every line): one lookup per field, _str inlined
+    """Turn one transcript line (a JSON object) into rows of ``chunk``.
+
+    The general path (the fallback of :mod:`brainlab.sources.claude_fast`): any shape is
+    accepted; an odd value is a warning row and kept where unambiguous, NULL otherwise.
+    """
     get = obj.get
     kind = get("type")
-    value = get("sessionId")
-    session_id = value if isinstance(value, str) and value else ctx.session_id
-    value = get("agentId")
-    agent_id = value if isinstance(value, str) and value else ctx.agent_id
+    session_id = ident(get("sessionId")) or ctx.session_id
+    agent_id = ident(get("agentId")) or ctx.agent_id
     if agent_id is None and get("isSidechain") is True:
         agent_id = "sidechain"  # older inline subagent lines name no agent
-    ts_text = get("timestamp")
-    if not isinstance(ts_text, str):
-        ts_text = None
+    ts_text = checked_ts(get("timestamp"), ctx, line_no, chunk)
     cwd = get("cwd")
     if session_id is not None:
-        _span(chunk, session_id, agent_id, ts_text, cwd, ctx.path)
+        span(chunk, session_id, agent_id, ts_text, cwd, ctx.path)
     if kind == "assistant":
         message = get("message")
         if isinstance(message, dict):
-            _assistant(message, _str(get("requestId")), session_id, agent_id, ts_text,
+            _assistant(message, ident(get("requestId")), session_id, agent_id, ts_text,
                        cwd, ctx, line_no, chunk, nested=False)
+        else:
+            chunk.error(ctx.path, line_no, f"assistant message is {_shown(message)}, not an"
+                        " object: no request read", "warning")
     elif kind == "user":
-        _user(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+        user_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     elif kind == "progress":
-        _progress(obj, session_id, ts_text, ctx, line_no, chunk)
+        progress_line(obj, session_id, ts_text, ctx, line_no, chunk)
     elif kind == "system":
-        subtype = obj.get("subtype")
-        if subtype in ("compact_boundary", "microcompact_boundary"):
-            meta = obj.get("compactMetadata") or obj.get("microcompactMetadata") or {}
-            meta = meta if isinstance(meta, dict) else {}
-            chunk.compactions.append({
-                "session_id": session_id, "agent_id": agent_id, "ts": to_utc(ts_text),
-                "kind": subtype, "trigger": _str(meta.get("trigger")),
-                "pre_tokens": _int(meta.get("preTokens")), "source_file": ctx.path,
-                "line": line_no,
-            })
-    elif kind not in KNOWN_TYPES and (kind is None or isinstance(kind, str)):
+        system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+    elif not isinstance(kind, str) and kind is not None:
+        chunk.error(ctx.path, line_no, f"line type is {_shown(kind)}, not a string: line"
+                    " ignored", "warning")
+    elif kind not in KNOWN_TYPES:
         label = "missing" if kind is None else redact_truncate(kind, 40)
         if label not in chunk.unknown_types:
             chunk.unknown_types.add(label)
             chunk.error(ctx.path, line_no, f"unknown line type ({label}): ignored (first line"
                         " of this type in this read)", "warning")
+
+
+def system_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: int,
+                chunk: Chunk) -> None:
+    """A compaction row for a ``compact_boundary`` / ``microcompact_boundary`` system line."""
+    subtype = obj.get("subtype")
+    if subtype in ("compact_boundary", "microcompact_boundary"):
+        meta = obj.get("compactMetadata") or obj.get("microcompactMetadata") or {}
+        meta = meta if isinstance(meta, dict) else {}
+        chunk.compactions.append({
+            "session_id": session_id, "agent_id": agent_id, "ts": to_utc(ts_text),
+            "kind": subtype, "trigger": kept(meta.get("trigger"), 80),
+            "pre_tokens": _tokens(meta.get("preTokens"), "preTokens", ctx, line_no, chunk),
+            "source_file": ctx.path, "line": line_no,
+        })
 
 
 def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ctx: FileContext,
@@ -238,35 +306,47 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
         use = usage.get
         creation = use("cache_creation")
         creation = creation.get if isinstance(creation, dict) else _no_value
-        # token counts are ints in every real line: test that first, _int() for the rest
-        inp, out = use("input_tokens"), use("output_tokens")
-        cc_in, cc_read = use("cache_creation_input_tokens"), use("cache_read_input_tokens")
-        cc_5m, cc_1h = creation("ephemeral_5m_input_tokens"), creation("ephemeral_1h_input_tokens")
+
+        def tokens(value, name: str, zero: bool = True):
+            if type(value) is int and 0 <= value <= MAX_TOKENS:
+                return value
+            if value is None:  # absent or null: 0 as ccusage counts it (no warning)
+                return 0 if zero else None
+            return _tokens(value, name, ctx, line_no, chunk)
+
         chunk.requests.append((
             session_id, agent_id,
-            request_id, _str(get("id")),
-            _kept(get("model"), 80), ts,
-            inp if type(inp) is int else _int(inp) or 0,
-            out if type(out) is int else _int(out) or 0,
-            cc_in if type(cc_in) is int else _int(cc_in) or 0,
-            cc_5m if type(cc_5m) is int else _int(cc_5m),
-            cc_1h if type(cc_1h) is int else _int(cc_1h),
-            cc_read if type(cc_read) is int else _int(cc_read) or 0,
-            _str(use("speed")),
-            nested, _kept(cwd, 300),
+            request_id, ident(get("id")),
+            kept(get("model"), 80), ts,
+            tokens(use("input_tokens"), "input_tokens"),
+            tokens(use("output_tokens"), "output_tokens"),
+            tokens(use("cache_creation_input_tokens"), "cache_creation_input_tokens"),
+            tokens(creation("ephemeral_5m_input_tokens"), "ephemeral_5m_input_tokens", False),
+            tokens(creation("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens", False),
+            tokens(use("cache_read_input_tokens"), "cache_read_input_tokens"),
+            kept(use("speed"), 40),
+            nested, kept(cwd, 300),
             ctx.path, line_no,
         ))
-    content = get("content")
+    elif usage is not None:
+        chunk.error(ctx.path, line_no, f"usage is {_shown(usage)}, not an object: no tokens"
+                    " read", "warning")
+    scan_content(get("content"), session_id, agent_id, ts, ctx, line_no, chunk)
+
+
+def scan_content(content, session_id, agent_id, ts, ctx: FileContext, line_no: int,
+                 chunk: Chunk) -> None:
+    """Tool calls and context-broker blocks of an assistant message's content list."""
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                _tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
+                tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
             elif isinstance(block, dict) and claude_broker.marked(block.get("text")):
                 claude_broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
                                    chunk)  # context-broker inhale/expire blocks (SPEC §7)
 
 
-def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,
+def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,
                chunk: Chunk) -> None:
     name = _str(block.get("name")) or "?"
     args = block.get("input") if isinstance(block.get("input"), dict) else {}
@@ -281,31 +361,35 @@ def _tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no:
     elif name == "Bash":
         command = _str(args.get("command"))
     chunk.tool_calls.append((
-        session_id, agent_id, ts, _kept(name, 80),
-        _str(block.get("id")),
-        _kept(file_path, 500), redact_truncate(pattern, 200) if pattern else None,
-        _kept(launched, 80),
+        session_id, agent_id, ts, kept(name, 80),
+        ident(block.get("id")),
+        kept(file_path, 500), redact_truncate(pattern, 200) if pattern else None,
+        kept(launched, 80),
         redact_truncate(command, COMMAND_CHARS) if command else None,
         bool(command and _GIT_COMMIT.search(command)),
         ctx.path, line_no,
     ))
 
 
-def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: int,
-          chunk: Chunk) -> None:
+def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: int,
+              chunk: Chunk) -> None:
+    """Tool result sizes, subagent links and subagent answers' broker blocks of a user line."""
     message = obj.get("message")
     content = message.get("content") if isinstance(message, dict) else None
+    if message is not None and not isinstance(message, dict):
+        chunk.error(ctx.path, line_no, f"user message is {_shown(message)}, not an object:"
+                    " nothing read from it", "warning")
     tool_use_ids = []
     if isinstance(content, list):
         answer = claude_broker.subagent_answer(obj)
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                tool_use_id = _str(block.get("tool_use_id"))
+                tool_use_id = ident(block.get("tool_use_id"))
                 tool_use_ids.append(tool_use_id)
                 chunk.tool_results.append((
                     session_id, agent_id,
                     tool_use_id, to_utc(ts_text),
-                    _size(block.get("content")),
+                    size(block.get("content")),
                     block.get("is_error") is True,
                     ctx.path, line_no,
                 ))
@@ -315,38 +399,39 @@ def _user(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: i
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
         chunk.agent_links.append({
-            "session_id": session_id, "agent_id": _str(result.get("agentId")),
+            "session_id": session_id, "agent_id": ident(result.get("agentId")),
             "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
             "agent_type": redact_truncate(_str(result.get("agentType")), 80),
             "source_file": ctx.path, "line": line_no,
         })
 
 
-def _progress(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int,
-              chunk: Chunk) -> None:
+def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int,
+                  chunk: Chunk) -> None:
     """Subagent calls nested in ``progress`` lines count like any other call (SPEC §7)."""
     data = obj.get("data")
     if not isinstance(data, dict):
         return
-    agent_id = _str(data.get("agentId"))
+    agent_id = ident(data.get("agentId"))
     outer = data.get("message")
     if agent_id and _str(obj.get("parentToolUseID")):
         chunk.agent_links.append({
             "session_id": session_id, "agent_id": agent_id,
-            "tool_use_id": _str(obj.get("parentToolUseID")), "agent_type": None,
+            "tool_use_id": ident(obj.get("parentToolUseID")), "agent_type": None,
             "source_file": ctx.path, "line": line_no,
         })
     if not isinstance(outer, dict) or outer.get("type") != "assistant":
         return
     inner = outer.get("message")
     if isinstance(inner, dict):
-        nested_ts = outer.get("timestamp") if isinstance(outer.get("timestamp"), str) else ts_text
-        _assistant(inner, _str(outer.get("requestId")), session_id, agent_id or "progress",
+        nested_ts = outer.get("timestamp")
+        nested_ts = ts_text if nested_ts is None else checked_ts(nested_ts, ctx, line_no, chunk)
+        _assistant(inner, ident(outer.get("requestId")), session_id, agent_id or "progress",
                    nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True)
 
 
-def _span(chunk: Chunk, session_id, agent_id, ts_text, cwd, path: str) -> None:
-    # a span is [first_ts, last_ts, lines, cwd, file] per (session, agent); see span_rows()
+def span(chunk: Chunk, session_id, agent_id, ts_text, cwd, path: str) -> None:
+    """Widen the (session, agent) span by one line: [first_ts, last_ts, lines, cwd, file]."""
     key = (session_id, agent_id)
     span = chunk.spans.get(key)
     if span is None:
@@ -393,7 +478,7 @@ _KEPT: dict[tuple, str | None] = {}  # (text, limit) -> redact_truncate(text, li
 _KEPT_MAX = 100_000
 
 
-def _kept(value, limit: int) -> str | None:
+def kept(value, limit: int) -> str | None:
     """``redact_truncate(_str(value), limit)``, memoised (cwd, model, names, paths repeat)."""
     key = (value, limit)
     try:
@@ -409,23 +494,48 @@ def _kept(value, limit: int) -> str | None:
     return text
 
 
+# Identifiers the API generates (message, request, tool-use ids): no secret has these shapes,
+# and they are unique per line, so redacting each (a cache miss, every rule run) was a fifth
+# of the parse time. Any other id goes through kept().
+_ID_PREFIXES = ("msg_", "req_", "toolu_", "srvtoolu_")  # then 8-64 ASCII letters and digits
+
+
+def ident(value) -> str | None:
+    """An identifier as stored: as is when it has a generated id's shape, else kept(value)."""
+    if type(value) is str and value.startswith(_ID_PREFIXES):
+        tail = value[value.index("_") + 1:]
+        if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
+            return value
+    return kept(value, 200)  # uuids (session ids) repeat: a dict lookup
+
+
 def _no_value(_key):
     return None
 
 
-def _int(value) -> int | None:
-    if type(value) is int:  # the usual case, first
-        return value
-    if isinstance(value, bool):
+def _tokens(value, name: str, ctx: FileContext, line_no: int, chunk: Chunk) -> int | None:
+    """A token count that is not a plain int in range: the value when unambiguous, else NULL.
+
+    Integral floats (``12.0``) load silently, as before; digits in a string (``"12"``) load
+    with a warning; fractions, negatives, booleans, counts past BIGINT (2^63, ``1e25``) and
+    anything else are NULL with a warning: never a silent 0, never a failed commit.
+    """
+    if value is None:
         return None
-    if isinstance(value, int):
+    if type(value) is int and 0 <= value <= MAX_TOKENS:
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and 0 <= value <= MAX_TOKENS:
         return int(value)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
+        chunk.error(ctx.path, line_no, f"{name} given as text ({_shown(value)}): read as"
+                    " a number", "warning")
+        return int(value)
+    chunk.error(ctx.path, line_no, f"{name} is {_shown(value)}: not a token count, NULL",
+                "warning")
     return None
 
 
-def _size(content) -> int:
+def size(content) -> int:
     """Bytes of a tool result's text (its size is kept, never its content)."""
     if isinstance(content, str):
         return _utf8_len(content)
@@ -442,5 +552,6 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
 
 
-__all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "discover", "load_line",
-           "parse_object", "read_meta", "redact", "span_rows", "to_utc"]
+__all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "checked_ts", "ident", "kept",
+           "load_line", "parse_object", "progress_line", "read_meta", "redact", "scan_content",
+           "span", "span_rows", "system_line", "to_utc", "user_line"]

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import itertools
 import multiprocessing
 import os
+import signal
 import tomllib
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -28,8 +30,9 @@ import orjson
 import pyarrow as pa
 
 from brainlab.errors import ConfigError, SourceError
-from brainlab.sources import claude_broker
+from brainlab.sources import claude_broker, claude_fast, claude_files
 from brainlab.sources import claude_code as cc
+from brainlab.sources.redact import redact_truncate
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
           "cc_compactions", "cc_spans") + claude_broker.TABLES
@@ -40,6 +43,9 @@ PRICES_ENV = "BRAINLAB_PRICES"
 BATCH_BYTES = 512_000_000
 BATCH_FILES = 500  # ... or after this many files, whichever comes first
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
+# a file with more than this to read is parsed in this process and its rows inserted block by
+# block (memory bounded by the read block, whatever the file's size), after the pooled files
+STREAM_MIN_BYTES = 128 * 1024 * 1024
 PARALLEL_MIN_BYTES = 8_000_000  # below this, forking worker processes costs more than it saves
 # Below this, rows go to DuckDB as column lists: building Arrow arrays from Python objects makes
 # pyarrow import pandas (~0.5 s, most of a small incremental run); above it Arrow pays back
@@ -130,13 +136,41 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         raise
 
 
-def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
-                  prices: str | os.PathLike | None = None,
+def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
+                     prices: str | os.PathLike | None = None, progress: ProgressFn | None = None,
+                     workers: int | None = None) -> ClaudeSummary:
+    """:func:`ingest_claude` into the store at ``db``, opened (or created) and closed here.
+
+    Creating a store (schema, views, first checkpoint) takes seconds: when ``db`` does not
+    exist yet, every file is new, so the workers start parsing first and the store is
+    created while they work.
+    """
+    from brainlab.store.schema import open_writer
+
+    if Path(db).exists():
+        con = open_writer(db)
+        try:
+            return ingest_claude(con, root, prices, progress, workers)
+        finally:
+            con.close()
+    opened: list[duckdb.DuckDBPyConnection] = []
+    try:
+        return ingest_claude(lambda: opened.append(open_writer(db)) or opened[0], root, prices,
+                             progress, workers)
+    finally:
+        for con in opened:
+            con.close()
+
+
+def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyConnection],
+                  root: str | os.PathLike, prices: str | os.PathLike | None = None,
                   progress: ProgressFn | None = None, workers: int | None = None) -> ClaudeSummary:
     """Read every transcript under ``root`` (only what is new since the last run).
 
     Files are parsed in ``workers`` processes (default: one per CPU; in this process when
     there is little to read) and written by this process, whole files per transaction.
+    ``con`` may be a function that opens a new, empty store: it is called once the workers
+    are parsing (every file is then new).
     """
     root = Path(root).expanduser()
     if not root.exists():
@@ -144,31 +178,54 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
     root = root.resolve()
     summary = ClaudeSummary()
     price_rows, summary.prices_files = load_prices(prices)
-    write_prices(con, price_rows)
-    files = cc.discover(root)
+    files, refused = claude_files.discover(root)
     prefix = str(root) if root.is_file() else str(root) + os.sep
-    known = {row[0]: row for row in con.execute(
-        "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
-        " rows_loaded, errors FROM cc_files WHERE source_file = ? OR starts_with(source_file, ?)",
-        [str(root), prefix]).fetchall()}
+    opener = None
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        known = {row[0]: row for row in con.execute(
+            "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
+            " rows_loaded, errors FROM cc_files"
+            " WHERE source_file = ? OR starts_with(source_file, ?)",
+            [str(root), prefix]).fetchall()}
+    else:  # a store still to create: nothing known; column types from the schema alone
+        opener, known = con, {}
+        _schema_types()
     seen, jobs = set(), []
     for path in files:
-        resolved = path.resolve()
-        key = str(resolved)
+        key = str(path)
+        try:
+            job = plan_file(path, known.get(key))
+        except OSError as exc:  # vanished or unreadable since discovery
+            refused.append((key, f"skipped: cannot read ({exc.strerror or type(exc).__name__})"))
+            continue
         seen.add(key)
-        job = plan_file(resolved, known.get(key))
         if job is None:
             summary.unchanged += 1
             if progress:
                 progress(path, "unchanged")
         else:
             jobs.append(job)
+    streamed = [job for job in jobs if job.size - job.offset >= STREAM_MIN_BYTES]
+    pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
+    opened: list[duckdb.DuckDBPyConnection] = []
+    parsed_files = _parse_all(pooled, workers, (lambda: opened.append(opener())) if opener
+                              else None)
+    if opener is not None:  # the store is created once the workers are parsing
+        first = next(parsed_files, None)
+        parsed_files = itertools.chain([first] if first else [], parsed_files)
+        con = opened[0]
+    write_prices(con, price_rows)
+    _record_refused(con, refused, summary)
     writer = _Writer(con)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
-        for job, parsed in _parse_all(jobs, workers):
+        for job, parsed in parsed_files:
             writer.write(job, parsed, summary)
+            if progress:
+                progress(Path(job.path), "reset" if job.reset else "loaded")
+        for job in streamed:
+            writer.write(job, writer.stream(job), summary)
             if progress:
                 progress(Path(job.path), "reset" if job.reset else "loaded")
         writer.commit()
@@ -184,9 +241,28 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
-    summary.unpriced_models = [r[0] for r in con.execute(  # names only: no dedup needed
-        "SELECT model FROM cc_model_prices WHERE priced_as IS NULL ORDER BY model").fetchall()]
+    summary.unpriced_models = [  # names only: no dedup needed; a line without a model too
+        r[0] if r[0] is not None else "(no model)" for r in con.execute(
+            "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
+            " ORDER BY model NULLS LAST").fetchall()]
     return summary
+
+
+def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str]],
+                    summary: ClaudeSummary) -> None:
+    """Error rows for the paths discovery refused (replacing those of earlier runs)."""
+    if not refused:
+        return
+    con.execute("BEGIN TRANSACTION")
+    paths = sorted({path for path, _ in refused})
+    con.execute("DELETE FROM ingest_errors WHERE source = ? AND line IS NULL"
+                " AND file IN (SELECT unnest(?::VARCHAR[])) AND starts_with(reason, 'skipped:')",
+                [cc.SOURCE, paths])
+    insert_columns(con, "ingest_errors", ("file", "line", "reason", "source", "severity"),
+                   [[p for p, _ in refused], [None] * len(refused), [r for _, r in refused],
+                    [cc.SOURCE] * len(refused), ["error"] * len(refused)])
+    con.execute("COMMIT")
+    summary.errors += len(refused)
 
 
 @dataclass(frozen=True)
@@ -245,33 +321,47 @@ class Columns:
         return len(self.values[0]) if self.values else 0
 
 
-def parse_file(job: FileJob, arrow: bool = True) -> FileRead:
+def parse_file(job: FileJob, arrow: bool = True,
+               on_rows: Callable[[dict], None] | None = None) -> FileRead:
     """Parse the complete lines of ``job`` (pure: runs in a worker process).
 
     Rows come back as Arrow tables (cheap to send from a worker), or with ``arrow=False`` as
     column lists (building Arrow arrays from Python objects makes pyarrow import pandas,
-    about half a second, which would be most of a small incremental run).
+    about half a second, which would be most of a small incremental run). With ``on_rows``,
+    the rows of each block read go to it as they come, and the FileRead holds only the rest.
     """
     path = Path(job.path)
     ctx = cc.FileContext.of(path)
     chunk = cc.Chunk()
+    convert = to_arrow if arrow else to_columns
+
+    def tables(final: bool) -> dict:
+        rows = {
+            "cc_request_lines": last_per_call(chunk.requests),
+            "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
+            "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
+            **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
+        }
+        if final:
+            rows["cc_spans"] = cc.span_rows(chunk)
+        # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
+        return {name: convert(name, table_rows) for name, table_rows in rows.items()
+                if table_rows}
+
+    def flush() -> None:
+        taken = tables(final=False)
+        chunk.requests, chunk.tool_calls, chunk.tool_results = [], [], []
+        chunk.agent_links, chunk.compactions, chunk.broker = [], [], {}
+        if taken:
+            on_rows(taken)
+
     bytes_done, lines_done, pending = _read(path, job.offset, job.lines_done, job.size, ctx,
-                                            chunk)
+                                            chunk, flush if on_rows else None)
     if ctx.layout == "subagent" and job.offset == 0:
         meta = cc.read_meta(path, ctx)
         if meta:
             chunk.agent_links.append(meta)
-    rows = {
-        "cc_request_lines": last_per_call(chunk.requests), "cc_tool_call_lines": chunk.tool_calls,
-        "cc_tool_results": chunk.tool_results, "cc_agent_links": chunk.agent_links,
-        "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
-        **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
-    }
-    # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
-    convert = to_arrow if arrow else to_columns
-    tables = {name: convert(name, table_rows) for name, table_rows in rows.items()
-              if table_rows}
-    return FileRead(tables, chunk.errors, bytes_done, lines_done, pending,
+    return FileRead(tables(final=True), chunk.errors, bytes_done, lines_done, pending,
                     _head_hash(path, bytes_done), ctx.layout)
 
 
@@ -297,22 +387,37 @@ def last_per_call(requests: list[tuple]) -> list[tuple]:
     return kept
 
 
-def _parse_all(jobs: list[FileJob], workers: int | None):
-    """Yield (job, FileRead) pairs, parsing in worker processes when it pays."""
+def _parse_all(jobs: list[FileJob], workers: int | None,
+               meanwhile: Callable[[], None] | None = None):
+    """Yield (job, FileRead) pairs, parsing in worker processes when it pays.
+
+    ``meanwhile`` (creating the store) runs once the workers have up to BATCH_BYTES of
+    files to parse, before the first result is taken.
+    """
     if workers is None:
         workers = os.cpu_count() or 1
     todo = sum(job.size - job.offset for job in jobs)
     arrow = todo >= ARROW_MIN_BYTES
     if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()):
+        if meanwhile:
+            meanwhile()
         for job in jobs:
             yield job, _parse_safely(job, arrow)
         return
     if arrow:
         pa.array([0])  # pyarrow imports pandas on first use: once here, not in every worker
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         pending, queue = {}, list(reversed(jobs))
+        if meanwhile:  # keep the workers busy meanwhile: more files in flight, once
+            ahead = 0
+            while queue and ahead < BATCH_BYTES:
+                job = queue.pop()
+                ahead += job.size - job.offset
+                pending[pool.submit(_parse_safely, job, arrow)] = job
+            meanwhile()
         while queue or pending:
             while queue and len(pending) < 2 * workers:  # bound memory: few results in flight
                 job = queue.pop()
@@ -322,16 +427,34 @@ def _parse_all(jobs: list[FileJob], workers: int | None):
                 yield pending.pop(future), future.result()
 
 
-def _parse_safely(job: FileJob, arrow: bool = True) -> FileRead:
+def _die_with_parent(parent: int) -> None:
+    """Worker start-up: the kernel kills this worker when the parent dies (even by SIGKILL)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):  # not Linux: the executor's own shutdown only
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _parse_safely(job: FileJob, arrow: bool = True,
+                  on_rows: Callable[[dict], None] | None = None) -> FileRead:
     """Parse one file; an unexpected failure becomes an error row, never a lost run."""
     try:
-        return parse_file(job, arrow)
-    except Exception as exc:  # a parser bug must not cost the other files
+        return parse_file(job, arrow, on_rows)
+    except Exception as exc:  # a parser bug or an unreadable file must not cost the others
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         error = {"file": job.path, "line": None, "reason": f"parser failure"
-                 f" ({type(exc).__name__}: {exc}); file left for the next run",
-                 "source": cc.SOURCE, "severity": "error"}
-        return FileRead({}, [error], job.offset, job.lines_done, 0,
-                        _head_hash(Path(job.path), job.offset), "main")
+                 f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
+                 " next run", "source": cc.SOURCE, "severity": "error"}
+        try:
+            head = _head_hash(Path(job.path), job.offset)
+        except OSError:
+            head = ""
+        return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main")
 
 
 class _Writer:
@@ -347,7 +470,45 @@ class _Writer:
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
         self.tables: dict[str, list] = {}  # its rows (Arrow or Columns), inserted at commit
+        self.started: set[str] = set()  # files whose old rows this transaction already cleared
+        self.streamed = [0, 0]  # rows, request rows a stream() inserted for the next write()
         _column_types(con)  # every table's, set before workers fork, so they inherit them
+
+    def stream(self, job: FileJob) -> FileRead:
+        """Parse a large file here, inserting its rows block by block in its own transaction.
+
+        Memory stays bounded by the read block. The open batch is committed first, so a
+        parser failure rolls back this file alone (its error row is then written).
+        """
+        self.commit()
+        self._begin(job)
+        counts = [0, 0]  # rows, request rows inserted so far
+
+        def insert(tables: dict) -> None:
+            for name, rows in tables.items():
+                self.insert(name, [rows])
+                counts[0] += rows.num_rows
+                counts[1] += rows.num_rows if name == "cc_request_lines" else 0
+
+        read = _parse_safely(job, True, insert)
+        if not read.rows and read.errors and read.errors[0]["reason"].startswith("parser"):
+            self.rollback()  # drop the rows inserted before the failure
+        else:
+            self.streamed = counts
+        return read
+
+    def _begin(self, job: FileJob) -> None:
+        if not self.open:
+            self.con.execute("BEGIN TRANSACTION")
+            self.open = True
+        if job.path in self.started:
+            return
+        self.started.add(job.path)
+        if job.reset:
+            _delete_file(self.con, job.path)
+        elif not job.is_new and job.errors_before:  # cc_files.errors counts its error rows
+            self.con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
+                             " AND line IS NULL", [job.path, cc.SOURCE])  # e.g. "empty file"
 
     def insert(self, table: str, parts: list) -> None:
         """Append rows (Arrow tables, or Columns) to ``table`` (columns by name)."""
@@ -367,18 +528,13 @@ class _Writer:
     def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary) -> None:
         """Write one file's new rows and its cc_files row (committed with its batch)."""
         con, key = self.con, job.path
-        n_rows = sum(t.num_rows for t in read.rows.values())
+        (n_rows, n_requests), self.streamed = self.streamed, [0, 0]
+        n_rows += sum(t.num_rows for t in read.rows.values())
         requests = read.rows.get("cc_request_lines")
-        rows_total = job.rows_before + (requests.num_rows if requests is not None else 0)
+        rows_total = (job.rows_before + n_requests
+                      + (requests.num_rows if requests is not None else 0))
         errors_total = job.errors_before + len(read.errors)
-        if not self.open:
-            con.execute("BEGIN TRANSACTION")
-            self.open = True
-        if job.reset:
-            _delete_file(con, key)
-        elif not job.is_new and job.errors_before:  # cc_files.errors counts its error rows
-            con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
-                        " AND line IS NULL", [key, cc.SOURCE])  # e.g. "empty file"
+        self._begin(job)
         for table, table_rows in read.rows.items():  # inserted at commit, one per table
             self.tables.setdefault(table, []).append(table_rows)
         if read.errors:
@@ -417,14 +573,14 @@ class _Writer:
                     [cc.SOURCE, columns[0]])
             self.con.execute("COMMIT")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
-        self.tables = {}
+        self.tables, self.started = {}, set()
 
     def rollback(self) -> None:
         """Drop the open batch: its files keep their old cc_files rows and are read again."""
         if self.open:
             self.con.execute("ROLLBACK")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
-        self.tables = {}
+        self.tables, self.started = {}, set()
 
 
 _ARROW_TYPES: dict[str, list[tuple[str, pa.DataType]]] = {}  # table -> typed columns
@@ -448,6 +604,20 @@ def _column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
             _SQL_TYPES[name] = dict(typed)
             _ARROW_TYPES[name] = [(c, _ARROW.get(t, pa.string())) for c, t in typed]
     return _SQL_TYPES.get(table, {}) if table else {}
+
+
+def _schema_types() -> None:
+    """Every table's column types from the schema alone (an in-memory database, ~0.2 s)."""
+    from brainlab.store.connection import StoreConfig, connect
+    from brainlab.store.schema import _sql_files
+
+    mem = connect(StoreConfig(path=Path(":memory:"), read_only=False))
+    try:
+        for _, sql in _sql_files("schema"):
+            mem.execute(sql)
+        _column_types(mem)
+    finally:
+        mem.close()
 
 
 def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: list[list],
@@ -494,18 +664,19 @@ _ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
 
 
 def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,
-          chunk: cc.Chunk) -> tuple[int, int, int]:
+          chunk: cc.Chunk, flush: Callable[[], None] | None = None) -> tuple[int, int, int]:
     """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes).
 
     Reads blocks of READ_BLOCK bytes (a longer line simply spans several) and never past
-    ``size``, the size seen when the run started (the writer may still be appending).
+    ``size``, the size seen when the run started (the writer may still be appending). Each
+    line goes to the msgspec fast path first, to the general orjson path when it does not
+    fit. ``flush`` is called after each block (the caller takes the rows so far).
     """
     if size == 0:
         chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
         return 0, 0, 0
     position, carry = offset, b""
-    parse_line, parse_object = cc.load_line, cc.parse_object
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    fast = claude_fast.parse_line
     with open(path, "rb") as handle:
         handle.seek(offset)
         remaining = size - offset
@@ -515,26 +686,26 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
                 break
             remaining -= len(block)
             data = carry + block if carry else block
-            # lines as zero-copy views: orjson reads a memoryview as well as bytes
+            if position == 0 and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+                data = b"   " + data[3:]  # blanked: offsets and line numbers unchanged
+            last = data.rfind(b"\n") + 1
+            # msgspec does not check the UTF-8 of the fields it skips: check the block once
+            # (lines of a block that fails are checked one by one; the orjson path repairs)
+            checked = data.isascii() or _valid_utf8(data[:last])
+            # lines as zero-copy views of the block
             view, find, start = memoryview(data), data.find, 0
-            while (end := find(b"\n", start)) >= 0:
+            while (end := find(b"\n", start, last)) >= 0:
                 lines_done += 1
-                if end > start:
-                    try:
-                        obj = loads(view[start:end])
-                    except decode_error:  # blank, or a problem load_line records
-                        raw = data[start:end]
-                        if not raw.isspace():
-                            for obj in parse_line(raw, ctx, lines_done, chunk):
-                                parse_object(obj, ctx, lines_done, chunk)
-                    else:
-                        if type(obj) is dict:
-                            parse_object(obj, ctx, lines_done, chunk)
-                        else:  # not an object: load_line records the error
-                            parse_line(data[start:end], ctx, lines_done, chunk)
+                if end > start and (checked or _valid_utf8(data[start:end])):
+                    if not fast(view, data, start, end, ctx, lines_done, chunk):
+                        _slow(data[start:end], ctx, lines_done, chunk)
+                elif end > start:
+                    _slow(data[start:end], ctx, lines_done, chunk)
                 start = end + 1
             position += start
             carry = data[start:]  # after the last newline: an unfinished line (or b"")
+            if flush is not None:
+                flush()
     if carry:
         # the last line has no newline: complete if it parses, else still being written
         try:
@@ -543,9 +714,36 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             return position, lines_done, len(carry)
         position += len(carry)
         lines_done += 1
-        for obj in parse_line(carry, ctx, lines_done, chunk):
-            parse_object(obj, ctx, lines_done, chunk)
+        _slow(carry, ctx, lines_done, chunk)
     return position, lines_done, 0
+
+
+def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
+    """The general path: orjson, repairs and error rows (claude_code.load_line)."""
+    if raw.isspace():
+        return
+    for obj in cc.load_line(raw, ctx, line_no, chunk):
+        cc.parse_object(obj, ctx, line_no, chunk)
+
+
+_ASCII = bytes(range(128))
+
+
+def _valid_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, checked on its non-ASCII bytes only (4x cheaper than all).
+
+    Multi-byte sequences are made of bytes >= 0x80 only, so each run of them must decode on
+    its own; runs are checked joined, so two broken runs that happen to join into a valid
+    sequence pass (nothing read from such a line is affected: msgspec checks every string it
+    decodes, orjson every content list it decodes).
+    """
+    if data.isascii():
+        return True
+    try:
+        data.translate(None, _ASCII).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _head_hash(path: Path, bytes_done: int) -> str:

@@ -1,0 +1,225 @@
+"""The fast path for transcript lines: msgspec Structs that decode only the fields brainlab reads.
+
+Most of a transcript's bytes are prompts, tool outputs and file contents brainlab never keeps.
+msgspec decodes a line into typed Structs in C and skips every other field without building
+Python objects for it; content lists and tool results stay :class:`msgspec.Raw` until the
+line's type says what is kept from them (tool calls, tool result sizes, a subagent's answer,
+context-broker blocks: SPEC §7), and are then decoded with their own Structs. The Struct
+types are strict (token counts are ints in BIGINT range, names are strings): a line that
+does not fit them, or is not valid JSON, is handed back to the caller, which parses it with
+the general orjson path of :mod:`brainlab.sources.claude_code` (warnings, repairs, glued
+lines, error rows). Both paths give the same rows for a line that fits.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+import orjson
+
+from brainlab.sources import claude_broker
+from brainlab.sources import claude_code as cc
+
+Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
+
+
+class _Creation(msgspec.Struct):
+    ephemeral_5m_input_tokens: Tokens = None
+    ephemeral_1h_input_tokens: Tokens = None
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: Tokens = None
+    output_tokens: Tokens = None
+    cache_creation_input_tokens: Tokens = None
+    cache_read_input_tokens: Tokens = None
+    cache_creation: _Creation | None = None
+    speed: str | None = None
+
+
+_NO_RAW = msgspec.Raw(b"")
+
+
+class _Message(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    usage: _Usage | None = None
+    content: msgspec.Raw = _NO_RAW
+
+
+class _Line(msgspec.Struct):
+    type: str | None = None
+    sessionId: str | None = None  # noqa: N815 (the transcript's field names)
+    agentId: str | None = None  # noqa: N815
+    isSidechain: bool | None = None  # noqa: N815
+    timestamp: str | None = None
+    cwd: str | None = None
+    requestId: str | None = None  # noqa: N815
+    message: _Message | None = None
+    subtype: str | None = None
+    compactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    microcompactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    data: msgspec.Raw = _NO_RAW
+    toolUseResult: msgspec.Raw = _NO_RAW  # noqa: N815
+    parentToolUseID: str | None = None  # noqa: N815
+
+
+class _Text(msgspec.Struct):
+    text: Any = None
+
+
+class _UserBlock(msgspec.Struct):
+    type: Any = None
+    tool_use_id: Any = None
+    is_error: Any = None
+    content: str | list[_Text] | None = None
+
+
+class _AssistantBlock(msgspec.Struct):
+    type: Any = None
+    text: Any = None
+    name: Any = None
+    id: Any = None
+    input: msgspec.Raw = _NO_RAW
+
+
+class _Result(msgspec.Struct):
+    agentId: Any = msgspec.UNSET  # noqa: N815
+    agentType: Any = None  # noqa: N815
+    totalDurationMs: Any = msgspec.UNSET  # noqa: N815
+
+
+_decode = msgspec.json.Decoder(_Line).decode
+_user_blocks = msgspec.json.Decoder(list[_UserBlock]).decode
+_assistant_blocks = msgspec.json.Decoder(list[_AssistantBlock]).decode
+_result = msgspec.json.Decoder(_Result | str | list | int | float | bool | None).decode
+_FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+_IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
+
+
+def _raw(value: msgspec.Raw):
+    """Decode a Raw field (None when absent)."""
+    return orjson.loads(memoryview(value)) if len(value) else None
+
+
+def _is_list(value: msgspec.Raw) -> bool:
+    return len(value) > 0 and memoryview(value)[0] == 0x5B  # "["
+
+
+def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
+               line_no: int, chunk: cc.Chunk) -> bool:
+    """Parse ``data[start:end]`` into ``chunk``; False (nothing recorded) when it does not fit.
+
+    ``view`` is ``memoryview(data)``: the line is decoded without copying it. Content lists
+    are decoded with typed Structs too (texts, tool names and ids; tool inputs with orjson).
+    """
+    try:
+        line = _decode(view[start:end])
+        kind = line.type
+        if kind not in cc.KNOWN_TYPES:
+            return False  # unknown, missing: the general path says so
+        blocks = result = None
+        if kind == "user":
+            message = line.message
+            if message is not None and _is_list(message.content):
+                blocks = _user_blocks(memoryview(message.content))
+            if len(line.toolUseResult):
+                result = _result(memoryview(line.toolUseResult))
+        elif kind == "assistant":
+            message = line.message
+            if message is not None and _is_list(message.content):
+                blocks = _assistant_blocks(memoryview(message.content))
+                tools = [(b, _raw(b.input)) for b in blocks if b.type == "tool_use"]
+        elif kind == "progress":
+            progress = _raw(line.data)
+        elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
+            meta = _raw(line.compactMetadata) or _raw(line.microcompactMetadata)
+    except _FAILED:
+        return False
+    except orjson.JSONDecodeError:  # a Raw part past orjson's limits: the general path
+        return False
+    session_id = cc.ident(line.sessionId) or ctx.session_id
+    agent_id = cc.ident(line.agentId) or ctx.agent_id
+    if agent_id is None and line.isSidechain is True:
+        agent_id = "sidechain"
+    ts_text = line.timestamp
+    if ts_text is not None:
+        ts_text = cc.checked_ts(ts_text, ctx, line_no, chunk)
+    if session_id is not None:
+        cc.span(chunk, session_id, agent_id, ts_text, line.cwd, ctx.path)
+    if kind in _IGNORED:
+        return True
+    if kind == "assistant":
+        message = line.message
+        if message is None:
+            chunk.error(ctx.path, line_no, "assistant message is None, not an object: no"
+                        " request read", "warning")
+            return True
+        ts = cc.to_utc(ts_text)
+        usage = message.usage
+        if usage is not None:
+            creation = usage.cache_creation
+            chunk.requests.append((
+                session_id, agent_id, cc.ident(line.requestId), cc.ident(message.id),
+                cc.kept(message.model, 80), ts,
+                usage.input_tokens or 0, usage.output_tokens or 0,
+                usage.cache_creation_input_tokens or 0,
+                creation.ephemeral_5m_input_tokens if creation is not None else None,
+                creation.ephemeral_1h_input_tokens if creation is not None else None,
+                usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
+                False, cc.kept(line.cwd, 300), ctx.path, line_no,
+            ))
+        if blocks:
+            for block, args in tools:  # tool calls (SPEC §7)
+                cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
+                             agent_id, ts, ctx, line_no, chunk)
+            for block in blocks:  # context-broker inhale/expire blocks (SPEC §7)
+                if block.type != "tool_use" and claude_broker.marked(block.text):
+                    claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
+                                       chunk)
+    elif kind == "user":
+        _user(blocks, result, session_id, agent_id, ts_text, ctx, line_no, chunk)
+    elif kind == "progress":
+        if progress is not None:
+            obj = {"data": progress, "parentToolUseID": line.parentToolUseID, "cwd": line.cwd}
+            cc.progress_line(obj, session_id, ts_text, ctx, line_no, chunk)
+    elif kind == "system":
+        if line.subtype in ("compact_boundary", "microcompact_boundary"):
+            obj = {"subtype": line.subtype, "compactMetadata": meta}
+            cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
+    return True
+
+
+def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, line_no: int,
+          chunk: cc.Chunk) -> None:
+    """What claude_code.user_line keeps, from the typed blocks: sizes, links, answers."""
+    tool_use_ids = []
+    if blocks:
+        answer = isinstance(result, _Result) and (
+            result.agentId is not msgspec.UNSET or result.totalDurationMs is not msgspec.UNSET)
+        ts = cc.to_utc(ts_text)
+        for block in blocks:
+            if block.type != "tool_result":
+                continue
+            tool_use_id = cc.ident(block.tool_use_id)
+            tool_use_ids.append(tool_use_id)
+            content = block.content
+            if isinstance(content, list):
+                content = [{"text": item.text} for item in content]
+            chunk.tool_results.append((session_id, agent_id, tool_use_id, ts,
+                                       cc.size(content), block.is_error is True, ctx.path,
+                                       line_no))
+            if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
+                claude_broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
+                                          chunk)
+    if isinstance(result, _Result) and isinstance(result.agentId, str) and result.agentId:
+        chunk.agent_links.append({
+            "session_id": session_id, "agent_id": cc.ident(result.agentId),
+            "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
+            "agent_type": cc.kept(result.agentType, 80), "source_file": ctx.path,
+            "line": line_no,
+        })
+
+
+__all__ = ["parse_line"]

@@ -1,0 +1,77 @@
+"""Which transcript files to read: regular files under the root, each resolved once.
+
+A transcript tree is user data and can hold anything: directories named ``x.jsonl``, FIFOs
+(reading one would block the run forever), dangling symlinks, symlink loops, symlinks to
+files outside the root (``/etc/passwd``) or to another transcript of the tree, files without
+read permission. Each path is resolved once; only regular files inside the root are read, a
+file reached by two paths is read once (under its resolved path), and every path refused is a
+problem (path, reason) the ingest records as an error row. Nothing here raises on a bad entry.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+def discover(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Return (resolved regular ``*.jsonl`` files, sorted and unique; refused (path, reason)).
+
+    ``root`` is a config dir (``projects/`` is used when present), a projects folder, one
+    project or one file.
+    """
+    root = Path(root)
+    problems: list[tuple[str, str]] = []
+    if root.is_file():
+        return [root.resolve()], problems
+    projects = root / "projects"
+    base = (projects if projects.is_dir() else root).resolve()
+    found: dict[str, Path] = {}
+
+    def walk_error(exc: OSError) -> None:
+        problems.append((str(exc.filename or base), f"skipped: cannot list ({_why(exc)})"))
+
+    for folder, dirs, names in os.walk(base, onerror=walk_error):  # never follows dir links
+        dirs.sort()
+        for name in sorted(names + [d for d in dirs if d.endswith(".jsonl")]):
+            if not name.endswith(".jsonl"):
+                continue
+            path = Path(folder) / name
+            resolved, reason = _check(path, base)
+            if reason:
+                problems.append((str(path), reason))
+            elif str(resolved) not in found:
+                found[str(resolved)] = resolved
+    return sorted(found.values()), problems
+
+
+def _check(path: Path, base: Path) -> tuple[Path | None, str | None]:
+    """The resolved path of a readable regular file inside ``base``, or why it is refused."""
+    try:
+        resolved = path.resolve(strict=True)
+    except FileNotFoundError:
+        return None, "skipped: dangling symlink (its target does not exist)"
+    except RuntimeError:
+        return None, "skipped: symlink loop"
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            return None, "skipped: symlink loop"
+        return None, f"skipped: cannot resolve ({_why(exc)})"
+    if not resolved.is_relative_to(base):
+        return None, "skipped: symlink to a file outside the transcript root"
+    try:
+        mode = resolved.stat().st_mode
+    except OSError as exc:
+        return None, f"skipped: cannot stat ({_why(exc)})"
+    if stat.S_ISDIR(mode):
+        return None, "skipped: a directory named like a transcript"
+    if not stat.S_ISREG(mode):
+        return None, "skipped: not a regular file (FIFO, socket or device)"
+    if not os.access(resolved, os.R_OK):
+        return None, "skipped: no read permission"
+    return resolved, None
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__

@@ -1,0 +1,168 @@
+"""Property-based tests of the transcript parser (issue 10): generated and mutated lines.
+
+- the msgspec fast path and the general orjson path give the same rows and errors for any
+  line the fast path accepts;
+- no exception escapes a file's parse, whatever its bytes; every line ends as rows, an
+  error row, or nothing (blank, ignored types);
+- a good file's rows are identical with and without bad files beside it.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from claude_factory import assistant, progress, tool_use, usage, user
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brainlab.sources import claude_code as cc
+from brainlab.sources import claude_fast
+from brainlab.store import open_writer
+from brainlab.store.claude_ingest import TABLES, FileJob, _Writer, ingest_claude, parse_file
+
+ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+                st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),
+                                                                            max_size=2),
+                st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+TS = st.one_of(st.just("2026-05-01T08:00:00.000Z"), st.just("2026-02-30T10:00:00Z"),
+               st.just("2026-13-45T10:00:00Z"), st.just("2031-01-01T00:00:00Z"),
+               st.just("2026-05-01T10:00:00+02:00"), st.text(max_size=25))
+TOKENS = st.one_of(st.integers(min_value=0, max_value=10**6), ODD)
+
+
+@st.composite
+def lines(draw):
+    """A transcript line: a real shape with some fields replaced by odd values."""
+    i = draw(st.integers(0, 50))
+    kind = draw(st.sampled_from(["assistant", "user", "progress", "system", "other"]))
+    ts = draw(TS)
+    if kind == "assistant":
+        tools = draw(st.lists(st.sampled_from([
+            tool_use("t1", "Bash", command="git commit -m x"), tool_use("t2", "Read",
+                                                                       file_path="/a/b.py"),
+            tool_use("t3", "Task", subagent_type="broker"), {"type": "text", "text": "hi"},
+            {"type": "text", "text": "Context-broker — inhale sprint s1"}]), max_size=3))
+        line = assistant("s", ts, f"m{i}", draw(st.sampled_from([f"r{i}", None])),
+                         usage(draw(TOKENS), draw(TOKENS), draw(TOKENS), draw(TOKENS)),
+                         model=draw(st.sampled_from(["claude-opus-4-5", None, "claude-[/x]"])),
+                         content=tools or None)
+    elif kind == "user":
+        line = user("s", ts, results=[(f"t{i}", draw(st.one_of(st.text(max_size=20),
+                                                               st.just([{"text": "é"}]))))],
+                    tool_use_result=draw(st.sampled_from([None, {"agentId": "a1"}, "x"])))
+    elif kind == "progress":
+        line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", usage(draw(TOKENS), 1))
+    elif kind == "system":
+        line = {"type": "system", "subtype": "compact_boundary", "sessionId": "s",
+                "timestamp": ts, "compactMetadata": {"trigger": draw(ODD),
+                                                     "preTokens": draw(TOKENS)}}
+    else:
+        line = {"type": draw(ODD), "sessionId": draw(ODD), "timestamp": ts}
+    for key in draw(st.lists(st.sampled_from(["message", "type", "sessionId", "usage", "cwd",
+                                              "isSidechain", "requestId"]), max_size=2)):
+        target = line["message"] if key == "usage" and isinstance(line.get("message"),
+                                                                    dict) else line
+        target[key] = draw(ODD)
+    return json.dumps(line, ensure_ascii=draw(st.booleans())).encode()
+
+
+@st.composite
+def mutated(draw):
+    """A line's bytes cut, spliced, glued, nested or with bytes flipped."""
+    data = bytearray(draw(lines()))
+    how = draw(st.sampled_from(["cut", "flip", "glue", "insert", "nest", "bom", "same"]))
+    if how == "cut" and data:
+        del data[draw(st.integers(0, len(data) - 1)):]
+    elif how == "flip" and data:
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    elif how == "glue":
+        data += draw(lines())
+    elif how == "insert":
+        at = draw(st.integers(0, len(data)))
+        data[at:at] = draw(st.binary(max_size=8))
+    elif how == "nest":
+        depth = draw(st.sampled_from([10, 1100, 5000]))
+        data = bytearray(b'{"type":"user","x":' + b"[" * depth + b"]" * depth + b"}")
+    elif how == "bom":
+        data = b"\xef\xbb\xbf" + data
+    return bytes(data).replace(b"\n", b" ")
+
+
+def chunk_rows(chunk):
+    return (chunk.requests, chunk.tool_calls, chunk.tool_results, chunk.agent_links,
+            chunk.compactions, chunk.spans, chunk.errors, chunk.broker)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines())
+def test_fast_path_gives_the_rows_of_the_general_path(raw):
+    ctx = cc.FileContext.of(Path("/t/projects/p/s.jsonl"))
+    fast, slow = cc.Chunk(), cc.Chunk()
+    if not claude_fast.parse_line(memoryview(raw), raw, 0, len(raw), ctx, 1, fast):
+        return  # handed to the general path, which is then the only one
+    for obj in cc.load_line(raw, ctx, 1, slow):
+        cc.parse_object(obj, ctx, 1, slow)
+    assert chunk_rows(fast) == chunk_rows(slow)
+
+
+@pytest.fixture(scope="module")
+def column_types(tmp_path_factory):
+    """The store's column types, which parse_file reads (as in a worker forked by the writer)."""
+    _Writer(open_writer(tmp_path_factory.mktemp("types") / "t.duckdb"))
+
+
+def parse_bytes(tmp_path: Path, data: bytes):
+    path = tmp_path / "projects" / "p" / "s.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return parse_file(FileJob(str(path), 0, 0, len(data), False, True, 0, 0, 0), arrow=False)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(mutated(), min_size=1, max_size=6), st.booleans())
+def test_no_exception_escapes_and_every_line_is_accounted_for(tmp_path, column_types, bad,
+                                                             end_newline):
+    data = b"\n".join(bad) + (b"\n" if end_newline else b"")
+    read = parse_bytes(tmp_path, data)
+    assert not any(e["reason"].startswith("parser failure") for e in read.errors), read.errors
+    assert read.bytes_done + read.pending == len(data)
+    tail = data.rsplit(b"\n", 1)[-1]  # after the last newline: complete only if it parses
+    complete = data.count(b"\n") + (1 if tail and read.pending == 0 else 0)
+    assert read.lines_done == complete
+
+
+GOOD = [assistant("g", f"2026-05-01T08:{i:02d}:00.000Z", f"gm{i}", f"gr{i}", usage(i, 2 * i),
+                  content=[tool_use(f"gt{i}", "Bash", command="ls")]) for i in range(5)]
+
+
+def dump(con):
+    return {t: sorted(con.execute(f'SELECT * FROM "{t}" WHERE source_file LIKE \'%good%\'')
+                      .fetchall(), key=repr) for t in TABLES}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(mutated(), min_size=1, max_size=5), min_size=1, max_size=3))
+def test_good_files_load_the_same_with_bad_files_beside_them(tmp_path_factory, bad_files):
+    base = tmp_path_factory.mktemp("fuzz")
+    good = base / "alone" / "projects" / "p" / "good.jsonl"
+    good.parent.mkdir(parents=True)
+    good.write_bytes(b"\n".join(json.dumps(g).encode() for g in GOOD) + b"\n")
+    mixed = base / "mixed" / "projects" / "p"
+    mixed.mkdir(parents=True)
+    (mixed / "good.jsonl").write_bytes(good.read_bytes())
+    for n, lines_ in enumerate(bad_files):
+        (mixed / f"bad{n}.jsonl").write_bytes(b"\n".join(lines_) + b"\n")
+    alone_db = open_writer(base / "alone.duckdb")
+    mixed_db = open_writer(base / "mixed.duckdb")
+    ingest_claude(alone_db, base / "alone")
+    summary = ingest_claude(mixed_db, base / "mixed")
+    assert summary.read == 1 + len(bad_files)  # every file read: rows or error rows
+    strip = {t: [tuple(str(v).replace("/alone/", "/mixed/") for v in row) for row in rows]
+             for t, rows in dump(alone_db).items()}
+    assert strip == {t: [tuple(str(v) for v in row) for row in rows]
+                     for t, rows in dump(mixed_db).items()}
+    assert alone_db.execute("SELECT count(*) FROM cc_request_lines").fetchone() == (5,)
+    for n in range(len(bad_files)):
+        name = str(mixed / f"bad{n}.jsonl")
+        assert mixed_db.execute("SELECT count(*) FROM cc_files WHERE source_file = ?",
+                                [name]).fetchone() == (1,)
