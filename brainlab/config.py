@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from brainlab.errors import ConfigError
 
 DEFAULT_DB = Path("data/brainlab.duckdb")
@@ -93,6 +91,11 @@ def load_settings(path: str | os.PathLike | None = None) -> Settings:
     return Settings(thresholds=thresholds, source=candidate)
 
 
+def _is_flag(value: Any) -> bool:
+    """True for Python and numpy booleans (numpy not imported: read commands start fast)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
 def typed_value(what: str, default: Any, value: Any) -> Any:
     """``value`` as the type of ``default`` (a number for a number, true/false for a flag).
 
@@ -100,11 +103,11 @@ def typed_value(what: str, default: Any, value: Any) -> Any:
     here it is a ConfigError naming ``what``. Integers are accepted for float fields.
     """
     if isinstance(default, bool):
-        if not isinstance(value, bool | np.bool_):
+        if not _is_flag(value):
             raise ConfigError(f"{what} expects true or false, got {value!r}")
         return bool(value)
     if isinstance(default, int | float):
-        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        if _is_flag(value) or not isinstance(value, numbers.Real):
             raise ConfigError(f"{what} expects a number, got {value!r}")
         if isinstance(default, int):
             if not float(value).is_integer():
