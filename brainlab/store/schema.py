@@ -62,8 +62,11 @@ def catalog_fingerprint() -> str:
         base = resources.files(_PACKAGE) / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    from brainlab.rules import catalogue
+
     digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
-                        sorted(protocol.CLAIM_TTL_HOURS.items()))).encode())
+                        sorted(protocol.CLAIM_TTL_HOURS.items()),
+                        catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
     return digest.hexdigest()[:16]
 
 
@@ -112,6 +115,21 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
                 " ttl_hours DOUBLE NOT NULL)")
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(protocol.CLAIM_TTL_HOURS.items()))
+    _write_rule_lookups(con)
+
+
+def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
+    """The compliance rule catalogue and the SPEC §6.2 stop table (data only, see rules/)."""
+    from brainlab.rules import catalogue
+
+    con.execute("CREATE OR REPLACE TABLE rule_catalogue (rule VARCHAR PRIMARY KEY, name VARCHAR,"
+                " spec VARCHAR, seed VARCHAR, subject_kind VARCHAR, severity VARCHAR,"
+                " checks VARCHAR, evidence VARCHAR)")
+    con.executemany("INSERT INTO rule_catalogue VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r.id, r.name, r.spec, r.seed, r.subject_kind, r.severity, r.checks,
+                      r.evidence) for r in catalogue.RULES])
+    con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
+    con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(catalogue.STOP_CODES.items()))
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:
