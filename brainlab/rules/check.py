@@ -43,7 +43,7 @@ class CheckResult:
     violations: list[Violation] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)  # the rules that were evaluated
     files_read: int = 0
-    parse_problems: int = 0
+    parse_problems: list[tuple[str, int | None, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -85,11 +85,14 @@ def check(path: str | Path, select: Iterable[str] = (),
             "CAST(occurred_at AS VARCHAR), evidence FROM violations WHERE list_contains(?, rule) "
             "ORDER BY file, line NULLS FIRST, rule, subject", [[r.id for r in rules]]
         ).fetchall()
+        problems = con.execute("SELECT file, line, reason FROM ingest_errors "
+                               "WHERE severity = 'error' ORDER BY file, line").fetchall()
     finally:
         con.close()
     result = CheckResult(root=root, rules=rules,
                          files_read=sum(summary.loaded.values()),
-                         parse_problems=summary.total_errors)
+                         parse_problems=[(_relative(f, root), line, reason)
+                                         for f, line, reason in problems])
     for rule, severity, kind, subject, file, line, message, spec, at, evidence in rows:
         result.violations.append(Violation(
             rule=rule, severity=severity, subject_kind=kind, subject=subject,

@@ -36,9 +36,8 @@ def text(result: CheckResult) -> str:
         lines.append(f"Found {len(result.violations)} violation(s) ({counts}): {rules}.")
     else:
         lines.append(f"No violation of the {len(result.rules)} rule(s) checked.")
-    if result.parse_problems:
-        lines.append(f"{result.parse_problems} parse problem(s) in the checkout were skipped "
-                     f"(see them with: brainlab ingest brain {result.root} && brainlab errors).")
+    for file, line, reason in result.parse_problems:
+        lines.append(f"{file}:{line or 1}: could not be read, skipped: {reason}")
     return "\n".join(lines)
 
 

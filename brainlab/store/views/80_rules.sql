@@ -36,7 +36,9 @@ SELECT 'session' AS subject_kind, c.sess_id AS subject, coalesce(c.closed_at, c.
        json_object('status', c.status, 'closed_at', c.closed_at)::VARCHAR AS evidence
 FROM claims c
 WHERE c.status = 'closed'
-  AND NOT EXISTS (SELECT 1 FROM raw_metabolism_logs l WHERE l.sess_id = c.sess_id);
+  AND NOT EXISTS (SELECT 1 FROM raw_metabolism_logs l WHERE l.sess_id = c.sess_id)
+  -- a brain that keeps no metabolism log at all (the public template) is not judged
+  AND EXISTS (SELECT 1 FROM raw_metabolism_logs);
 
 -- SPEC §2.4 step 5: a session that wrote its log also closed its claim.
 CREATE OR REPLACE VIEW rule_clo002 AS
