@@ -1,0 +1,186 @@
+"""Protocol-compliance plants (issue 14): one breach per rule, and a lifecycle kept elsewhere.
+
+Runs after every other writer, editing the files they wrote as a careless agent would: a
+claim with an unknown type, a closed claim without its metabolism log, a log whose claim was
+never written, a boot file and a stable domain kept by the broker, workspace files outside
+the spec, a stop whose code disagrees with its name. Workspaces past their lifecycle are
+archived the way the coach-scribe would (SPEC §5), except the planted ones, so ``brainlab
+check`` finds exactly the breaches listed in ``synth_manifest.json`` (key ``violations``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import date, timedelta
+from pathlib import Path
+
+from brainlab.synth.model import SynthOptions, SynthSession
+
+UNKNOWN_TYPE = "hotfix"  # not a SPEC §2.2 type
+STOP_CODES = {"sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,
+              "hors-portee": 19, "besoin": 20, "references": 23}
+
+
+def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
+          sprint_plan: list[dict], project: str) -> list[dict]:
+    """Plant one breach per compliance rule; return manifest entries with their violations."""
+    out = Path(out_dir)
+    planted = [*_claims(out, sessions), *_broker(out, sprint_plan, project)]
+    planted += _workspaces(out, options)
+    planted.append(_circuit_stop(out))
+    return [p for p in planted if p]
+
+
+def _entry(effect: str, where: str, violations: list[tuple[str, str]]) -> dict:
+    return {"effect": f"compliance: {effect}", "where": where,
+            "violations": [{"rule": r, "subject": s} for r, s in violations]}
+
+
+def _claims(out: Path, sessions: list[SynthSession]) -> list[dict]:
+    """SES001 (claim type unknown), CLO001 (closed claim, no log), CLO002 (log, no claim)."""
+    typed, unclaimed = sessions[10], sessions[20]
+    path = out / "claims" / f"{typed.sess_id}.yml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^type: .*$", f"type: {UNKNOWN_TYPE}", text, count=1),
+                    encoding="utf-8")
+    (out / "claims" / f"{unclaimed.sess_id}.yml").unlink()
+    ghost = f"sess-{sessions[30].started_at:%Y%m%d}-2355-work-nolog"
+    opened = sessions[30].started_at.replace(hour=23, minute=55)
+    (out / "claims" / f"{ghost}.yml").write_text(
+        f"sess_id: {ghost}\ntype: work\nscope: projets/\nagent: helloWorld\nstatus: closed\n"
+        f'opened_at: "{opened:%Y-%m-%dT%H:%M}"\n'
+        f'closed_at: "{opened + timedelta(minutes=4):%Y-%m-%dT%H:%M}"\n', encoding="utf-8")
+    return [
+        _entry("claim with a type SPEC §2.2 does not know", typed.sess_id,
+               [("SES001", typed.sess_id)]),
+        _entry("claim closed without a metabolism log", ghost, [("CLO001", ghost)]),
+        _entry("metabolism log whose claim file is missing", unclaimed.sess_id,
+               [("CLO002", unclaimed.sess_id)]),
+    ]
+
+
+def _broker_file(out: Path, sprint: dict) -> Path:
+    return out / "progression" / "broker" / f"{sprint['started_at']:%Y-%m-%d}-{sprint['sprint']}.md"
+
+
+def _broker(out: Path, plan: list[dict], project: str) -> list[dict]:
+    """The broker's own breaches: >2 sources, unreferenced loads, a boot file, a kept stable file."""
+    too_many, unreferenced = [], []
+    for sprint in plan:
+        if sprint["project"] != project:
+            continue
+        for agent in sprint["agents"]:
+            refs = {r["path"] for r in agent["referenced"]}
+            subject = f"{sprint['sprint']}/{agent['agent']}"
+            if len(agent["loaded"]) > 2:
+                too_many.append(("BRK001", subject))
+            unreferenced += [("BRK004", subject) for p in agent["loaded"] if p not in refs]
+    entries = [
+        _entry("the broker loads a third source 'just in case' in the four-file domain",
+               "billing sprints", too_many),
+        _entry("the broker loads a source 'just in case' that the agent never references",
+               "sprints of other domains", unreferenced),
+    ]
+    candidates = [s for s in plan if s["project"] == project and s["released"]
+                  and not any(a["open_todos"] for a in s["agents"])]
+    boot, kept = candidates[0], candidates[1]
+    path = _broker_file(out, boot)
+    text = path.read_text(encoding="utf-8")
+    boot_file = f"projets/{project}.md"
+    chosen = min(boot["agents"], key=lambda a: len(a["loaded"]))
+    agent = chosen["agent"]
+    text = re.sub(rf"(?m)^(  {agent} → \[)", rf'\1"{boot_file}", ', text, count=1)
+    text = text.replace(f'"{boot_file}", ]', f'"{boot_file}"]')
+    path.write_text(text, encoding="utf-8")
+    subject = f"{boot['sprint']}/{agent}"
+    also = [("BRK001", subject)] if len(chosen["loaded"]) >= 2 else []
+    entries.append(_entry("the broker reloads a boot file (L2 of session-work.yml)", subject,
+                          [("BRK002", subject), ("BRK004", subject), *also]))
+    path = _broker_file(out, kept)
+    text = path.read_text(encoding="utf-8")
+    released = re.search(r'LIBÉRER : \[(.*)\]', text).group(1)
+    first = released.split(",")[0].strip()
+    rest = ", ".join(p.strip() for p in released.split(",")[1:] if p.strip())
+    text = text.replace(f"LIBÉRER : [{released}]", f"LIBÉRER : [{rest}]")
+    text = re.sub(r"GARDER  : \[(.*)\]",
+                  lambda m: f"GARDER  : [{', '.join(filter(None, [m.group(1), first]))}]", text)
+    path.write_text(text, encoding="utf-8")
+    entries.append(_entry("the broker keeps a file of a stable domain (no open to-do)",
+                          kept["sprint"], [("BRK003", kept["sprint"])]))
+    return entries
+
+
+def _workspace_dates(folder: Path) -> tuple[date | None, str | None]:
+    decisions = [line[:10] for line in (folder / "log.md").read_text(encoding="utf-8")
+                 .splitlines() if re.match(r"\d{4}-\d{2}-\d{2}", line)]
+    archive = re.search(r"(?m)^archive: (\S+)", (folder / "README.md").read_text("utf-8"))
+    return (date.fromisoformat(max(decisions)) if decisions else None,
+            archive.group(1) if archive else None)
+
+
+def _workspaces(out: Path, options: SynthOptions) -> list[dict]:
+    """Apply SPEC §5 lifecycles as of the last day, but leave one breach of each rule."""
+    folders = sorted(p for p in (out / "workspace").iterdir() if p.is_dir())
+    expired: dict[str, list[Path]] = {"auto": [], "keep": [], "30d": []}
+    # judged one day late, so a check at the brain's last timestamp never sees a borderline one
+    for folder in folders:
+        last, archive = _workspace_dates(folder)
+        retention = 30 if archive == "30d" else 0
+        if last and archive in expired and last + timedelta(days=8 + retention) <= options.end \
+                + timedelta(days=1):
+            expired[archive].append(folder)
+    keep_planted = next((f for f in expired["keep"] if (f / "ram.md").read_text(
+        encoding="utf-8").count("\n") > 52), expired["keep"][0] if expired["keep"] else None)
+    planted = {"auto": expired["auto"][:1], "30d": expired["30d"][:1],
+               "keep": [keep_planted] if keep_planted else []}
+    for archive, found in expired.items():
+        for folder in found:
+            if folder in planted[archive]:
+                continue
+            if archive == "keep":  # the human decided: keep it for good
+                readme = folder / "README.md"
+                readme.write_text(readme.read_text("utf-8").replace(
+                    "archive: keep", "archive: permanent"), encoding="utf-8")
+            else:  # archived to handoffs/ by the coach-scribe, then deleted
+                shutil.rmtree(folder)
+    rules = {"auto": "WSP001", "keep": "WSP002", "30d": "WSP003"}
+    entries = [_entry(f"workspace past its lifecycle (archive: {a})", f.name,
+                      [(rules[a], f.name)]) for a, fs in planted.items() for f in fs]
+    live = [f for f in folders if f.exists() and f not in sum(planted.values(), [])][-4:]
+    custom, long_readme, bad_log, no_archive = live
+    (custom / "notes.md").write_text("# Notes\n\n- a custom section\n", encoding="utf-8")
+    readme = long_readme / "README.md"
+    readme.write_text(readme.read_text("utf-8") + "".join(
+        f"- extra line {i}\n" for i in range(6)), encoding="utf-8")
+    with open(bad_log / "log.md", "a", encoding="utf-8") as handle:
+        handle.write("decided to go with B, see chat\n")
+    readme = no_archive / "README.md"
+    readme.write_text(re.sub(r"(?m)^archive: .*\n", "", readme.read_text("utf-8")),
+                      encoding="utf-8")
+    entries += [
+        _entry("workspace file outside README/ram/log/feedback", custom.name,
+               [("WSP004", custom.name)]),
+        _entry("workspace README over 10 lines", long_readme.name,
+               [("WSP005", long_readme.name)]),
+        _entry("malformed decision line in log.md", bad_log.name, [("WSP007", bad_log.name)]),
+        _entry("workspace README without an archive value", no_archive.name,
+               [("WSP008", no_archive.name)]),
+    ]
+    return entries
+
+
+def _circuit_stop(out: Path) -> dict:
+    """CIR001: the first coded stop of the first journal carries another stop's code."""
+    path = sorted((out / "circuits").glob("*.jsonl"))[0]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        event = json.loads(line)
+        if event.get("event") == "stop" and event.get("name") in STOP_CODES:
+            event["code"] = 23 if event["name"] != "references" else 15
+            lines[i] = json.dumps(event, ensure_ascii=False)
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            return _entry(f"stop {event['name']} written with code {event['code']}",
+                          event["ticket"], [("CIR001", event["ticket"])])
+    return {}
