@@ -69,7 +69,8 @@ def test_planted_unused_agent_is_found(demo):
 def test_planted_workspace_and_claim_are_found(demo):
     ws = demo["planted"]["workspace ram.md over the 50-line limit (70 active lines)"]
     violations = metrics.workspace_violations(demo["db"])
-    assert violations[["workspace", "rule"]].values.tolist() == [[ws["workspace"], "ram-too-long"]]
+    ram = violations[violations.rule == "ram-too-long"]
+    assert ram[["workspace", "rule"]].values.tolist() == [[ws["workspace"], "ram-too-long"]]
     claim = demo["planted"]["claim left open past its TTL (work, 4 h)"]["sess_id"]
     assert query(demo["db"], "SELECT sess_id FROM stale_claims").sess_id.tolist() == [claim]
 

@@ -27,7 +27,7 @@ def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
           sprint_plan: list[dict], project: str) -> list[dict]:
     """Plant one breach per compliance rule; return manifest entries with their violations."""
     out = Path(out_dir)
-    planted = [*_claims(out, sessions), *_broker(out, sprint_plan, project)]
+    planted = [*_claims(out, sessions), *_broker(out, sprint_plan, project, sessions)]
     planted += _workspaces(out, options)
     planted.append(_circuit_stop(out))
     return [p for p in planted if p]
@@ -40,14 +40,15 @@ def _entry(effect: str, where: str, violations: list[tuple[str, str]]) -> dict:
 
 def _claims(out: Path, sessions: list[SynthSession]) -> list[dict]:
     """SES001 (claim type unknown), CLO001 (closed claim, no log), CLO002 (log, no claim)."""
-    typed, unclaimed = sessions[10], sessions[20]
+    n = len(sessions)
+    typed, unclaimed, before_ghost = sessions[n // 4], sessions[n // 2], sessions[3 * n // 4]
     path = out / "claims" / f"{typed.sess_id}.yml"
     text = path.read_text(encoding="utf-8")
     path.write_text(re.sub(r"(?m)^type: .*$", f"type: {UNKNOWN_TYPE}", text, count=1),
                     encoding="utf-8")
     (out / "claims" / f"{unclaimed.sess_id}.yml").unlink()
-    ghost = f"sess-{sessions[30].started_at:%Y%m%d}-2355-work-nolog"
-    opened = sessions[30].started_at.replace(hour=23, minute=55)
+    ghost = f"sess-{before_ghost.started_at:%Y%m%d}-2355-work-nolog"
+    opened = before_ghost.started_at.replace(hour=23, minute=55)
     (out / "claims" / f"{ghost}.yml").write_text(
         f"sess_id: {ghost}\ntype: work\nscope: projets/\nagent: helloWorld\nstatus: closed\n"
         f'opened_at: "{opened:%Y-%m-%dT%H:%M}"\n'
@@ -65,7 +66,8 @@ def _broker_file(out: Path, sprint: dict) -> Path:
     return out / "progression" / "broker" / f"{sprint['started_at']:%Y-%m-%d}-{sprint['sprint']}.md"
 
 
-def _broker(out: Path, plan: list[dict], project: str) -> list[dict]:
+def _broker(out: Path, plan: list[dict], project: str,
+            sessions: list[SynthSession]) -> list[dict]:
     """The broker's own breaches: >2 sources, unreferenced loads, a boot file, a kept stable file."""
     too_many, unreferenced = [], []
     for sprint in plan:
@@ -83,12 +85,16 @@ def _broker(out: Path, plan: list[dict], project: str) -> list[dict]:
         _entry("the broker loads a source 'just in case' that the agent never references",
                "sprints of other domains", unreferenced),
     ]
+    booted = {s.sess_id for s in sessions  # sessions whose type has a boot context file
+              if (out / "contexts" / f"session-{s.type}.yml").exists()}
     candidates = [s for s in plan if s["project"] == project and s["released"]
-                  and not any(a["open_todos"] for a in s["agents"])]
+                  and s["session"] in booted and not any(a["open_todos"] for a in s["agents"])]
+    if len(candidates) < 2:  # a very short brain: no sprint to plant these in
+        return entries
     boot, kept = candidates[0], candidates[1]
     path = _broker_file(out, boot)
     text = path.read_text(encoding="utf-8")
-    boot_file = f"projets/{project}.md"
+    boot_file = "KERNEL.md"  # layer L0 of every session context
     chosen = min(boot["agents"], key=lambda a: len(a["loaded"]))
     agent = chosen["agent"]
     text = re.sub(rf"(?m)^(  {agent} → \[)", rf'\1"{boot_file}", ', text, count=1)
@@ -96,7 +102,7 @@ def _broker(out: Path, plan: list[dict], project: str) -> list[dict]:
     path.write_text(text, encoding="utf-8")
     subject = f"{boot['sprint']}/{agent}"
     also = [("BRK001", subject)] if len(chosen["loaded"]) >= 2 else []
-    entries.append(_entry("the broker reloads a boot file (L2 of session-work.yml)", subject,
+    entries.append(_entry("the broker reloads a boot file (KERNEL.md, layer L0)", subject,
                           [("BRK002", subject), ("BRK004", subject), *also]))
     path = _broker_file(out, kept)
     text = path.read_text(encoding="utf-8")
@@ -149,31 +155,45 @@ def _workspaces(out: Path, options: SynthOptions) -> list[dict]:
     entries = [_entry(f"workspace past its lifecycle (archive: {a})", f.name,
                       [(rules[a], f.name)]) for a, fs in planted.items() for f in fs]
     live = [f for f in folders if f.exists() and f not in sum(planted.values(), [])][-4:]
-    custom, long_readme, bad_log, no_archive = live
-    (custom / "notes.md").write_text("# Notes\n\n- a custom section\n", encoding="utf-8")
-    readme = long_readme / "README.md"
+    for folder, plant_one in zip(live, (_custom_file, _long_readme, _bad_log, _no_archive),
+                                 strict=False):  # a short brain has fewer live workspaces
+        entries.append(plant_one(folder))
+    return entries
+
+
+def _custom_file(folder: Path) -> dict:
+    (folder / "notes.md").write_text("# Notes\n\n- a custom section\n", encoding="utf-8")
+    return _entry("workspace file outside README/ram/log/feedback", folder.name,
+                  [("WSP004", folder.name)])
+
+
+def _long_readme(folder: Path) -> dict:
+    readme = folder / "README.md"
     readme.write_text(readme.read_text("utf-8") + "".join(
         f"- extra line {i}\n" for i in range(6)), encoding="utf-8")
-    with open(bad_log / "log.md", "a", encoding="utf-8") as handle:
+    return _entry("workspace README over 10 lines", folder.name, [("WSP005", folder.name)])
+
+
+def _bad_log(folder: Path) -> dict:
+    with open(folder / "log.md", "a", encoding="utf-8") as handle:
         handle.write("decided to go with B, see chat\n")
-    readme = no_archive / "README.md"
+    return _entry("malformed decision line in log.md", folder.name, [("WSP007", folder.name)])
+
+
+def _no_archive(folder: Path) -> dict:
+    readme = folder / "README.md"
     readme.write_text(re.sub(r"(?m)^archive: .*\n", "", readme.read_text("utf-8")),
                       encoding="utf-8")
-    entries += [
-        _entry("workspace file outside README/ram/log/feedback", custom.name,
-               [("WSP004", custom.name)]),
-        _entry("workspace README over 10 lines", long_readme.name,
-               [("WSP005", long_readme.name)]),
-        _entry("malformed decision line in log.md", bad_log.name, [("WSP007", bad_log.name)]),
-        _entry("workspace README without an archive value", no_archive.name,
-               [("WSP008", no_archive.name)]),
-    ]
-    return entries
+    return _entry("workspace README without an archive value", folder.name,
+                  [("WSP008", folder.name)])
 
 
 def _circuit_stop(out: Path) -> dict:
     """CIR001: the first coded stop of the first journal carries another stop's code."""
-    path = sorted((out / "circuits").glob("*.jsonl"))[0]
+    journals = sorted((out / "circuits").glob("*.jsonl"))
+    if not journals:
+        return {}
+    path = journals[0]
     lines = path.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
         event = json.loads(line)

@@ -93,9 +93,10 @@ GROUP BY sprint_id, agent HAVING count(*) > 2;
 
 -- SPEC §4.2: no source already in context since boot (the sprint's session type's layers).
 CREATE OR REPLACE VIEW rule_brk002 AS
-WITH session_type AS (
-    SELECT sess_id, lower(any_value(type)) AS type FROM (
-        SELECT sess_id, type FROM claims UNION ALL SELECT sess_id, type FROM raw_metabolism_logs)
+WITH session_type AS (  -- the claim's type (a SPEC §2.2 type), else the log's
+    SELECT sess_id, lower(arg_min(type, priority)) AS type FROM (
+        SELECT sess_id, type, 0 AS priority FROM claims
+        UNION ALL SELECT sess_id, type, 1 FROM raw_metabolism_logs)
     WHERE type IS NOT NULL GROUP BY sess_id
 ), boot AS (
     SELECT b.sprint_id, b.agent, b.path, b.source_file, b.line, b.ts, t.type, cf.layer,
