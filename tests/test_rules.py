@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import write
 
 from brainlab.errors import ConfigError
 from brainlab.rules.catalogue import RULES
 from brainlab.rules.check import check, selected_rules
-from conftest import write
 
 
 def subjects(brain, rule: str) -> list[str]:
