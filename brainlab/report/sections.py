@@ -218,15 +218,31 @@ def agents(ctx: ReportContext) -> str:
     return show(section("agents", "Agent cost", *parts))
 
 
+def breath_table(ctx: ReportContext) -> pd.DataFrame | None:
+    """The week's sprints: measured breath (replay of the recorded source maps) beside printed."""
+    from brainlab.sim import tuning_breath
+
+    replayable = data.has_rows(ctx.db, "sprint_agent_inputs")
+    sprints = tuning_breath.load(ctx.db) if replayable else None
+    measured = (tuning_breath.sprint_alerts(sprints, ctx.thresholds)
+                if sprints is not None else None)
+    return data.sprint_breath(ctx.db, ctx.week, ctx.thresholds, measured)
+
+
 def breath(ctx: ReportContext) -> str:
     """Breath metrics and alerts of the week's sprints (SPEC §4.4), when sprints exist."""
-    frame = data.sprint_breath(ctx.db, ctx.week, ctx.thresholds)
+    frame = breath_table(ctx)
     if frame is None:
         return ""  # no sprints table or no sprint rows yet: the section is left out
-    parts = []
-    if "alerts" in frame:
-        alerting = frame[frame["alerts"].fillna("") != ""]
-        parts.append(note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert."))
+    alerting = frame[frame["alerts"].fillna("") != ""]
+    basis = ("measured: the recorded source maps replayed against the files each agent "
+             "referenced; printed_* = what the broker wrote"
+             if "context_load" in frame else "as the broker printed them (no replayable sprint)")
+    parts = [note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert; "
+                  f"metrics {basis}. Alerts: overload (context_load > "
+                  f"{ctx.thresholds.context_load_max}, or files loaded and none referenced), "
+                  f"noise, retention, accumulation (breath_depth rising over "
+                  f"{ctx.thresholds.breath_depth_rising_sprints} sprints).")]
     parts.append(table(frame, empty="No sprint this week."))
     return show(section("breath", "Sprints and breath metrics", *parts))
 
