@@ -115,3 +115,17 @@ def test_breath_section_shows_measured_metrics_with_accumulation_and_blind_overl
     assert "accumulation" in frame.loc["s4", "alerts"]
     assert "overload" in frame.loc["blind", "alerts"]
     assert frame.loc["s4", "breath_depth"] == 4 and frame.loc["s3", "breath_depth"] == 3
+
+
+def test_compliance_section_on_the_demo_and_on_bare_stores(demo, empty_store, bare_db):
+    """Issue 14: the week's violations by rule, with the trend and top offenders, escaped."""
+    ctx = sections.ReportContext(db=demo["db"], week=Week.parse("2026-W48"),
+                                 thresholds=Thresholds())
+    html = sections.compliance(ctx)
+    assert "Protocol compliance" in html and active_content(html) == []
+    forgotten = demo["planted"]["claim left open past its TTL (work, 4 h)"]["sess_id"]
+    assert "CLM001" in html and forgotten in html  # the stale claim opened on 2026-11-27
+    assert "violations-per-week" in ctx.charts_drawn
+    empty = sections.compliance(ctx_for(empty_store))
+    assert "No violation." in empty
+    assert sections.compliance(ctx_for(bare_db)) == ""  # no catalogue: left out

@@ -295,6 +295,31 @@ def hygiene(ctx: ReportContext) -> str:
     ))
 
 
+def compliance(ctx: ReportContext) -> str:
+    """Protocol compliance (issue 14): the week's violations by rule, trend, top offenders."""
+    from brainlab.metrics import compliance as rules_data
+
+    if not data.has_rows(ctx.db, "rule_catalogue"):
+        return ""  # a database older than the compliance rules: re-ingest to add them
+    start = ctx.week.shifted(-(ctx.history_weeks - 1)).start_at
+    figures = rules_data.weekly(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
+    week = figures["week"]
+    parts = [note(f"{len(week)} violation(s) dated this week "
+                  f"({(week['severity'] == 'error').sum() if len(week) else 0} error); "
+                  "'current state' counts timeless ones (a workspace's files). "
+                  "Lint a checkout with: brainlab check PATH.")]
+    if not figures["trend"].empty:
+        parts.append(figure(ctx, "violations-per-week",
+                            charts.violations_per_week(figures["trend"])))
+    parts += ["<h3>By rule</h3>", table(figures["by_rule"], empty="No violation."),
+              "<h3>Top offenders this week</h3>",
+              table(figures["offenders"], empty="No violation this week."),
+              "<h3>Cold-start KPI (SPEC §3.3)</h3>",
+              table(rules_data.cold_start(ctx.db),
+                    empty="No measured cold start (handoff_level NO with a KPI value).")]
+    return show(section("compliance", "Protocol compliance", *parts))
+
+
 def data_quality(ctx: ReportContext) -> str:
     """Ingest errors of the week's files, and the week's incomplete metabolism logs."""
     return show(section(
