@@ -52,3 +52,51 @@ def cold_start(db) -> pd.DataFrame:
     """SPEC §3.3 cold-start KPI: the latest pass rate over the last 7 measured NO-handoff boots."""
     return query(db, "SELECT sess_id, started_at, measured, passes, pass_rate, status "
                      "FROM cold_start_kpi ORDER BY started_at DESC LIMIT 1")
+
+
+def annotated(db) -> pd.DataFrame:
+    """Every violation with its ISO week and the session type, mode and project it belongs to.
+
+    Sessions and claims by session id; sprints and agent-sprints through their sprint's
+    session; workspaces by their folder's project. NULL where the store cannot say.
+    """
+    return query(db, """
+        WITH session_facts AS (
+            SELECT sess_id, any_value(type) AS type, any_value(mode) AS mode,
+                   any_value(project) AS project
+            FROM (SELECT sess_id, type, mode, project FROM raw_metabolism_logs
+                  UNION ALL SELECT sess_id, type, mode, NULL FROM claims)
+            GROUP BY sess_id
+        ), sprint_facts AS (
+            SELECT sprint_id, any_value(project) AS project, any_value(session_id) AS sess_id
+            FROM sprints GROUP BY sprint_id
+        ), workspace_facts AS (
+            SELECT workspace, any_value(project) AS project, any_value(mode) AS mode
+            FROM workspaces GROUP BY workspace
+        )
+        SELECT v.rule, v.rule_name, v.severity, v.spec, v.subject_kind, v.subject,
+               v.occurred_at, strftime(v.occurred_at, '%G-W%V') AS iso_week,
+               coalesce(s.type, ss.type) AS session_type,
+               coalesce(s.mode, ss.mode, w.mode) AS mode,
+               coalesce(s.project, sp.project, w.project, ss.project) AS project,
+               v.file, v.line, v.message
+        FROM violations v
+        LEFT JOIN session_facts s
+               ON v.subject_kind IN ('session', 'claim') AND s.sess_id = v.subject
+        LEFT JOIN sprint_facts sp ON v.subject_kind IN ('sprint', 'agent-sprint')
+               AND sp.sprint_id = split_part(v.subject, '/', 1)
+        LEFT JOIN session_facts ss ON ss.sess_id = sp.sess_id
+        LEFT JOIN workspace_facts w ON v.subject_kind = 'workspace' AND w.workspace = v.subject
+        ORDER BY v.occurred_at NULLS LAST, v.rule, v.subject""")
+
+
+def store_shape(db) -> dict[str, int]:
+    """How much of each input the store holds: what the compliance rules can judge."""
+    counts = query(db, """
+        SELECT (SELECT count(*) FROM raw_metabolism_logs) AS metabolism_logs,
+               (SELECT count(*) FROM claims) AS claims,
+               (SELECT count(*) FROM workspaces) AS workspaces,
+               (SELECT count(*) FROM broker_blocks) AS broker_blocks,
+               (SELECT count(*) FROM circuit_events) AS circuit_events,
+               (SELECT count(*) FROM cc_spans) AS transcript_spans""")
+    return {k: int(v) for k, v in counts.iloc[0].items()}
