@@ -397,13 +397,15 @@ if __name__ == "__main__":  # pragma: no cover
               help="Comma-separated rule ids or prefixes to check (default: all).")
 @click.option("--ignore", default="", metavar="IDS",
               help="Comma-separated rule ids or prefixes to skip.")
-def check_cmd(path: Path, fmt: str, select: str, ignore: str) -> None:
+@click.option("--db", "db", type=click.Path(path_type=Path), default=None,
+              help="Also read the Claude Code transcripts of this database (read-only).")
+def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
     """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
     from brainlab.rules.check import check
     from brainlab.rules.formats import render
 
     try:
-        result = check(path, select.split(","), ignore.split(","))
+        result = check(path, select.split(","), ignore.split(","), db=db)
     except BrainlabError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)

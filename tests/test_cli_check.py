@@ -52,7 +52,8 @@ def test_exit_0_when_only_warnings_or_nothing(brain):
 
 
 def test_usage_errors_exit_2_without_traceback(brain, tmp_path):
-    for args in ([brain, "--select", "NOPE9"], [tmp_path / "missing"], [brain, "--format", "x"]):
+    for args in ([brain, "--select", "NOPE9"], [tmp_path / "missing"], [brain, "--format", "x"],
+                 [brain, "--db", tmp_path / "none.duckdb"]):
         result = run(*args)
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output

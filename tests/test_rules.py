@@ -192,6 +192,31 @@ def test_workspace_structure_rules(brain):
     assert subjects(brain, "WSP008") == ["p-noarchive"]
 
 
+def test_wsp009_feedback_read_during_the_sprint(brain, tmp_path):
+    """Transcripts come from a database (--db): a Read of feedback.md up to the sprint's end."""
+    from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
+
+    workspace(brain, "p-s1", "keep", 10)  # the sprint's last decision: 2026-03-10
+    workspace(brain, "p-s2", "keep", 10)
+    reads = [("2026-03-05T10:00:00Z", "p-s1"), ("2026-03-20T10:00:00Z", "p-s2")]  # near miss
+    lines = [json.dumps({
+        "type": "assistant", "sessionId": "s-1", "timestamp": ts, "cwd": "/home/u/brain",
+        "uuid": f"u-{i}", "message": {"id": f"m-{i}", "role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t-{i}", "name": "Read",
+             "input": {"file_path": f"/home/u/brain/workspace/{ws}/feedback.md"}}]}})
+        for i, (ts, ws) in enumerate(reads)]
+    write(tmp_path, "claude/projects/-home-u-brain/s-1.jsonl", "\n".join(lines) + "\n")
+    db = tmp_path / "transcripts.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, tmp_path / "claude", workers=1)
+    finally:
+        con.close()
+    assert sorted(v.subject for v in check(brain, ["WSP009"], db=db).violations) == ["p-s1"]
+    assert check(brain, ["WSP009"]).violations == []  # without transcripts: not judged
+
+
 def test_cir001_stop_name_and_code_disagree(brain):
     events = [
         {"ticket": "T-1", "ts": "2026-03-01T10:00:00Z", "event": "stop", "name": "besoin",

@@ -100,6 +100,6 @@ def test_compliance_check_finds_exactly_the_planted_violations(demo):
 
     planted = {(v["rule"], v["subject"]) for p in demo["manifest"].planted
                for v in p.get("violations", [])}
-    found = {(v.rule, v.subject) for v in check(demo["root"]).violations}
+    found = {(v.rule, v.subject) for v in check(demo["root"], db=demo["db"]).violations}
     assert found == planted
     assert {rule for rule, _ in planted} == {r.id for r in RULES}

@@ -103,6 +103,12 @@ RULES: tuple[Rule, ...] = (
          "warning",
          "README.md has no README or no known archive value (auto, keep, 30d, 90d, "
          "permanent) under ## Lifecycle.", "archive value"),
+    Rule("WSP009", "workspace-feedback-read-in-sprint", "§5", f"{WORKSPACE}:56", "workspace",
+         "warning",
+         "A transcript reads a workspace's feedback.md while its sprint is active (up to the "
+         "last decision in log.md): feedback.md is never read during a sprint. Needs "
+         "transcripts (brainlab check --db DB).",
+         "reading agent, transcript time, last decision date"),
     Rule("CIR001", "circuit-stop-code-mismatch", "§6.2", f"{CIRCUIT}:405", "ticket", "error",
          "A circuit stop's name and exit code disagree with the stop table (sans-livraison "
          "15, relecture-arret 16, integration 17, question 18, hors-portee 19, besoin 20, "

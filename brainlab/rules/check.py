@@ -70,9 +70,13 @@ def selected_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> li
             if (not select or matches(r, select)) and not matches(r, ignore)]
 
 
-def check(path: str | Path, select: Iterable[str] = (),
-          ignore: Iterable[str] = ()) -> CheckResult:
-    """Check the brain checkout at ``path`` against the selected rules."""
+def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = (),
+          db: str | Path | None = None) -> CheckResult:
+    """Check the brain checkout at ``path`` against the selected rules.
+
+    ``db``: a brainlab database whose Claude Code transcripts (``cc_*`` tables, read-only)
+    are copied in, for the rules that read transcripts (WSP009).
+    """
     root = Path(path).resolve()
     if not root.is_dir():
         raise SourceError(f"{root} is not a folder: give the path of a brain checkout")
@@ -80,6 +84,8 @@ def check(path: str | Path, select: Iterable[str] = (),
     con = open_writer(":memory:")
     try:
         summary = ingest.run(con, brain_sources(), root)
+        if db is not None:
+            copy_transcripts(con, Path(db))
         rows = con.execute(
             "SELECT rule, severity, subject_kind, subject, file, line, message, spec, "
             "CAST(occurred_at AS VARCHAR), evidence FROM violations WHERE list_contains(?, rule) "
@@ -99,6 +105,31 @@ def check(path: str | Path, select: Iterable[str] = (),
             file=_relative(file, root), line=None if line is None else int(line),
             message=message, spec=spec, at=at, evidence=json.loads(evidence or "{}")))
     return result
+
+
+def copy_transcripts(con, db: Path) -> None:
+    """Copy the transcript tables (``cc_*``) of the database ``db`` into ``con``'s store."""
+    if not Path(db).is_file():
+        raise SourceError(f"no database at {db}: give --db the file `brainlab ingest claude` "
+                          "wrote, or leave it out")
+    con.execute("ATTACH ? AS transcripts (READ_ONLY)", [str(db)])
+    try:
+        shared = con.execute("""
+            SELECT m.table_name, list(m.column_name ORDER BY m.column_index)
+            FROM duckdb_columns() m JOIN duckdb_columns() t
+              ON t.table_name = m.table_name AND t.column_name = m.column_name
+            WHERE m.database_name = 'memory' AND t.database_name = 'transcripts'
+              AND m.schema_name = 'main' AND t.schema_name = 'main'
+              AND m.table_name LIKE 'cc\\_%' ESCAPE '\\'
+              AND m.table_name IN (SELECT table_name FROM duckdb_tables()
+                                   WHERE database_name = 'memory')
+            GROUP BY m.table_name""").fetchall()
+        for table, columns in shared:
+            names = ", ".join(f'"{c}"' for c in columns)
+            con.execute(f'INSERT INTO memory.main."{table}" ({names}) '
+                        f'SELECT {names} FROM transcripts.main."{table}"')
+    finally:
+        con.execute("DETACH transcripts")
 
 
 def _relative(file: str | None, root: Path) -> str:

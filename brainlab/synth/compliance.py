@@ -29,6 +29,7 @@ def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
     out = Path(out_dir)
     planted = [*_claims(out, sessions), *_broker(out, sprint_plan, project, sessions)]
     planted += _workspaces(out, options)
+    planted.append(_feedback_read(out))
     planted.append(_circuit_stop(out))
     return [p for p in planted if p]
 
@@ -186,6 +187,37 @@ def _no_archive(folder: Path) -> dict:
                       encoding="utf-8")
     return _entry("workspace README without an archive value", folder.name,
                   [("WSP008", folder.name)])
+
+
+def _feedback_read(out: Path) -> dict:
+    """WSP009: a main-chain transcript reads a live workspace's feedback.md during its sprint."""
+    live = []
+    for folder in sorted(p for p in (out / "workspace").iterdir() if p.is_dir()):
+        last, _archive = _workspace_dates(folder)
+        if last:
+            live.append((last, folder.name))
+    if not live:
+        return {}
+    last, workspace = max(live)
+    for path in sorted((out / "claude" / "projects").glob("*/*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        final = json.loads(lines[-1])
+        stamp = final.get("timestamp", "")
+        if not stamp or date.fromisoformat(stamp[:10]) > last or final.get("isSidechain"):
+            continue
+        line = {"type": "assistant", "sessionId": final.get("sessionId"), "timestamp": stamp,
+                "cwd": final.get("cwd"), "uuid": "plant-feedback-read", "isSidechain": False,
+                "message": {"id": "msg_plant_feedback_read", "type": "message",
+                            "role": "assistant", "content": [{
+                                "type": "tool_use", "id": "toolu_plant_feedback_read",
+                                "name": "Read", "input": {
+                                    "file_path": f"/home/dev/brain/workspace/{workspace}/"
+                                                 "feedback.md"}}]}}
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        return _entry("feedback.md read during the sprint (needs the transcripts: --db)",
+                      workspace, [("WSP009", workspace)])
+    return {}
 
 
 def _circuit_stop(out: Path) -> dict:

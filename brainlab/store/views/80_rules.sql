@@ -228,6 +228,20 @@ SELECT 'workspace' AS subject_kind, workspace AS subject, NULL::TIMESTAMP AS occ
        json_object('detail', detail)::VARCHAR AS evidence
 FROM workspace_violations_located WHERE rule IN ('unknown-archive', 'missing-readme');
 
+-- SPEC §5 read rights: feedback.md is never read during an active sprint (transcripts).
+CREATE OR REPLACE VIEW rule_wsp009 AS
+SELECT 'workspace' AS subject_kind, l.workspace AS subject, t.ts AS occurred_at,
+       t.source_file AS file, t.line,
+       coalesce(t.subagent_type, 'the main session') || ' read ' || l.workspace
+           || '/feedback.md during the sprint (last decision ' || l.last_decision_on || ')'
+           AS message,
+       json_object('agent', coalesce(t.subagent_type, 'main'), 'ts', t.ts,
+                   'last_decision_on', l.last_decision_on)::VARCHAR AS evidence
+FROM cc_tool_calls t
+JOIN workspace_lifecycle l
+  ON regexp_extract(t.file_path, '(^|/)workspace/([^/]+)/feedback\.md$', 2) = l.workspace
+WHERE t.tool = 'Read' AND CAST(t.ts AS DATE) <= l.last_decision_on;
+
 -- SPEC §6.2: a stop's name and code agree with the stop table.
 CREATE OR REPLACE VIEW rule_cir001 AS
 SELECT 'ticket' AS subject_kind, e.ticket AS subject, e.event_at AS occurred_at, e.source_file AS file,
@@ -259,6 +273,7 @@ WITH found AS (
     UNION ALL SELECT 'WSP006', * FROM rule_wsp006
     UNION ALL SELECT 'WSP007', * FROM rule_wsp007
     UNION ALL SELECT 'WSP008', * FROM rule_wsp008
+    UNION ALL SELECT 'WSP009', * FROM rule_wsp009
     UNION ALL SELECT 'CIR001', * FROM rule_cir001
 )
 SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject, f.occurred_at,
