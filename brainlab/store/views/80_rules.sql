@@ -74,22 +74,25 @@ SELECT 'session' AS subject_kind, sess_id AS subject, started_at AS occurred_at,
        json_object('missing', missing_fields)::VARCHAR AS evidence
 FROM raw_metabolism_logs WHERE len(coalesce(missing_fields, [])) > 0;
 
--- Broker inhale source maps (SPEC §4.2), one row per agent and loaded file.
+-- Broker inhale source maps (SPEC §4.2), one row per block, agent and loaded file. Every
+-- block is judged, not only the last one per sprint: a brain file and a transcript may both
+-- carry the broker's output, and a map printed then re-planned was still printed.
 CREATE OR REPLACE VIEW broker_loads_checked AS
-SELECT i.sprint AS sprint_id, i.project, i.session_id, i.ts, f.agent, f.path, f.source_file,
-       f.line
-FROM broker_block_files f JOIN broker_inhales i USING (block_id)
-WHERE f.action = 'load';
+SELECT b.block_id, b.sprint AS sprint_id, b.project, b.session_id, b.ts, f.agent, f.path,
+       f.source_file, f.line
+FROM broker_block_files f JOIN broker_blocks b USING (block_id)
+WHERE b.kind = 'inhale' AND f.action = 'load';
 
 -- SPEC §4.2: at most 2 sources per agent.
 CREATE OR REPLACE VIEW rule_brk001 AS
 SELECT 'agent-sprint' AS subject_kind, sprint_id || '/' || agent AS subject, min(ts) AS occurred_at,
        min(source_file) AS file, min(line) AS line,
-       agent || ' gets ' || count(*) || ' sources (max 2): ' || string_agg(path, ', '
-           ORDER BY line) AS message,
-       json_object('sources', list(path ORDER BY line), 'count', count(*))::VARCHAR AS evidence
+       agent || ' gets ' || count(DISTINCT path) || ' sources (max 2): '
+           || string_agg(DISTINCT path, ', ') AS message,
+       json_object('sources', list(DISTINCT path), 'count', count(DISTINCT path))::VARCHAR
+           AS evidence
 FROM broker_loads_checked
-GROUP BY sprint_id, agent HAVING count(*) > 2;
+GROUP BY block_id, sprint_id, agent HAVING count(DISTINCT path) > 2;
 
 -- SPEC §4.2: no source already in context since boot (the sprint's session type's layers).
 CREATE OR REPLACE VIEW rule_brk002 AS
@@ -126,9 +129,9 @@ SELECT DISTINCT 'sprint' AS subject_kind, f.sprint AS subject, e.ts AS occurred_
        f.source_file AS file, f.line,
        'keeps ' || f.path || ' although no agent of the sprint has an open to-do' AS message,
        json_object('path', f.path, 'open_todos', t.open_todos)::VARCHAR AS evidence
-FROM broker_block_files f JOIN broker_expires e USING (block_id)
+FROM broker_block_files f JOIN broker_blocks e USING (block_id)
 JOIN todos t ON t.sprint_id = f.sprint
-WHERE f.action = 'garder' AND NOT t.has_open_todos;
+WHERE e.kind = 'expire' AND f.action = 'garder' AND NOT t.has_open_todos;
 
 -- SPEC §4.2 / §4.4: a source loaded for an agent that never referenced it ("au cas où").
 -- Judged only for sprints whose references were recorded.
