@@ -52,3 +52,8 @@ def test_readme_examples_run_on_the_demo_brain(demo, tmp_path):
         result = CliRunner().invoke(main, [*args, "--db", str(db)])
         assert result.exit_code == 0, (line, result.output)
     assert "2026-W48" in result.output  # the last example prints the weekly figures
+
+
+def test_compliance_rule_table_is_up_to_date():
+    text = (ROOT / "docs" / "compliance.md").read_text(encoding="utf-8")
+    assert text == docgen.with_rule_table(text), "run: python -m brainlab.docgen"
