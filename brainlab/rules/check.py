@@ -81,7 +81,7 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
     if not root.is_dir():
         raise SourceError(f"{root} is not a folder: give the path of a brain checkout")
     rules = selected_rules(select, ignore)
-    con = open_writer(":memory:")
+    con = open_writer(":memory:", describe=False)  # a throw-away store: no COMMENT ON
     try:
         summary = ingest.run(con, brain_sources(), root)
         if db is not None:

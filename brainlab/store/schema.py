@@ -70,8 +70,11 @@ def catalog_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def apply(con: duckdb.DuckDBPyConnection) -> bool:
+def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     """Create tables, (re)create views and comments; return True when tables were rebuilt.
+
+    ``describe=False`` skips the ``COMMENT ON`` statements (a throw-away in-memory store, such
+    as ``brainlab check``'s, has no reader to show them to; they are half the set-up time).
 
     When the database already carries this exact catalog (same fingerprint), nothing is
     rewritten: opening a writer then costs one lookup instead of hundreds of statements.
@@ -93,7 +96,8 @@ def apply(con: duckdb.DuckDBPyConnection) -> bool:
         _write_lookups(con)
         for _name, text in _sql_files("views"):
             con.execute(text)
-        _write_comments(con)
+        if describe:
+            _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
                     [fingerprint, catalog])
         con.execute("COMMIT")
@@ -169,11 +173,12 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def open_writer(path: str | os.PathLike = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
+def open_writer(path: str | os.PathLike = DEFAULT_DB,
+                describe: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the store read-write with its schema in place (the ingest commands' entry point)."""
     con = connect(StoreConfig(path=Path(path), read_only=False))
     try:
-        apply(con)
+        apply(con, describe=describe)
     except BaseException:
         con.close()
         raise
