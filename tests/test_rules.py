@@ -257,3 +257,18 @@ def test_catalogue_rules_all_have_a_view_in_violations(empty_store):
     sql = (views and query(empty_store, "SELECT sql FROM duckdb_views() "
                                         "WHERE view_name = 'violations'").sql[0])
     assert all(r.view in sql for r in RULES)
+
+
+def test_cir002_code_step_without_tests_first(brain):
+    def step(ticket, minute, number, component):
+        return {"ticket": ticket, "ts": f"2026-03-01T10:{minute:02d}:00Z", "event": "step",
+                "step": number, "component": component}
+
+    events = [step("T-1", 0, "2.1", "lexer"), step("T-1", 5, "2.3", "lexer"),  # near miss
+              step("T-1", 9, "2.3", "parser"),  # no tests for parser
+              step("T-2", 0, "2.3", "ui"), step("T-2", 5, "2.1", "ui")]  # tests after the code
+    write(brain, "circuits/t.jsonl", "\n".join(json.dumps(e) for e in events) + "\n")
+    assert subjects(brain, "CIR002") == ["T-1", "T-2"]
+    messages = sorted(v.message for v in check(brain, select=["CIR002"]).violations)
+    assert [m.split(" with")[0] for m in messages] == ["step 2.3 (code) on parser",
+                                                       "step 2.3 (code) on ui"]

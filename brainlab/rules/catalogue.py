@@ -113,6 +113,11 @@ RULES: tuple[Rule, ...] = (
          "A circuit stop's name and exit code disagree with the stop table (sans-livraison "
          "15, relecture-arret 16, integration 17, question 18, hors-portee 19, besoin 20, "
          "references 23, controles none).", "name, code, expected code"),
+    Rule("CIR002", "circuit-code-before-tests", "§6.1", f"{CIRCUIT}:404", "ticket", "error",
+         "A ticket reaches step 2.3 (Code, developer) for a component that had no step 2.1 "
+         "(Tests, testwriter) before it: the developer works without a red test "
+         "(SPEC §6.1 order, §6.5 'a developer launched before its testwriter').",
+         "component, step 2.3 time"),
 )
 
 # SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).

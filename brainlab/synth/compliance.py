@@ -30,7 +30,7 @@ def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
     planted = [*_claims(out, sessions), *_broker(out, sprint_plan, project, sessions)]
     planted += _workspaces(out, options)
     planted.append(_feedback_read(out))
-    planted.append(_circuit_stop(out))
+    planted += _circuit_stop(out)
     return [p for p in planted if p]
 
 
@@ -220,11 +220,11 @@ def _feedback_read(out: Path) -> dict:
     return {}
 
 
-def _circuit_stop(out: Path) -> dict:
+def _circuit_stop(out: Path) -> list[dict]:
     """CIR001: the first coded stop of the first journal carries another stop's code."""
     journals = sorted((out / "circuits").glob("*.jsonl"))
     if not journals:
-        return {}
+        return []
     path = journals[0]
     lines = path.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
@@ -233,6 +233,21 @@ def _circuit_stop(out: Path) -> dict:
             event["code"] = 23 if event["name"] != "references" else 15
             lines[i] = json.dumps(event, ensure_ascii=False)
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            return _entry(f"stop {event['name']} written with code {event['code']}",
-                          event["ticket"], [("CIR001", event["ticket"])])
+            return [_entry(f"stop {event['name']} written with code {event['code']}",
+                           event["ticket"], [("CIR001", event["ticket"])]),
+                    _code_before_tests(journals[-1])]
+    return []
+
+
+def _code_before_tests(path: Path) -> dict:
+    """CIR002: a ticket's developer codes a component no testwriter wrote tests for first."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        event = json.loads(line)
+        if event.get("event") == "step" and event.get("step") == "2.3":
+            rogue = {**event, "component": "hotfix"}
+            lines.insert(i + 1, json.dumps(rogue, ensure_ascii=False))
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            return _entry("developer step 2.3 on a component without tests (2.1) first",
+                          event["ticket"], [("CIR002", event["ticket"])])
     return {}

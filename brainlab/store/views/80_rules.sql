@@ -256,6 +256,19 @@ SELECT 'ticket' AS subject_kind, e.ticket AS subject, e.event_at AS occurred_at,
 FROM circuit_events e JOIN stop_codes s ON s.name = e.name
 WHERE e.event = 'stop' AND e.code IS DISTINCT FROM s.code;
 
+-- SPEC §6.1 / §6.5: the developer (2.3) comes after the testwriter's red test (2.1).
+CREATE OR REPLACE VIEW rule_cir002 AS
+SELECT 'ticket' AS subject_kind, d.ticket AS subject, d.event_at AS occurred_at,
+       d.source_file AS file, d.line,
+       'step 2.3 (code) on ' || d.component || ' with no step 2.1 (tests) before it'
+           AS message,
+       json_object('component', d.component, 'at', d.event_at)::VARCHAR AS evidence
+FROM circuit_events_ordered d
+WHERE d.event = 'step' AND d.step = '2.3' AND NOT EXISTS (
+    SELECT 1 FROM circuit_events_ordered t
+    WHERE t.ticket = d.ticket AND t.event = 'step' AND t.step = '2.1'
+      AND t.component = d.component AND t.seq < d.seq);
+
 -- Every rule's violations with the catalogue's id, severity and SPEC address.
 CREATE OR REPLACE VIEW violations AS
 WITH found AS (
@@ -278,6 +291,7 @@ WITH found AS (
     UNION ALL SELECT 'WSP008', * FROM rule_wsp008
     UNION ALL SELECT 'WSP009', * FROM rule_wsp009
     UNION ALL SELECT 'CIR001', * FROM rule_cir001
+    UNION ALL SELECT 'CIR002', * FROM rule_cir002
 )
 SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject, f.occurred_at,
        f.file, f.line, f.message, f.evidence
