@@ -262,7 +262,8 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
         out.print(f"wrote {out_file}")
     if per_ticket:
         write_frame(result.per_ticket[["ticket", "rules", "outcome", "wakeups", "sessions",
-                                       "tokens", "loop_sessions", "continued"]], per_ticket)
+                                       "tokens", "loop_sessions", "continued"]], per_ticket,
+                    "--per-ticket")
         out.print(f"wrote {per_ticket}")
 
 

@@ -7,11 +7,14 @@ A user file (``brainlab.toml`` in the working directory, or ``--config PATH``) m
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from brainlab.errors import ConfigError
 
@@ -62,7 +65,9 @@ class Thresholds:
         unknown = sorted(set(changes) - known)
         if unknown:
             raise ConfigError(f"unknown threshold(s): {', '.join(unknown)}; known: {sorted(known)}")
-        return dataclasses.replace(self, **changes)
+        clean = {name: typed_value(f"threshold {name}", getattr(self, name), value)
+                 for name, value in changes.items()}
+        return dataclasses.replace(self, **clean)
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,27 @@ def load_settings(path: str | os.PathLike | None = None) -> Settings:
         raise ConfigError(f"{candidate}: {exc}") from exc
     thresholds = Thresholds().replace(**data.get("thresholds", {}))
     return Settings(thresholds=thresholds, source=candidate)
+
+
+def typed_value(what: str, default: Any, value: Any) -> Any:
+    """``value`` as the type of ``default`` (a number for a number, true/false for a flag).
+
+    A value of the wrong type would only fail later, deep in a replay, with a traceback;
+    here it is a ConfigError naming ``what``. Integers are accepted for float fields.
+    """
+    if isinstance(default, bool):
+        if not isinstance(value, bool | np.bool_):
+            raise ConfigError(f"{what} expects true or false, got {value!r}")
+        return bool(value)
+    if isinstance(default, int | float):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+            raise ConfigError(f"{what} expects a number, got {value!r}")
+        if isinstance(default, int):
+            if not float(value).is_integer():
+                raise ConfigError(f"{what} expects an integer, got {value!r}")
+            return int(value)
+        return float(value)
+    return value
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, Any]:

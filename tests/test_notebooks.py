@@ -202,3 +202,38 @@ def test_07_runs_on_every_store_shape(corpus_store, template_store, empty_store,
         assert records["violations"] == 0, name
         if name != "template":
             assert "brainlab ingest brain PATH" in text, name
+
+
+@pytest.mark.slow
+def test_03_lists_the_tickets_it_cannot_replay(tmp_path):
+    # SPEC §6.7: a ticket that lost its stop is not replayed, and the notebook's data says so.
+    import random
+    from datetime import datetime
+
+    from brainlab.sources.circuits import CircuitsSource
+    from brainlab.store import open_writer
+    from brainlab.store.ingest import run
+    from brainlab.synth.circuits import write_circuits
+
+    write_circuits(tmp_path, random.Random(4), datetime(2026, 1, 5), datetime(2026, 2, 2), 20)
+    broken = [{"ticket": "T-BAD", "ts": "2026-01-06T10:00:00Z", "event": "stop",
+               "name": "besoin"},  # no code: the ticket cannot be replayed
+              {"ticket": "T-BAD", "ts": "2026-01-06T11:00:00Z", "event": "end",
+               "outcome": "ended"}]
+    (tmp_path / "circuits" / "broken.jsonl").write_text(
+        "\n".join(json.dumps(e) for e in broken) + "\n")
+    db = tmp_path / "brainlab.duckdb"
+    con = open_writer(db)
+    try:
+        run(con, [CircuitsSource()], tmp_path)
+    finally:
+        con.close()
+    path = _by_name("03_regulator_rules.ipynb")
+    nb = pm.execute_notebook(str(path), str(tmp_path / path.name),
+                             parameters={"db_path": str(db), "draws": 20},
+                             kernel_name="python3", cwd=str(path.parent), progress_bar=False,
+                             execution_timeout=300)
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                   for c in nb.cells for o in c.get("outputs", []))
+    assert "20 tickets replayed" in text
+    assert "T-BAD" in text and "stop event missing field(s) code" in text

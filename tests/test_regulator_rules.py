@@ -79,7 +79,9 @@ def test_three_relance_on_same_stop_ends_the_circuit():
     j = Journal()
     for _ in range(3):
         j.stop("A").relaunch("A")
-    j.stop("A").end("A", "ended")  # 4th return: ended, no regulator; 6 sessions before
+    # 4th return: ended, no regulator; 6 sessions before. It states its new fact: not stated,
+    # SPEC §6.7 reads it as false and a looser limit could not take the stop any further.
+    j.stop("A", new_fact=True).end("A", "ended")
     r = run(j, "default", "max_relance_same_stop=2", "max_relance_same_stop=4")
     d = one(r, "A", "default")
     assert (d.outcome, d.wakeups, d.sessions, d.loop_sessions) == ("ended", 1, 6, 6)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from brainlab.config import Thresholds
 from brainlab.errors import SimulationError
+from brainlab.sim.output import write_frame
 from brainlab.sim.policies import Policy, make_policy
 from brainlab.sim.sprintset import (
     DEFAULT_FILE_BYTES,
@@ -49,19 +50,15 @@ class ReplayResult:
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the per-agent rows to CSV or Parquet, by the file's extension."""
-        path = os.fspath(path)
-        if path.endswith(".parquet"):
-            self.rows.to_parquet(path, index=False)
-        elif path.endswith(".csv"):
-            self.rows.to_csv(path, index=False)
-        else:
-            raise SimulationError(f"--out must end in .csv or .parquet: {path}")
+        write_frame(self.rows, path)
 
 
 def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy],
            *, miss_overhead_tokens: float = DEFAULT_MISS_OVERHEAD_TOKENS,
            thresholds: Thresholds | None = None) -> ReplayResult:
     """Replay every agent-sprint under each policy (SPEC §4.5) and measure it (SPEC §4.4)."""
+    if not miss_overhead_tokens >= 0:  # NaN too
+        raise SimulationError(f"miss overhead must be >= 0 tokens, got {miss_overhead_tokens}")
     ss = sprints if isinstance(sprints, SprintSet) else sprints_from_records(list(sprints))
     thresholds = thresholds or Thresholds()
     policies = [make_policy(p) for p in policies]
@@ -309,6 +306,8 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
     from brainlab.store import reader
 
+    if not default_bytes > 0:  # NaN too
+        raise SimulationError(f"default file size must be > 0 bytes, got {default_bytes}")
     where = "WHERE project = ?" if project else ""
     params = [project] if project else []
     with reader(db) as con:
@@ -330,7 +329,26 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         t_agents = t_agents.assign(seq=t_agents.get("seq", 0) + len(agents) + 1)
         agents = pd.concat([agents, t_agents], ignore_index=True)
         refs = pd.concat([refs, t_refs], ignore_index=True)
+    if agents.empty and project:
+        others = _projects(db)
+        if others:
+            raise SimulationError(f"no sprints of project {project!r} in {db}; projects: "
+                                  f"{', '.join(others)}")
     if agents.empty:
         raise SimulationError(f"no sprints in {db}: run `brainlab ingest sprints FILE` "
                               "(or ingest transcripts) first")
     return SprintSet.build(agents, refs, contracts, sizes, default_bytes)
+
+
+def _projects(db: str | os.PathLike) -> list[str]:
+    """Projects that have sprints (records or transcripts): what ``--project`` can name."""
+    from brainlab.sim.transcript_sprints import transcript_inputs
+    from brainlab.store import reader
+
+    with reader(db) as con:
+        names = set(con.execute("SELECT DISTINCT project FROM sprint_agent_inputs")
+                    .df()["project"].dropna())
+        extra = transcript_inputs(con)
+    if extra is not None:
+        names |= set(extra[0]["project"].dropna())
+    return sorted(map(str, names))

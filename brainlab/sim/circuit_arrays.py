@@ -5,6 +5,8 @@ stop (with its relaunch rank, new fact, who decided it) and each rendered review
 **handling events** (refused admissions, missing decisions, questioned rounds) carry the
 running costs at the moment they happened, so a cut inside the handling is exact.
 Costs are four running totals per ticket: sessions, tokens, supervisor wake-ups, loop sessions.
+Tickets that cannot be replayed (no ``end``, or a stop or end lost at ingest) are left out and
+listed with the reason in ``not_replayed``, never silently dropped.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ RANK_SLOTS = 16  # pool keys: code slot * RANK_SLOTS + min(rank, RANK_SLOTS - 1)
 CODE_SLOTS = {15: 0, 16: 1, 17: 2, 18: 3, 19: 4, 20: 5, 23: 6, None: 7}  # None = controles
 OTHER_CODE_SLOT, REVIEW_SLOT = 8, 9
 N_SLOTS = 10
+UNSTATED_REASON = len(ADMISSION_REASONS)  # a refusal whose reason was not written
 
 
 @dataclass
@@ -54,6 +57,7 @@ class CompiledJournals:
     he_at: np.ndarray  # (h, 4) running costs just after the event
     stop_kinds: tuple[str, ...]  # names of the stop kinds
     open_tickets: int = 0  # tickets without an `end` event, left out
+    not_replayed: pd.DataFrame | None = None  # ticket, reason: every ticket left out
 
     @property
     def n(self) -> int:
@@ -78,24 +82,36 @@ def _bool(values: np.ndarray, default: bool) -> np.ndarray:
     return out
 
 
-def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
-    """Compile circuit events (``circuit_events`` rows or journal dicts) into replay arrays."""
+def compile_journals(events: pd.DataFrame | list[dict],
+                     not_replayable: dict[str, str] | None = None) -> CompiledJournals:
+    """Compile circuit events (``circuit_events`` rows or journal dicts) into replay arrays.
+
+    ``not_replayable``: tickets to leave out, with the reason (the ``tickets`` view's); tickets
+    without an ``end`` event are left out too. Both are listed in ``not_replayed``.
+    """
     frame = pd.DataFrame(events) if not isinstance(events, pd.DataFrame) else events
+    skipped = dict(not_replayable or {})
     if "by" in frame.columns and "decided_by" not in frame.columns:
         frame = frame.rename(columns={"by": "decided_by"})
     if "stop_kind" not in frame.columns and "kind" in frame.columns:
         frame = frame.assign(stop_kind=frame["kind"].where(frame["event"] == "stop"))
     if "event_at" not in frame.columns and "ts" in frame.columns:
         frame = frame.assign(event_at=pd.to_datetime(frame["ts"], utc=True))
-    if frame.empty:
+    if frame.empty and not skipped:
         raise SimulationError("no circuit events to replay: ingest journals first")
-    order = [c for c in ("ticket", "event_at", "source_file", "line") if c in frame.columns]
-    frame = frame.sort_values(order, kind="stable").reset_index(drop=True)
-    ended = frame.loc[frame["event"] == "end", "ticket"].unique()
-    open_tickets = frame["ticket"].nunique() - len(ended)
-    frame = frame[frame["ticket"].isin(ended)].reset_index(drop=True)
+    if not frame.empty:
+        order = [c for c in ("ticket", "event_at", "source_file", "line") if c in frame.columns]
+        frame = frame.sort_values(order, kind="stable").reset_index(drop=True)
+        ended = set(frame.loc[frame["event"] == "end", "ticket"].unique())
+        open_ids = sorted(set(frame["ticket"].unique()) - ended - set(skipped))
+        skipped.update(dict.fromkeys(open_ids, "open: no end event yet"))
+        frame = frame[frame["ticket"].isin(ended - set(skipped))].reset_index(drop=True)
+    else:
+        open_ids = []
+    not_replayed = pd.DataFrame({"ticket": list(skipped), "reason": list(skipped.values())},
+                                columns=["ticket", "reason"])
     if frame.empty:
-        raise SimulationError("no finished ticket (with an `end` event) to replay")
+        raise SimulationError(_nothing_to_replay(not_replayed))
 
     tcode, tickets = pd.factorize(frame["ticket"], sort=False)
     n, size = len(tickets), len(frame)
@@ -117,18 +133,16 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
     ep_stop = np.where(local_ep > 0, stop_cum - 1, -1)  # index into stop_idx
 
     s_ticket = tcode[stop_idx]
-    names = pd.Series(_col(frame, "name")[stop_idx]).astype(str)
-    steps = pd.Series(_col(frame, "step")[stop_idx]).astype(str)
-    comps = pd.Series(_col(frame, "component")[stop_idx]).astype(str)
+    # SPEC §6.7: a stop's step and component are optional; a missing one keys as ''.
+    names, steps, comps = (pd.Series(_col(frame, name)[stop_idx]).fillna("").astype(str)
+                           for name in ("name", "step", "component"))
     keys = pd.Series(s_ticket.astype(str)) + "|" + names + "|" + steps + "|" + comps
     chain, _ = pd.factorize(keys)
     same_prev = np.r_[False, chain[1:] == chain[:-1]]
     run_first = np.maximum.accumulate(np.where(~same_prev, np.arange(len(chain)), 0))
     rank = np.arange(len(chain)) - run_first + 1
     is_loop_ep = np.r_[same_prev[1:], False]
-    groups = pd.Series(s_ticket.astype(str)) + "|" \
-        + pd.Series(_col(frame, "step")[stop_idx]).astype(str) + "|" \
-        + pd.Series(_col(frame, "component")[stop_idx]).astype(str)
+    groups = pd.Series(s_ticket.astype(str)) + "|" + steps + "|" + comps
     group, _ = pd.factorize(groups)
 
     # Running costs: sessions, tokens, wake-ups (supervisor decisions, a non-integrated end),
@@ -160,8 +174,9 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
     s_monte = np.zeros(len(stop_idx), dtype=bool)
     s_monte[uniq] = _col(frame, "kind")[dec[first_dec]] == "MONTE"
     newf = _col(frame, "new_fact")
-    s_newf = _bool(newf[stop_idx], True)
-    dec_nf = _bool(newf[dec[first_dec]], True)
+    # SPEC §6.7: new_fact not stated (on the stop nor its first decision) reads as false.
+    s_newf = _bool(newf[stop_idx], False)
+    dec_nf = _bool(newf[dec[first_dec]], False)
     stop_has_own = _known(newf[stop_idx])
     take = ~stop_has_own[uniq]
     s_newf[uniq[take]] = dec_nf[take]
@@ -222,8 +237,7 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
     stop_to_cp = np.empty(n_stop, dtype=np.int64)
     stop_to_cp[order_cp[~is_rev]] = np.flatnonzero(~is_rev)
     he_cp = stop_to_cp[ep_stop[he_idx]] if len(he_idx) else np.zeros(0, np.int64)
-    he_reason = np.array([ADMISSION_REASONS.index(r) if r in ADMISSION_REASONS else -1
-                          for r in reason[he_idx]], dtype=np.int8)
+    he_reason = np.array([_reason_index(r) for r in reason[he_idx]], dtype=np.int8)
     he_type = np.where(rounds[he_idx], 2, np.where(reason[he_idx] == FICHE_REASON, 1, 0))
     dec_cum = np.cumsum(is_decision)
     ep_first_event = np.zeros(n_stop, dtype=np.int64)
@@ -243,5 +257,28 @@ def compile_journals(events: pd.DataFrame | list[dict]) -> CompiledJournals:
         cp_stopped=cp_stopped.astype(bool), cp_before=excl[cp_event],
         he_cp=he_cp, he_type=he_type.astype(np.int8), he_reason=he_reason,
         he_decision=he_decision, he_at=incl[he_idx],
-        stop_kinds=tuple(kind_names), open_tickets=int(open_tickets),
+        stop_kinds=tuple(kind_names), open_tickets=len(open_ids), not_replayed=not_replayed,
     )
+
+
+def _reason_index(reason) -> int:
+    """Index into ADMISSION_REASONS; UNSTATED_REASON when not stated, -1 when unknown."""
+    if not isinstance(reason, str) and pd.isna(reason):
+        return UNSTATED_REASON
+    return ADMISSION_REASONS.index(reason) if reason in ADMISSION_REASONS else -1
+
+
+def _nothing_to_replay(not_replayed: pd.DataFrame) -> str:
+    """Why nothing can be replayed, naming the tickets left out."""
+    if not_replayed.empty:
+        return "no finished ticket (with an `end` event) to replay"
+    return (f"no replayable ticket: {len(not_replayed)} ticket(s) left out ("
+            f"{describe_not_replayed(not_replayed)}); see the tickets view")
+
+
+def describe_not_replayed(not_replayed: pd.DataFrame, limit: int = 5) -> str:
+    """``T-3: reason; T-9: reason`` for the first ``limit`` tickets, then how many more."""
+    rows = not_replayed.head(limit)
+    text = "; ".join(f"{t}: {r}" for t, r in zip(rows["ticket"], rows["reason"], strict=True))
+    more = len(not_replayed) - len(rows)
+    return text + (f"; and {more} more" if more > 0 else "")

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from brainlab.config import parse_overrides
-from brainlab.errors import SimulationError
+from brainlab.config import parse_overrides, typed_value
+from brainlab.errors import ConfigError, SimulationError
 from brainlab.sim.encoding import member
 from brainlab.sim.sprintset import SprintSet, expand_domains, pair_keys
 
@@ -121,6 +121,19 @@ def register(cls: type[Policy]) -> type[Policy]:
     return cls
 
 
+def _typed(policy: str, key: str, default, value):
+    """A policy parameter as its default's type; a number must not be negative."""
+    try:
+        value = typed_value(f"policy {policy!r} parameter {key}", default, value)
+    except ConfigError as exc:
+        raise SimulationError(str(exc)) from exc
+    if isinstance(default, str):
+        return str(value)
+    if not isinstance(value, bool) and value < 0:
+        raise SimulationError(f"policy {policy!r} parameter {key} must be >= 0, got {value}")
+    return value
+
+
 def make_policy(spec: str | Policy) -> Policy:
     """A policy from ``"name"`` or ``"name:key=value,key=value"`` (or a Policy, returned as is)."""
     if isinstance(spec, Policy):
@@ -138,6 +151,8 @@ def make_policy(spec: str | Policy) -> Policy:
     for key, value in params.items():
         if known[key].type in ("tuple[str, ...]",) and isinstance(value, str):
             params[key] = tuple(v for v in value.split("+") if v)
+        elif known[key].default is not MISSING:
+            params[key] = _typed(name, key, known[key].default, value)
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:

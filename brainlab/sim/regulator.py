@@ -18,7 +18,7 @@ tickets, each resample with its own donor draws. Everything is seeded and vector
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,9 @@ from brainlab.sim.circuit_arrays import (
     WAKEUPS,
     CompiledJournals,
     compile_journals,
+    describe_not_replayed,
 )
+from brainlab.sim.output import write_frame  # noqa: F401  (the CLI writes --out with it)
 from brainlab.sim.rules import RegulatorRules, named_rule_sets
 
 METRICS = ("wakeups_per_ticket", "loop_sessions_per_ticket", "integrated_share",
@@ -84,7 +86,8 @@ def static_fires(c: CompiledJournals, rules: RegulatorRules) -> StaticFires:
     # SPEC §6.5 refusals, missing decisions, questioning rounds: count within the stop (rounds
     # within one decision) and fire at the first event over the limit.
     enabled = rules.enabled_refusal_reasons()
-    reason_on = np.array([r in enabled for r in ADMISSION_REASONS] + [False], dtype=bool)
+    # a refusal whose reason was not written counts under every rule set; an unknown one never
+    reason_on = np.array([r in enabled for r in ADMISSION_REASONS] + [True, False], dtype=bool)
     he_type = c.he_type
     counted = np.where(he_type == 0, reason_on[c.he_reason], True)
     limit = np.where(he_type == 0, rules.max_refusals,
@@ -273,6 +276,8 @@ class ReplayResult:
     summary: pd.DataFrame  # one row per rule set: metrics, _lo and _hi bounds
     per_ticket: pd.DataFrame  # one row per ticket and rule set
     draws: pd.DataFrame  # one row per rule set and bootstrap draw (paired across rule sets)
+    # ticket, reason: the tickets the replay could not take (SPEC §6.7: never silently absent)
+    not_replayed: pd.DataFrame = field(default_factory=lambda: _no_tickets())
 
     def compare(self, baseline: str = "default", interval: float = 0.90) -> pd.DataFrame:
         """Paired differences to ``baseline`` (same resample per draw), with intervals."""
@@ -290,6 +295,10 @@ class ReplayResult:
                 row[name + "_diff_hi"] = float(diff[name].quantile(hi_q))
             rows.append(row)
         return pd.DataFrame(rows)
+
+
+def _no_tickets() -> pd.DataFrame:
+    return pd.DataFrame(columns=["ticket", "reason"])
 
 
 def _per_ticket_metrics(acc: np.ndarray, outcome: np.ndarray) -> np.ndarray:
@@ -316,6 +325,8 @@ def replay(journals, rules=None, draws: int = 1000, seed: int = 0,
     """
     if draws < 1:
         raise SimulationError("draws must be at least 1")
+    if seed < 0:
+        raise SimulationError(f"seed must be a non-negative integer, got {seed}")
     c = journals if isinstance(journals, CompiledJournals) else compile_journals(journals)
     rule_sets = _as_rule_sets(rules)
     recorded = recorded or RegulatorRules()
@@ -346,8 +357,9 @@ def replay(journals, rules=None, draws: int = 1000, seed: int = 0,
         summaries.append(row)
         per.insert(1, "rules", label)
         tickets.append(per)
+    skipped = c.not_replayed if c.not_replayed is not None else _no_tickets()
     return ReplayResult(pd.DataFrame(summaries), pd.concat(tickets, ignore_index=True),
-                        pd.concat(all_draws, ignore_index=True))
+                        pd.concat(all_draws, ignore_index=True), skipped.reset_index(drop=True))
 
 
 def _as_rule_sets(rules) -> dict[str, RegulatorRules]:
@@ -414,13 +426,26 @@ class _RuleState:
 
 
 def load_journals(db) -> CompiledJournals:
-    """Read ``circuit_events`` from the store (read-only) and compile them for replay."""
+    """Read ``circuit_events`` from the store (read-only) and compile them for replay.
+
+    Tickets the ``tickets`` view marks not replayable are left out and listed, with the reason,
+    in ``not_replayed``.
+    """
     from brainlab.store import query
 
     frame = query(db, "SELECT * FROM circuit_events ORDER BY ticket, event_at, source_file, line")
-    if frame.empty:
+    columns = query(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'tickets'")
+    if "replayable" not in set(columns["column_name"]):
+        raise SimulationError(
+            f"{db} was built by an older brainlab (its tickets view cannot say which tickets"
+            " are replayable, SPEC §6.7): ingest the journals into a new database, e.g."
+            " `brainlab ingest circuits PATH --db NEW.duckdb`")
+    skipped = query(db, "SELECT ticket, not_replayable_reason FROM tickets "
+                        "WHERE NOT replayable ORDER BY ticket")
+    if frame.empty and skipped.empty:
         raise SimulationError(f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
-    return compile_journals(frame)
+    return compile_journals(frame, dict(zip(skipped["ticket"], skipped["not_replayable_reason"],
+                                            strict=True)))
 
 
 def format_summary(result: ReplayResult) -> str:
@@ -433,6 +458,9 @@ def format_summary(result: ReplayResult) -> str:
     diffs = result.compare(base).set_index("rules")
     lines = [f"{int(result.summary['tickets'].iloc[0])} tickets; estimate [90% interval];"
              f" paired difference to {base} [90% interval]"]
+    if len(result.not_replayed):
+        lines.append(f"{len(result.not_replayed)} ticket(s) not replayed (tickets view,"
+                     f" not_replayable_reason): {describe_not_replayed(result.not_replayed)}")
     for row in result.summary.to_dict("records"):
         lines.append(f"{row['rules']}")
         for m in METRICS:
@@ -451,20 +479,6 @@ def format_summary(result: ReplayResult) -> str:
 def _fmt(value: float, sign: bool = False, whole: bool = False) -> str:
     plus = "+" if sign else ""
     return f"{value:{plus},.0f}" if whole else f"{value:{plus}.3f}"
-
-
-def write_frame(frame: pd.DataFrame, path) -> None:
-    """Write ``frame`` as CSV or Parquet, chosen by the file suffix."""
-    from pathlib import Path
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif path.suffix.lower() == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        raise SimulationError(f"--out/--per-ticket must end in .csv or .parquet, got {path.name}")
 
 
 def outcome_shares(result: ReplayResult) -> pd.DataFrame:

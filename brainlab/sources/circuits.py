@@ -1,15 +1,21 @@
 """Circuit journals (SPEC §6.7): JSONL files, one event per line, into ``circuit_events``.
 
-A ticket is loaded whole or not at all: a line that is not JSON, an unknown event, a missing
-or invalid field, an event older than the one before it in the same ticket (SPEC §6.7 "ordered
-by ts within a ticket") or an event after the ticket's ``end`` becomes an ``ingest_errors``
-row, and the ticket it belongs to is left out (a replay of half a ticket would be wrong). Every
-other ticket of the file loads. Unknown fields are kept, as JSON, in ``extra``.
+SPEC §6.7 splits each event's fields into required and optional ones. A missing optional field
+takes its default (``facts`` [], ``new_fact`` not stated, ``tokens`` NULL) and costs nothing;
+where a replay rule later needs the defaulted value (``new_fact`` on a stop that comes back) a
+warning row says how it is read. A problem in one event (not JSON, unknown event, a missing or
+unreadable required field, out of order, after the ``end``) costs that event only. Where the
+lost event is one the replay cannot do without (a ``stop`` or the ``end``) the ticket's other
+events still load and the ticket is marked not replayable, with the reason. Every problem is an
+``ingest_errors`` row and, when its ticket is known, a ``circuit_problems`` row (what it cost).
+Unknown fields are kept, as JSON, in ``extra``.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,16 +31,19 @@ STOP_CODES = {
     "sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,
     "hors-portee": 19, "besoin": 20, "references": 23, "controles": None,
 }
-# Fields each event must carry (SPEC §6.7), besides ticket, ts and event.
+# SPEC §6.7 required fields of each event, besides ticket, ts and event (a controles stop has
+# no code, SPEC §6.2). Everything else is optional.
 REQUIRED = {
-    "step": ("step",),
-    "stop": ("name", "code", "step", "component"),
-    "decision": ("by", "kind", "new_fact"),
+    "step": ("step", "component"),
+    "stop": ("name", "code"),
+    "decision": ("by", "kind"),
     "admission": ("accepted",),
-    "review": ("verdict",),
-    "session": ("agent", "tokens"),
+    "review": (),
+    "session": ("agent",),
     "end": ("outcome",),
 }
+# Events the replay cannot do without: losing one makes the ticket not replayable.
+STRUCTURAL = ("stop", "end")
 # Fields mapped to columns (SPEC name -> column); everything else goes to `extra`.
 COLUMNS = {
     "step": "step", "component": "component", "name": "name", "code": "code",
@@ -43,13 +52,33 @@ COLUMNS = {
     "agent": "agent", "tokens": "tokens", "outcome": "outcome", "questioned": "questioned",
     "stop_kind": "stop_kind",
 }
+TEXT = ("step", "component", "name", "stop_kind", "decided_by", "kind", "reason", "verdict",
+        "agent", "outcome")
+# What each problem costs, as written in circuit_problems.effect.
+WARNING, EVENT_DROPPED, NOT_REPLAYABLE = "warning", "event_dropped", "not_replayable"
+COSTS = {
+    EVENT_DROPPED: "this event is left out, the rest of the ticket loads",
+    NOT_REPLAYABLE: "the ticket loads without it but is marked not replayable",
+}
+
+
+@dataclass
+class _Line:
+    """One journal line read: its row, or the problem that keeps it out, and its warnings."""
+
+    number: int
+    ticket: str | None = None
+    event: str | None = None  # the event name, when it could be read
+    row: dict | None = None
+    problem: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 class CircuitsSource(Source):
     """Ticket circuit journals: ``circuits/**/*.jsonl`` under a brain, or any folder of them."""
 
     name = "circuits"
-    tables = ("circuit_events",)
+    tables = ("circuit_events", "circuit_problems")
 
     def discover(self, root: Path) -> list[Path]:
         """Every ``*.jsonl`` under ``root/circuits`` when present, else under ``root``."""
@@ -57,60 +86,124 @@ class CircuitsSource(Source):
         return sorted(p for p in base.rglob("*.jsonl") if p.is_file())
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
-        """Validate each line, group by ticket, load only tickets without a problem."""
+        """Read each line, group by ticket, keep every good event, record what problems cost."""
         parsed = Parsed()
         text = decode_text(data, parsed)
         if text is None:
             return parsed
-        by_ticket: dict[str, list[dict]] = {}
-        bad: dict[str, list[str]] = {}
+        source_file = str(path.resolve())
+        tickets: dict[str, _Ticket] = {}
         for number, raw in enumerate(text.splitlines(), start=1):
             if not raw.strip():
                 continue
-            row, ticket, problem = _parse_line(raw, number, str(path.resolve()))
-            if problem:
-                parsed.error(number, problem)
-                if ticket is not None:
-                    bad.setdefault(ticket, []).append(f"line {number}")
+            line = _read_line(raw, number, source_file)
+            if line.ticket is None:
+                parsed.error(number, line.problem)
                 continue
-            events = by_ticket.setdefault(ticket, [])
-            problem = _order_problem(events, row)
-            if problem:
-                parsed.error(number, f"ticket {ticket}: {problem}")
-                bad.setdefault(ticket, []).append(f"line {number}")
-            events.append(row)
-        for ticket, events in by_ticket.items():
-            if ticket in bad:
-                parsed.error(None, f"ticket {ticket} not loaded ({len(events)} good events"
-                                   f" dropped) because of problems at {', '.join(bad[ticket])}")
-                continue
-            for row in events:
+            tickets.setdefault(line.ticket, _Ticket(line.ticket)).take(line)
+        for ticket in tickets.values():
+            ticket.check_returning_stops()
+            for row in ticket.kept:
                 parsed.add("circuit_events", row)
+            for number, event, effect, reason in ticket.problems:
+                parsed.add("circuit_problems", {
+                    "source_file": source_file, "line": number, "ticket": ticket.ticket,
+                    "event": event, "effect": effect, "reason": reason})
+                cost = f"; {COSTS[effect]}" if effect in COSTS else ""
+                parsed.error(number, f"ticket {ticket.ticket}: {reason}{cost}",
+                             severity="warning" if effect == WARNING else "error")
         return parsed
 
 
-def _parse_line(raw: str, number: int, source_file: str) -> tuple[dict | None, str | None, str]:
-    """One journal line -> (row, ticket, problem); problem is '' when the line is good."""
+class _Ticket:
+    """The lines of one ticket in file order: events kept, problems with what they cost."""
+
+    def __init__(self, ticket: str) -> None:
+        self.ticket = ticket
+        self.kept: list[dict] = []
+        self.problems: list[tuple[int, str | None, str, str]] = []
+
+    def take(self, line: _Line) -> None:
+        """Keep the line's event, or record its problem and cost (SPEC §6.7 order included)."""
+        if line.problem:
+            self._lose(line, line.problem)
+            return
+        row, last = line.row, self.kept[-1] if self.kept else None
+        if last is not None and last["event"] == "end":
+            self.problems.append((line.number, line.event, EVENT_DROPPED,
+                                  f"{line.event} event after the ticket's end (line {last['line']})"))
+            return
+        if last is not None and row["event_at"] < last["event_at"]:
+            self._lose(line, f"{line.event} event out of order: {row['event_at'].isoformat()} is"
+                             f" before the previous event ({last['event_at'].isoformat()},"
+                             f" line {last['line']})")
+            return
+        self.kept.append(row)
+        self.problems.extend((line.number, line.event, WARNING, w) for w in line.warnings)
+
+    def _lose(self, line: _Line, reason: str) -> None:
+        lost_structure = line.event is None or line.event in STRUCTURAL
+        self.problems.append((line.number, line.event,
+                              NOT_REPLAYABLE if lost_structure else EVENT_DROPPED, reason))
+
+    def check_returning_stops(self) -> None:
+        """Warn where a stop comes back and no new_fact is stated (SPEC §6.5 needs it).
+
+        A stop's new_fact is its own, else its first decision's; not stated, it reads false.
+        """
+        pending, key, rank, decided = None, None, 0, False
+        for row in self.kept:
+            if row["event"] == "stop":
+                self._warn_new_fact(pending, rank)
+                stop_key = (row.get("name"), row.get("step"), row.get("component"))
+                rank = rank + 1 if stop_key == key else 1
+                key, decided = stop_key, False
+                pending = row if rank > 1 and row.get("new_fact") is None else None
+            elif row["event"] == "decision" and not decided:
+                decided = True
+                if row.get("new_fact") is not None:
+                    pending = None
+        self._warn_new_fact(pending, rank)
+
+    def _warn_new_fact(self, stop: dict | None, rank: int) -> None:
+        if stop is None:
+            return
+        self.problems.append((stop["line"], "stop", WARNING, (
+            f"stop {stop['name']} came back (relaunch rank {rank}) and neither it nor its first"
+            " decision states new_fact: read as false (SPEC §6.7), so a rule set that escalates"
+            " a stop back without a new fact fires here")))
+
+
+def _read_line(raw: str, number: int, source_file: str) -> _Line:
+    """One journal line -> its row, or the problem that keeps it out."""
     try:
         item = json.loads(raw)
     except json.JSONDecodeError as exc:
-        return None, None, f"not JSON ({exc.msg})"
+        ticket, event = _guess(raw)
+        return _Line(number, ticket, event, problem=f"not JSON ({exc.msg})")
     if not isinstance(item, dict):
-        return None, None, "not a JSON object"
-    ticket = item.get("ticket")
-    if not isinstance(ticket, str) or not ticket:
-        return None, None, "missing field 'ticket'"
+        return _Line(number, problem="not a JSON object")
+    ticket = _text(item.get("ticket"))
+    if not ticket:
+        return _Line(number, problem="missing field 'ticket': the line belongs to no ticket")
     event = item.get("event")
+    if event is None:  # what was lost cannot be known: it may have been a stop
+        return _Line(number, ticket, None, problem="missing field 'event'")
     if event not in EVENTS:
-        known = ", ".join(EVENTS)
-        return None, ticket, f"ticket {ticket}: unknown event {event!r} (known: {known})"
-    missing = [f for f in ("ts", *REQUIRED[event]) if f not in item]
+        return _Line(number, ticket, str(event),
+                     problem=f"unknown event {event!r} (known: {', '.join(EVENTS)})")
+    line = _Line(number, ticket, event)
+    required = [f for f in ("ts", *REQUIRED[event]) if not (
+        f == "code" and _text(item.get("name")) == "controles")]
+    missing = [f for f in required if item.get(f) is None]
     if missing:
-        return None, ticket, f"ticket {ticket}: {event} event missing field(s) {', '.join(missing)}"
+        line.problem = f"{event} event missing field(s) {', '.join(missing)}"
+        return line
     try:
         event_at = _timestamp(item["ts"])
     except (TypeError, ValueError):
-        return None, ticket, f"ticket {ticket}: bad ts {item['ts']!r}"
+        line.problem = f"{event} event with bad ts {item['ts']!r}"
+        return line
     row = {"source_file": source_file, "line": number, "ticket": ticket,
            "event_at": event_at, "event": event}
     extra = {}
@@ -121,67 +214,116 @@ def _parse_line(raw: str, number: int, source_file: str) -> tuple[dict | None, s
             row[COLUMNS[key]] = value
         else:
             extra[key] = value
-    problem = _check_values(event, row)
-    if problem:
-        return None, ticket, f"ticket {ticket}: {problem}"
+    if event == "stop" and "kind" in row:
+        row["stop_kind"] = row.pop("kind")
+    line.problem = _read_values(event, row, line.warnings)
+    if line.problem:
+        return line
+    if event in ("stop", "decision"):
+        row.setdefault("facts", [])  # SPEC §6.7: facts defaults to []
     for key in ("facts", "depuis"):
         if key in row:
             row[key] = json.dumps(row[key], ensure_ascii=False)
-    if "kind" in row and event == "stop":
-        row["stop_kind"] = row.pop("kind")
     row["extra"] = json.dumps(extra, ensure_ascii=False) if extra else None
-    return row, ticket, ""
+    line.row = row
+    return line
 
 
-def _check_values(event: str, row: dict) -> str:
-    """Value checks beyond presence; '' when the row is good."""
-    if event == "stop":
-        if row["name"] not in STOP_CODES:
-            return f"unknown stop name {row['name']!r}"
-        code = row["code"]
-        if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
-            return f"stop code must be an integer or null, got {code!r}"
-        if code is None and row["name"] != "controles":
-            return f"stop {row['name']} needs a code"
-    elif event == "decision":
-        if row["decided_by"] not in DECIDERS:
-            return f"decision 'by' must be one of {DECIDERS}, got {row['decided_by']!r}"
-        if row["kind"] not in DECISION_KINDS:
-            return f"decision kind must be one of {DECISION_KINDS}, got {row['kind']!r}"
-        if not isinstance(row["new_fact"], bool):
-            return f"decision new_fact must be true or false, got {row['new_fact']!r}"
-    elif event == "admission":
-        if not isinstance(row["accepted"], bool):
-            return f"admission accepted must be true or false, got {row['accepted']!r}"
-        if not row["accepted"] and not row.get("reason"):
-            return "refused admission missing field reason"
-    elif event == "review":
-        if row["verdict"] not in VERDICTS:
-            return f"review verdict must be ACCEPTÉ or RENDU, got {row['verdict']!r}"
-        row["verdict"] = VERDICTS[row["verdict"]]
-    elif event == "session":
-        tokens = row["tokens"]
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-            return f"session tokens must be a non-negative integer, got {tokens!r}"
-        if "questioned" in row and not isinstance(row["questioned"], bool):
-            return f"session questioned must be true or false, got {row['questioned']!r}"
-    elif event == "end":
-        if row["outcome"] not in OUTCOMES:
-            return f"end outcome must be one of {OUTCOMES}, got {row['outcome']!r}"
-    return ""
+def _read_values(event: str, row: dict, warnings: list[str]) -> str:
+    """Check and normalise values; '' when the row is good, else why it is unreadable.
 
+    An unreadable required value is a problem; an unreadable optional one is read as not
+    stated, with a warning.
+    """
+    required = {"decision": ("decided_by", "kind")}.get(event, REQUIRED[event])
 
-def _order_problem(events: list[dict], row: dict) -> str:
-    """SPEC §6.7 order within a ticket: ts never goes back, nothing after `end`."""
-    if not events:
+    def unreadable(column: str, why: str) -> str:
+        if column in required:
+            return f"{event} event: {why}"
+        warnings.append(f"{event} event: {why}; read as not stated")
+        row[column] = None
         return ""
-    last = events[-1]
-    if last["event"] == "end":
-        return f"{row['event']} event after the ticket's end (line {last['line']})"
-    if row["event_at"] < last["event_at"]:
-        return (f"out of order: {row['event_at'].isoformat()} is before the previous event"
-                f" ({last['event_at'].isoformat()}, line {last['line']})")
+
+    for column in TEXT:
+        if row.get(column) is not None and _text(row[column]) is None:
+            problem = unreadable(column, f"{column} must be text, got {row[column]!r}")
+            if problem:
+                return problem
+        elif row.get(column) is not None:
+            row[column] = _text(row[column])
+    for column, allowed in _ENUMS.get(event, {}).items():
+        if row.get(column) is not None and row[column] not in allowed:
+            problem = unreadable(column, f"{column} must be one of {', '.join(allowed)},"
+                                         f" got {row[column]!r}")
+            if problem:
+                return problem
+    for column in ("new_fact", "accepted", "questioned"):
+        if row.get(column) is not None and not isinstance(row[column], bool):
+            problem = unreadable(column, f"{column} must be true or false, got {row[column]!r}")
+            if problem:
+                return problem
+    if row.get("tokens") is not None:
+        tokens = _whole(row["tokens"])
+        if tokens is None or tokens < 0:
+            unreadable("tokens", f"tokens must be a non-negative integer, got {row['tokens']!r}")
+        else:
+            row["tokens"] = tokens
+    if event == "stop":
+        code = row.get("code")
+        if code is not None:
+            row["code"] = _whole(code)
+            if row["code"] is None:
+                return f"stop event: code must be an integer, got {code!r}"
+    elif event == "review":
+        if row.get("verdict") is None:
+            warnings.append("review without a verdict: not counted as a rendered review"
+                            " (SPEC §6.5 max_reviews)")
+        else:
+            row["verdict"] = VERDICTS[row["verdict"]]
+    elif event == "admission" and row["accepted"] is False and row.get("reason") is None:
+        warnings.append("refused admission without a reason: counted as a refusal under every"
+                        " rule set (switching an admission rule off cannot remove it)")
     return ""
+
+
+_ENUMS = {
+    "stop": {"name": tuple(STOP_CODES)},
+    "decision": {"decided_by": DECIDERS, "kind": DECISION_KINDS},
+    "review": {"verdict": tuple(VERDICTS)},
+    "end": {"outcome": OUTCOMES},
+}
+
+
+def _text(value) -> str | None:
+    """A text field: strings as they are, numbers as written (step 2.3); None otherwise."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _whole(value) -> int | None:
+    """An integer written as 15, 15.0 or "15"; None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+_FIELD = r'"{}"\s*:\s*"([^"\\]+)"'
+
+
+def _guess(raw: str) -> tuple[str | None, str | None]:
+    """The ticket and event of a line that is not JSON, when they can still be read in it."""
+    found = [re.search(_FIELD.format(name), raw) for name in ("ticket", "event")]
+    ticket, event = (m.group(1) if m else None for m in found)
+    return ticket, (event if event in EVENTS else None)
 
 
 def _timestamp(value) -> datetime:

@@ -1,5 +1,5 @@
--- Ticket circuit journals, one row per event as parsed (SPEC §6.7). A ticket with any bad
--- line is not loaded at all (its problems are in ingest_errors).
+-- Ticket circuit journals, one row per event as parsed (SPEC §6.7). A bad line costs its own
+-- event only; what it cost the ticket is in circuit_problems.
 CREATE TABLE IF NOT EXISTS circuit_events (
     source_file VARCHAR NOT NULL,
     line        BIGINT NOT NULL,
@@ -24,4 +24,15 @@ CREATE TABLE IF NOT EXISTS circuit_events (
     questioned  BOOLEAN,
     outcome     VARCHAR,
     extra       VARCHAR
+);
+
+-- What each journal problem cost its ticket (SPEC §6.7): a warning (loaded, a default read
+-- where a rule needs the value), one event dropped, or the ticket not replayable.
+CREATE TABLE IF NOT EXISTS circuit_problems (
+    source_file VARCHAR NOT NULL,
+    line        BIGINT,
+    ticket      VARCHAR NOT NULL,
+    event       VARCHAR,
+    effect      VARCHAR NOT NULL,
+    reason      VARCHAR NOT NULL
 );

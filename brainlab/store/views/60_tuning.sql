@@ -50,8 +50,8 @@ CREATE OR REPLACE VIEW session_outcomes AS SELECT * FROM session_outcomes_for();
 
 -- A ticket is "bad" when it reached the supervisor (SPEC §6.6 wake-ups > 0, view tickets):
 -- a supervisor decision during the circuit, or the ticket ended or escalated. Open tickets
--- (no end event) that have not reached the supervisor are unlabelled (is_bad NULL): their
--- outcome is not known yet, and the regulator replay skips them. The label is the recorded
+-- (no end event) and tickets whose end was lost to a bad line (outcome unknown) that have
+-- not reached the supervisor are unlabelled (is_bad NULL): the regulator replay skips them. The label is the recorded
 -- history, i.e. what happened under the rules the journals followed (the SPEC defaults).
 CREATE OR REPLACE VIEW ticket_outcomes AS
 SELECT
@@ -65,7 +65,7 @@ SELECT
     sessions,
     tokens,
     CASE WHEN wakeups > 0 THEN true
-         WHEN outcome = 'open' THEN NULL
+         WHEN outcome IN ('open', 'unknown') THEN NULL
          ELSE false END                                        AS is_bad,
     CASE WHEN outcome IN ('ended', 'escalated') AND decisions_by_supervisor > 0
               THEN 'supervisor-decision+' || outcome
