@@ -444,3 +444,27 @@ def print_usage(found, db: Path) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command("check")
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
+              show_default=True, help="Output: file:line lines, a JSON list, or SARIF 2.1.0.")
+@click.option("--select", default="", metavar="IDS",
+              help="Comma-separated rule ids or prefixes to check (default: all).")
+@click.option("--ignore", default="", metavar="IDS",
+              help="Comma-separated rule ids or prefixes to skip.")
+@click.option("--db", "db", type=click.Path(path_type=Path), default=None,
+              help="Also read the Claude Code transcripts of this database (read-only).")
+def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
+    """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
+    from brainlab.rules.check import check
+    from brainlab.rules.formats import render
+
+    try:
+        result = check(path, select.split(","), ignore.split(","), db=db)
+    except BrainlabError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(render(result, fmt))
+    sys.exit(1 if result.errors else 0)

@@ -1,4 +1,4 @@
-"""Generate the docs that code can write: docs/cli.md and the module table of ARCHITECTURE.md.
+"""Generate the docs that code can write: docs/cli.md, module table, compliance rule table.
 
 Run ``python -m brainlab.docgen``; the test suite fails when either differs from what this
 module generates, and when a command has no help text or a module no docstring.
@@ -69,12 +69,26 @@ def with_module_table(architecture: str) -> str:
     return f"{head}{START}\n{module_table()}\n{END}{tail}"
 
 
+RULES_START, RULES_END = "<!-- rules:start -->", "<!-- rules:end -->"
+
+
+def with_rule_table(compliance: str) -> str:
+    """docs/compliance.md text with the rule catalogue table between the markers replaced."""
+    from brainlab.rules.catalogue import markdown_table
+
+    head, rest = compliance.split(RULES_START, 1)
+    _old, tail = rest.split(RULES_END, 1)
+    return f"{head}{RULES_START}\n{markdown_table()}\n{RULES_END}{tail}"
+
+
 def main(argv: list[str]) -> int:
     """Write docs/cli.md and refresh the module table of docs/ARCHITECTURE.md."""
     docs = Path(argv[1]) if len(argv) > 1 else Path("docs")
     (docs / "cli.md").write_text(render(), encoding="utf-8")
     arch = docs / "ARCHITECTURE.md"
     arch.write_text(with_module_table(arch.read_text(encoding="utf-8")), encoding="utf-8")
+    rules = docs / "compliance.md"
+    rules.write_text(with_rule_table(rules.read_text(encoding="utf-8")), encoding="utf-8")
     print(f"wrote {docs / 'cli.md'} and the module table of {arch}")
     return 0
 

@@ -41,6 +41,11 @@ def test_no_layer_imports_downstream():
     assert problems == []
 
 
+def test_rule_catalogue_is_pure_data():
+    """The store writes the catalogue as a lookup table: it must not pull rules/ code in."""
+    assert imported_layers(PACKAGE / "rules" / "catalogue.py") == set()
+
+
 def test_only_the_factory_calls_duckdb_connect():
     callers = [p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py")
                if "duckdb.connect(" in p.read_text(encoding="utf-8")]

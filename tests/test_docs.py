@@ -88,3 +88,8 @@ def test_notebooks_md_counts_the_notebooks():
     assert said, "docs/notebooks.md no longer says how many notebooks there are"
     numbered = [p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")]
     assert words[said[1].lower()] == len(numbered)
+
+
+def test_compliance_rule_table_is_up_to_date():
+    text = (ROOT / "docs" / "compliance.md").read_text(encoding="utf-8")
+    assert text == docgen.with_rule_table(text), "run: python -m brainlab.docgen"

@@ -168,6 +168,42 @@ def test_records_roundtrip(tmp_path):
     assert read_records(tmp_path / "x.ipynb") == {"a": [1, 2]}
 
 
+def _run_07(db, out: Path):
+    path = _by_name("07_compliance.ipynb")
+    env_before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env_before) if p)
+    try:
+        nb = pm.execute_notebook(str(path), str(out), parameters={"db_path": str(db)},
+                                 kernel_name="python3", cwd=str(path.parent),
+                                 progress_bar=False, execution_timeout=300)
+    finally:
+        if env_before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = env_before
+    return nb, read_records(nb)
+
+
+@pytest.mark.slow
+def test_07_finds_every_planted_rule_on_the_demo(executed, demo):
+    _nb, records, _ = executed(_by_name("07_compliance.ipynb"))
+    planted = {v["rule"] for p in demo["manifest"].planted for v in p.get("violations", [])}
+    assert set(records["rules_fired"]) == planted
+    assert "originsdigital" in records["projects"]
+
+
+@pytest.mark.slow
+def test_07_runs_on_every_store_shape(corpus_store, template_store, empty_store, tmp_path):
+    """Transcripts only, the public template brain, an empty store: no error, what is missing said."""
+    for name, db in (("corpus", corpus_store), ("template", template_store),
+                     ("empty", empty_store)):
+        nb, records = _run_07(db, tmp_path / f"07-{name}.ipynb")
+        text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+        assert records["violations"] == 0, name
+        if name != "template":
+            assert "brainlab ingest brain PATH" in text, name
+
+
 @pytest.mark.slow
 def test_03_lists_the_tickets_it_cannot_replay(tmp_path):
     # SPEC §6.7: a ticket that lost its stop is not replayed, and the notebook's data says so.

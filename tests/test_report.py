@@ -28,7 +28,7 @@ needs_browser = pytest.mark.skipif(not chromium_available(), reason="chromium no
 
 # The charts a week with sessions and transcripts draws (sections.py names them).
 CHARTS = {"sessions-per-week", "health-by-category", "rolling-ratio", "conserve-signals",
-          "agent-cost", "usage-per-day"}
+          "agent-cost", "usage-per-day", "violations-per-week"}
 
 
 @pytest.fixture(scope="module")

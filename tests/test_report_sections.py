@@ -3,6 +3,7 @@ shown (escaped, filtered to the week, with SPEC §4.4 alerts) once they hold row
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import pytest
@@ -12,7 +13,8 @@ from brainlab.config import Thresholds
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
 from brainlab.report import sections
-from brainlab.store import StoreConfig, connect
+from brainlab.sources.sprints import sprint_sources
+from brainlab.store import StoreConfig, connect, ingest, open_writer
 
 WEEK = Week.parse("2026-W48")
 
@@ -49,17 +51,19 @@ def test_sections_left_out_without_sprints_or_tickets(bare_db):
     assert sections.breath(ctx_for(bare_db)) == "" and sections.regulator(ctx_for(bare_db)) == ""
 
 
-def test_breath_alerts_and_tickets_of_the_week(bare_db):
+def test_breath_printed_alerts_and_tickets_of_the_week(bare_db):
+    """Without replayable sprints the broker's printed values are the basis (3 alerts)."""
     inside, before = datetime(2026, 11, 24, 10), datetime(2026, 11, 10, 10)
     execute(
         bare_db,
-        ("CREATE TABLE sprints (sprint_id VARCHAR, project VARCHAR, started_at TIMESTAMP)", []),
-        ("INSERT INTO sprints VALUES ('s-ok', 'p', ?), ('s-bad', '<b>p</b>', ?), ('s-old', 'p', ?)",
-         [inside, inside, before]),
-        ("CREATE TABLE breath_metrics (sprint_id VARCHAR, context_load DOUBLE, "
+        ("CREATE TABLE sprints (sprint_id VARCHAR, project VARCHAR, domain VARCHAR, "
+         "started_at TIMESTAMP)", []),
+        ("INSERT INTO sprints VALUES ('s-ok', 'p', 'd', ?), ('s-bad', '<b>p</b>', 'd', ?), "
+         "('s-old', 'p', 'd', ?)", [inside, inside, before]),
+        ("CREATE TABLE broker_recorded_releases (sprint_id VARCHAR, context_load DOUBLE, "
          "stale_ratio DOUBLE, breath_depth INTEGER, exhale_rate DOUBLE)", []),
         # SPEC §4.4: context_load > 2.0 overload, stale_ratio > 30% noise, exhale < 50% retention
-        ("INSERT INTO breath_metrics VALUES ('s-ok', 1.5, 0.2, 1, 0.6), "
+        ("INSERT INTO broker_recorded_releases VALUES ('s-ok', 1.5, 0.2, 1, 0.6), "
          "('s-bad', 2.5, 0.4, 3, 0.3), ('s-old', 9, 0.9, 9, 0.0)", []),
         ("CREATE TABLE tickets (ticket VARCHAR, started_at TIMESTAMP, last_event_at TIMESTAMP,"
          " outcome VARCHAR, stops INTEGER)", []),
@@ -71,6 +75,7 @@ def test_breath_alerts_and_tickets_of_the_week(bare_db):
     assert sorted(breath.index) == ["s-bad", "s-ok"]
     assert breath.loc["s-ok", "alerts"] == ""
     assert breath.loc["s-bad", "alerts"] == "overload, noise, retention"
+    assert breath.loc["s-bad", "printed_context_load"] == 2.5
     tickets = data.ticket_outcomes(bare_db, WEEK)
     assert sorted(tickets["ticket"]) == ["T-1", "T-2"]  # T-3 ended before the week
     breath_html = sections.breath(ctx_for(bare_db))
@@ -80,21 +85,47 @@ def test_breath_alerts_and_tickets_of_the_week(bare_db):
     assert "escalated" in regulator_html and "integrated" in regulator_html
 
 
-def test_usage_section_left_out_without_transcripts(bare_db):
-    assert data.transcript_usage(bare_db, WEEK) is None
-    assert sections.usage(ctx_for(bare_db)) == ""
+def sprint_line(name, day, refs, loaded, todos):
+    return json.dumps({
+        "sprint": name, "project": "p", "domain": "core", "agent": "developer",
+        "referenced": [{"path": f"src/core/{f}.py", "kind": "read"} for f in refs],
+        "loaded": [f"src/core/{f}.py" for f in loaded], "open_todos": todos,
+        "started_at": f"2026-11-{day:02d}T10:00", "ended_at": f"2026-11-{day:02d}T11:00"})
 
 
-def test_usage_section_matches_usage_daily(demo):
-    """The week's usage equals the sum of usage_daily over its seven UTC days."""
-    from brainlab.store import query
+def test_breath_section_shows_measured_metrics_with_accumulation_and_blind_overload(tmp_path):
+    """Issue 14: the report reads the replayed (measured) breath, raises the accumulation alert
+    (breath_depth rising over 3 sprints) and the overload of a sprint that loads files and
+    references none. Depth (kept = referenced and open to-do): s1 0, s2 1, s3 2, s4 3."""
+    records = tmp_path / "sprints.jsonl"
+    records.write_text("\n".join([
+        sprint_line("s1", 23, "a", "a", []), sprint_line("s2", 24, "ab", "ab", ["core"]),
+        sprint_line("s3", 25, "abc", "abc", ["core"]),
+        sprint_line("s4", 26, "abcd", "abcd", ["core"]),
+        sprint_line("blind", 27, "", "ab", [])]) + "\n", encoding="utf-8")
+    db = tmp_path / "breath.duckdb"
+    con = open_writer(db)
+    try:
+        ingest.run(con, sprint_sources(), records)
+    finally:
+        con.close()
+    frame = sections.breath_table(ctx_for(db)).set_index("sprint_id")
+    assert frame.loc["s1", "alerts"] == ""
+    assert "accumulation" in frame.loc["s3", "alerts"]
+    assert "accumulation" in frame.loc["s4", "alerts"]
+    assert "overload" in frame.loc["blind", "alerts"]
+    assert frame.loc["s4", "breath_depth"] == 4 and frame.loc["s3", "breath_depth"] == 3
 
-    found = data.transcript_usage(demo["db"], WEEK)
-    daily = query(demo["db"], "SELECT sum(total_tokens) AS t, sum(cost_usd) AS c FROM usage_daily "
-                              "WHERE day >= DATE '2026-11-23' AND day < DATE '2026-11-30'")
-    assert found["by_day"]["total_tokens"].sum() == daily.t[0] > 0
-    assert found["by_model"]["cost_usd"].sum() == pytest.approx(daily.c[0])
-    ctx = sections.ReportContext(db=demo["db"], week=WEEK, thresholds=Thresholds())
-    fragment = sections.usage(ctx)
-    assert "Claude Code usage" in fragment and ctx.charts_drawn == ["usage-per-day"]
-    assert f"${daily.c[0]:,.2f}" in fragment
+
+def test_compliance_section_on_the_demo_and_on_bare_stores(demo, empty_store, bare_db):
+    """Issue 14: the week's violations by rule, with the trend and top offenders, escaped."""
+    ctx = sections.ReportContext(db=demo["db"], week=Week.parse("2026-W48"),
+                                 thresholds=Thresholds())
+    html = sections.compliance(ctx)
+    assert "Protocol compliance" in html and active_content(html) == []
+    forgotten = demo["planted"]["claim left open past its TTL (work, 4 h)"]["sess_id"]
+    assert "CLM001" in html and forgotten in html  # the stale claim opened on 2026-11-27
+    assert "violations-per-week" in ctx.charts_drawn
+    empty = sections.compliance(ctx_for(empty_store))
+    assert "No violation." in empty
+    assert sections.compliance(ctx_for(bare_db)) == ""  # no catalogue: left out

@@ -69,7 +69,8 @@ def test_planted_unused_agent_is_found(demo):
 def test_planted_workspace_and_claim_are_found(demo):
     ws = demo["planted"]["workspace ram.md over the 50-line limit (70 active lines)"]
     violations = metrics.workspace_violations(demo["db"])
-    assert violations[["workspace", "rule"]].values.tolist() == [[ws["workspace"], "ram-too-long"]]
+    ram = violations[violations.rule == "ram-too-long"]
+    assert ram[["workspace", "rule"]].values.tolist() == [[ws["workspace"], "ram-too-long"]]
     claim = demo["planted"]["claim left open past its TTL (work, 4 h)"]["sess_id"]
     assert query(demo["db"], "SELECT sess_id FROM stale_claims").sess_id.tolist() == [claim]
 
@@ -85,5 +86,20 @@ def test_planted_incomplete_log_is_flagged(demo):
 
 def test_manifest_lists_the_plants(demo):
     manifest = json.loads((demo["root"] / "synth_manifest.json").read_text())
-    # brain 6, sprints 2, circuits 1, transcripts 2, sprint transcripts 1 (issue 4 §6)
-    assert manifest["seed"] == 7 and len(manifest["planted"]) == 12
+    # brain 6, sprints 2, circuits 1, transcripts 2, sprint transcripts 1 (issue 4 §6),
+    # compliance breaches in the files above (issue 14)
+    compliance = [p for p in manifest["planted"] if p["effect"].startswith("compliance:")]
+    assert manifest["seed"] == 7 and len(manifest["planted"]) - len(compliance) == 12
+    assert compliance and all(p["violations"] for p in compliance)
+
+
+def test_compliance_check_finds_exactly_the_planted_violations(demo):
+    """Issue 14: every planted breach is found, one per rule at least, and nothing else fires."""
+    from brainlab.rules.catalogue import RULES
+    from brainlab.rules.check import check
+
+    planted = {(v["rule"], v["subject"]) for p in demo["manifest"].planted
+               for v in p.get("violations", [])}
+    found = {(v.rule, v.subject) for v in check(demo["root"], db=demo["db"]).violations}
+    assert found == planted
+    assert {rule for rule, _ in planted} == {r.id for r in RULES}

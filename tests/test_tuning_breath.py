@@ -89,3 +89,14 @@ def test_load_without_sprints_is_none(tmp_path):
 
     open_writer(tmp_path / "empty.duckdb").close()
     assert tuning_breath.load(tmp_path / "empty.duckdb") is None
+
+
+def test_overload_fires_when_a_sprint_loads_files_and_references_none():
+    """SPEC §4.4: context_load = loaded / referenced is infinite here; it used to read as 0."""
+    ss = broker.sprints_from_records([
+        record("blind", 5, "", "ab", []), record("near", 7, "a", "ab", [])])
+    got = tuning_breath.sprint_alerts(ss).set_index("sprint_id")
+    assert got.loc["blind", "alert_overload"]
+    assert not got.loc["near", "alert_overload"]  # 2 / 1 = 2.0 is not > 2.0
+    agents = broker.replay(ss, ["recorded"]).rows.set_index("sprint_id")
+    assert agents.loc["blind", "alert_overload"]

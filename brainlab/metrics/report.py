@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+import numpy as np
 import pandas as pd
 
 from brainlab.config import Thresholds
@@ -275,46 +276,59 @@ def _time_column(columns: dict[str, str], preferred: tuple[str, ...]) -> str | N
     return next((c for c, t in columns.items() if t.startswith("TIMESTAMP")), None)
 
 
-BREATH_CANDIDATES = ("breath_metrics", "sprint_breath", "broker_recorded_releases")
-BREATH_ALERTS = (  # SPEC §4.4: metric column, comparison, Thresholds field
+BREATH_METRICS = ("context_load", "stale_ratio", "breath_depth", "exhale_rate")
+BREATH_ALERTS = (  # SPEC §4.4 on the broker's printed values: metric, comparison, Thresholds field
     ("context_load", ">", "context_load_max", "overload"),
     ("stale_ratio", ">", "stale_ratio_max", "noise"),
     ("exhale_rate", "<", "exhale_rate_min", "retention"),
 )
+MEASURED_ALERTS = (("alert_overload", "overload"), ("alert_noise", "noise"),
+                   ("alert_retention", "retention"), ("alert_accumulation", "accumulation"))
 
 
-def sprint_breath(db: DB, week: Week,
-                  thresholds: Thresholds | None = None) -> pd.DataFrame | None:
-    """The week's sprints with their breath metrics and SPEC §4.4 alerts; None without sprints."""
+def sprint_breath(db: DB, week: Week, thresholds: Thresholds | None = None,
+                  measured: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    """The week's sprints with their SPEC §4.4 breath metrics and alerts; None without sprints.
+
+    ``measured`` is the broker replay of the recorded source maps, one row per sprint
+    (``brainlab.sim.tuning_breath.sprint_alerts``: loads against references, the four alerts
+    with the accumulation one); the report passes it, and its metrics come first. The values
+    the broker printed in its expire blocks (``broker_recorded_releases``) stay beside them as
+    ``printed_*`` (measured beside logged, DESIGN §3). Without ``measured``, the printed values
+    are the only basis and carry the three alerts they allow.
+    """
     if not has_rows(db, "sprints"):
         return None
     t = thresholds or Thresholds()
-    sprint_cols = relation_columns(db, "sprints")
-    when = _time_column(sprint_cols, ("started_at", "ended_at"))
-    if when is None or "sprint_id" not in sprint_cols:
-        return None
-    source = next((n for n in BREATH_CANDIDATES if has_rows(db, n)
-                   and "sprint_id" in relation_columns(db, n)), None)
-    metrics, alerts, params = "", "", []
-    join = ""
-    if source:
-        cols = relation_columns(db, source)
-        present = [m for m in ("context_load", "stale_ratio", "breath_depth", "exhale_rate")
-                   if m in cols]
-        metrics = "".join(f", b.{m}" for m in present)
-        checks = [(m, op, field, name) for m, op, field, name in BREATH_ALERTS if m in present]
-        if checks:
-            alerts = ", concat_ws(', ', " + ", ".join(
-                f"CASE WHEN b.{m} {op} ? THEN '{name}' END" for m, op, _f, name in checks
-            ) + ") AS alerts"
-            params = [getattr(t, f) for _m, _o, f, _n in checks]
-        join = (f' LEFT JOIN (SELECT * FROM "{source}" QUALIFY row_number() OVER '
-                "(PARTITION BY sprint_id) = 1) b USING (sprint_id)")
-    extra = "".join(f", s.{c}" for c in ("project", "domain") if c in sprint_cols)
-    sql = (f"SELECT DISTINCT s.sprint_id{extra}, s.{when} AS started_at{metrics}{alerts} "
-           f'FROM "sprints" s{join} WHERE s.{when} >= ? AND s.{when} < ? '
-           "ORDER BY started_at, sprint_id")
-    return query(db, sql, [*params, week.start_at, week.end_at])
+    printed = has_rows(db, "broker_recorded_releases")
+    join = " LEFT JOIN broker_recorded_releases b USING (sprint_id)" if printed else ""
+    values = "".join(f", any_value(b.{m}) AS printed_{m}" if printed else f", NULL AS printed_{m}"
+                     for m in BREATH_METRICS)
+    frame = query(db, f"""
+        SELECT s.sprint_id, any_value(s.project) AS project, any_value(s.domain) AS domain,
+               min(s.started_at) AS started_at{values}
+        FROM sprints s{join}
+        GROUP BY s.sprint_id HAVING min(s.started_at) >= ? AND min(s.started_at) < ?
+        ORDER BY started_at, sprint_id""", [week.start_at, week.end_at])
+    if measured is not None and not measured.empty:
+        keep = measured.drop_duplicates("sprint_id").set_index("sprint_id")
+        for m in BREATH_METRICS:
+            frame.insert(frame.columns.get_loc(f"printed_{m}"), m,
+                         frame["sprint_id"].map(keep[m]).to_numpy())
+        flags = [frame["sprint_id"].map(keep[c]).fillna(False).astype(bool).map(
+            {True: name, False: ""}) for c, name in MEASURED_ALERTS]
+    else:
+        flags = [pd.Series(np.where(_compare(frame[f"printed_{m}"], op, getattr(t, f)), name,
+                                    ""), index=frame.index)
+                 for m, op, f, name in BREATH_ALERTS]
+    frame["alerts"] = [", ".join(x for x in row if x) for row in zip(*flags, strict=True)] \
+        if len(frame) else pd.Series(dtype=str)
+    return frame
+
+
+def _compare(values: pd.Series, op: str, limit: float) -> np.ndarray:
+    numbers = pd.to_numeric(values, errors="coerce")
+    return (numbers > limit if op == ">" else numbers < limit).fillna(False).to_numpy()
 
 
 def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:

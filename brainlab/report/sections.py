@@ -297,15 +297,31 @@ def agents(ctx: ReportContext) -> str:
     return show(section("agents", "Agent cost", *parts))
 
 
+def breath_table(ctx: ReportContext) -> pd.DataFrame | None:
+    """The week's sprints: measured breath (replay of the recorded source maps) beside printed."""
+    from brainlab.sim import tuning_breath
+
+    replayable = data.has_rows(ctx.db, "sprint_agent_inputs")
+    sprints = tuning_breath.load(ctx.db) if replayable else None
+    measured = (tuning_breath.sprint_alerts(sprints, ctx.thresholds)
+                if sprints is not None else None)
+    return data.sprint_breath(ctx.db, ctx.week, ctx.thresholds, measured)
+
+
 def breath(ctx: ReportContext) -> str:
     """Breath metrics and alerts of the week's sprints (SPEC §4.4), when sprints exist."""
-    frame = data.sprint_breath(ctx.db, ctx.week, ctx.thresholds)
+    frame = breath_table(ctx)
     if frame is None:
         return ""  # no sprints table or no sprint rows yet: the section is left out
-    parts = []
-    if "alerts" in frame:
-        alerting = frame[frame["alerts"].fillna("") != ""]
-        parts.append(note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert."))
+    alerting = frame[frame["alerts"].fillna("") != ""]
+    basis = ("measured: the recorded source maps replayed against the files each agent "
+             "referenced; printed_* = what the broker wrote"
+             if "context_load" in frame else "as the broker printed them (no replayable sprint)")
+    parts = [note(f"{len(frame)} sprint(s) this week, {len(alerting)} with an alert; "
+                  f"metrics {basis}. Alerts: overload (context_load > "
+                  f"{ctx.thresholds.context_load_max}, or files loaded and none referenced), "
+                  f"noise, retention, accumulation (breath_depth rising over "
+                  f"{ctx.thresholds.breath_depth_rising_sprints} sprints).")]
     parts.append(table(frame, empty="No sprint this week."))
     return show(section("breath", "Sprints and breath metrics", *parts))
 
@@ -356,6 +372,31 @@ def hygiene(ctx: ReportContext) -> str:
         "<h3>Workspace rule violations</h3>",
         table(data.workspace_violations(ctx.db), empty="No violation."),
     ))
+
+
+def compliance(ctx: ReportContext) -> str:
+    """Protocol compliance (issue 14): the week's violations by rule, trend, top offenders."""
+    from brainlab.metrics import compliance as rules_data
+
+    if not data.has_rows(ctx.db, "rule_catalogue"):
+        return ""  # a database older than the compliance rules: re-ingest to add them
+    start = ctx.week.shifted(-(ctx.history_weeks - 1)).start_at
+    figures = rules_data.weekly(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
+    week = figures["week"]
+    parts = [note(f"{len(week)} violation(s) dated this week "
+                  f"({(week['severity'] == 'error').sum() if len(week) else 0} error); "
+                  "'current state' counts timeless ones (a workspace's files). "
+                  "Lint a checkout with: brainlab check PATH.")]
+    if not figures["trend"].empty:
+        parts.append(figure(ctx, "violations-per-week",
+                            charts.violations_per_week(figures["trend"])))
+    parts += ["<h3>By rule</h3>", table(figures["by_rule"], empty="No violation."),
+              "<h3>Top offenders this week</h3>",
+              table(figures["offenders"], empty="No violation this week."),
+              "<h3>Cold-start KPI (SPEC §3.3)</h3>",
+              table(rules_data.cold_start(ctx.db),
+                    empty="No measured cold start (handoff_level NO with a KPI value).")]
+    return show(section("compliance", "Protocol compliance", *parts))
 
 
 def data_quality(ctx: ReportContext) -> str:

@@ -168,7 +168,8 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         # SPEC §4.4 breath metrics per agent, with their alerts (thresholds are parameters).
         "context_load": context_load, "stale_ratio": stale_ratio,
         "breath_depth": kept_n, "exhale_rate": exhale_rate,
-        "alert_overload": np.nan_to_num(context_load, nan=0) > thresholds.context_load_max,
+        # loaded with nothing referenced: an infinite load ratio, the worst overload
+        "alert_overload": overloaded(loaded, referenced, context_load, thresholds),
         "alert_noise": np.nan_to_num(stale_ratio, nan=0) > thresholds.stale_ratio_max,
         "alert_retention": np.nan_to_num(exhale_rate, nan=1) < thresholds.exhale_rate_min,
     }
@@ -176,6 +177,17 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         out[name] = np.asarray(values)
     files = _file_counts(ss, label, file, hit, ~ref_loaded)
     return out, files
+
+
+def overloaded(loaded, referenced, context_load, thresholds: Thresholds) -> np.ndarray:
+    """SPEC §4.4 overload: context_load > max, or files loaded and none referenced at all.
+
+    context_load is undefined (NaN) when nothing was referenced; loading files nobody uses
+    is the worst overload, not "no alert" (issue 14).
+    """
+    loaded, referenced = np.asarray(loaded), np.asarray(referenced)
+    ratio = np.nan_to_num(np.asarray(context_load, dtype=float), nan=0)
+    return ((loaded > 0) & (referenced == 0)) | (ratio > thresholds.context_load_max)
 
 
 def _file_counts(ss, label, file, hit, missed) -> pd.DataFrame:
@@ -249,7 +261,8 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
     alert = np.zeros(n, dtype=bool)
     alert[order] = rising
     agg["alert_accumulation"] = alert
-    agg["alert_overload"] = agg["context_load"].fillna(0) > thresholds.context_load_max
+    agg["alert_overload"] = overloaded(loaded, referenced, agg["context_load"].to_numpy(),
+                                       thresholds)
     agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
     agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
     return agg

@@ -62,13 +62,19 @@ def catalog_fingerprint() -> str:
         base = resources.files(_PACKAGE) / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    from brainlab.rules import catalogue
+
     digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
-                        sorted(protocol.CLAIM_TTL_HOURS.items()))).encode())
+                        sorted(protocol.CLAIM_TTL_HOURS.items()),
+                        catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
     return digest.hexdigest()[:16]
 
 
-def apply(con: duckdb.DuckDBPyConnection) -> bool:
+def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     """Create tables, (re)create views and comments; return True when tables were rebuilt.
+
+    ``describe=False`` skips the ``COMMENT ON`` statements (a throw-away in-memory store, such
+    as ``brainlab check``'s, has no reader to show them to; they are half the set-up time).
 
     When the database already carries this exact catalog (same fingerprint), nothing is
     rewritten: opening a writer then costs one lookup instead of hundreds of statements.
@@ -90,7 +96,8 @@ def apply(con: duckdb.DuckDBPyConnection) -> bool:
         _write_lookups(con)
         for _name, text in _sql_files("views"):
             con.execute(text)
-        _write_comments(con)
+        if describe:
+            _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
                     [fingerprint, catalog])
         con.execute("COMMIT")
@@ -112,6 +119,21 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
                 " ttl_hours DOUBLE NOT NULL)")
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(protocol.CLAIM_TTL_HOURS.items()))
+    _write_rule_lookups(con)
+
+
+def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
+    """The compliance rule catalogue and the SPEC §6.2 stop table (data only, see rules/)."""
+    from brainlab.rules import catalogue
+
+    con.execute("CREATE OR REPLACE TABLE rule_catalogue (rule VARCHAR PRIMARY KEY, name VARCHAR,"
+                " spec VARCHAR, seed VARCHAR, subject_kind VARCHAR, severity VARCHAR,"
+                " checks VARCHAR, evidence VARCHAR)")
+    con.executemany("INSERT INTO rule_catalogue VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r.id, r.name, r.spec, r.seed, r.subject_kind, r.severity, r.checks,
+                      r.evidence) for r in catalogue.RULES])
+    con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
+    con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(catalogue.STOP_CODES.items()))
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:
@@ -151,11 +173,12 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def open_writer(path: str | os.PathLike = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
+def open_writer(path: str | os.PathLike = DEFAULT_DB,
+                describe: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the store read-write with its schema in place (the ingest commands' entry point)."""
     con = connect(StoreConfig(path=Path(path), read_only=False))
     try:
-        apply(con)
+        apply(con, describe=describe)
     except BaseException:
         con.close()
         raise

@@ -15,11 +15,11 @@ from datetime import datetime, time
 from pathlib import Path
 
 from brainlab.errors import SourceError
-from brainlab.synth import brain
+from brainlab.synth import brain, compliance
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 from brainlab.synth.sprint_transcripts import write_sprint_transcripts
-from brainlab.synth.sprints import plan_for, write_sprints
+from brainlab.synth.sprints import PROJECT, plan_for, write_sprints
 from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
@@ -68,6 +68,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     sprint_plan = plan_for(sessions, random.Random(options.seed + 4))
     planted += write_sprint_transcripts(out_dir, sprint_plan,
                                         random.Random(options.seed * 7919 + 11))
+    # last: breaches of the compliance rules (issue 14), edited into the files written above
+    planted += compliance.plant(out_dir, sessions, options, sprint_plan, PROJECT)
     files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
     manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({

@@ -159,7 +159,8 @@ def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOpti
                               if not re.match(r"^\|?\s*commits\s*[|:]", ln))
             incomplete_done = True
             planted.append({"effect": "metabolism log missing a mandatory field (commits)",
-                            "where": s.sess_id, "sess_id": s.sess_id})
+                            "where": s.sess_id, "sess_id": s.sess_id,
+                            "violations": [{"rule": "MET001", "subject": s.sess_id}]})
         w.write(f"progression/metabolism/{s.started_at:%Y-%m-%d}-{s.sess_id}.md", text)
         health = health_v2(s)
         rows.append(f"| {s.started_at:%Y-%m-%d} | {s.sess_id} | {s.category} | {s.mode} | "
@@ -196,7 +197,7 @@ def write_claims(w: Writer, sessions: list[SynthSession], options: SynthOptions)
         f"sess_id: {stale_id}\ntype: work\nscope: projets/{PROJECTS[0]}\nagent: helloWorld\n"
         f'status: open\nopened_at: "{stale:%Y-%m-%dT%H:%M}"\n'))
     return [{"effect": "claim left open past its TTL (work, 4 h)", "where": stale_id,
-             "sess_id": stale_id}]
+             "sess_id": stale_id, "violations": [{"rule": "CLM001", "subject": stale_id}]}]
 
 
 def write_handoffs(w: Writer, sessions: list[SynthSession]) -> None:
@@ -230,7 +231,8 @@ def write_workspaces(w: Writer, sessions: list[SynthSession], options: SynthOpti
             w.write(f"workspace/{name}/log.md", decisions)
             w.write(f"workspace/{name}/feedback.md", "# Feedback\n\n- fine\n")
     return [{"effect": "workspace ram.md over the 50-line limit (70 active lines)",
-             "where": planted_ram, "workspace": planted_ram}]
+             "where": planted_ram, "workspace": planted_ram,
+             "violations": [{"rule": "WSP006", "subject": planted_ram}]}]
 
 
 def plant_xss(sessions: list[SynthSession]) -> dict:

@@ -138,3 +138,13 @@ def usage_per_day(daily: pd.DataFrame) -> alt.Chart:
         y=alt.Y("cost_usd:Q", title="USD", axis=alt.Axis(format="$,.2f")),
         color=alt.Color("model:N", title=None),
     ).properties(width=theme.WIDTH, height=180)
+
+
+def violations_per_week(trend: pd.DataFrame) -> alt.Chart:
+    """Stacked bars: protocol violations per ISO week by severity (metrics.compliance.weekly)."""
+    return alt.Chart(trend, title="Protocol violations per week").mark_bar().encode(
+        x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
+        y=alt.Y("violations:Q", title="violations"),
+        color=alt.Color("severity:N", title=None, scale=alt.Scale(
+            domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
+    ).properties(width=theme.WIDTH, height=180)

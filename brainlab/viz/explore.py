@@ -15,6 +15,7 @@ import pandas as pd
 
 from brainlab.config import Thresholds
 from brainlab.sim.tuning import METRIC_COLUMNS
+from brainlab.viz import theme
 
 CATEGORY_COLORS = {"use-brain": "#1f77b4", "build-brain": "#ff7f0e",
                    "explore-brain": "#2ca02c", "none": "#9e9e9e", "unknown": "#7f7f7f"}
@@ -212,3 +213,14 @@ def health_parts(parts: pd.DataFrame) -> alt.Chart:
     return alt.Chart(parts, title="What the numerator is made of (SPEC §3.2 v2)").mark_bar().encode(
         x=alt.X("points:Q"), y=alt.Y("term:N", sort=None), tooltip=["term:N", "points:Q"],
     ).properties(width=400, height=120)
+
+
+def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
+    """Horizontal bars: protocol violations per value of ``field``, stacked by severity."""
+    data = frame.assign(**{field: frame[field].fillna("(unknown)")})
+    return alt.Chart(data, title=title).mark_bar().encode(
+        x=alt.X("count():Q", title="violations"),
+        y=alt.Y(f"{field}:N", sort="-x", title=None),
+        color=alt.Color("severity:N", title=None, scale=alt.Scale(
+            domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
+    ).properties(width=theme.WIDTH, height=alt.Step(16))

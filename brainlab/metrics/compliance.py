@@ -1,0 +1,102 @@
+"""Protocol compliance as DataFrames: the ``violations`` view by week, rule and subject.
+
+The rules are SQL views (views/80_rules.sql, catalogue in brainlab/rules/catalogue.py); these
+functions only filter and count them for the weekly report and notebook 07. A violation with no
+time (a workspace's structure) belongs to no week: it is counted as the checkout's current state.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from brainlab.store import query
+
+COLUMNS = ["rule", "rule_name", "severity", "spec", "subject_kind", "subject", "occurred_at",
+           "file", "line", "message", "evidence"]
+
+
+def violations(db) -> pd.DataFrame:
+    """Every violation in the store, with its ISO week (NULL when timeless)."""
+    frame = query(db, "SELECT *, strftime(occurred_at, '%G-W%V') AS iso_week FROM violations "
+                      "ORDER BY occurred_at NULLS LAST, rule, subject")
+    return frame
+
+
+def weekly(db, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
+    """The report's figures: the week by rule, the trend by week and severity, top offenders.
+
+    ``start_at``/``end_at`` bound the week; the trend starts at ``history_start_at``.
+    """
+    week = query(db, "SELECT * FROM violations WHERE occurred_at >= ? AND occurred_at < ?",
+                 [start_at, end_at])
+    by_rule = query(db, """
+        SELECT c.rule, c.name AS rule_name, c.severity, c.spec,
+               count(v.rule) FILTER (WHERE v.occurred_at >= ? AND v.occurred_at < ?) AS this_week,
+               count(v.rule) FILTER (WHERE v.occurred_at IS NULL) AS current_state
+        FROM rule_catalogue c LEFT JOIN violations v USING (rule)
+        GROUP BY ALL HAVING this_week > 0 OR current_state > 0 ORDER BY c.rule""",
+                    [start_at, end_at])
+    trend = query(db, """
+        SELECT strftime(occurred_at, '%G-W%V') AS iso_week, severity, count(*) AS violations
+        FROM violations WHERE occurred_at >= ? AND occurred_at < ?
+        GROUP BY ALL ORDER BY iso_week, severity""", [history_start_at, end_at])
+    offenders = (week.groupby(["subject_kind", "subject"], as_index=False)
+                 .agg(violations=("rule", "size"),
+                      rules=("rule", lambda r: ", ".join(sorted(set(r)))))
+                 .sort_values(["violations", "subject"], ascending=[False, True])
+                 .head(10).reset_index(drop=True)) if not week.empty else week.iloc[:0]
+    return {"week": week, "by_rule": by_rule, "trend": trend, "offenders": offenders}
+
+
+def cold_start(db) -> pd.DataFrame:
+    """SPEC §3.3 cold-start KPI: the latest pass rate over the last 7 measured NO-handoff boots."""
+    return query(db, "SELECT sess_id, started_at, measured, passes, pass_rate, status "
+                     "FROM cold_start_kpi ORDER BY started_at DESC LIMIT 1")
+
+
+def annotated(db) -> pd.DataFrame:
+    """Every violation with its ISO week and the session type, mode and project it belongs to.
+
+    Sessions and claims by session id; sprints and agent-sprints through their sprint's
+    session; workspaces by their folder's project. NULL where the store cannot say.
+    """
+    return query(db, """
+        WITH session_facts AS (
+            SELECT sess_id, any_value(type) AS type, any_value(mode) AS mode,
+                   any_value(project) AS project
+            FROM (SELECT sess_id, type, mode, project FROM raw_metabolism_logs
+                  UNION ALL SELECT sess_id, type, mode, NULL FROM claims)
+            GROUP BY sess_id
+        ), sprint_facts AS (
+            SELECT sprint_id, any_value(project) AS project, any_value(session_id) AS sess_id
+            FROM sprints GROUP BY sprint_id
+        ), workspace_facts AS (
+            SELECT workspace, any_value(project) AS project, any_value(mode) AS mode
+            FROM workspaces GROUP BY workspace
+        )
+        SELECT v.rule, v.rule_name, v.severity, v.spec, v.subject_kind, v.subject,
+               v.occurred_at, strftime(v.occurred_at, '%G-W%V') AS iso_week,
+               coalesce(s.type, ss.type) AS session_type,
+               coalesce(s.mode, ss.mode, w.mode) AS mode,
+               coalesce(s.project, sp.project, w.project, ss.project) AS project,
+               v.file, v.line, v.message
+        FROM violations v
+        LEFT JOIN session_facts s
+               ON v.subject_kind IN ('session', 'claim') AND s.sess_id = v.subject
+        LEFT JOIN sprint_facts sp ON v.subject_kind IN ('sprint', 'agent-sprint')
+               AND sp.sprint_id = split_part(v.subject, '/', 1)
+        LEFT JOIN session_facts ss ON ss.sess_id = sp.sess_id
+        LEFT JOIN workspace_facts w ON v.subject_kind = 'workspace' AND w.workspace = v.subject
+        ORDER BY v.occurred_at NULLS LAST, v.rule, v.subject""")
+
+
+def store_shape(db) -> dict[str, int]:
+    """How much of each input the store holds: what the compliance rules can judge."""
+    counts = query(db, """
+        SELECT (SELECT count(*) FROM raw_metabolism_logs) AS metabolism_logs,
+               (SELECT count(*) FROM claims) AS claims,
+               (SELECT count(*) FROM workspaces) AS workspaces,
+               (SELECT count(*) FROM broker_blocks) AS broker_blocks,
+               (SELECT count(*) FROM circuit_events) AS circuit_events,
+               (SELECT count(*) FROM cc_spans) AS transcript_spans""")
+    return {k: int(v) for k, v in counts.iloc[0].items()}

@@ -1,0 +1,138 @@
+"""The protocol-compliance rule catalogue as data: id, SPEC address, seed line, check, severity.
+
+Pure data (no brainlab import): the store writes it into the ``rule_catalogue`` table that the
+``violations`` view joins, and ``brainlab check`` reads it for ``--select``/``--ignore``,
+SARIF rule metadata and exit codes. Each rule's SQL is the view named in ``view``
+(brainlab/store/views/80_rules.sql); the view returns the rule's evidence, one row per
+violation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEVERITIES = ("error", "warning", "info")
+SUBJECT_KINDS = ("session", "sprint", "agent-sprint", "workspace", "claim", "ticket")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One protocol rule: where it comes from, what it checks, how bad a breach is."""
+
+    id: str  # stable id printed by `brainlab check` (SES001, BRK001, ...)
+    name: str  # short kebab-case name
+    spec: str  # SPEC address, e.g. "§4.2"
+    seed: str  # the seed line it comes from: "seeds/<file>:<line>"
+    subject_kind: str  # one of SUBJECT_KINDS
+    severity: str  # one of SEVERITIES; an error makes `brainlab check` exit 1
+    checks: str  # what the rule checks, one sentence
+    evidence: str  # what the evidence JSON of a violation holds
+
+    @property
+    def view(self) -> str:
+        """The SQL view that returns this rule's violations."""
+        return "rule_" + self.id.lower()
+
+
+ORCH = "seeds/session-orchestrator.md.txt"
+BROKER = "seeds/context-broker.md.txt"
+WORKSPACE = "seeds/workspace-spec.md.txt"
+CIRCUIT = "seeds/circuit-skills-redacteur-referent-regulateur.md.txt"
+
+RULES: tuple[Rule, ...] = (
+    Rule("SES001", "unknown-session-type", "§2.2", f"{ORCH}:56", "session", "warning",
+         "A metabolism log or claim declares a session type that SPEC §2.2 does not know.",
+         "type, where (log or claim)"),
+    Rule("CLO001", "close-without-metabolism-log", "§2.4", f"{ORCH}:299", "session", "warning",
+         "A closed claim has no metabolism log: close step 1 (metabolism-scribe, always "
+         "first) left nothing in progression/metabolism/.",
+         "claim status, closed_at"),
+    Rule("CLO002", "claim-not-closed", "§2.4", f"{ORCH}:364", "session", "warning",
+         "A session wrote its metabolism log but its BSI claim is missing or not closed "
+         "(close step 5, always last).",
+         "claim status (NULL when no claim file)"),
+    Rule("CLM001", "stale-claim", "§2.6", f"{ORCH}:364", "claim", "warning",
+         "An open claim is past its TTL at the brain's clock (its type's TTL, default 4 h).",
+         "type, opened_at, ttl_hours, expires_at, as_of"),
+    Rule("MET001", "incomplete-metabolism-log", "§3.1", f"{ORCH}:301", "session", "warning",
+         "A metabolism log lacks a field the scribe must write (tokens_used, context_peak, "
+         "context_at_close, duration_min, commits).",
+         "missing fields"),
+    Rule("BRK001", "broker-too-many-sources", "§4.2", f"{BROKER}:96", "agent-sprint", "error",
+         "The broker's source map gives one agent more than 2 sources (escalate to "
+         "tech-lead instead).",
+         "sources loaded, count"),
+    Rule("BRK002", "broker-boot-file-reloaded", "§4.2", f"{BROKER}:97", "agent-sprint", "error",
+         "The broker loads a file the session already has in context since boot "
+         "(contexts/session-<type>.yml).",
+         "path, session type, boot layer"),
+    Rule("BRK003", "broker-stable-domain-kept", "§4.3", f"{BROKER}:106", "sprint", "warning",
+         "The expire block keeps (GARDER) a source although no planned agent of the sprint "
+         "has an open to-do: a stable domain is released.",
+         "path, open to-dos of the sprint's agents"),
+    Rule("BRK004", "broker-load-never-referenced", "§4.2", f"{BROKER}:95", "agent-sprint",
+         "warning",
+         "A source loaded for an agent that the agent never read, searched or edited in the "
+         "sprint: loaded 'au cas où'.",
+         "path, the agent's references"),
+    Rule("WSP001", "workspace-auto-expired", "§5", f"{WORKSPACE}:80", "workspace", "warning",
+         "A workspace with 'archive: auto' is past its TTL (last decision + ttl) and still "
+         "present: it should be archived to handoffs/ and deleted.",
+         "last decision date, ttl_days, expired_on, as_of"),
+    Rule("WSP002", "workspace-keep-waiting", "§5", f"{WORKSPACE}:85", "workspace", "info",
+         "A workspace with 'archive: keep' is past its TTL: it waits for a human decision.",
+         "last decision date, ttl_days, expired_on, as_of"),
+    Rule("WSP003", "workspace-retention-expired", "§5", f"{WORKSPACE}:82", "workspace",
+         "warning",
+         "A workspace with 'archive: 30d|90d' is past its TTL plus its retention and still "
+         "present.",
+         "last decision date, ttl_days, retention_days, expired_on, as_of"),
+    Rule("WSP004", "workspace-file-not-allowed", "§5", f"{WORKSPACE}:108", "workspace", "error",
+         "A workspace holds a file other than README.md, ram.md, log.md, feedback.md "
+         "(custom sections are forbidden).",
+         "file name"),
+    Rule("WSP005", "workspace-readme-too-long", "§5", f"{WORKSPACE}:53", "workspace", "warning",
+         "README.md has more than 10 lines.", "lines"),
+    Rule("WSP006", "workspace-ram-too-long", "§5", f"{WORKSPACE}:54", "workspace", "warning",
+         "ram.md has more than 50 active lines.", "active lines"),
+    Rule("WSP007", "workspace-malformed-decision", "§5", f"{WORKSPACE}:55", "workspace",
+         "warning",
+         "A log.md line is not '<date time> | <question> | choisi : <choice> | raison : "
+         "<reason>'.", "the line (truncated)"),
+    Rule("WSP008", "workspace-lifecycle-missing", "§5", f"{WORKSPACE}:77", "workspace",
+         "warning",
+         "README.md has no README or no known archive value (auto, keep, 30d, 90d, "
+         "permanent) under ## Lifecycle.", "archive value"),
+    Rule("WSP009", "workspace-feedback-read-in-sprint", "§5", f"{WORKSPACE}:56", "workspace",
+         "warning",
+         "A transcript reads a workspace's feedback.md while its sprint is active (up to the "
+         "last decision in log.md): feedback.md is never read during a sprint. Needs "
+         "transcripts (brainlab check --db DB).",
+         "reading agent, transcript time, last decision date"),
+    Rule("CIR001", "circuit-stop-code-mismatch", "§6.2", f"{CIRCUIT}:405", "ticket", "error",
+         "A circuit stop's name and exit code disagree with the stop table (sans-livraison "
+         "15, relecture-arret 16, integration 17, question 18, hors-portee 19, besoin 20, "
+         "references 23, controles none).", "name, code, expected code"),
+    Rule("CIR002", "circuit-code-before-tests", "§6.1", f"{CIRCUIT}:404", "ticket", "error",
+         "A ticket reaches step 2.3 (Code, developer) for a component that had no step 2.1 "
+         "(Tests, testwriter) before it: the developer works without a red test "
+         "(SPEC §6.1 order, §6.5 'a developer launched before its testwriter').",
+         "component, step 2.3 time"),
+)
+
+# SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).
+STOP_CODES: dict[str, int | None] = {
+    "sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,
+    "hors-portee": 19, "besoin": 20, "references": 23, "controles": None,
+}
+
+BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def markdown_table() -> str:
+    """The catalogue as a markdown table (docs/compliance.md, generated by brainlab.docgen)."""
+    rows = ["| id | name | SPEC | seed line | subject | severity | checks |",
+            "|---|---|---|---|---|---|---|"]
+    rows += [f"| `{r.id}` | {r.name} | {r.spec} | `{r.seed}` | {r.subject_kind} | {r.severity} "
+             f"| {r.checks.replace('|', '/')} |" for r in RULES]
+    return "\n".join(rows)

@@ -1,0 +1,141 @@
+"""``brainlab check PATH``: load a brain checkout into an in-memory store and read its violations.
+
+The checkout is ingested through the ordinary brain sources into a DuckDB database that lives
+in memory only (no prior ingest, nothing written); the rules are the store's SQL views
+(``violations``, views/80_rules.sql). Ids given to ``select``/``ignore`` match a rule id
+exactly or as a prefix (``BRK`` = every broker rule), as code linters do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from brainlab.errors import ConfigError, SourceError
+from brainlab.rules.catalogue import BY_ID, RULES, Rule
+from brainlab.sources import brain_sources
+from brainlab.store import ingest, open_writer
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule, located in a file of the checkout."""
+
+    rule: str
+    severity: str
+    subject_kind: str
+    subject: str
+    file: str  # relative to the checked path when inside it
+    line: int | None
+    message: str
+    spec: str
+    at: str | None
+    evidence: dict
+
+
+@dataclass
+class CheckResult:
+    """What a check found, and what it could not read."""
+
+    root: Path
+    violations: list[Violation] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)  # the rules that were evaluated
+    files_read: int = 0
+    parse_problems: list[tuple[str, int | None, str]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Violations of error severity (any makes `brainlab check` exit 1)."""
+        return sum(v.severity == "error" for v in self.violations)
+
+    def as_dicts(self) -> list[dict]:
+        """The violations as plain dicts (the JSON format)."""
+        return [asdict(v) for v in self.violations]
+
+
+def selected_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:
+    """The catalogue rules kept by ``select`` (default all) minus ``ignore``; ids or prefixes."""
+    def matches(rule: Rule, codes: list[str]) -> bool:
+        return any(rule.id.startswith(code) for code in codes)
+
+    select = [s.strip().upper() for s in select if s.strip()]
+    ignore = [s.strip().upper() for s in ignore if s.strip()]
+    unknown = [c for c in select + ignore if not any(r.id.startswith(c) for r in RULES)]
+    if unknown:
+        raise ConfigError(f"unknown rule id(s) {', '.join(unknown)}; known: "
+                          f"{', '.join(BY_ID)}")
+    return [r for r in RULES
+            if (not select or matches(r, select)) and not matches(r, ignore)]
+
+
+def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = (),
+          db: str | Path | None = None) -> CheckResult:
+    """Check the brain checkout at ``path`` against the selected rules.
+
+    ``db``: a brainlab database whose Claude Code transcripts (``cc_*`` tables, read-only)
+    are copied in, for the rules that read transcripts (WSP009).
+    """
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise SourceError(f"{root} is not a folder: give the path of a brain checkout")
+    rules = selected_rules(select, ignore)
+    con = open_writer(":memory:", describe=False)  # a throw-away store: no COMMENT ON
+    try:
+        summary = ingest.run(con, brain_sources(), root)
+        if db is not None:
+            copy_transcripts(con, Path(db))
+        rows = con.execute(
+            "SELECT rule, severity, subject_kind, subject, file, line, message, spec, "
+            "CAST(occurred_at AS VARCHAR), evidence FROM violations WHERE list_contains(?, rule) "
+            "ORDER BY file, line NULLS FIRST, rule, subject", [[r.id for r in rules]]
+        ).fetchall()
+        problems = con.execute("SELECT file, line, reason FROM ingest_errors "
+                               "WHERE severity = 'error' ORDER BY file, line").fetchall()
+    finally:
+        con.close()
+    result = CheckResult(root=root, rules=rules,
+                         files_read=sum(summary.loaded.values()),
+                         parse_problems=[(_relative(f, root), line, reason)
+                                         for f, line, reason in problems])
+    for rule, severity, kind, subject, file, line, message, spec, at, evidence in rows:
+        result.violations.append(Violation(
+            rule=rule, severity=severity, subject_kind=kind, subject=subject,
+            file=_relative(file, root), line=None if line is None else int(line),
+            message=message, spec=spec, at=at, evidence=json.loads(evidence or "{}")))
+    return result
+
+
+def copy_transcripts(con, db: Path) -> None:
+    """Copy the transcript tables (``cc_*``) of the database ``db`` into ``con``'s store."""
+    if not Path(db).is_file():
+        raise SourceError(f"no database at {db}: give --db the file `brainlab ingest claude` "
+                          "wrote, or leave it out")
+    con.execute("ATTACH ? AS transcripts (READ_ONLY)", [str(db)])
+    try:
+        shared = con.execute("""
+            SELECT m.table_name, list(m.column_name ORDER BY m.column_index)
+            FROM duckdb_columns() m JOIN duckdb_columns() t
+              ON t.table_name = m.table_name AND t.column_name = m.column_name
+            WHERE m.database_name = 'memory' AND t.database_name = 'transcripts'
+              AND m.schema_name = 'main' AND t.schema_name = 'main'
+              AND m.table_name LIKE 'cc\\_%' ESCAPE '\\'
+              AND m.table_name IN (SELECT table_name FROM duckdb_tables()
+                                   WHERE database_name = 'memory')
+            GROUP BY m.table_name""").fetchall()
+        for table, columns in shared:
+            names = ", ".join(f'"{c}"' for c in columns)
+            con.execute(f'INSERT INTO memory.main."{table}" ({names}) '
+                        f'SELECT {names} FROM transcripts.main."{table}"')
+    finally:
+        con.execute("DETACH transcripts")
+
+
+def _relative(file: str | None, root: Path) -> str:
+    if not file:
+        return "."
+    try:
+        return Path(file).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return file

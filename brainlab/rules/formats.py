@@ -1,0 +1,78 @@
+"""Print a check's result: ``file:line: RULE-ID message`` text, a JSON list, or SARIF 2.1.0.
+
+SARIF (OASIS Static Analysis Results Interchange Format 2.1.0) lets a brain repository's CI
+annotate the files (e.g. GitHub code scanning); tests validate the output against the
+official schema. File-level findings (no line) point at line 1, as code linters do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from brainlab import __version__
+from brainlab.rules.check import CheckResult
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+FORMATS = ("text", "json", "sarif")
+
+
+def render(result: CheckResult, fmt: str) -> str:
+    """The result in ``fmt`` (text, json or sarif)."""
+    return {"text": text, "json": as_json, "sarif": sarif}[fmt](result)
+
+
+def text(result: CheckResult) -> str:
+    """One line per violation, then a summary line (counts by severity and rule)."""
+    lines = [f"{v.file}:{v.line or 1}: {v.rule} [{v.severity}] {v.subject}: {v.message}"
+             for v in result.violations]
+    by_severity = Counter(v.severity for v in result.violations)
+    by_rule = Counter(v.rule for v in result.violations)
+    if result.violations:
+        counts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info")
+                           if by_severity[s])
+        rules = ", ".join(f"{r} {n}" for r, n in sorted(by_rule.items()))
+        lines.append(f"Found {len(result.violations)} violation(s) ({counts}): {rules}.")
+    else:
+        lines.append(f"No violation of the {len(result.rules)} rule(s) checked.")
+    for file, line, reason in result.parse_problems:
+        lines.append(f"{file}:{line or 1}: could not be read, skipped: {reason}")
+    return "\n".join(lines)
+
+
+def as_json(result: CheckResult) -> str:
+    """A JSON list of violations: rule, severity, subject, file, line, message and more."""
+    return json.dumps(result.as_dicts(), indent=2, ensure_ascii=False)
+
+
+def sarif(result: CheckResult) -> str:
+    """A SARIF 2.1.0 log with one run: the catalogue rules checked and one result each."""
+    rules = [{
+        "id": r.id, "name": r.name,
+        "shortDescription": {"text": r.checks},
+        "fullDescription": {"text": f"{r.checks} SPEC {r.spec}; seed {r.seed}. "
+                                    f"Evidence: {r.evidence}."},
+        "defaultConfiguration": {"level": SARIF_LEVELS[r.severity]},
+        "properties": {"spec": r.spec, "seed": r.seed, "subject_kind": r.subject_kind},
+    } for r in result.rules]
+    index = {r.id: i for i, r in enumerate(result.rules)}
+    results = [{
+        "ruleId": v.rule, "ruleIndex": index[v.rule], "level": SARIF_LEVELS[v.severity],
+        "message": {"text": f"{v.subject}: {v.message}"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": v.file, "uriBaseId": "BRAINROOT"},
+            "region": {"startLine": v.line or 1}}}],
+        "properties": {"subject_kind": v.subject_kind, "subject": v.subject, "at": v.at,
+                       "evidence": v.evidence, "spec": v.spec},
+    } for v in result.violations]
+    log = {
+        "$schema": SARIF_SCHEMA, "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "brainlab", "version": __version__,
+                                "rules": rules}},
+            "originalUriBaseIds": {"BRAINROOT": {"uri": result.root.as_uri() + "/"}},
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False)
