@@ -27,13 +27,18 @@ def port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def start_lab(db: Path, port: int, token: str, runtime: Path, log: Path) -> subprocess.Popen:
-    """`brainlab lab --db DB --port PORT --no-browser` from the project root; wait until it answers."""
+def start_lab(db: Path, port: int, token: str, runtime: Path, log: Path,
+              notebook_dir: Path | None = None) -> subprocess.Popen:
+    """`brainlab lab --db DB --port PORT --no-browser` from the project root; wait until it answers.
+
+    ``notebook_dir``: a copy of notebooks/ to serve (a browser run autosaves what it opens).
+    """
+    extra = ["--dir", str(notebook_dir)] if notebook_dir else []
     env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(runtime),
            "JUPYTERLAB_WORKSPACES_DIR": str(runtime / "workspaces")}
     with open(log, "wb") as out:
         proc = subprocess.Popen([str(BRAINLAB), "lab", "--db", str(db), "--port", str(port),
-                                 "--no-browser"], cwd=ROOT, env=env, stdout=out,
+                                 "--no-browser", *extra], cwd=ROOT, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
