@@ -18,16 +18,24 @@ VEGALITE_MIME = "application/vnd.vegalite.v6+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
-def offline_renderer(spec: dict, **metadata) -> tuple[dict, dict]:
-    """Mimebundle of one chart: the offline JupyterChart widget view plus the Vega-Lite spec."""
+def chart_widget(spec: dict, embed_options: dict | None = None):
+    """An offline ``JupyterChart`` drawing the Vega-Lite ``spec`` (a validated chart dict).
+
+    The spec goes to the widget as is: a chart rebuilt by ``Chart.from_dict`` would be
+    validated twice more (~0.5 s per chart); the browser still gets every tooltip and
+    selection of the spec. Setting ``widget.spec`` later redraws the same widget.
+    """
     from altair import JupyterChart
 
     JupyterChart.enable_offline(True)  # bundles the JavaScript once per kernel
-    # the spec is already validated by the chart's to_dict: hand it to the widget as is (a
-    # chart rebuilt by Chart.from_dict would be validated twice more, ~0.5 s per chart); the
-    # browser still gets every tooltip and selection of the spec
-    widget = JupyterChart(chart=None, embed_options=metadata.get("embed_options"))
+    widget = JupyterChart(chart=None, embed_options=embed_options)
     widget.spec = spec
+    return widget
+
+
+def offline_renderer(spec: dict, **metadata) -> tuple[dict, dict]:
+    """Mimebundle of one chart: the offline JupyterChart widget view plus the Vega-Lite spec."""
+    widget = chart_widget(spec, metadata.get("embed_options"))
     bundle = widget._repr_mimebundle_()  # anywidget: (data, metadata)
     data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
     return {**data, VEGALITE_MIME: spec}, meta
