@@ -147,14 +147,14 @@ def _charts_settled(page, timeout: float = 120) -> list[bool]:
     return last or []
 
 
-def _screenshot(page, path: Path) -> None:
-    """The whole notebook in one picture: the viewport grown to the notebook's height."""
-    height = page.eval_on_selector(".jp-NotebookPanel-notebook",
-                                   "e => Math.max(e.scrollHeight, e.clientHeight)")
-    page.set_viewport_size({"width": 1280, "height": min(int(height) + 200, 16000)})
-    time.sleep(1)
-    page.screenshot(path=str(path))
-    page.set_viewport_size({"width": 1280, "height": 1000})
+def _screenshots(page, folder: Path, stem: str, most: int = 40) -> None:
+    """The whole notebook as pictures: one per screenful, scrolling the notebook top to bottom."""
+    scroller = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
+    height, step = page.eval_on_selector(scroller, "e => [e.scrollHeight, e.clientHeight]")
+    for part in range(min(most, -(-height // max(step, 1)))):
+        page.eval_on_selector(scroller, f"e => {{ e.scrollTop = {part * step}; }}")
+        page.wait_for_timeout(400)  # cells scrolled into view attach their outputs
+        page.screenshot(path=str(folder / f"{stem}-{part + 1:02d}.png"))
 
 
 def _move_slider(page, label: str, key: str, presses: int) -> float:
@@ -199,7 +199,7 @@ def test_notebook_in_jupyterlab(path, lab, browser, tmp_path_factory):
         if path.name in SLIDERS:
             seconds = _move_slider(page, *SLIDERS[path.name])
             print(f"{path.name}: slider redraw {seconds:.2f} s (browser, shared machine)")
-        _screenshot(page, screens / f"{path.stem}.png")
+        _screenshots(page, screens, path.stem)
         assert not blocked, f"requests to other hosts: {blocked}"
         assert not failed, f"failed requests: {failed}"
     finally:
