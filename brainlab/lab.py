@@ -106,7 +106,12 @@ def lab_command(notebook_dir: Path, db: Path, port: int | None = None,
 
 def launch(notebook_dir: Path, db: Path, port: int | None = None,
            open_browser: bool = True) -> int:
-    """Open JupyterLab on ``notebook_dir`` with ``BRAINLAB_DB`` set to ``db``; wait for it."""
+    """Open JupyterLab on ``notebook_dir`` with ``BRAINLAB_DB`` set to ``db``.
+
+    On POSIX the process replaces itself with JupyterLab (same PID), so a signal sent to
+    ``brainlab lab`` (Ctrl-C, ``kill PID``, a supervisor stopping it) reaches JupyterLab and
+    stops it; elsewhere JupyterLab runs as a child and its exit code is returned.
+    """
     notebook_dir = Path(notebook_dir)
     if not notebook_dir.is_dir():
         raise BrainlabError(f"no notebook folder at {notebook_dir}: run from the project root "
@@ -114,4 +119,9 @@ def launch(notebook_dir: Path, db: Path, port: int | None = None,
     env = {**os.environ, DB_ENV: str(Path(db).resolve())}
     root = str(Path.cwd().resolve())
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return subprocess.call(lab_command(notebook_dir, db, port, open_browser), env=env)
+    command = lab_command(notebook_dir, db, port, open_browser)
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(command[0], command, env)  # never returns
+    return subprocess.call(command, env=env)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 from click.testing import CliRunner
+from lab_process import free_port, group_alive, port_open, start_lab, stop_group
 
 from brainlab import lab
 from brainlab.cli import main
@@ -35,3 +40,20 @@ def test_notebook_db_reads_env(monkeypatch):
     assert lab.notebook_db() == "/x/y.duckdb"
     monkeypatch.delenv(lab.DB_ENV)
     assert lab.notebook_db("a.duckdb") == "a.duckdb"
+
+
+def test_a_signal_to_brainlab_lab_stops_jupyterlab(demo, tmp_path):
+    # SIGTERM to the PID `brainlab lab` runs as must stop JupyterLab and free its port: the
+    # lab replaces itself with JupyterLab (same PID), nothing is left behind in its group
+    port = free_port()
+    proc = start_lab(demo["db"], port, "t0ken", tmp_path, tmp_path / "lab.log")
+    try:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while (port_open(port) or group_alive(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not port_open(port), "JupyterLab still serves the port after the signal"
+        assert not group_alive(proc.pid), "a process of brainlab lab outlived the signal"
+    finally:
+        stop_group(proc)

@@ -108,20 +108,30 @@ def score(frame: pd.DataFrame) -> dict:
 
 def evaluate(db: DB, thresholds: Thresholds | None = None,
              alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-             labels: pd.DataFrame | None = None) -> dict:
-    """Score one threshold set: alerts per week, precision, recall against the outcome labels."""
+             labels: pd.DataFrame | None = None, signals: pd.DataFrame | None = None) -> dict:
+    """Score one threshold set: alerts per week, precision, recall against the outcome labels.
+
+    ``signals``: the set's ``metrics.signals`` frame when the caller already has it (a widget
+    drawing the weekly chart too), so the SQL runs once per slider move.
+    """
     labels = outcomes(db) if labels is None else labels
-    signals = metrics.signals(db, thresholds or Thresholds(), formula)
+    if signals is None:
+        signals = metrics.signals(db, thresholds or Thresholds(), formula)
     return score(label_alerts(signals, labels, alert_on))
 
 
 def weekly_alerts(db: DB, thresholds: Thresholds | None = None,
                   alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-                  labels: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per ISO week: sessions, alerts by signal, any-alert count, bad sessions, true positives."""
+                  labels: pd.DataFrame | None = None,
+                  signals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per ISO week: sessions, alerts by signal, any-alert count, bad sessions, true positives.
+
+    ``signals`` as for :func:`evaluate`.
+    """
     names = _check_alerts(alert_on)
     labels = outcomes(db) if labels is None else labels
-    signals = metrics.signals(db, thresholds or Thresholds(), formula)
+    if signals is None:
+        signals = metrics.signals(db, thresholds or Thresholds(), formula)
     frame = label_alerts(signals, labels, names)
     frame["is_bad_flag"] = frame["is_bad"].fillna(False).astype(bool)
     frame["is_hit"] = frame["is_alert"] & frame["is_bad_flag"]

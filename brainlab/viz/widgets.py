@@ -2,7 +2,8 @@
 
 A panel = controls + an ``Output``; every change calls a ``render`` callback (a package function
 the notebook passes in), and the panel renders once when built so a papermill run (no clicks)
-shows the default view.
+shows the default view. Charts the callback shows through :func:`show` keep their widget from
+one change to the next (only the spec is sent again), so a slider redraws them quickly.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+import altair as alt
 import ipywidgets as w
 import pandas as pd
 from IPython.display import display
 
 from brainlab.config import Thresholds
 from brainlab.viz.explore import filter_sessions
+from brainlab.viz.render import chart_widget
 
 # (min, max, step) for every numeric Thresholds field: SPEC §3.3 and §4.4, around the defaults.
 THRESHOLD_RANGES: dict[str, tuple[float, float, float]] = {
@@ -44,6 +47,36 @@ SPEC_ADDRESS = {  # which SPEC section each field comes from, shown in the slide
 }
 _STYLE = {"description_width": "190px"}
 _LAYOUT = w.Layout(width="520px")
+
+
+class ChartSlots:
+    """The chart widgets of one panel, reused in order by each render of the panel."""
+
+    active: ChartSlots | None = None  # the panel being rendered (show() draws into it)
+
+    def __init__(self) -> None:
+        self.widgets: list = []
+        self.next = 0
+
+    def widget(self, chart: alt.TopLevelMixin):
+        """The panel's next chart widget, now drawing ``chart``."""
+        spec = chart.to_dict()
+        if self.next < len(self.widgets):
+            self.widgets[self.next].spec = spec
+        else:
+            self.widgets.append(chart_widget(spec))
+        self.next += 1
+        return self.widgets[self.next - 1]
+
+    def render(self, out: w.Output, draw: Callable[[], None]) -> None:
+        """Clear ``out`` and run ``draw`` into it with this panel's slots active."""
+        self.next, ChartSlots.active = 0, self
+        out.clear_output(wait=True)
+        try:
+            with out:
+                draw()
+        finally:
+            ChartSlots.active = None
 
 
 def _control(name: str, value) -> w.Widget:
@@ -81,13 +114,11 @@ def threshold_panel(render: Callable[[Thresholds], None], base: Thresholds | Non
     """
     base = base or Thresholds()
     controls = dataclass_controls(base, fields)
-    out = w.Output()
+    out, slots = w.Output(), ChartSlots()
 
     def update(_change=None) -> None:
         chosen = base.replace(**{k: c.value for k, c in controls.items()})
-        out.clear_output(wait=True)
-        with out:
-            render(chosen)
+        slots.render(out, lambda: render(chosen))
 
     for control in controls.values():
         control.observe(update, names="value")
@@ -123,16 +154,14 @@ def filter_panel(sessions: pd.DataFrame, render: Callable[[pd.DataFrame, dict], 
     ``choices`` holds start, end (dates), types and projects (tuples, empty = all).
     """
     controls = session_filter_controls(sessions)
-    out = w.Output()
+    out, slots = w.Output(), ChartSlots()
 
     def update(_change=None) -> None:
         start, end = controls["dates"].value
         choices = {"start": start, "end": end, "types": tuple(controls["types"].value),
                    "projects": tuple(controls["projects"].value)}
         filtered = filter_sessions(sessions, **choices)
-        out.clear_output(wait=True)
-        with out:
-            render(filtered, choices)
+        slots.render(out, lambda: render(filtered, choices))
 
     for control in controls.values():
         control.observe(update, names="value")
@@ -141,9 +170,13 @@ def filter_panel(sessions: pd.DataFrame, render: Callable[[pd.DataFrame, dict], 
 
 
 def show(*objects) -> None:
-    """Display charts/frames inside a panel's render callback."""
+    """Display charts/frames inside a panel's render callback (charts reuse the panel's widgets)."""
+    slots = ChartSlots.active
     for obj in objects:
-        display(obj)
+        if slots is not None and isinstance(obj, alt.TopLevelMixin):
+            display(slots.widget(obj))
+        else:
+            display(obj)
 
 
 def regulator_rules_class():

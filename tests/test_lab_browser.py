@@ -1,0 +1,207 @@
+"""The notebooks in JupyterLab as a person uses them: `brainlab lab`, Chromium, Run All Cells.
+
+A real `brainlab lab` on a free port against the demo database; Debian's chromium driven by
+Playwright (``executable_path=/usr/bin/chromium``, no browser download) behind a request
+interceptor that aborts every request not addressed to the lab. For each numbered notebook:
+Run All Cells, then no error output, no "Error loading script", no failed or blocked request,
+and every chart output holds a drawn SVG or canvas; on 01 and 04 one slider is moved and a
+chart below it must change without re-running a cell. Screenshots of each notebook are written
+to the pytest tmp dir (``lab-screens/``) for a person to look at. The lab is stopped by a
+signal to its PID and no process it started may outlive it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+from lab_process import free_port, port_open, start_lab, stop_group
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TOKEN = "brainlab-browser-test"
+# the slider each interactive notebook moves: (notebook, slider label prefix, key, presses)
+SLIDERS = {"01_metabolism_trends.ipynb": ("dates", "ArrowLeft", 20),
+           "04_threshold_tuning.ipynb": ("coach_ratio", "ArrowRight", 6)}
+DRAWN = ("els => els.map(e => { const c = e.querySelector('canvas'); const s = "
+         "e.querySelector('svg'); if (c) return c.width > 0 && c.height > 0 && "
+         "c.toDataURL().length > 1000; return !!s && s.querySelectorAll('path, rect, text')"
+         ".length > 0; })")
+SIGNATURE = ("e => { const c = e.querySelector('canvas'); return c ? c.toDataURL() : "
+             "(e.querySelector('svg') || e).innerHTML; }")
+
+playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+
+
+@pytest.fixture(scope="module")
+def lab(demo, tmp_path_factory):
+    """A running `brainlab lab` on the demo database; stopped by SIGTERM to its PID after."""
+    runtime = tmp_path_factory.mktemp("lab-runtime")
+    notebooks = runtime / "notebooks"  # a copy: JupyterLab autosaves the notebooks it runs
+    notebooks.mkdir()
+    for path in NOTEBOOKS:
+        shutil.copy(path, notebooks / path.name)
+    port = free_port()
+    proc = start_lab(demo["db"], port, TOKEN, runtime, runtime / "lab.log", notebooks)
+    started: dict[int, psutil.Process] = {}  # every process the lab started (kernels too)
+    info = {"port": port, "base": f"http://127.0.0.1:{port}", "pid": proc.pid,
+            "started": started}
+    try:
+        yield info
+        started.update({c.pid: c for c in psutil.Process(proc.pid).children(recursive=True)})
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+        _gone, alive = psutil.wait_procs(list(started.values()), timeout=30)
+        assert not alive, f"processes left behind by brainlab lab: {alive}"
+        assert not port_open(port)
+    finally:
+        stop_group(proc)
+        for child in started.values():
+            if child.is_running():
+                child.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} missing: `make browser` installs it")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def _shutdown_kernels(lab) -> None:
+    """Delete every kernel session of the lab (a run leaves its kernel idle otherwise)."""
+    children = psutil.Process(lab["pid"]).children(recursive=True)
+    lab["started"].update({c.pid: c for c in children})
+    auth = {"Authorization": f"token {TOKEN}"}
+    with urllib.request.urlopen(urllib.request.Request(f"{lab['base']}/api/sessions",
+                                                       headers=auth)) as reply:
+        sessions = json.load(reply)
+    for session in sessions:
+        urllib.request.urlopen(urllib.request.Request(
+            f"{lab['base']}/api/sessions/{session['id']}", method="DELETE", headers=auth))
+
+
+def _open(browser, lab, name: str, screens: Path):
+    """A page on the notebook with the interceptor: (page, blocked urls, failed requests)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    blocked, failed = [], []
+    own = (f"http://127.0.0.1:{lab['port']}/", f"ws://127.0.0.1:{lab['port']}/")
+
+    def route(request_route):
+        url = request_route.request.url
+        if url.startswith(own) or url.startswith(("data:", "blob:")):
+            request_route.continue_()
+        else:
+            blocked.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
+    page.goto(f"{lab['base']}/lab/tree/{name}?token={TOKEN}&reset")  # no restored tabs
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=120_000)
+    news = page.get_by_role("button", name="No")  # "get notified about Jupyter news?" toast
+    if news.count():
+        news.first.click()
+    return page, blocked, failed
+
+
+def _run_all(page, timeout: float = 300) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        prompts = page.eval_on_selector_all(".jp-CodeCell .jp-InputPrompt",
+                                            "els => els.map(e => e.textContent.trim())")
+        if (prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
+                and page.locator("#jp-main-statusbar >> text=Idle").count()):
+            return
+    raise AssertionError(f"Run All Cells did not finish in {timeout} s: {prompts}")
+
+
+def _charts_settled(page, timeout: float = 120) -> list[bool]:
+    """Per chart on the page, whether it holds a drawing, once their number stops changing."""
+    charts = page.locator(".jp-OutputArea-output .vega-embed")
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        drawn = page.evaluate(DRAWN, charts.element_handles())
+        if drawn and all(drawn) and drawn == last:
+            return drawn
+        last = drawn
+        time.sleep(2)
+    return last or []
+
+
+def _screenshots(page, folder: Path, stem: str, most: int = 40) -> None:
+    """The whole notebook as pictures: one per screenful, scrolling the notebook top to bottom."""
+    scroller = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
+    height, step = page.eval_on_selector(scroller, "e => [e.scrollHeight, e.clientHeight]")
+    for part in range(min(most, -(-height // max(step, 1)))):
+        page.eval_on_selector(scroller, f"e => {{ e.scrollTop = {part * step}; }}")
+        page.wait_for_timeout(400)  # cells scrolled into view attach their outputs
+        page.screenshot(path=str(folder / f"{stem}-{part + 1:02d}.png"))
+
+
+def _move_slider(page, label: str, key: str, presses: int) -> float:
+    """Move the slider labelled ``label``; return seconds until a chart below it changed."""
+    slider = page.locator(".widget-slider", has=page.locator(".widget-label",
+                                                             has_text=label)).first
+    panel = slider.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][last()]")
+    chart = panel.locator(".vega-embed").first
+    chart.scroll_into_view_if_needed()
+    before = chart.evaluate(SIGNATURE)
+    handle = slider.locator(".noUi-handle").last
+    handle.focus()
+    start = time.monotonic()
+    for _ in range(presses):
+        page.keyboard.press(key)
+    deadline = start + 60
+    while time.monotonic() < deadline:
+        current = panel.locator(".vega-embed").first
+        if current.count() and page.evaluate(DRAWN, [current.element_handle()])[0] \
+                and current.evaluate(SIGNATURE) != before:
+            return time.monotonic() - start
+        time.sleep(0.05)
+    raise AssertionError(f"moving {label} changed no chart of its panel")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_in_jupyterlab(path, lab, browser, tmp_path_factory):
+    screens = tmp_path_factory.getbasetemp() / "lab-screens"
+    screens.mkdir(exist_ok=True)
+    page, blocked, failed = _open(browser, lab, path.name, screens)
+    try:
+        _run_all(page)
+        page.wait_for_timeout(2000)  # the last widgets' views attach after the kernel idles
+        errors = page.locator(".jp-OutputArea-output[data-mime-type="
+                              "'application/vnd.jupyter.stderr']").all_inner_texts()
+        assert not [e for e in errors if "Error" in e or "Traceback" in e], errors
+        assert page.get_by_text("Error loading script").count() == 0
+        drawn = _charts_settled(page)
+        assert drawn, "no chart drew (no .vega-embed on the page)"
+        assert all(drawn), f"{drawn.count(False)} of {len(drawn)} charts hold no drawing"
+        if path.name in SLIDERS:
+            seconds = _move_slider(page, *SLIDERS[path.name])
+            print(f"{path.name}: slider redraw {seconds:.2f} s (browser, shared machine)")
+        _screenshots(page, screens, path.stem)
+        assert not blocked, f"requests to other hosts: {blocked}"
+        assert not failed, f"failed requests: {failed}"
+    finally:
+        page.close()
+        _shutdown_kernels(lab)
