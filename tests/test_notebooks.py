@@ -236,6 +236,8 @@ def test_03_lists_the_tickets_it_cannot_replay(tmp_path):
     import random
     from datetime import datetime
 
+    import papermill as pm
+
     from brainlab.sources.circuits import CircuitsSource
     from brainlab.store import open_writer
     from brainlab.store.ingest import run

@@ -322,8 +322,26 @@ def breath(ctx: ReportContext) -> str:
                   f"{ctx.thresholds.context_load_max}, or files loaded and none referenced), "
                   f"noise, retention, accumulation (breath_depth rising over "
                   f"{ctx.thresholds.breath_depth_rising_sprints} sprints).")]
-    parts.append(table(frame, empty="No sprint this week."))
+    parts.append(table(_breath_cells(frame), empty="No sprint this week."))
     return show(section("breath", "Sprints and breath metrics", *parts))
+
+
+def _breath_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """One column per metric, ``measured / printed`` in one cell, so the table fits the page."""
+    from brainlab.metrics.report import BREATH_METRICS
+    from brainlab.tables import MISSING, column_kind, format_cell
+
+    out = frame.drop(columns=["domain"], errors="ignore")
+    for m in BREATH_METRICS:
+        printed = out.pop(f"printed_{m}") if f"printed_{m}" in out else None
+        if m not in out or printed is None:
+            continue
+        kind = column_kind(m, out[m].tolist())
+        out[m] = [f"{format_cell(a, kind)} / {format_cell(b, kind)}"
+                  if not (pd.isna(b) and pd.isna(a)) else MISSING
+                  for a, b in zip(out[m], printed, strict=True)]
+        out = out.rename(columns={m: f"{m} measured / printed"})
+    return out
 
 
 def regulator(ctx: ReportContext) -> str:
