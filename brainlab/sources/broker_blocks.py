@@ -35,6 +35,7 @@ from datetime import datetime
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 _DASH = r"[—–-]{1,2}"
 _HEADER = re.compile(
@@ -241,7 +242,7 @@ class BrokerBlockSource(Source):
         if root.is_file():
             return [root]
         folder = root / "progression" / "broker"
-        return sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
+        return list_files(folder, "*.md")
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Find every block; its date comes from a ``YYYY-MM-DD`` file-name prefix, if any."""

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 _START = re.compile(r"^(\s*)(projet|project)\s*:\s*$")
 _ENTRY = re.compile(r"^(\s*)([^:#\s][^:#]*?)\s*:\s*(.*?)\s*$")
@@ -115,9 +116,8 @@ class ContractSource(Source):
             return [root] if root.suffix == ".md" else []
         found: list[Path] = []
         for folder in (root / "projets", root / "brain" / "projets"):
-            if folder.is_dir():
-                found += [p for p in folder.glob("*.md") if p.is_file()
-                          and not p.name.startswith("_") and p.name.lower() != "readme.md"]
+            found += [p for p in list_files(folder, "*.md")
+                      if not p.name.startswith("_") and p.name.lower() != "readme.md"]
         return sorted(found)
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from brainlab.protocol import METABOLISM_MANDATORY
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 from brainlab.sources.text import (
+    int_range_problem,
     is_separator_row,
     parse_bool,
     parse_int,
@@ -47,7 +49,11 @@ ValueParser = Callable[[str], tuple[object, str | None]]
 def _as_int(parser: ValueParser) -> ValueParser:
     def parse(text: str):
         value, problem = parser(text)
-        return (None if value is None else int(round(value))), problem
+        if value is not None:
+            problem = int_range_problem(value, text)
+        if value is None or problem:
+            return None, problem
+        return int(round(value)), None
     return parse
 
 
@@ -97,8 +103,7 @@ class MetabolismSource(Source):
         """Every markdown file in progression/metabolism/ (or metabolism/ at the root)."""
         found: list[Path] = []
         for folder in (root / "progression" / "metabolism", root / "metabolism"):
-            if folder.is_dir():
-                found.extend(sorted(p for p in folder.glob("*.md") if p.is_file()))
+            found.extend(list_files(folder, "*.md"))
         return found
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
@@ -239,6 +244,8 @@ def _agent_row(name: str, tokens: str, line_no: int, agents: list[dict], parsed:
     if not agent or agent.lower().startswith("total") or _is_placeholder(agent):
         return
     value, problem = parse_number(tokens.split("tokens")[0])
+    if value is not None and int_range_problem(value, tokens):
+        value, problem = None, int_range_problem(value, tokens)
     if problem:
         parsed.error(line_no, f"agent {agent!r}: {problem}; tokens left empty", "warning")
     agents.append({"agent": agent, "tokens_logged": None if value is None else int(value),

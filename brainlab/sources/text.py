@@ -6,6 +6,7 @@ Value parsers return ``(value, problem)``: ``problem`` is None when the text was
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 
@@ -63,9 +64,22 @@ def parse_int(text: str) -> tuple[int | None, str | None]:
     value, problem = parse_number(text)
     if value is None:
         return None, problem
+    problem = int_range_problem(value, text)
+    if problem:
+        return None, problem
     if value != int(value):
         return None, f"not a whole number: {strip_markup(text)!r}"
     return int(value), None
+
+
+INT_MAX = 2**63 - 1  # the largest count a BIGINT column holds
+
+
+def int_range_problem(value: float, text: str) -> str | None:
+    """Why ``value`` cannot be stored as a whole count (too large, infinite), or None."""
+    if not math.isfinite(value) or abs(value) > INT_MAX:
+        return f"number too large to store: {strip_markup(text)[:40]!r}"
+    return None
 
 
 def parse_bool(text: str) -> tuple[bool | None, str | None]:

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 _DECISION = re.compile(
     r"^(?P<date>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\S+))?\s*\|\s*(?P<question>[^|]+?)\s*\|"
@@ -43,10 +44,7 @@ class WorkspacesSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """Every file below workspace/<name>/ (the workspace/ README itself is not a workspace)."""
         folder = root / "workspace"
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.rglob("*")
-                      if p.is_file() and p.parent != folder and not p.name.startswith("."))
+        return [p for p in list_files(folder, "*", recursive=True) if p.parent != folder]
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """One workspace_files row; plus a workspaces row (README) or decisions (log.md)."""

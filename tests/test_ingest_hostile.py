@@ -1,0 +1,119 @@
+"""Issue 10: one bad brain file never stops an ingest (items 1, 3, 4, 5, 6 on the brain side).
+
+Each test plants one hostile file beside good ones, ingests through the real runner into a
+real DuckDB file, and checks that the good rows are all there and the bad file is an error
+row saying why.
+"""
+
+import os
+
+from click.testing import CliRunner
+from conftest import ingest_brain, write
+
+from brainlab.cli import main
+from brainlab.store import query
+
+LOG = "progression/metabolism/2026-01-0{d}-sess-2026010{d}-0900-work.md"
+
+
+def good_log(brain, day: int, commits: str = "2", tokens: str = "45k"):
+    return write(brain, LOG.format(d=day),
+                 f"# Metabolism — 2026-01-0{day} — sess-2026010{day}-0900-work\n\n"
+                 "| Clé | Valeur |\n|---|---|\n| type | work |\n"
+                 f"| commits | {commits} |\n| tokens_used | {tokens} |\n")
+
+
+def good_claim(brain, n: int):
+    return write(brain, f"claims/sess-2026010{n}-0900-work.yml",
+                 f'sess_id: sess-2026010{n}-0900-work\nstatus: open\nopened_at: "2026-01-0{n}T09:00"\n')
+
+
+def errors(db):
+    return query(db, "SELECT file, line, severity, reason FROM ingest_errors ORDER BY file")
+
+
+def test_oversized_integers_are_warnings_and_the_rest_loads(brain, db):
+    """Item 1: 99999999999999999999999 for commits or tokens_used (SPEC §3.1 fields)."""
+    for day in (1, 2):
+        good_log(brain, day)
+    good_log(brain, 3, commits="99999999999999999999999")
+    good_log(brain, 4, tokens="99999999999999999999999")
+    good_log(brain, 5, commits="9" * 400)  # beyond a float: infinity
+    ingest_brain(brain, db)
+    rows = query(db, "SELECT sess_id, commits, tokens_used FROM raw_metabolism_logs ORDER BY 1")
+    assert len(rows) == 5  # every log loads; the oversized values are NULL
+    assert rows.commits.isna().tolist() == [False, False, True, False, True]
+    assert rows.tokens_used.isna().tolist() == [False, False, False, True, False]
+    problems = errors(db)
+    too_large = problems[problems.reason.str.contains("too large")]
+    assert len(too_large) == 3 and set(too_large.line) == {6, 7}  # commits, tokens_used lines
+    out = CliRunner().invoke(main, ["errors", "--db", str(db)])
+    assert out.exit_code == 0 and "too large" in out.output and "no ingest errors" not in out.output
+
+
+def test_an_unstorable_value_costs_only_its_file(brain, db):
+    """The runner's nets: an integer too large for BIGINT is left empty with a warning; values
+    the database refuses otherwise (mixed types in one column) fail their file alone, rowed."""
+    write(brain, "circuits/good.jsonl",
+          '{"ticket": "T1", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a"}\n')
+    write(brain, "circuits/huge.jsonl",
+          '{"ticket": "T2", "ts": "2026-01-01T10:00:00Z", "event": "session", "agent": "x",'
+          f' "tokens": {10**30}}}\n')
+    write(brain, "circuits/mixed.jsonl",
+          '{"ticket": "T3", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a"}\n'
+          '{"ticket": "T3", "ts": "2026-01-01T10:01:00Z", "event": "step", "step": {"x": [1]}}\n')
+    ingest_brain(brain, db)
+    events = query(db, "SELECT ticket, tokens FROM circuit_events ORDER BY ticket")
+    assert events.ticket.tolist() == ["T1", "T2"] and events.tokens.isna().all()
+    problems = errors(db)
+    assert problems[problems.file.str.endswith("huge.jsonl")].reason.str.contains(
+        "too large").tolist() == [True]
+    assert problems[problems.file.str.endswith("mixed.jsonl")].reason.str.contains(
+        "could not be stored").any()
+
+
+def test_odd_paths_become_error_rows(brain, db, tmp_path):
+    """Items 4 and 6: a directory named x.yml, a dangling symlink, a symlink loop, a FIFO."""
+    good_claim(brain, 1)
+    good_log(brain, 1)
+    (brain / "claims" / "dir.yml").mkdir()
+    os.symlink(brain / "claims" / "nowhere.yml", brain / "claims" / "dangling.yml")
+    os.symlink(brain / "claims" / "loop.yml", brain / "claims" / "loop.yml")
+    os.mkfifo(brain / "claims" / "fifo.yml")  # reading it would block forever
+    os.mkfifo(brain / "progression" / "metabolism" / "pipe.md")
+    os.symlink(brain / "progression" / "metabolism" / "gone.md",
+               brain / "progression" / "metabolism" / "dangling.md")
+    summary = ingest_brain(brain, db)
+    assert query(db, "SELECT count(*) AS n FROM claims").n[0] == 1
+    assert query(db, "SELECT count(*) AS n FROM raw_metabolism_logs").n[0] == 1
+    reasons = {os.path.basename(f): r for f, r in errors(db)[["file", "reason"]].values}
+    assert "directory" in reasons["dir.yml"]
+    assert "dangling symlink" in reasons["dangling.yml"]
+    assert "symlink loop" in reasons["loop.yml"]
+    assert "FIFO" in reasons["fifo.yml"] and "FIFO" in reasons["pipe.md"]
+    assert "dangling symlink" in reasons["dangling.md"]
+    assert summary.errors["claims"] == 4  # the good claim has none
+    again = ingest_brain(brain, db)  # re-running the same tree changes nothing
+    assert sum(again.loaded.values()) == 0
+
+
+def test_symlinks_inside_read_once_outside_refused(brain, db, tmp_path):
+    """Item 5: a link to another brain file is read once; a link out of the root is refused."""
+    log = good_log(brain, 1)
+    os.symlink(log, brain / "progression" / "metabolism" / "latest.md")
+    secret = tmp_path / "outside.md"
+    secret.write_text("# Metabolism — 2026-01-09 — sess-20260109-0900-leak\n\n| Clé | Valeur |\n"
+                      "|---|---|\n| type | LEAKED-CONTENT |\n")
+    os.symlink(secret, brain / "progression" / "metabolism" / "passwd.md")
+    (brain / "claims").mkdir()
+    os.symlink("/etc/passwd", brain / "claims" / "passwd.yml")
+    ingest_brain(brain, db)
+    logs = query(db, "SELECT sess_id, source_file FROM raw_metabolism_logs")
+    assert logs.sess_id.tolist() == ["sess-20260101-0900-work"]
+    assert logs.source_file.tolist() == [str(log.resolve())]
+    problems = errors(db)
+    outside = problems[problems.reason.str.contains("outside the ingested root")]
+    assert sorted(os.path.basename(f) for f in outside.file) == ["passwd.md", "passwd.yml"]
+    with open(db, "rb") as handle:
+        content = handle.read()
+    assert b"LEAKED-CONTENT" not in content and b"root:x:0:0" not in content
