@@ -117,3 +117,52 @@ def test_symlinks_inside_read_once_outside_refused(brain, db, tmp_path):
     with open(db, "rb") as handle:
         content = handle.read()
     assert b"LEAKED-CONTENT" not in content and b"root:x:0:0" not in content
+
+
+BOMB = "\n".join(['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+                  *[f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]"
+                    for i in range(8)]])  # ~400 bytes, 9^9 values when walked as a tree
+
+INGEST_IN_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a bomb fails fast, not the machine
+sys.path.insert(0, sys.argv[3])
+from conftest import ingest_brain
+from pathlib import Path
+ingest_brain(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def ingest_in_child(brain, db, timeout=120):
+    """Ingest in a child process with a memory cap and a generous timeout (no timing asserted)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    done = subprocess.run([sys.executable, "-c", INGEST_IN_CHILD, str(brain), str(db),
+                           str(Path(__file__).parent)], capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_yaml_alias_bombs_fail_their_file_only(brain, db):
+    """Item 3: a billion-laughs document in a claim, context, handoff and agent frontmatter."""
+    assert len(BOMB) < 500
+    good_claim(brain, 1)
+    write(brain, "claims/bomb.yml", "sess_id: sess-20260102-0900-x\n" + BOMB + "\n")
+    write(brain, "contexts/session-bomb.yml", BOMB + "\n")
+    write(brain, "contexts/session-self.yml", "a: &a [*a]\n")  # a document containing itself
+    write(brain, "handoffs/bomb.md", "---\n" + BOMB + "\n---\n# Bomb\n")
+    write(brain, "agents/bomb.md", "---\n" + BOMB + "\n---\n# Agent\n")
+    write(brain, "agents/good.md", "---\nname: good\ncontext_tier: hot\n---\n# Good\n")
+    write(brain, "claims/bad-date.yml", "sess_id: sess-x\nopened_at: 2026-02-30\n")
+    ingest_in_child(brain, db)
+    assert query(db, "SELECT sess_id FROM claims").sess_id.tolist() == ["sess-20260101-0900-work"]
+    agents = query(db, "SELECT agent, coalesce(context_tier, '-') AS t FROM agents ORDER BY 1")
+    assert agents.values.tolist() == [["bomb", "-"], ["good", "hot"]]  # the size still counts
+    assert query(db, "SELECT fields FROM handoffs").fields.isna().all()
+    problems = errors(db)
+    by_file = problems.groupby(problems.file.map(os.path.basename)).reason.apply(" ".join)
+    for name in ("bomb.yml", "session-bomb.yml", "bomb.md"):
+        assert "alias bomb" in by_file[name], by_file[name]
+    assert "refers to itself" in by_file["session-self.yml"]
+    assert "invalid YAML value" in by_file["bad-date.yml"]

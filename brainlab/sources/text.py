@@ -12,6 +12,8 @@ from datetime import datetime
 
 import yaml
 
+from brainlab.sources.safeyaml import load_yaml
+
 # SPEC §3.1: explicit markers for "no value".
 NULL_MARKERS = {"", "n/a", "na", "<non mesuré>", "<non mesure>", "non mesuré", "<insuffisant>",
                 "insuffisant", "—", "-", "null", "none", "~"}
@@ -144,7 +146,7 @@ def split_frontmatter(text: str) -> tuple[dict | None, str, str | None]:
             header = "\n".join(parts[1:index])
             body = "\n".join(parts[index + 1:])
             try:
-                data = yaml.safe_load(header) or {}
+                data = load_yaml(header) or {}
             except yaml.YAMLError as exc:
                 return None, body, f"invalid YAML frontmatter: {_yaml_reason(exc)}"
             if not isinstance(data, dict):
