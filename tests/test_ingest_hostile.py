@@ -166,3 +166,49 @@ def test_yaml_alias_bombs_fail_their_file_only(brain, db):
         assert "alias bomb" in by_file[name], by_file[name]
     assert "refers to itself" in by_file["session-self.yml"]
     assert "invalid YAML value" in by_file["bad-date.yml"]
+
+
+SPACES = " " * 1_000_000  # a 1 MB run of blanks: quadratic parsing would take hours
+
+
+def test_megabyte_lines_parse_in_linear_time(brain, db):
+    """Item 7: every brain parser's line patterns on 1 MB lines (a child process with a
+    generous timeout catches a quadratic regex; the assertions are on what was parsed)."""
+    write(brain, LOG.format(d=1),
+          "# Metabolism — 2026-01-01 — sess-20260101-0900-work\n\n"
+          f"mode: a{SPACES}x\ntype: work\nagents_loaded:\n- a{SPACES}x\n- dev : 2k\n"
+          f"commits: 1{SPACES}x\nsess{SPACES}x\n")
+    write(brain, "workspace/shop-s1/README.md", f"- ttl: a{SPACES}x\n- mode: sprint\n")
+    write(brain, "workspace/shop-s1/log.md",
+          f"2026-01-01 | q{SPACES}x | choisi: a{SPACES} | raison: b{SPACES}x\n"
+          f"2026-01-01 |{SPACES}\n2026-01-02 | q | choisi: a | raison: b\n")
+    write(brain, "contexts/session-work.yml",
+          f"context_target:\n  L0: \"1{SPACES}x\"\n  L1: \"{'1' * 1_000_000}\"\n  L2: 5 %\n")
+    write(brain, "projets/shop.md", f"projet:\n  id: shop\n  domaines :\n    a{SPACES}x\n"
+                                    f"    b{SPACES}: [\"x\"]\n    auth : [\"a.ts\"]\n")
+    write(brain, "progression/broker/2026-01-01.md",
+          f"Context-broker — inhale sprint s1{SPACES}x\nProjet détecté : shop\nSource map :\n"
+          f"  dev{SPACES}x\n  dev → [\"a.ts\"]\n  q{SPACES}:{SPACES}\n")
+    write(brain, "claims/c.yml", f"sess_id: a{SPACES}x\nstatus: open\n")
+    ingest_in_child(brain, db, timeout=600)
+    log = query(db, "SELECT mode, commits FROM raw_metabolism_logs")
+    assert log["mode"][0].startswith("a ") and log["mode"][0].endswith("x")
+    ws = query(db, "SELECT ttl, mode FROM workspaces")
+    assert ws.ttl[0].startswith("a ") and ws["mode"][0] == "sprint"
+    decisions = query(db, "SELECT is_well_formed FROM decisions ORDER BY line")
+    assert decisions.is_well_formed.tolist() == [True, False, True]
+    assert query(db, "SELECT target_l2_pct FROM session_contexts").target_l2_pct[0] == 5
+    assert query(db, "SELECT domain FROM project_contracts ORDER BY 1").domain.tolist() == ["auth", "b"]
+    assert query(db, "SELECT count(*) AS n FROM broker_blocks").n[0] == 1
+    assert query(db, "SELECT count(*) AS n FROM claims").n[0] == 1
+
+
+def test_git_commit_detection_is_linear():
+    """Item 7 (transcripts' Bash commands): `git -c -c -c ...` was exponential."""
+    import subprocess
+    import sys
+    code = ("from brainlab.sources.claude_code import _GIT_COMMIT as g\n"
+            "assert not g.search('git ' + '-c ' * 200_000 + 'x')\n"
+            "assert g.search('git -c user.name=x -C dir --no-verify commit -m y')\n"
+            "assert g.search('cd a && git -c commit')\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

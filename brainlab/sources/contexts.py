@@ -9,7 +9,7 @@ from brainlab.sources.base import Parsed, Source
 from brainlab.sources.files import list_files
 from brainlab.sources.yamlfiles import load_mapping
 
-_PCT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_PCT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*%")  # starts once per number: linear
 
 
 def _files(value) -> list[str]:

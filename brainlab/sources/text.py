@@ -17,6 +17,7 @@ from brainlab.sources.safeyaml import load_yaml
 # SPEC §3.1: explicit markers for "no value".
 NULL_MARKERS = {"", "n/a", "na", "<non mesuré>", "<non mesure>", "non mesuré", "<insuffisant>",
                 "insuffisant", "—", "-", "null", "none", "~"}
+_KEY_NAME = re.compile(r"[A-Za-z_][\w ]*")
 _NUMBER = re.compile(r"^~?\s*([-+]?\d+(?:[.,]\d+)?)\s*([kKmM])?\s*(?:tokens?)?$")
 
 
@@ -41,7 +42,8 @@ def parse_number(text: str) -> tuple[float | None, str | None]:
         return None, None
     cleaned = raw.replace("\u202f", "").replace("\u00a0", "").replace(" ", "")
     cleaned = cleaned.split("(")[0].strip()
-    match = _NUMBER.match(cleaned) or _NUMBER.match(raw.split("(")[0].strip())
+    spaced = " ".join(raw.split("(")[0].split())  # one blank per run: the match stays linear
+    match = _NUMBER.match(cleaned) or _NUMBER.match(spaced)
     if not match:
         return None, f"not a number: {raw!r}"
     value = float(match.group(1).replace(",", "."))
@@ -118,6 +120,23 @@ def parse_timestamp(value) -> tuple[datetime | None, str | None]:
         except ValueError:
             continue
     return None, f"not a timestamp: {raw!r}"
+
+
+def split_key_value(line: str) -> tuple[str, str] | None:
+    """``- **Key** : value`` -> (``Key``, ``value``); None when the line is not such a pair.
+
+    String operations, not a backtracking regex: linear on any line (issue 10 §7).
+    """
+    head, sep, value = line.partition(":")
+    if not sep:
+        return None
+    key = head.strip()
+    if key[:1] in ("-", "*") and not key.startswith("**"):
+        key = key[1:].lstrip()
+    key = key.removeprefix("**").removesuffix("**").rstrip()
+    if not _KEY_NAME.fullmatch(key):
+        return None
+    return key, value.strip()
 
 
 def split_table_row(line: str) -> list[str] | None:
