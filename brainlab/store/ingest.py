@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
+from brainlab.sources.redact import redact
 
 ProgressFn = Callable[[str, Path, str], None]
 
@@ -207,7 +208,23 @@ def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed
             f"{Path(where.filename).name}:{where.lineno}")])
     parsed.bytes_read = len(data)
     _bound_integers(parsed)
+    _redact_rows(parsed)
     return parsed
+
+
+def _redact_rows(parsed: Parsed) -> None:
+    """Redact every string a brain file yields, rows and error reasons alike (issue 10 §14).
+
+    A token pasted in a log's notes never reaches the store or a report.
+    """
+    for rows in parsed.rows.values():
+        for row in rows:
+            for column, value in row.items():
+                if isinstance(value, str):
+                    row[column] = redact(value)
+                elif isinstance(value, list) and any(isinstance(v, str) for v in value):
+                    row[column] = [redact(v) if isinstance(v, str) else v for v in value]
+    parsed.errors = [ErrorRow(e.line, redact(e.reason), e.severity) for e in parsed.errors]
 
 
 INT64 = (-(2**63), 2**63 - 1)  # what a BIGINT column holds
