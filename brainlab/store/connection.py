@@ -52,11 +52,23 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
+    if config.read_only and not _has_schema(con):
+        con.close()
+        raise StoreError(
+            f"database {path} has no brainlab tables (an ingest stopped before writing its"
+            " schema?): run `brainlab ingest ...` on it again, or pass another --db PATH"
+        )
     if config.threads:
         con.execute(f"SET threads = {int(config.threads)}")
     if config.memory_limit:
         con.execute("SET memory_limit = ?", [config.memory_limit])
     return con
+
+
+def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when the file holds brainlab's core table (written first by every writer)."""
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
+                       "AND table_name = 'ingest_files'").fetchone()[0] > 0
 
 
 def _lock_holder(message: str) -> str:
