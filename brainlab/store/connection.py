@@ -52,12 +52,6 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
-    if config.read_only and not _has_schema(con):
-        con.close()
-        raise StoreError(
-            f"database {path} has no brainlab tables (an ingest stopped before writing its"
-            " schema?): run `brainlab ingest ...` on it again, or pass another --db PATH"
-        )
     if config.threads:
         con.execute(f"SET threads = {int(config.threads)}")
     if config.memory_limit:
@@ -66,9 +60,9 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
 
 
 def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
-    """True when the file holds brainlab's core table (written first by every writer)."""
-    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
-                       "AND table_name = 'ingest_files'").fetchone()[0] > 0
+    """True when the file holds any table: an ingest killed before its schema leaves none."""
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'"
+                       ).fetchone()[0] > 0
 
 
 def _lock_holder(message: str) -> str:
@@ -92,4 +86,13 @@ def reader(path: str | os.PathLike = DEFAULT_DB) -> Iterator[duckdb.DuckDBPyConn
 def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
     """Run one read-only query and return a pandas DataFrame (opens and closes the file)."""
     with reader(path) as con:
-        return con.execute(sql, params or []).df()
+        try:
+            return con.execute(sql, params or []).df()
+        except duckdb.Error as exc:  # one clear line for the CLI, never a DuckDB traceback
+            if not _has_schema(con):
+                raise StoreError(
+                    f"database {path} has no brainlab tables (an ingest stopped before writing"
+                    " its schema?): run `brainlab ingest ...` on it again, or pass another --db"
+                ) from None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"query failed on {path}: {first}") from exc
