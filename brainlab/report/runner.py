@@ -95,7 +95,9 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
             execution_timeout=timeout, start_timeout=60,
         )
     except PapermillExecutionError as exc:
-        raise ReportError(_failure_message(output, exc)) from None
+        error = ReportError(_failure_message(output, exc))
+        error.ename, error.evalue = exc.ename, exc.evalue  # weekly.py words store failures
+        raise error from None
     except Exception as exc:  # kernel death, timeout, missing kernel: one clear line
         raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
     seconds = (datetime.now(UTC) - started).total_seconds()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +25,8 @@ from brainlab.store import query
 NOTEBOOK = "weekly_health.ipynb"
 REPORT = index.REPORT
 FAILED = "weekly_health.failed.ipynb"
+# Errors a cell meets when the database is unavailable (an ingest holds it, it vanished).
+STORE_ERRORS = ("StoreError", "StoreLockedError", "StoreMissingError")
 
 
 def no_session_message(db: Path) -> str:
@@ -72,6 +76,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     label = Week.parse(week).label if week else latest_week(db)
     notebook = Path(notebook) if notebook else runner.weekly_notebook()
     week_dir = Path(out) / label
+    created = not week_dir.exists()
     week_dir.mkdir(parents=True, exist_ok=True)
     run_id = runner.new_run_id(label)
     parameters = {
@@ -79,19 +84,26 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
         "thresholds_file": str(Path(thresholds_file).resolve()) if thresholds_file else "",
         "history_weeks": int(history_weeks), "run_id": run_id,
     }
-    tmp_nb = week_dir / f".weekly_health.{run_id}.tmp.ipynb"
+    # The executing notebook lives outside the output folder: a killed render leaves nothing
+    # there (issue 10 §12); the system's temp folder is cleaned by the system.
+    scratch = Path(tempfile.mkdtemp(prefix="brainlab-report-"))
+    tmp_nb = scratch / f"weekly_health.{run_id}.ipynb"
     try:
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
                              cwd=week_dir)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
         summary = _summary(db, label, run, parameters)
         executed = tmp_nb.read_bytes()
-    except ReportError:
+    except ReportError as exc:
+        if getattr(exc, "ename", "") in STORE_ERRORS:  # not a notebook bug: nothing to debug
+            if created:
+                shutil.rmtree(week_dir, ignore_errors=True)
+            raise ReportError(f"{exc.evalue} (the report of {label} was not written)") from None
         if tmp_nb.exists():
-            tmp_nb.replace(week_dir / FAILED)  # kept for debugging; never the report
+            shutil.move(tmp_nb, week_dir / FAILED)  # kept for debugging; never the report
         raise
     finally:
-        tmp_nb.unlink(missing_ok=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     html.atomic_write(week_dir / NOTEBOOK, executed)
     report = html.atomic_write(week_dir / REPORT, page)
     html.atomic_write(week_dir / index.SUMMARY, json.dumps(summary, indent=2) + "\n")

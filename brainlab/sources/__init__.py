@@ -9,6 +9,7 @@ from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.circuits import CircuitsSource
 from brainlab.sources.claims import ClaimsSource
 from brainlab.sources.contexts import ContextsSource
+from brainlab.sources.files import list_files
 from brainlab.sources.handoffs import HandoffsSource
 from brainlab.sources.metabolism import MetabolismSource
 from brainlab.sources.workspaces import WorkspacesSource
@@ -66,8 +67,7 @@ class BrainCircuitsSource(CircuitsSource):
 
     def discover(self, root):
         """``circuits/**/*.jsonl`` under the brain, nothing when the folder is absent."""
-        folder = root / "circuits"
-        return sorted(p for p in folder.rglob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+        return list_files(root / "circuits", "*.jsonl", recursive=True)
 
 
 __all__ = ["ErrorRow", "Parsed", "Source", "brain_sources"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 from brainlab.sources.text import split_frontmatter
 
 CONTEXT_TIERS = ("always", "hot", "warm", "cold", "boot")
@@ -24,7 +25,7 @@ class AgentsSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """Markdown files directly under agents/."""
         folder = root / "agents"
-        return sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
+        return list_files(folder, "*.md")
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Size from the bytes, tier and name from the frontmatter when there is one."""

@@ -35,13 +35,13 @@ from datetime import datetime
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 _DASH = r"[—–-]{1,2}"
 _HEADER = re.compile(
     rf"^[>\s*`#-]*context[- ]broker\s*{_DASH}\s*(?P<kind>inhale|expire)\b\s*(?:sprint\b)?"
-    r"\s*(?P<name>.*?)[\s`*]*$", re.IGNORECASE)
-_ARROW = re.compile(r"\s*(?:→|->|=>)\s*")
-_KEY = re.compile(r"^\s*(?P<key>[^:]+?)\s*:\s*(?P<value>.*)$")
+    r"\s*", re.IGNORECASE)  # the sprint name is the rest of the line (see _header_name)
+_ARROW = re.compile(r"→|->|=>")
 _SECTIONS = {
     "source map": "source_map", "exclusions explicites": "exclusions", "exclusions": "exclusions",
     "release map": "release_map", "breath metrics": "breath",
@@ -79,7 +79,7 @@ def find_blocks(text: str, first_line: int = 1) -> tuple[list[BrokerBlock], list
         if header:
             if current is not None:
                 _finish(current, errors, blocks)
-            name = header.group("name").strip().strip("\"'`*")
+            name = _header_name(line[header.end():]).strip().strip("\"'`*")
             current, section = BrokerBlock(header.group("kind").lower(), name, number), None
             continue
         if current is None or not line:
@@ -99,6 +99,14 @@ def find_blocks(text: str, first_line: int = 1) -> tuple[list[BrokerBlock], list
     if current is not None:
         _finish(current, errors, blocks)
     return blocks, errors
+
+
+def _header_name(rest: str) -> str:
+    """The sprint name after a header: trailing blanks, backticks and stars dropped."""
+    name = rest.rstrip()
+    while name.endswith(("`", "*")):
+        name = name.rstrip("`*").rstrip()
+    return name
 
 
 def _finish(block: BrokerBlock, errors: list, blocks: list) -> None:
@@ -135,10 +143,10 @@ def _line(block: BrokerBlock, section: str | None, line: str, number: int) -> st
         block.files.append({"agent": None, "path": quoted.group(1), "action": "exclude",
                             "reason": (quoted.group(2) or None), "line": number})
         return section
-    match = _KEY.match(line)
-    if not match:
-        raise ValueError(f"cannot read line {line!r}")
-    key, value = match.group("key").strip().lower(), match.group("value").strip()
+    head, sep, value = line.partition(":")  # string ops: linear on any line
+    if not sep or not head.strip():
+        raise ValueError(f"cannot read line {line[:200]!r}")
+    key, value = head.strip().lower(), value.strip()
     if key in ("projet détecté", "projet detecte", "projet", "project"):
         block.project = value.strip("\"'`") or None
         return section
@@ -170,10 +178,10 @@ def _line(block: BrokerBlock, section: str | None, line: str, number: int) -> st
 
 
 def _split_arrow(line: str) -> tuple[str, str, str]:
-    parts = _ARROW.split(line, maxsplit=1)
-    if len(parts) < 2:
+    arrow = _ARROW.search(line)
+    if arrow is None:
         return line, "", ""
-    return parts[0].strip().strip("`*"), "→", parts[1]
+    return line[: arrow.start()].strip().strip("`*"), "→", line[arrow.end():].lstrip()
 
 
 def _paths(text: str) -> list[str]:
@@ -241,7 +249,7 @@ class BrokerBlockSource(Source):
         if root.is_file():
             return [root]
         folder = root / "progression" / "broker"
-        return sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
+        return list_files(folder, "*.md")
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Find every block; its date comes from a ``YYYY-MM-DD`` file-name prefix, if any."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source
+from brainlab.sources.files import list_files
 from brainlab.sources.text import parse_timestamp
 from brainlab.sources.yamlfiles import load_mapping
 
@@ -24,9 +25,7 @@ class ClaimsSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """claims/*.yml and *.yaml."""
         folder = root / "claims"
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.iterdir() if p.suffix in (".yml", ".yaml"))
+        return sorted(list_files(folder, "*.yml") + list_files(folder, "*.yaml"))
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Normalise legacy keys, parse timestamps; a claim without a session id is an error."""

@@ -44,7 +44,7 @@ FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 SEARCH_TOOLS = {"Grep", "Glob", "LS"}
 LAUNCH_TOOLS = {"Task", "Agent"}
 _GIT_COMMIT = re.compile(
-    r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*commit\b")
+    r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*+commit\b")  # *+: linear
 REQUEST_COLUMNS = (
     "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
     "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source
+from brainlab.sources.files import list_files
 from brainlab.sources.yamlfiles import load_mapping
 
-_PCT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_PCT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*%")  # starts once per number: linear
 
 
 def _files(value) -> list[str]:
@@ -42,7 +43,7 @@ class ContextsSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """contexts/session-*.yml."""
         folder = root / "contexts"
-        return sorted(folder.glob("session-*.yml")) if folder.is_dir() else []
+        return list_files(folder, "session-*.yml")
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Layers L0/L1/L2 (+ L1_pro, L1_featured) and context_target percentages."""

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 _START = re.compile(r"^(\s*)(projet|project)\s*:\s*$")
-_ENTRY = re.compile(r"^(\s*)([^:#\s][^:#]*?)\s*:\s*(.*?)\s*$")
 
 
 def parse_contract(text: str) -> tuple[dict | None, list[tuple[int | None, str]]]:
@@ -43,11 +43,11 @@ def parse_contract(text: str) -> tuple[dict | None, list[tuple[int | None, str]]
         indent = len(raw) - len(raw.lstrip())
         if indent <= base:
             break
-        match = _ENTRY.match(raw)
-        if not match:
-            errors.append((index + 1, f"cannot read contract line {raw.strip()!r}"))
+        head, sep, value = raw.lstrip().partition(":")  # string ops: linear on any line
+        if not sep or not head.strip() or "#" in head:
+            errors.append((index + 1, f"cannot read contract line {raw.strip()[:200]!r}"))
             continue
-        key, value = match.group(2).strip(), match.group(3)
+        key, value = head.strip(), value.strip()
         if in_domains and domain_indent is not None and indent >= domain_indent:
             files = _files(value)
             if files is None:
@@ -115,9 +115,8 @@ class ContractSource(Source):
             return [root] if root.suffix == ".md" else []
         found: list[Path] = []
         for folder in (root / "projets", root / "brain" / "projets"):
-            if folder.is_dir():
-                found += [p for p in folder.glob("*.md") if p.is_file()
-                          and not p.name.startswith("_") and p.name.lower() != "readme.md"]
+            found += [p for p in list_files(folder, "*.md")
+                      if not p.name.startswith("_") and p.name.lower() != "readme.md"]
         return sorted(found)
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:

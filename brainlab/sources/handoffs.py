@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 from brainlab.sources.text import split_frontmatter
 
 
@@ -18,10 +19,8 @@ class HandoffsSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """handoffs/*.md except README and templates."""
         folder = root / "handoffs"
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.glob("*.md")
-                      if p.name.lower() != "readme.md" and not p.stem.endswith("_template"))
+        return [p for p in list_files(folder, "*.md")
+                if p.name.lower() != "readme.md" and not p.stem.endswith("_template")]
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Frontmatter to a row; a file without frontmatter still loads with its title."""

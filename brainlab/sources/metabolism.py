@@ -16,13 +16,16 @@ from pathlib import Path
 
 from brainlab.protocol import METABOLISM_MANDATORY
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 from brainlab.sources.text import (
+    int_range_problem,
     is_separator_row,
     parse_bool,
     parse_int,
     parse_number,
     parse_percent,
     parse_text,
+    split_key_value,
     split_table_row,
     strip_markup,
 )
@@ -31,8 +34,6 @@ SESS_ID_PATTERN = re.compile(r"^sess-[0-9A-Za-z][\w.-]*$")  # SPEC §2.1
 _SESS_STAMP = re.compile(r"^sess-(\d{8})-(\d{4})")
 _TITLE = re.compile(r"^#\s*Metabolism\s*[—–-]+\s*(\d{4}-\d{2}-\d{2})\s*[—–-]+\s*(\S+)", re.I)
 _FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
-_KEY_VALUE = re.compile(r"^\s*[-*]?\s*(\*\*)?([A-Za-z_][\w ]*?)(\*\*)?\s*:\s*(.*?)\s*$")
-_LIST_ITEM = re.compile(r"^\s*-\s*(.+?)\s*:\s*(.+?)\s*$")
 
 # Name drift absorbed once (SPEC §3.1): log spelling -> canonical column.
 KEY_ALIASES = {
@@ -47,7 +48,11 @@ ValueParser = Callable[[str], tuple[object, str | None]]
 def _as_int(parser: ValueParser) -> ValueParser:
     def parse(text: str):
         value, problem = parser(text)
-        return (None if value is None else int(round(value))), problem
+        if value is not None:
+            problem = int_range_problem(value, text)
+        if value is None or problem:
+            return None, problem
+        return int(round(value)), None
     return parse
 
 
@@ -97,8 +102,7 @@ class MetabolismSource(Source):
         """Every markdown file in progression/metabolism/ (or metabolism/ at the root)."""
         found: list[Path] = []
         for folder in (root / "progression" / "metabolism", root / "metabolism"):
-            if folder.is_dir():
-                found.extend(sorted(p for p in folder.glob("*.md") if p.is_file()))
+            found.extend(list_files(folder, "*.md"))
         return found
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
@@ -176,18 +180,18 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
             if normalise_key(stripped.rstrip(":")) == "agents_loaded" and stripped.endswith(":"):
                 in_agents_list = True
                 continue
-            item = _LIST_ITEM.match(line) if in_agents_list else None
+            item = _list_item(stripped) if in_agents_list else None
             if item:
-                _agent_row(item.group(1), item.group(2), line_no, agents, parsed)
+                _agent_row(item[0], item[1], line_no, agents, parsed)
                 continue
             in_agents_list = False
-            pair = _KEY_VALUE.match(line)
+            pair = split_key_value(line)
             if pair:
                 fmt = fmt or "key-value"
-                key = normalise_key(pair.group(2))
+                key = normalise_key(pair[0])
                 if key in {"total_context_agents", "tokens_par_agent"}:
                     continue
-                field(key, pair.group(4), line_no)
+                field(key, pair[1], line_no)
             elif not stripped.startswith(("```", ">")):
                 parsed.error(line_no, f"unrecognised line in header: {stripped[:80]!r}", "warning")
         elif section == "signals" and stripped and not _is_placeholder(stripped):
@@ -230,6 +234,15 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
         parsed.add("raw_agent_loads", {"source_file": source_file, "sess_id": str(sess_id), **agent})
 
 
+def _list_item(stripped: str) -> tuple[str, str] | None:
+    """``- name : value`` (both parts non-empty) -> (name, value); linear on any line."""
+    if not stripped.startswith("-"):
+        return None
+    name, sep, value = stripped[1:].partition(":")
+    name, value = name.strip(), value.strip()
+    return (name, value) if sep and name and value else None
+
+
 def _is_placeholder(text: str) -> bool:
     return text.startswith("<") and text.endswith(">")
 
@@ -239,6 +252,8 @@ def _agent_row(name: str, tokens: str, line_no: int, agents: list[dict], parsed:
     if not agent or agent.lower().startswith("total") or _is_placeholder(agent):
         return
     value, problem = parse_number(tokens.split("tokens")[0])
+    if value is not None and int_range_problem(value, tokens):
+        value, problem = None, int_range_problem(value, tokens)
     if problem:
         parsed.error(line_no, f"agent {agent!r}: {problem}; tokens left empty", "warning")
     agents.append({"agent": agent, "tokens_logged": None if value is None else int(value),

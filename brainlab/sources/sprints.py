@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 REF_KINDS = ("read", "search", "edit", "write")  # SPEC §4.4 "referenced"
 
@@ -40,7 +41,7 @@ class SprintRecordSource(Source):
         folder = root / "progression" / "sprints"
         base = folder if folder.is_dir() else root
         pattern = "*.jsonl" if base is folder else "sprints*.jsonl"
-        return sorted(p for p in base.glob(pattern) if p.is_file())
+        return list_files(base, pattern)
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """Each line -> a sprint_agents row and its refs; a sprint's first line -> sprints."""

@@ -6,14 +6,18 @@ Value parsers return ``(value, problem)``: ``problem`` is None when the text was
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 
 import yaml
 
+from brainlab.sources.safeyaml import load_yaml
+
 # SPEC §3.1: explicit markers for "no value".
 NULL_MARKERS = {"", "n/a", "na", "<non mesuré>", "<non mesure>", "non mesuré", "<insuffisant>",
                 "insuffisant", "—", "-", "null", "none", "~"}
+_KEY_NAME = re.compile(r"[A-Za-z_][\w ]*")
 _NUMBER = re.compile(r"^~?\s*([-+]?\d+(?:[.,]\d+)?)\s*([kKmM])?\s*(?:tokens?)?$")
 
 
@@ -38,7 +42,8 @@ def parse_number(text: str) -> tuple[float | None, str | None]:
         return None, None
     cleaned = raw.replace("\u202f", "").replace("\u00a0", "").replace(" ", "")
     cleaned = cleaned.split("(")[0].strip()
-    match = _NUMBER.match(cleaned) or _NUMBER.match(raw.split("(")[0].strip())
+    spaced = " ".join(raw.split("(")[0].split())  # one blank per run: the match stays linear
+    match = _NUMBER.match(cleaned) or _NUMBER.match(spaced)
     if not match:
         return None, f"not a number: {raw!r}"
     value = float(match.group(1).replace(",", "."))
@@ -63,9 +68,22 @@ def parse_int(text: str) -> tuple[int | None, str | None]:
     value, problem = parse_number(text)
     if value is None:
         return None, problem
+    problem = int_range_problem(value, text)
+    if problem:
+        return None, problem
     if value != int(value):
         return None, f"not a whole number: {strip_markup(text)!r}"
     return int(value), None
+
+
+INT_MAX = 2**63 - 1  # the largest count a BIGINT column holds
+
+
+def int_range_problem(value: float, text: str) -> str | None:
+    """Why ``value`` cannot be stored as a whole count (too large, infinite), or None."""
+    if not math.isfinite(value) or abs(value) > INT_MAX:
+        return f"number too large to store: {strip_markup(text)[:40]!r}"
+    return None
 
 
 def parse_bool(text: str) -> tuple[bool | None, str | None]:
@@ -104,6 +122,23 @@ def parse_timestamp(value) -> tuple[datetime | None, str | None]:
     return None, f"not a timestamp: {raw!r}"
 
 
+def split_key_value(line: str) -> tuple[str, str] | None:
+    """``- **Key** : value`` -> (``Key``, ``value``); None when the line is not such a pair.
+
+    String operations, not a backtracking regex: linear on any line (issue 10 §7).
+    """
+    head, sep, value = line.partition(":")
+    if not sep:
+        return None
+    key = head.strip()
+    if key[:1] in ("-", "*") and not key.startswith("**"):
+        key = key[1:].lstrip()
+    key = key.removeprefix("**").removesuffix("**").rstrip()
+    if not _KEY_NAME.fullmatch(key):
+        return None
+    return key, value.strip()
+
+
 def split_table_row(line: str) -> list[str] | None:
     """Cells of a markdown table row ``| a | b |``; None when the line is not a table row."""
     stripped = line.strip()
@@ -130,7 +165,7 @@ def split_frontmatter(text: str) -> tuple[dict | None, str, str | None]:
             header = "\n".join(parts[1:index])
             body = "\n".join(parts[index + 1:])
             try:
-                data = yaml.safe_load(header) or {}
+                data = load_yaml(header) or {}
             except yaml.YAMLError as exc:
                 return None, body, f"invalid YAML frontmatter: {_yaml_reason(exc)}"
             if not isinstance(data, dict):

@@ -11,13 +11,37 @@ import re
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
+from brainlab.sources.text import split_key_value
 
-_DECISION = re.compile(
-    r"^(?P<date>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\S+))?\s*\|\s*(?P<question>[^|]+?)\s*\|"
-    r"\s*choisi\s*:\s*(?P<choice>[^|]+?)\s*\|\s*raison\s*:\s*(?P<reason>.+?)\s*$",
-    re.IGNORECASE,
-)
-_LIFECYCLE = re.compile(r"^\s*[-*]?\s*(ttl|archive|mode)\s*:\s*(.+?)\s*$", re.IGNORECASE)
+_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\S+))?")
+_LIFECYCLE_KEYS = ("ttl", "archive", "mode")
+
+
+def parse_decision(line: str) -> dict | None:
+    """``date [time] | question | choisi: x | raison: y`` -> its parts; None when malformed.
+
+    Split on ``|`` rather than matched by one regex, so any line parses in linear time.
+    """
+    parts = line.strip().split("|", 3)
+    if len(parts) != 4:
+        return None
+    stamp = _STAMP.fullmatch(parts[0].strip())
+    choice, reason = _labelled(parts[2], "choisi"), _labelled(parts[3], "raison")
+    question = parts[1].strip()
+    if not stamp or not question or not choice or not reason:
+        return None
+    return {"date": stamp.group(1), "time": stamp.group(2), "question": question,
+            "choice": choice, "reason": reason}
+
+
+def _labelled(part: str, label: str) -> str | None:
+    """``label : value`` (label in any case) -> value, else None."""
+    text = part.strip()
+    if text[: len(label)].lower() != label:
+        return None
+    rest = text[len(label):].lstrip()
+    return rest[1:].strip() or None if rest.startswith(":") else None
 
 
 def split_workspace_name(name: str) -> tuple[str, str | None]:
@@ -43,10 +67,7 @@ class WorkspacesSource(Source):
     def discover(self, root: Path) -> list[Path]:
         """Every file below workspace/<name>/ (the workspace/ README itself is not a workspace)."""
         folder = root / "workspace"
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.rglob("*")
-                      if p.is_file() and p.parent != folder and not p.name.startswith("."))
+        return [p for p in list_files(folder, "*", recursive=True) if p.parent != folder]
 
     def parse(self, path: Path, data: bytes, root: Path) -> Parsed:
         """One workspace_files row; plus a workspaces row (README) or decisions (log.md)."""
@@ -75,9 +96,10 @@ class WorkspacesSource(Source):
         project, sprint = split_workspace_name(workspace)
         values: dict[str, str] = {}
         for line in text.splitlines():
-            match = _LIFECYCLE.match(line)
-            if match and match.group(1).lower() not in values:
-                values[match.group(1).lower()] = match.group(2).strip().strip("`")
+            pair = split_key_value(line)
+            key = pair[0].lower() if pair and pair[1] else None
+            if key in _LIFECYCLE_KEYS and key not in values:
+                values[key] = pair[1].strip("`")
         lines = text.rstrip("\n").splitlines()
         parsed.add("workspaces", {
             "source_file": source_file, "workspace": workspace, "project": project,
@@ -91,14 +113,14 @@ class WorkspacesSource(Source):
             stripped = line.strip()
             if not stripped or stripped.startswith(("#", ">")) or stripped == "---":
                 continue
-            match = _DECISION.match(stripped)
+            match = parse_decision(stripped)
             row = {"source_file": source_file, "workspace": workspace, "line": line_no,
                    "is_well_formed": match is not None}
             if match:
                 row.update({
-                    "decided_on": match.group("date"), "decided_time": match.group("time"),
-                    "question": match.group("question"), "choice": match.group("choice"),
-                    "reason": match.group("reason"), "raw_line": None,
+                    "decided_on": match["date"], "decided_time": match["time"],
+                    "question": match["question"], "choice": match["choice"],
+                    "reason": match["reason"], "raw_line": None,
                 })
             else:
                 row["raw_line"] = stripped[:200]

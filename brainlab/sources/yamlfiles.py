@@ -5,6 +5,7 @@ from __future__ import annotations
 import yaml
 
 from brainlab.sources.base import Parsed, decode_text
+from brainlab.sources.safeyaml import load_yaml
 from brainlab.sources.text import yaml_error_line
 
 
@@ -14,7 +15,7 @@ def load_mapping(data: bytes, parsed: Parsed) -> dict | None:
     if text is None:
         return None
     try:
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)
     except yaml.YAMLError as exc:
         parsed.error(yaml_error_line(exc), f"invalid YAML: {str(exc).splitlines()[0][:200]}")
         return None

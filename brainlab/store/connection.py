@@ -59,6 +59,12 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when the file holds any table: an ingest killed before its schema leaves none."""
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'"
+                       ).fetchone()[0] > 0
+
+
 def _lock_holder(message: str) -> str:
     marker = "(PID "
     if marker in message:
@@ -80,12 +86,28 @@ def reader(path: str | os.PathLike = DEFAULT_DB) -> Iterator[duckdb.DuckDBPyConn
 def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
     """Run one read-only query and return a pandas DataFrame (opens and closes the file)."""
     with reader(path) as con:
-        return con.execute(sql, params or []).df()
+        try:
+            return con.execute(sql, params or []).df()
+        except duckdb.Error as exc:  # one clear line for the CLI, never a DuckDB traceback
+            raise _query_error(con, path, exc) from exc
 
 
 def rows(path: str | os.PathLike, sql: str,
          params: list | dict | None = None) -> tuple[list[str], list[tuple]]:
     """Run one read-only query; return (column names, row tuples) without pandas."""
     with reader(path) as con:
-        cursor = con.execute(sql, params or [])
-        return [d[0] for d in cursor.description], cursor.fetchall()
+        try:
+            cursor = con.execute(sql, params or [])
+            return [d[0] for d in cursor.description], cursor.fetchall()
+        except duckdb.Error as exc:
+            raise _query_error(con, path, exc) from exc
+
+
+def _query_error(con, path, exc: Exception) -> StoreError:
+    """The one-line error for a query DuckDB refused (a store without schema said so)."""
+    if not _has_schema(con):
+        return StoreError(
+            f"database {path} has no brainlab tables (an ingest stopped before writing"
+            " its schema?): run `brainlab ingest ...` on it again, or pass another --db")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"query failed on {path}: {first}")

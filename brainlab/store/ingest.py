@@ -19,6 +19,8 @@ import duckdb
 import pyarrow as pa
 
 from brainlab.sources.base import ErrorRow, Parsed, Source
+from brainlab.sources.files import Refused, read_input
+from brainlab.sources.redact import redact
 
 ProgressFn = Callable[[str, Path, str], None]
 
@@ -70,16 +72,40 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) ->
         con.unregister("_brainlab_rows")
 
 
+# What a value the database refuses raises while a batch is stored.
+_STORE_ERRORS = (duckdb.Error, pa.ArrowException, OverflowError, ValueError, TypeError)
+
+
 def write_files(
     con: duckdb.DuckDBPyConnection, source: Source, batch: list[tuple[str, str, Parsed]]
 ) -> None:
-    """Replace everything the files of ``batch`` contributed, in one transaction.
+    """Replace everything the files of ``batch`` contributed, in one transaction per try.
 
     Each file is all-or-nothing: its old rows go and its new rows, errors and ingest-log entry
-    come in the same transaction. Batching files only saves round trips.
+    come in the same transaction. Batching files only saves round trips: when the database
+    refuses a batch, its files are stored one by one, and a file whose rows it refuses is
+    recorded with an error row saying why, so one bad value never costs another file's rows.
     """
     if not batch:
         return
+    try:
+        _write_batch(con, source, batch)
+    except _STORE_ERRORS as exc:
+        if len(batch) > 1:
+            for item in batch:
+                write_files(con, source, [item])
+            return
+        file, digest, parsed = batch[0]
+        reason = f"rows could not be stored ({type(exc).__name__}: {str(exc)[:200]}): " \
+                 "nothing of this file loaded"
+        failed = Parsed(errors=[*parsed.errors, ErrorRow(None, reason)],
+                        bytes_read=parsed.bytes_read)
+        _write_batch(con, source, [(file, digest, failed)])
+
+
+def _write_batch(
+    con: duckdb.DuckDBPyConnection, source: Source, batch: list[tuple[str, str, Parsed]]
+) -> None:
     con.execute("BEGIN TRANSACTION")
     try:
         _delete_files(con, source, [file for file, _digest, _parsed in batch])
@@ -126,7 +152,12 @@ def run(
     summary = IngestSummary()
     root = Path(root).resolve()
     for source in sources:
-        files = source.discover(root)
+        try:
+            files = source.discover(root)
+        except OSError as exc:  # a source's own discovery; brain sources use list_files
+            files = []
+            write_files(con, source, [(str(root), "discovery-failed", Parsed(errors=[ErrorRow(
+                None, f"cannot list the files of {source.name} ({exc}): none read")]))])
         known = dict(con.execute(
             "SELECT file, sha256 FROM ingest_files WHERE source = ? AND starts_with(file, ?)",
             [source.name, str(root) + "/"],
@@ -135,14 +166,23 @@ def run(
         batch: list[tuple[str, str, Parsed]] = []
         held = 0
         for path in files:
-            key = str(path.resolve())
+            got = read_input(path, root)
+            if isinstance(got, Refused):  # recorded as an error row under its listed name
+                key, data = str(path), b""
+                digest = "refused:" + file_digest(got.reason.encode())
+            else:
+                key, data = got
+                digest = file_digest(data)
+            if key in seen:  # a second name (symlink) for a file already read
+                if progress:
+                    progress(source.name, path, "unchanged")
+                continue
             seen.add(key)
-            data = path.read_bytes()
-            digest = file_digest(data)
             if known.get(key) == digest:
                 summary.add("unchanged", source.name)
             else:
-                parsed = _parse_safely(source, path, data, root)
+                parsed = Parsed(errors=[ErrorRow(None, got.reason)]) if isinstance(got, Refused) \
+                    else _parse_safely(source, Path(key), data, root)
                 batch.append((key, digest, parsed))
                 held += len(data)
                 summary.add("loaded", source.name)
@@ -175,4 +215,36 @@ def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed
             None, f"parser failure ({type(exc).__name__}: {exc}) at "
             f"{Path(where.filename).name}:{where.lineno}")])
     parsed.bytes_read = len(data)
+    _bound_integers(parsed)
+    _redact_rows(parsed)
     return parsed
+
+
+def _redact_rows(parsed: Parsed) -> None:
+    """Redact every string a brain file yields, rows and error reasons alike (issue 10 §14).
+
+    A token pasted in a log's notes never reaches the store or a report.
+    """
+    for rows in parsed.rows.values():
+        for row in rows:
+            for column, value in row.items():
+                if isinstance(value, str):
+                    row[column] = redact(value)
+                elif isinstance(value, list) and any(isinstance(v, str) for v in value):
+                    row[column] = [redact(v) if isinstance(v, str) else v for v in value]
+    parsed.errors = [ErrorRow(e.line, redact(e.reason), e.severity) for e in parsed.errors]
+
+
+INT64 = (-(2**63), 2**63 - 1)  # what a BIGINT column holds
+
+
+def _bound_integers(parsed: Parsed) -> None:
+    """An integer no column can hold becomes NULL with a warning row, not a failed write."""
+    for table, rows in parsed.rows.items():
+        for row in rows:
+            for column, value in row.items():
+                if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+                    row[column] = None
+                    parsed.error(row.get("line") if isinstance(row.get("line"), int) else None,
+                                 f"{table}.{column}: a {value.bit_length()}-bit integer is too "
+                                 "large to store: left empty", "warning")

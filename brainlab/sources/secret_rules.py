@@ -1,0 +1,174 @@
+"""The secret rule set :mod:`brainlab.sources.redact` applies: detect-secrets' plugins plus ours.
+
+Token shapes come from the installed detect-secrets package (Yelp, PyPI ``detect-secrets``,
+version in :data:`DETECT_SECRETS_VERSION`): every regex plugin's ``denylist`` is read at import,
+so upgrading the package updates the rules. A plugin is either used (:data:`USED_PLUGINS`, with
+the substrings one of which must be present before its patterns run) or left out with a reason
+(:data:`EXCLUDED_PLUGINS`); a test fails when a new plugin appears in neither. brainlab's own
+rules cover what detect-secrets does not redact in a command line: whole private key blocks,
+Anthropic/Google/Hugging Face keys, ``KEY=value`` assignments, ``mysql -p<pw>``, ``echo <pw> |
+sudo -S``, bearer headers and URL passwords.
+
+Every pattern runs in linear time on any text: detect-secrets patterns that start with a word
+character are guarded so they start only at a word boundary (``eyJeyJeyJ...`` is one start,
+not a million), and ours use possessive quantifiers where a run could be re-scanned.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from importlib.metadata import version
+
+DETECT_SECRETS_VERSION = version("detect-secrets")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One secret shape: ``kind`` names it in the ``[REDACTED:kind]`` mark."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    hint: tuple[str, ...]  # one of these substrings must be in the text before it is tried
+    group: str | int = 0  # the part of a match that is the secret (0: all of it)
+    origin: str = "brainlab"
+    nocase: bool = False  # the hint is looked for in the lower-cased text
+
+    def may_apply(self, text: str, lowered: str) -> bool:
+        """True when one of the hint's substrings is present (a C-speed ``in`` test each)."""
+        haystack = lowered if self.nocase else text
+        return any(part in haystack for part in self.hint)
+
+
+# detect-secrets plugin (module.Class) -> (the hint that must be present before it runs, the
+# regex group that is the secret: 0 for the whole match).
+_GH = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+_GL = ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-",
+       "gloas-", "GR1348941")
+USED_PLUGINS: dict[str, tuple[tuple[str, ...], int]] = {
+    "private_key.PrivateKeyDetector": (("PRIVATE KEY", "PuTTY-User-Key"), 0),
+    "pypi_token.PypiTokenDetector": (("pypi-",), 0),
+    "slack.SlackDetector": (("xox", "hooks.slack.com"), 0),
+    "github_token.GitHubTokenDetector": (_GH, 0),
+    "gitlab_token.GitLabTokenDetector": (_GL, 0),
+    "aws.AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "aws", "AWS", "Aws"), 1),
+    "jwt.JwtTokenDetector": (("eyJ",), 0),
+    "stripe.StripeDetector": (("k_live_",), 0),
+    "openai.OpenAIDetector": (("T3BlbkFJ",), 0),
+    "sendgrid.SendGridDetector": (("SG.",), 0),
+    "square_oauth.SquareOAuthDetector": (("sq0csp-",), 0),
+    "azure_storage_key.AzureStorageKeyDetector": (("AccountKey=",), 0),
+    "basic_auth.BasicAuthDetector": (("://",), 1),
+    "artifactory.ArtifactoryDetector": (("AKC", "AP"), 0),
+    "discord.DiscordBotTokenDetector": ((".",), 0),
+    "mailchimp.MailchimpDetector": (("-us",), 0),
+    "telegram_token.TelegramBotTokenDetector": ((":",), 0),
+    "twilio.TwilioKeyDetector": (("AC", "SK"), 0),
+}
+EXCLUDED_PLUGINS: dict[str, str] = {
+    "npm.NpmDetector": "its `//.+/:_authToken=` re-scans a line once per `//` (quadratic); "
+                       "`_authToken=` is caught by the secret-assignment rule",
+    "keyword.KeywordDetector": "not a regex plugin; keyword assignments are our "
+                               "secret-assignment rule",
+    "high_entropy_strings.Base64HighEntropyString": "hashes, ids and paths are high-entropy: "
+                                                    "analysis needs them",
+    "high_entropy_strings.HexHighEntropyString": "git SHAs and content hashes are hex",
+    "ip_public.IPPublicDetector": "an IP address is not a secret",
+    "cloudant.CloudantDetector": "keyword-context pattern (` *` then ` +`: quadratic on blank "
+                                 "runs); covered by secret-assignment",
+    "ibm_cloud_iam.IbmCloudIamDetector": "keyword-context pattern; covered by "
+                                         "secret-assignment",
+    "ibm_cos_hmac.IbmCosHmacDetector": "keyword-context pattern; covered by secret-assignment",
+    "softlayer.SoftlayerDetector": "keyword-context pattern; covered by secret-assignment",
+}
+
+_WORD_START = re.compile(r"^(?:\(\?:)?\(?[\w\[]")  # the pattern starts with a word character
+
+
+def _kind(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
+
+
+def _plugin_rules() -> list[Rule]:
+    rules: list[Rule] = []
+    for name, (hint, group) in USED_PLUGINS.items():
+        module, cls = name.rsplit(".", 1)
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
+        for pattern in plugin.denylist:
+            source = pattern.pattern
+            if _WORD_START.match(source) and not source.startswith("(?:\\s"):
+                source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
+            compiled = re.compile(source, pattern.flags)
+            rules.append(Rule(_kind(plugin.secret_type), compiled, hint,
+                              group if compiled.groups >= group else 0,
+                              f"detect-secrets {DETECT_SECRETS_VERSION} {cls}"))
+    return rules
+
+
+_SECRET_WORDS = (r"key|secret|token|passw(?:or)?d|pwd|pass|credential|auth|private|session"
+                 r"|cookie|signature|salt|dsn")
+
+
+def _own(kind: str, pattern: str, hint: tuple[str, ...], group: str | int = 0, flags: int = 0,
+         nocase: bool = False) -> Rule:
+    return Rule(kind, re.compile(pattern, flags), hint, group, nocase=nocase)
+
+
+# Applied before detect-secrets' rules (order matters: a block or token is redacted once).
+OWN_FIRST: list[Rule] = [
+    _own("private-key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END"
+         r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", ("PRIVATE KEY",), flags=re.S),
+    _own("anthropic-key", r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{16,}+", ("sk-ant-",)),
+    _own("openai-key", r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}+",
+         ("sk-",)),
+    _own("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}+",
+         ("k_live_", "k_test_")),
+    _own("aws-access-key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b",
+         ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA")),
+    _own("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}", ("AIza",)),
+    _own("github-token", r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_"
+         r"[A-Za-z0-9_]{22,}+)", (*_GH, "github_pat_")),
+    _own("gitlab-token", r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    _own("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9\-]{10,}+", ("xox",)),
+    _own("slack-webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_\-]++", ("hooks.slack",)),
+    _own("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}\b", ("npm_",)),
+    _own("huggingface-token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    _own("jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{5,}+\.eyJ[A-Za-z0-9_\-]{5,}+\."
+         r"[A-Za-z0-9_\-]{5,}+", ("eyJ",)),
+    _own("url-password", r"(?<=://)[^/\s:@]++:(?!\[REDACTED)([^@\s/]++)(?=@)", ("://",), 1),
+]
+# Applied after them: command-line passwords and generic assignments.
+OWN_LAST: list[Rule] = [
+    # mysql -p<pw> / mysqldump -p'pw' (the password glued to -p; `-p` alone prompts).
+    _own("mysql-password", r"(?<![\w-])-p(['\"]?+)([^\s'\";|&]++)\1", ("mysql", "mariadb"), 2,
+         nocase=True),
+    # echo '<pw>' | sudo -S ... (the password piped to sudo's standard input).
+    _own("sudo-password", r"(?<![\w-])(?:echo|printf)\s++(?:-[a-zA-Z]+\s++)?+(['\"]?+)"
+         r"([^'\"\s|]++)\1\s*+\|\s*+sudo\b", ("sudo",), 2),
+    _own("bearer", r"(?i)(?<=bearer )[A-Za-z0-9_\-.=+/]{12,}+", ("bearer ",),
+         nocase=True),
+    # KEY=value / KEY: value where the name says it is a secret: .env lines, `export
+    # TOKEN=...`, `password: hunter2`, JSON "apiKey": "...". Found word first (SECRET_WORD),
+    # then the name around it and this tail after it: see redact._assignments.
+    _own("secret-assignment", r"(\"?\s*+[:=]\s*+\"?)(?!\[REDACTED)([^\s\"',;&|]{4,}+)",
+         ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "session",
+          "cookie", "signature", "salt", "dsn"), 2, nocase=True),
+    # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
+    _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED)([^\s\"'`;&|]{6,}+)",
+         ("=",), 1),
+]
+
+SECRET_WORD = re.compile(rf"(?i){_SECRET_WORDS}")  # a secret-assignment name holds one
+SECRET_WORD_LOWER = re.compile(_SECRET_WORDS)  # the same, on lower-cased text
+NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+RULES: list[Rule] = [*OWN_FIRST, *_plugin_rules(), *OWN_LAST]
+# What every text pays: a few substring tests. A text holding none has no candidate secret.
+CASED_HINTS = tuple(sorted({h for r in RULES if not r.nocase for h in r.hint}))
+NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
+
+
+def has_candidate(text: str, lowered: str) -> bool:
+    """The prefilter: True when any rule's hint is in ``text`` (or its lower-cased form)."""
+    return any(h in text for h in CASED_HINTS) or any(h in lowered for h in NOCASE_HINTS)

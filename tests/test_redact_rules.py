@@ -1,0 +1,118 @@
+"""The secret rule set (issue 10 §13): in sync with detect-secrets, catches the issue's cases,
+keeps what analysis needs and runs in linear time on hostile text."""
+
+import importlib
+import inspect
+import pkgutil
+import random
+import string
+import subprocess
+import sys
+
+import detect_secrets.plugins as plugins
+import pytest
+from detect_secrets.plugins.base import BasePlugin
+
+from brainlab.sources.redact import redact, redact_truncate
+from brainlab.sources.secret_rules import EXCLUDED_PLUGINS, RULES, USED_PLUGINS
+
+RNG = random.Random(13)
+
+
+def rand(n, alphabet=string.ascii_letters + string.digits):
+    return "".join(RNG.choice(alphabet) for _ in range(n))
+
+
+def test_every_detect_secrets_plugin_is_used_or_excluded_with_a_reason():
+    installed = set()
+    for module in pkgutil.iter_modules(plugins.__path__):
+        mod = importlib.import_module(f"detect_secrets.plugins.{module.name}")
+        for name, cls in inspect.getmembers(mod, inspect.isclass):
+            if cls.__module__ == mod.__name__ and issubclass(cls, BasePlugin) \
+                    and not inspect.isabstract(cls) and hasattr(cls, "secret_type"):
+                installed.add(f"{module.name}.{name}")
+    assert installed == set(USED_PLUGINS) | set(EXCLUDED_PLUGINS)
+    assert not set(USED_PLUGINS) & set(EXCLUDED_PLUGINS)
+    assert {r.origin.split()[-1] for r in RULES if r.origin != "brainlab"} == \
+        {name.split(".")[1] for name in USED_PLUGINS}
+
+
+# (text, the secret inside it): the issue's cases first, then one per used plugin shape.
+CASES = [
+    ("twine upload -u __token__ -p {s}", "pypi-AgEIcHlwaS5vcmc" + rand(90, string.ascii_letters)),
+    ("mysql -u root -p{s} shop < dump.sql", "Pw" + rand(12)),
+    ("mysqldump -p'{s}' shop", "Pw" + rand(12)),
+    ("echo '{s}' | sudo -S apt-get install -y x", "Su" + rand(12)),
+    ('echo "{s}" | sudo -S -k whoami', "Su" + rand(12)),
+    ("compaction trigger {s}", "xoxb-" + rand(12, string.digits) + "-" + rand(24).lower()),
+    ("https://hooks.slack.com/services/T{s}", rand(8, string.ascii_uppercase) + "/B"
+     + rand(8, string.ascii_uppercase) + "/" + rand(24)),
+    ("exclusion reason: contains {s}", "ghp_" + rand(36)),
+    ("GR1348941{s}", rand(24)),
+    ("key {s}", "AKIA" + rand(16, string.ascii_uppercase)),
+    ('aws_secret = "{s}"', rand(40)),
+    ("auth {s}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0." + rand(43)),
+    ("stripe {s}", "sk_live_" + rand(24)),
+    ("openai {s}", "sk-proj-" + rand(20) + "T3BlbkFJ" + rand(20)),
+    ("mail {s}", "SG." + rand(22) + "." + rand(43)),
+    ("square {s}", "sq0csp-" + rand(43)),
+    ("DefaultEndpointsProtocol=https;AccountKey={s}", rand(86) + "=="),
+    ("git clone https://bob:{s}@example.com/x.git", "Pw" + rand(12)),
+    ("artifactory ={s}", "AKC" + rand(20)),
+    ("discord {s}", "M" + rand(23) + "." + rand(6) + "." + rand(27)),
+    ("mailchimp {s}", rand(32, string.digits + "abcdef") + "-us12"),
+    ("bot {s}", rand(9, string.digits) + ":" + rand(35)),
+    ("twilio {s}", "AC" + rand(32, string.digits + "abcdef")),
+    ("anthropic {s}", "sk-ant-api03-" + rand(40)),
+    ("hf {s}", "hf_" + rand(34)),
+    ("password: {s}", "hunter2" + rand(6)),
+    ("x=password={s}", "hunter2" + rand(6)),
+    ('{{"apiKey": "{s}"}}', rand(20)),
+    ("-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----", rand(40)),
+]
+
+
+@pytest.mark.parametrize("template, secret", CASES)
+def test_each_case_is_redacted(template, secret):
+    text = template.format(s=secret)
+    out = redact(text)
+    assert secret not in out and "[REDACTED:" in out
+
+
+def test_what_analysis_needs_is_kept():
+    for text in ("/home/u/projects/shop/src/auth.routes.ts", "mkdir -p /tmp/x && ls -la",
+                 "git commit -m 'fix session timeout'", "sess-20260105-0900-work",
+                 "claude-opus-4-5-20251101", "Read", "a3f9c2e1b7d4a3f9c2e1b7d4a3f9c2e1b7d4a3f9"):
+        assert redact(text) == text
+    assert redact("mysql -u root -p shop") == "mysql -u root -p shop"  # prompts: no password
+    assert redact_truncate("DATABASE_PASSWORD=hunter2abc && echo", 30) == \
+        "DATABASE_PASSWORD=[REDACTED:se…"
+
+
+HOSTILE = """
+import sys
+from brainlab.sources.redact import redact
+from brainlab.sources.secret_rules import RULES
+n = 1_000_000
+texts = [" " * n, "a" * n, "-a" * (n // 2), "eyJ" * (n // 3), "xoxb-1" * (n // 6),
+         "pypi-AgEIcHlwaS5vcmc" * (n // 20), "key" * (n // 3), "key=" + " " * n + "x",
+         "://a:" * (n // 5), "-----BEGIN " + "A" * n, "/" * n + "_authToken=",
+         "echo " * (n // 5), "mysql -p" + "'" * n, "A" * n + "=", "1" * n, "aws" * (n // 3),
+         "password " + " " * n, "Bearer " * (n // 7), "-p" * (n // 2) + " mysql",
+         "AKC" * (n // 3), " AP0" * (n // 4), "M" + "a" * n]
+m = 200_000  # every rule's hints, repeated or before a blank run (quadratic: minutes each)
+hints = sorted({hint for rule in RULES for hint in rule.hint})
+texts += [hint * (m // len(hint)) for hint in hints] + [h + " " * m + "x" for h in hints]
+for text in texts:
+    redact(text)
+print(len(texts))
+"""
+
+
+def test_redaction_is_linear_on_megabyte_hostile_texts():
+    """Each rule on 1 MB texts built to make a backtracking regex re-scan; a quadratic rule
+    would take hours, so a generous timeout tells (no timing is asserted)."""
+    done = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 100
