@@ -442,10 +442,6 @@ def print_usage(found, db: Path) -> None:
                   " --csv)", markup=False, highlight=False, soft_wrap=False)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 @main.command("check")
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text",
@@ -468,3 +464,7 @@ def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -
         sys.exit(2)
     click.echo(render(result, fmt))
     sys.exit(1 if result.errors else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -55,21 +55,22 @@ def test_an_unstorable_value_costs_only_its_file(brain, db):
     """The runner's nets: an integer too large for BIGINT is left empty with a warning; values
     the database refuses otherwise (mixed types in one column) fail their file alone, rowed."""
     write(brain, "circuits/good.jsonl",
-          '{"ticket": "T1", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a"}\n')
+          '{"ticket": "T1", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a", "component": "c"}\n')
     write(brain, "circuits/huge.jsonl",
           '{"ticket": "T2", "ts": "2026-01-01T10:00:00Z", "event": "session", "agent": "x",'
           f' "tokens": {10**30}}}\n')
     write(brain, "circuits/mixed.jsonl",
-          '{"ticket": "T3", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a"}\n'
-          '{"ticket": "T3", "ts": "2026-01-01T10:01:00Z", "event": "step", "step": {"x": [1]}}\n')
+          '{"ticket": "T3", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a", "component": "c"}\n'
+          '{"ticket": "T3", "ts": "2026-01-01T10:01:00Z", "event": "step", "step": {"x": [1]}, "component": "c"}\n')
     ingest_brain(brain, db)
     events = query(db, "SELECT ticket, tokens FROM circuit_events ORDER BY ticket")
-    assert events.ticket.tolist() == ["T1", "T2"] and events.tokens.isna().all()
+    # T3's second step is not text: since SPEC §6.7 (issue 16) that costs that event alone
+    assert events.ticket.tolist() == ["T1", "T2", "T3"] and events.tokens.isna().all()
     problems = errors(db)
     assert problems[problems.file.str.endswith("huge.jsonl")].reason.str.contains(
         "too large").tolist() == [True]
-    assert problems[problems.file.str.endswith("mixed.jsonl")].reason.str.contains(
-        "could not be stored").any()
+    mixed = problems[problems.file.str.endswith("mixed.jsonl")]
+    assert mixed.line.tolist() == [2]
 
 
 def test_odd_paths_become_error_rows(brain, db, tmp_path):

@@ -59,7 +59,7 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
+def has_schema(con: duckdb.DuckDBPyConnection) -> bool:
     """True when the file holds any table: an ingest killed before its schema leaves none."""
     return con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'"
                        ).fetchone()[0] > 0
@@ -89,7 +89,7 @@ def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
         try:
             return con.execute(sql, params or []).df()
         except duckdb.Error as exc:  # one clear line for the CLI, never a DuckDB traceback
-            raise _query_error(con, path, exc) from exc
+            raise query_error(con, path, exc) from exc
 
 
 def rows(path: str | os.PathLike, sql: str,
@@ -100,12 +100,12 @@ def rows(path: str | os.PathLike, sql: str,
             cursor = con.execute(sql, params or [])
             return [d[0] for d in cursor.description], cursor.fetchall()
         except duckdb.Error as exc:
-            raise _query_error(con, path, exc) from exc
+            raise query_error(con, path, exc) from exc
 
 
-def _query_error(con, path, exc: Exception) -> StoreError:
+def query_error(con, path, exc: Exception) -> StoreError:
     """The one-line error for a query DuckDB refused (a store without schema said so)."""
-    if not _has_schema(con):
+    if not has_schema(con):
         return StoreError(
             f"database {path} has no brainlab tables (an ingest stopped before writing"
             " its schema?): run `brainlab ingest ...` on it again, or pass another --db")

@@ -11,7 +11,7 @@ import os
 import duckdb
 
 from brainlab.errors import StoreError
-from brainlab.store.connection import reader
+from brainlab.store.connection import has_schema, query_error, reader
 
 # What a store can lack, the table that shows it, and the command that fills it.
 CONTENTS = (
@@ -57,6 +57,8 @@ def run_sql(db: str | os.PathLike, statement: str) -> tuple[list[str], list[tupl
         try:
             cursor = con.execute(statement)
         except duckdb.Error as exc:
+            if not has_schema(con):  # an ingest killed before its schema: say so
+                raise query_error(con, db, exc) from None
             raise StoreError(f"SQL: {_one_line(exc)}") from None
         if cursor.description is None:
             return [], [], "The statement returned no result set."
