@@ -28,11 +28,11 @@ import orjson
 import pyarrow as pa
 
 from brainlab.errors import ConfigError, SourceError
-from brainlab.sources import claude_broker
+from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources import claude_code as cc
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
-          "cc_compactions", "cc_spans") + claude_broker.TABLES
+          "cc_compactions", "cc_spans", "cc_marks") + claude_broker.TABLES
 HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
 PRICES_ENV = "BRAINLAB_PRICES"
 # commit after this many bytes read: each commit writes the WAL (on 1 GB, 16 commits took
@@ -264,6 +264,7 @@ def parse_file(job: FileJob, arrow: bool = True) -> FileRead:
         "cc_request_lines": last_per_call(chunk.requests), "cc_tool_call_lines": chunk.tool_calls,
         "cc_tool_results": chunk.tool_results, "cc_agent_links": chunk.agent_links,
         "cc_compactions": chunk.compactions, "cc_spans": cc.span_rows(chunk),
+        "cc_marks": chunk.marks,
         **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
     }
     # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
@@ -485,7 +486,8 @@ def to_arrow(table: str, rows: list) -> pa.Table:
 
 TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
                  "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
-                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS}
+                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS,
+                 "cc_marks": claude_marks.MARK_COLUMNS}
 _ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
           "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "TIMESTAMP": pa.string()}
 
