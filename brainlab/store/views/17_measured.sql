@@ -5,7 +5,8 @@
 -- One row per transcript session: every log field the transcript can give (SPEC §7 mapping).
 -- type: `brain <type>` / `+mode` in the first human prompt (SPEC §2.7), else the first
 -- contexts/session-<type>.yml read by the main chain (SPEC §2.3 boot), else 'unknown'.
--- todos_closed: to-do items ever marked completed (TodoWrite items, TaskUpdate tasks).
+-- todos_closed: main-chain to-do items ever marked completed (TodoWrite items, TaskUpdate
+-- tasks; a subagent's own planning list is not the session's to-do list).
 -- kernel_files_touched (SPEC §3.2): distinct files changed (Edit/Write/MultiEdit/NotebookEdit)
 -- under agents/ or profil/, or named KERNEL.md or brain-compose.yml.
 -- adrs_written: distinct ADR files (ADR-<n>*.md, adr/ adrs/ decisions/ *.md) whose first
@@ -30,7 +31,8 @@ WITH prompts AS (
            count(DISTINCT item_key) FILTER (WHERE item_status = 'completed') AS todos_closed,
            count(DISTINCT item_key) FILTER (WHERE NOT starts_with(item_key, 'task:'))
                AS todos_created
-    FROM cc_marks WHERE kind = 'todo' GROUP BY session_id
+    FROM cc_marks WHERE kind = 'todo' AND agent_id IS NULL  -- the session's own list
+    GROUP BY session_id
 ), decisions AS (
     SELECT session_id, sum(lines) AS decisions_logged
     FROM (SELECT session_id, lines FROM cc_marks WHERE kind = 'decisions'
