@@ -361,3 +361,37 @@ def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
                      [week.shifted(-1).start, week.start]).cost[0]
     return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
             "previous_cost_usd": previous}
+
+
+def audit_week(db: DB, week: Week) -> dict:
+    """Logged versus measured for the week's logs (issue 13).
+
+    Coverage, disagreements by field, worst offenders (most fields beyond tolerance), and the
+    store's log and transcript counts.
+    """
+    bounds = [week.start_at, week.end_at]
+    counts = query(db, "SELECT (SELECT count(*) FROM stg_metabolism_sessions) AS logs,"
+                       " (SELECT count(*) FROM measured_sessions) AS transcripts").iloc[0]
+    coverage = query(db, """
+        SELECT m.match_status, count(*) AS logs FROM session_matches m
+        JOIN stg_metabolism_sessions s USING (sess_id)
+        WHERE s.started_at >= ? AND s.started_at < ? GROUP BY ALL
+        UNION ALL
+        SELECT 'transcript without log', count(*) FROM measured_sessions
+        WHERE sess_id IS NULL AND started_at >= ? AND started_at < ?""", bounds + bounds)
+    week_rows = ("FROM session_audit WHERE started_at >= ? AND started_at < ?")
+    by_field = query(db, f"""
+        SELECT field, count(*) FILTER (WHERE disagrees IS NOT NULL) AS compared,
+               count(*) FILTER (WHERE disagrees) AS disagree,
+               median(difference) FILTER (WHERE disagrees) AS median_difference
+        {week_rows} GROUP BY field HAVING count(*) FILTER (WHERE disagrees) > 0
+        ORDER BY disagree DESC, field""", bounds)
+    worst = query(db, f"""
+        SELECT sess_id, count(*) FILTER (WHERE disagrees) AS fields_disagreeing,
+               string_agg(field, ', ' ORDER BY field) FILTER (WHERE disagrees) AS fields,
+               max(100 * difference / nullif(logged_value, 0))
+                   FILTER (WHERE field = 'tokens_used') AS tokens_underreport_pct
+        {week_rows} GROUP BY sess_id HAVING count(*) FILTER (WHERE disagrees) > 0
+        ORDER BY fields_disagreeing DESC, sess_id LIMIT 10""", bounds)
+    return {"logs": int(counts["logs"]), "transcripts": int(counts["transcripts"]),
+            "coverage": coverage[coverage["logs"] > 0], "by_field": by_field, "worst": worst}

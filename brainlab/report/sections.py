@@ -268,6 +268,31 @@ def usage(ctx: ReportContext) -> str:
     return show(section("usage", "Claude Code usage", *parts))
 
 
+def logged_vs_measured(ctx: ReportContext) -> str:
+    """The week's logs audited against their transcripts (issue 13).
+
+    Coverage, disagreements of the week by field, worst offenders; names the command that
+    adds the missing side.
+    """
+    found = data.audit_week(ctx.db, ctx.week)
+    parts = []
+    if not found["logs"] and not found["transcripts"]:
+        return ""
+    if not found["transcripts"]:
+        parts.append(note("No Claude Code transcripts in the store: the logs cannot be audited"
+                          " (add them with: brainlab ingest claude PATH --db DB)."))
+    elif not found["logs"]:
+        parts.append(note("No metabolism logs in the store: every figure of this report is"
+                          " measured from transcripts (add logs with: brainlab ingest brain"
+                          " PATH --db DB)."))
+    else:
+        parts += ["<h3>Coverage</h3>", table(found["coverage"], empty="No log this week."),
+                  "<h3>Disagreements of the week (beyond tolerance)</h3>",
+                  table(found["by_field"], empty="Every audited field within tolerance."),
+                  "<h3>Worst offenders</h3>", table(found["worst"], empty="None.")]
+    return show(section("audit", "Logged versus measured", *parts))
+
+
 def hygiene(ctx: ReportContext) -> str:
     """Claims stale at the week's end (SPEC §2.6) and workspace rule violations (SPEC §5)."""
     return show(section(

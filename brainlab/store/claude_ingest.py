@@ -30,6 +30,7 @@ import pyarrow as pa
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources import claude_code as cc
+from brainlab.store.measured import refresh_measures
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
           "cc_compactions", "cc_spans", "cc_marks") + claude_broker.TABLES
@@ -183,9 +184,17 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
+    if summary.read or summary.removed or not _measures_stored(con):
+        refresh_measures(con)  # measured metabolism per session (issue 13)
     summary.unpriced_models = [r[0] for r in con.execute(  # names only: no dedup needed
         "SELECT model FROM cc_model_prices WHERE priced_as IS NULL ORDER BY model").fetchall()]
     return summary
+
+
+def _measures_stored(con: duckdb.DuckDBPyConnection) -> bool:
+    """False when transcripts are stored but their measures are not (e.g. a rebuilt catalog)."""
+    return con.execute("SELECT (SELECT count(*) FROM cc_session_measures) > 0"
+                       " OR NOT EXISTS (SELECT 1 FROM cc_spans)").fetchone()[0]
 
 
 @dataclass(frozen=True)

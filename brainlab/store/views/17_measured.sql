@@ -59,6 +59,13 @@ WITH prompts AS (
                   '(?i)(^|[/\\])(adr-?[0-9]+[^/\\]*|(adrs?|decisions)[/\\][^/\\]+)\.md$'))
             AS adrs_written
     FROM touched GROUP BY session_id
+), named AS (  -- session ids the session names in file paths (its log, its claim)
+    SELECT session_id, list(DISTINCT regexp_extract(
+               file_path, '(sess-[0-9]{8}-[0-9]{4}-[^/\\]+?)\.(md|ya?ml)$', 1)) AS named_sess_ids
+    FROM cc_tool_call_lines
+    WHERE file_path LIKE '%sess-%'
+      AND regexp_matches(file_path, 'sess-[0-9]{8}-[0-9]{4}-[^/\\]+\.(md|ya?ml)$')
+    GROUP BY session_id
 ), agents AS (
     SELECT sess_id AS session_id, list(DISTINCT agent ORDER BY agent) AS agents_loaded
     FROM transcript_agent_loads WHERE agent IS NOT NULL AND agent <> '' GROUP BY sess_id
@@ -77,11 +84,13 @@ SELECT c.session_id AS transcript_session, c.started_at, c.ended_at, c.duration_
        c.commits,
        coalesce(t.todos_closed, 0) AS todos_closed,
        coalesce(t.todos_created, 0) AS todos_created,
-       coalesce(d.decisions_logged, 0) AS decisions_logged,
+       CAST(coalesce(d.decisions_logged, 0) AS BIGINT) AS decisions_logged,
        coalesce(f.kernel_files_touched, 0) AS kernel_files_touched,
        coalesce(f.adrs_written, 0) AS adrs_written,
-       coalesce(t.todos_created, 0) + coalesce(d.decisions_logged, 0) AS insights_captured,
+       CAST(coalesce(t.todos_created, 0) + coalesce(d.decisions_logged, 0) AS BIGINT)
+           AS insights_captured,
        coalesce(a.agents_loaded, []) AS agents_loaded,
+       coalesce(nm.named_sess_ids, []) AS named_sess_ids,
        c.main_requests, c.cost_usd, c.source_file
 FROM cc_sessions c
 LEFT JOIN prompts p USING (session_id)
@@ -89,7 +98,8 @@ LEFT JOIN boot b USING (session_id)
 LEFT JOIN todos t USING (session_id)
 LEFT JOIN decisions d USING (session_id)
 LEFT JOIN files f USING (session_id)
-LEFT JOIN agents a USING (session_id);
+LEFT JOIN agents a USING (session_id)
+LEFT JOIN named nm USING (session_id);
 
 -- Each metabolism log matched to its transcript (issue 13 §2). Candidates: transcripts that
 -- start within `tolerance_min` of the log's start, or whose file paths name the log's sess_id
@@ -101,15 +111,11 @@ CREATE OR REPLACE MACRO session_matches_for(tolerance_min := 30) AS TABLE
 WITH logs AS (
     SELECT sess_id, started_at, project FROM stg_metabolism_sessions
 ), named AS (
-    SELECT DISTINCT session_id AS transcript_session,
-           regexp_extract(file_path, '(sess-[0-9]{8}-[0-9]{4}-[^/\\]+?)\.(md|ya?ml)$', 1)
-               AS sess_id
-    FROM cc_tool_calls
-    WHERE file_path LIKE '%sess-%'
-      AND regexp_matches(file_path, 'sess-[0-9]{8}-[0-9]{4}-[^/\\]+\.(md|ya?ml)$')
+    SELECT DISTINCT transcript_session, unnest(named_sess_ids) AS sess_id
+    FROM cc_session_measures
 ), pairs AS (
     SELECT l.sess_id, c.transcript_session
-    FROM logs l JOIN cc_measured c
+    FROM logs l JOIN cc_session_measures c
       ON c.started_at >= l.started_at - to_minutes(CAST(tolerance_min AS BIGINT))
      AND c.started_at <= l.started_at + to_minutes(CAST(tolerance_min AS BIGINT))
     UNION
@@ -121,7 +127,7 @@ WITH logs AS (
            coalesce(l.project = c.project, false) AS is_same_project
     FROM pairs p
     JOIN logs l USING (sess_id)
-    JOIN cc_measured c USING (transcript_session)
+    JOIN cc_session_measures c USING (transcript_session)
     LEFT JOIN named n ON n.sess_id = p.sess_id AND n.transcript_session = p.transcript_session
 ), ranked AS (
     SELECT *,
@@ -162,7 +168,8 @@ LEFT JOIN summary s USING (sess_id);
 
 CREATE OR REPLACE VIEW session_matches AS SELECT * FROM session_matches_for();
 
--- measured_sessions: cc_measured with the matched log's sess_id (when two logs claim one
+-- measured_sessions: cc_measured (as stored in cc_session_measures by the last claude
+-- ingest, brainlab.store.measured) with the matched log's sess_id (when two logs claim one
 -- transcript, the one starting closest) and how each field was derived.
 CREATE OR REPLACE VIEW measured_sessions AS
 WITH claimed AS (
@@ -189,7 +196,7 @@ SELECT m.transcript_session, c.sess_id, m.type, m.mode, m.started_at, m.duration
        || '; insights_captured: to-dos created + workspace log.md decision lines'
        || '; agents_loaded: agents/*.md read + subagents launched' AS derivation,
        m.source_file
-FROM cc_measured m
+FROM cc_session_measures m
 LEFT JOIN claimed c USING (transcript_session);
 
 -- The sessions every metabolism metric reads, on one basis (issue 13 §4, DESIGN "measured

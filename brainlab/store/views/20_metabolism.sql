@@ -64,8 +64,9 @@ FROM chosen;
 CREATE OR REPLACE VIEW metabolism_sessions AS SELECT * FROM scored_sessions();
 
 -- SPEC §2.5 agents loaded per session, on a basis like scored_sessions: logged rows are the
--- log's "Agents chargés" list, measured rows the transcript's agents/*.md reads and launched
--- subagents (SPEC §7). The estimated price is bytes/4 of agents/<agent>.md, falling back to
+-- log's "Agents chargés" list, measured rows the agents/*.md files the transcript read into
+-- its context (the SPEC §2.5 price; launched subagents run in their own context and keep
+-- their measured cost in transcript_agent_loads). The estimated price is bytes/4 of agents/<agent>.md, falling back to
 -- the log's own "~Xk" estimate, or to the bytes the transcript read / 4.
 CREATE OR REPLACE MACRO agent_loads_for(basis := 'best') AS TABLE
 WITH s AS (
@@ -87,7 +88,7 @@ WITH s AS (
     FROM transcript_agent_loads t
     JOIN s ON s.transcript_session = t.sess_id AND s.basis_used = 'measured'
     LEFT JOIN known a ON a.agent = t.agent
-    WHERE t.agent IS NOT NULL AND t.agent <> ''
+    WHERE t.agent IS NOT NULL AND t.agent <> '' AND t.tokens_estimated IS NOT NULL
 )
 SELECT * FROM logged UNION ALL BY NAME SELECT * FROM measured;
 
