@@ -3,12 +3,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import papermill as pm
 import pytest
 
 from brainlab import metrics
+from brainlab.lab import read_records
 from brainlab.report import render_weekly
 from brainlab.store import open_writer, query
 from brainlab.store.claude_ingest import ingest_claude
+
+# starts Jupyter kernels: one xdist worker for all of them (see tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("kernels")
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_logged_vs_measured.ipynb"
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +65,32 @@ def test_weekly_report_lists_the_weeks_disagreements(demo, tmp_path):
     section = text[text.index('id="audit"'):]
     section = section[:section.index("</section>")]
     assert "tokens_used" in section and first in section
+
+
+def _run_notebook(db, out):
+    nb = pm.execute_notebook(str(NOTEBOOK), str(out), parameters={"db_path": str(db)},
+                             kernel_name="python3", cwd=str(NOTEBOOK.parent),
+                             progress_bar=False, execution_timeout=300)
+    text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    return read_records(nb), text
+
+
+def test_notebook_06_finds_the_plants_and_the_basis_matters(demo, tmp_path):
+    """On the demo: the audited sessions are the planted ones; logged and measured differ."""
+    records, _ = _run_notebook(demo["db"], tmp_path / "06.ipynb")
+    planted = {i for p in demo["manifest"].planted if p.get("audit_field") for i in p["sess_ids"]}
+    assert records["sessions_disagreeing"] == len(planted)
+    assert records["coverage"]["unmatched"] == 1
+    triggers = records["coach_triggers_by_basis"]
+    assert triggers["logged"] != triggers["measured"]
+
+
+@pytest.mark.parametrize("shape", ["corpus_store", "template_store", "empty_store"])
+def test_notebook_06_on_every_store_shape(shape, request, tmp_path):
+    """Transcripts only, brain files only, nothing: it runs and names the missing command."""
+    db = request.getfixturevalue(shape)
+    records, text = _run_notebook(db, tmp_path / "06.ipynb")
+    if records["coverage"]["transcripts"] == 0:
+        assert "brainlab ingest claude" in text
+    if records["coverage"]["logs"] == 0:
+        assert "brainlab ingest brain" in text
