@@ -289,12 +289,32 @@ def test_real_sessions_against_hand_rules(corpus_store, relative):
 
 
 def test_transcripts_only_store_gets_every_metabolism_view(corpus_store):
-    """No logs at all: sessions, signals, weekly health and agent cost come from transcripts."""
+    """No logs at all: sessions, signals and weekly health come from transcripts (agent cost
+    from transcripts alone: test_measured_report.py, the corpus reads no agents/*.md)."""
     for view in ("metabolism_sessions", "session_signals", "weekly_health",
-                 "metabolism_agent_loads", "report_weekly_health"):
+                 "report_weekly_health", "agent_loads"):
         assert len(query(corpus_store, f"SELECT * FROM {view}")) > 0, view
-    assert len(query(corpus_store, "SELECT * FROM agent_cost_for()")) > 0
     assert len(query(corpus_store, "SELECT * FROM scored_sessions(basis := 'logged')")) == 0
     assert set(query(corpus_store, "SELECT DISTINCT basis_used FROM metabolism_sessions")
                .basis_used) == {"measured"}
     assert len(query(corpus_store, "SELECT * FROM session_audit")) == 0
+
+
+def test_either_ingest_order_matches(brain, db):
+    """`ingest claude` then `ingest brain` gives the same match as the other order."""
+    t = datetime(2026, 3, 2, 9, 0)
+    sess_id = _log(brain, t, "work-alpha", project="alpha")
+    cc = brain.parent / "cc"
+    _transcript(cc, "bbbb0000-0000-4000-8000-000000000001", t + timedelta(minutes=2),
+                "/home/u/projets/alpha")
+    con = open_writer(db)
+    try:
+        ingest_claude(con, cc, workers=1)
+    finally:
+        con.close()
+    assert query(db, "SELECT count(*) AS n FROM session_matches").n[0] == 0
+    ingest_brain(brain, db)
+    row = query(db, "SELECT * FROM session_matches").iloc[0]
+    assert (row.sess_id, row.match_status) == (sess_id, "matched")
+    best = query(db, "SELECT basis_used, tokens_used FROM metabolism_sessions").iloc[0]
+    assert (best.basis_used, best.tokens_used) == ("measured", 40_000)

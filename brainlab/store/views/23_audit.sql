@@ -43,7 +43,7 @@ WITH m AS (
     FROM m
     JOIN lg USING (sess_id)
     JOIN ms ON ms.transcript_session = m.transcript_session
-    JOIN measured_sessions mt ON mt.transcript_session = m.transcript_session
+    JOIN cc_session_measures mt ON mt.transcript_session = m.transcript_session
 ), long AS (
     SELECT sess_id, transcript_session, started_at, f.*
     FROM pairs, LATERAL (VALUES
