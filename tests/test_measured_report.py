@@ -10,6 +10,8 @@ import pytest
 
 from brainlab import metrics
 from brainlab.lab import read_records
+from brainlab.metrics import report as metrics_report
+from brainlab.metrics.report import Week
 from brainlab.report import render_weekly
 from brainlab.store import open_writer, query
 from brainlab.store.claude_ingest import ingest_claude
@@ -94,3 +96,16 @@ def test_notebook_06_on_every_store_shape(shape, request, tmp_path):
         assert "brainlab ingest claude" in text
     if records["coverage"]["logs"] == 0:
         assert "brainlab ingest brain" in text
+
+
+def test_report_basis_changes_the_headline(demo, tmp_path):
+    """`--basis logged` and `--basis measured` give different health for the stretch week."""
+    under = next(p for p in demo["manifest"].planted if p.get("audit_field") == "tokens_used")
+    week = query(demo["db"], "SELECT strftime(started_at, '%G-W%V') AS w FROM "
+                 "stg_metabolism_sessions WHERE sess_id = ?", [sorted(under["sess_ids"])[0]]).w[0]
+    pages = {b: render_weekly(demo["db"], week, tmp_path / b, basis=b).read_text(
+        encoding="utf-8") for b in ("logged", "measured")}
+    assert "basis: logged" in pages["logged"] and "basis: measured" in pages["measured"]
+    figures = {b: metrics_report.week_figures(demo["db"], Week.parse(week), basis=b)
+               for b in ("logged", "measured")}
+    assert figures["logged"]["mean_health"] > figures["measured"]["mean_health"]
