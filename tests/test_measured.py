@@ -318,3 +318,17 @@ def test_either_ingest_order_matches(brain, db):
     assert (row.sess_id, row.match_status) == (sess_id, "matched")
     best = query(db, "SELECT basis_used, tokens_used FROM metabolism_sessions").iloc[0]
     assert (best.basis_used, best.tokens_used) == ("measured", 40_000)
+
+
+def test_measured_agrees_with_cc_sessions(corpus_store):
+    """The lean derivation (no pricing) gives cc_sessions' SPEC §7 figures, session by session."""
+    differ = query(corpus_store, """
+        SELECT count(*) AS n FROM (
+            SELECT transcript_session, started_at, duration_min, tokens_used, context_peak_pct,
+                   context_at_close, commits FROM cc_session_measures
+            EXCEPT
+            SELECT session_id, started_at, duration_min, tokens_used, context_peak_pct,
+                   context_at_close, commits FROM cc_sessions)""").n[0]
+    assert differ == 0
+    assert query(corpus_store, "SELECT count(*) AS n FROM cc_session_measures").n[0] == len(
+        query(corpus_store, "SELECT session_id FROM cc_sessions"))

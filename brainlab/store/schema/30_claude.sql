@@ -160,6 +160,5 @@ CREATE TABLE IF NOT EXISTS cc_session_measures (
     agents_loaded          VARCHAR[],
     named_sess_ids         VARCHAR[],
     main_requests          BIGINT,
-    cost_usd               DOUBLE,
     source_file            VARCHAR
 );

@@ -13,7 +13,30 @@
 -- touch in the session is a Write (created, not edited).
 -- insights_captured (SPEC §3.2): to-dos created + decision lines added to a workspace log.md.
 CREATE OR REPLACE VIEW cc_measured AS
-WITH prompts AS (
+WITH spans AS (  -- as cc_sessions: main-chain span when there is one
+    SELECT session_id, min(first_ts) AS started_at, max(last_ts) AS ended_at,
+           min(first_ts) FILTER (WHERE agent_id IS NULL) AS main_started_at,
+           max(last_ts) FILTER (WHERE agent_id IS NULL) AS main_ended_at,
+           any_value(cwd ORDER BY last_ts DESC) FILTER (WHERE cwd IS NOT NULL) AS cwd,
+           any_value(source_file ORDER BY last_ts DESC) FILTER (WHERE agent_id IS NULL)
+               AS main_file
+    FROM cc_spans GROUP BY session_id
+), main AS (  -- SPEC §7 deduplication of main-chain calls only (no pricing needed here)
+    SELECT session_id, max(context_tokens) AS peak_tokens,
+           arg_max(context_tokens, ts) AS close_tokens, count(*) AS main_requests
+    FROM (SELECT session_id, ts,
+                 input_tokens + cache_creation_tokens + cache_read_tokens AS context_tokens
+          FROM cc_request_lines WHERE agent_id IS NULL
+          QUALIFY row_number() OVER (
+              PARTITION BY coalesce(message_id, source_file || ':' || line), request_id
+              ORDER BY ts DESC NULLS LAST, source_file DESC, line DESC) = 1)
+    GROUP BY session_id
+), calls AS MATERIALIZED (  -- each tool call once (as cc_tool_calls, without its joins)
+    SELECT session_id, agent_id, ts, tool, file_path, is_git_commit, source_file, line
+    FROM cc_tool_call_lines
+    QUALIFY tool_use_id IS NULL OR row_number() OVER (
+        PARTITION BY tool_use_id ORDER BY ts NULLS LAST, source_file, line) = 1
+), prompts AS (
     SELECT session_id, keyword_type, keyword_mode, keyword_rule
     FROM cc_marks WHERE kind = 'prompt'
     QUALIFY row_number() OVER (PARTITION BY session_id
@@ -21,7 +44,7 @@ WITH prompts AS (
 ), boot AS (
     SELECT session_id,
            regexp_extract(file_path, 'contexts[/\\]session-([A-Za-z-]+)\.ya?ml$', 1) AS boot_type
-    FROM cc_tool_calls
+    FROM calls
     WHERE agent_id IS NULL AND tool = 'Read'
       AND regexp_matches(file_path, 'contexts[/\\]session-[A-Za-z-]+\.ya?ml$')
     QUALIFY row_number() OVER (PARTITION BY session_id
@@ -43,7 +66,7 @@ WITH prompts AS (
     SELECT session_id, file_path, tool,
            row_number() OVER (PARTITION BY session_id, file_path
                               ORDER BY ts NULLS LAST, source_file, line) AS nth
-    FROM cc_tool_calls
+    FROM calls
     WHERE file_path IS NOT NULL
       AND tool IN ('Read', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit')
 ), files AS (
@@ -59,19 +82,32 @@ WITH prompts AS (
                   '(?i)(^|[/\\])(adr-?[0-9]+[^/\\]*|(adrs?|decisions)[/\\][^/\\]+)\.md$'))
             AS adrs_written
     FROM touched GROUP BY session_id
+), commits AS (
+    SELECT session_id, count(*) FILTER (WHERE is_git_commit) AS commits
+    FROM calls GROUP BY session_id
 ), named AS (  -- session ids the session names in file paths (its log, its claim)
     SELECT session_id, list(DISTINCT regexp_extract(
                file_path, '(sess-[0-9]{8}-[0-9]{4}-[^/\\]+?)\.(md|ya?ml)$', 1)) AS named_sess_ids
-    FROM cc_tool_call_lines
+    FROM calls
     WHERE file_path LIKE '%sess-%'
       AND regexp_matches(file_path, 'sess-[0-9]{8}-[0-9]{4}-[^/\\]+\.(md|ya?ml)$')
     GROUP BY session_id
-), agents AS (
-    SELECT sess_id AS session_id, list(DISTINCT agent ORDER BY agent) AS agents_loaded
-    FROM transcript_agent_loads WHERE agent IS NOT NULL AND agent <> '' GROUP BY sess_id
+), agents AS (  -- SPEC §7: agents/*.md read, and subagents launched
+    SELECT session_id, list(DISTINCT agent ORDER BY agent) AS agents_loaded
+    FROM (SELECT session_id, regexp_extract(file_path, 'agents/([^/]+)\.md$', 1) AS agent
+          FROM calls
+          WHERE tool = 'Read' AND regexp_matches(file_path, '(^|/)agents/[^/]+\.md$')
+          UNION ALL
+          SELECT session_id, subagent_type FROM cc_agents)
+    WHERE agent IS NOT NULL AND agent <> ''
+    GROUP BY session_id
 )
-SELECT c.session_id AS transcript_session, c.started_at, c.ended_at, c.duration_min,
-       c.cwd, c.project,
+SELECT s.session_id AS transcript_session,
+       coalesce(s.main_started_at, s.started_at) AS started_at,
+       coalesce(s.main_ended_at, s.ended_at) AS ended_at,
+       round(date_diff('second', coalesce(s.main_started_at, s.started_at),
+                       coalesce(s.main_ended_at, s.ended_at)) / 60.0, 1) AS duration_min,
+       s.cwd, regexp_extract(s.cwd, '([^/\\]+)[/\\]*$', 1) AS project,
        lower(coalesce(p.keyword_type, b.boot_type, 'unknown')) AS type,
        p.keyword_mode AS mode,
        CASE WHEN p.keyword_type IS NOT NULL THEN 'first message (' || p.keyword_rule || ')'
@@ -80,8 +116,11 @@ SELECT c.session_id AS transcript_session, c.started_at, c.ended_at, c.duration_
             WHEN p.session_id IS NULL THEN 'unknown: no human prompt in the transcript'
             ELSE 'unknown: first message ' || p.keyword_rule
                  || ' and no contexts/session-*.yml read' END AS type_derivation,
-       c.tokens_used, c.context_peak_pct, c.context_at_close, c.context_window_tokens,
-       c.commits,
+       m.close_tokens AS tokens_used,
+       round(100.0 * m.peak_tokens / w.window_tokens, 1) AS context_peak_pct,
+       round(100.0 * m.close_tokens / w.window_tokens, 1) AS context_at_close,
+       w.window_tokens AS context_window_tokens,
+       coalesce(c.commits, 0) AS commits,
        coalesce(t.todos_closed, 0) AS todos_closed,
        coalesce(t.todos_created, 0) AS todos_created,
        CAST(coalesce(d.decisions_logged, 0) AS BIGINT) AS decisions_logged,
@@ -91,13 +130,17 @@ SELECT c.session_id AS transcript_session, c.started_at, c.ended_at, c.duration_
            AS insights_captured,
        coalesce(a.agents_loaded, []) AS agents_loaded,
        coalesce(nm.named_sess_ids, []) AS named_sess_ids,
-       c.main_requests, c.cost_usd, c.source_file
-FROM cc_sessions c
+       coalesce(m.main_requests, 0) AS main_requests, s.main_file AS source_file
+FROM spans s
+LEFT JOIN main m USING (session_id)
+CROSS JOIN LATERAL (SELECT CASE WHEN m.peak_tokens > 200000 THEN 1000000 ELSE 200000 END
+                        AS window_tokens) w
 LEFT JOIN prompts p USING (session_id)
 LEFT JOIN boot b USING (session_id)
 LEFT JOIN todos t USING (session_id)
 LEFT JOIN decisions d USING (session_id)
 LEFT JOIN files f USING (session_id)
+LEFT JOIN commits c USING (session_id)
 LEFT JOIN agents a USING (session_id)
 LEFT JOIN named nm USING (session_id);
 
@@ -181,7 +224,7 @@ WITH claimed AS (
 SELECT m.transcript_session, c.sess_id, m.type, m.mode, m.started_at, m.duration_min,
        m.tokens_used, m.context_peak_pct, m.context_at_close, m.commits, m.todos_closed,
        m.kernel_files_touched, m.adrs_written, m.insights_captured, m.agents_loaded,
-       m.project, m.todos_created, m.decisions_logged, m.cost_usd,
+       m.project, m.todos_created, m.decisions_logged,
        'type: ' || m.type_derivation
        || '; mode: ' || CASE WHEN m.mode IS NULL THEN 'no +keyword in the first message'
                              ELSE '+' || m.mode || ' in the first message' END
