@@ -332,3 +332,27 @@ def test_measured_agrees_with_cc_sessions(corpus_store):
     assert differ == 0
     assert query(corpus_store, "SELECT count(*) AS n FROM cc_session_measures").n[0] == len(
         query(corpus_store, "SELECT session_id FROM cc_sessions"))
+
+
+def test_incremental_ingest_refreshes_only_what_changed(tmp_path):
+    """A tail appended updates its session's measures; a removed file removes them."""
+    crafted_session(tmp_path / "cc")
+    other = "33333333-3333-4333-8333-333333333333"
+    folder = tmp_path / "cc" / "projects" / "-home-u-brain"
+    write(folder / f"{other}.jsonl", [user(other, _ts(0), "brain work"),
+                                      _call(1, 1, 20_000, session=other)])
+    db = _ingest(tmp_path, tmp_path / "cc")
+    before = query(db, "SELECT transcript_session, commits FROM cc_session_measures")
+    assert dict(zip(before.transcript_session, before.commits, strict=True)) == {S: 1, other: 0}
+    tail = _call(17, 50, 40_000, tool_use("t17", "Bash", command="git commit -m y"))
+    with open(folder / f"{S}.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(tail) + "\n")
+    (folder / f"{other}.jsonl").unlink()
+    con = open_writer(db)
+    try:
+        ingest_claude(con, tmp_path / "cc", workers=1)
+    finally:
+        con.close()
+    after = query(db, "SELECT transcript_session, commits, duration_min FROM cc_session_measures")
+    assert after.transcript_session.tolist() == [S]
+    assert (after.commits[0], after.duration_min[0]) == (2, 50.0)

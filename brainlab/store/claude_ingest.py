@@ -178,14 +178,20 @@ def ingest_claude(con: duckdb.DuckDBPyConnection, root: str | os.PathLike,
     finally:
         if gc_was_enabled:
             gc.enable()
+    touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
+        "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
+        " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
+        [[job.path for job in jobs] + sorted(set(known) - seen)]).fetchall()]
     for gone in sorted(set(known) - seen):
         con.execute("BEGIN TRANSACTION")
         _delete_file(con, gone)
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
-    if summary.read or summary.removed or not _measures_stored(con):
-        refresh_measures(con)  # measured metabolism per session (issue 13)
+    if not _measures_stored(con):
+        refresh_measures(con)  # measured metabolism per session (issue 13), all of it
+    elif touched:
+        refresh_measures(con, touched)
     summary.unpriced_models = [r[0] for r in con.execute(  # names only: no dedup needed
         "SELECT model FROM cc_model_prices WHERE priced_as IS NULL ORDER BY model").fetchall()]
     return summary

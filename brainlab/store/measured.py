@@ -10,12 +10,20 @@ from __future__ import annotations
 import duckdb
 
 
-def refresh_measures(con: duckdb.DuckDBPyConnection) -> int:
-    """Replace cc_session_measures with cc_measured (one transaction); return its rows."""
+def refresh_measures(con: duckdb.DuckDBPyConnection, sessions: list[str] | None = None) -> int:
+    """Rewrite cc_session_measures from cc_measured (one transaction); return its rows.
+
+    ``sessions``: only these sessions (those whose files an incremental run read or removed;
+    cc_measured filters on its session id before any global step); None: all of them.
+    """
+    where = ("" if sessions is None else
+             " WHERE transcript_session IN (SELECT unnest(?::VARCHAR[]))")
+    params = [] if sessions is None else [list(sessions)]
     con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM cc_session_measures")
-        con.execute("INSERT INTO cc_session_measures BY NAME SELECT * FROM cc_measured")
+        con.execute("DELETE FROM cc_session_measures" + where, params)
+        con.execute("INSERT INTO cc_session_measures BY NAME SELECT * FROM cc_measured" + where,
+                    params)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

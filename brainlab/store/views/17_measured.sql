@@ -21,14 +21,15 @@ WITH spans AS (  -- as cc_sessions: main-chain span when there is one
            any_value(source_file ORDER BY last_ts DESC) FILTER (WHERE agent_id IS NULL)
                AS main_file
     FROM cc_spans GROUP BY session_id
-), main AS (  -- SPEC §7 deduplication of main-chain calls only (no pricing needed here)
+), main AS (  -- SPEC §7 deduplication of main-chain calls, within the session (no pricing)
     SELECT session_id, max(context_tokens) AS peak_tokens,
            arg_max(context_tokens, ts) AS close_tokens, count(*) AS main_requests
     FROM (SELECT session_id, ts,
                  input_tokens + cache_creation_tokens + cache_read_tokens AS context_tokens
           FROM cc_request_lines WHERE agent_id IS NULL
           QUALIFY row_number() OVER (
-              PARTITION BY coalesce(message_id, source_file || ':' || line), request_id
+              PARTITION BY session_id, coalesce(message_id, source_file || ':' || line),
+                           request_id
               ORDER BY ts DESC NULLS LAST, source_file DESC, line DESC) = 1)
     GROUP BY session_id
 ), calls AS MATERIALIZED (  -- each tool call once (as cc_tool_calls, without its joins)
