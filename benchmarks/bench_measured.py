@@ -9,6 +9,7 @@ Prints:
   twice per repeat, fresh database each time: the baseline with the issue-13 work switched off
   in this process (no cc_marks extraction in the parser, no cc_session_measures refresh), then
   the full ingest; the added share = full / baseline - 1 (target < 10 %), and the refresh alone;
+- an incremental run after ~1% is appended, with and without the issue-13 work;
 - on a ``--weeks`` synthetic brain with its transcripts: session_audit, session_audit_summary,
   session_matches and session_signals answered on a read-only connection (min-max of 5 runs;
   target for session_audit < 1 s).
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_claude_ingest import generate  # noqa: E402  (the shared tree generator)
+from bench_claude_ingest import append_one_percent, generate  # noqa: E402  (shared generator)
 
 from brainlab.sources import claude_code, claude_marks  # noqa: E402
 from brainlab.store import claude_ingest, open_writer, reader  # noqa: E402
@@ -40,7 +41,7 @@ def issue13_off():
     saved = (claude_code._MARKED_TOOLS, claude_marks.prompt_mark, claude_ingest.refresh_measures)
     claude_code._MARKED_TOOLS = frozenset()
     claude_marks.prompt_mark = lambda *args, **kwargs: None
-    claude_ingest.refresh_measures = lambda con: 0
+    claude_ingest.refresh_measures = lambda con, sessions=None: 0
     try:
         yield
     finally:
@@ -60,6 +61,27 @@ def cold_ingest(tree: Path, work: Path) -> float:
         return time.perf_counter() - start
     finally:
         con.close()
+
+
+def incremental(tree: Path, work: Path, size: int) -> tuple[float, float]:
+    """After a cold ingest, append ~1% and time the incremental run: (issue 13 off, full)."""
+    for name in ("inc_off", "inc_on"):
+        shutil.copy(work / "cold.duckdb", work / f"{name}.duckdb")
+    append_one_percent(tree, size)
+    seconds = []
+    for name in ("inc_off", "inc_on"):
+        con = open_writer(work / f"{name}.duckdb")
+        try:
+            start = time.perf_counter()
+            if name == "inc_off":
+                with issue13_off():
+                    claude_ingest.ingest_claude(con, tree)
+            else:
+                claude_ingest.ingest_claude(con, tree)
+            seconds.append(time.perf_counter() - start)
+        finally:
+            con.close()
+    return seconds[0], seconds[1]
 
 
 def refresh_seconds(work: Path) -> float:
@@ -119,7 +141,11 @@ def main() -> int:
         print(f"cold ingest, issue 13 off (baseline): {_span(base)}")
         print(f"cold ingest, full:                    {_span(full)}")
         print(f"  of which cc_session_measures refresh: {_span(refresh)}")
-        print(f"added by issue 13 (min/min): {100 * added:+.1f} % (target < 10 %)")
+        print(f"added by issue 13 (min/min): {100 * added:+.1f} % (target < 10 %); "
+              f"refresh alone / baseline: {100 * min(refresh) / min(base):.1f}-"
+              f"{100 * max(refresh) / min(base):.1f} %")
+        off, on = incremental(tree, work, size)
+        print(f"incremental run after ~1% appended: issue 13 off {off:.2f} s, full {on:.2f} s")
         db = year_of_brain(work, args.weeks)
         with reader(db) as con:
             con.execute("SET enable_progress_bar = false")
