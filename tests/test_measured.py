@@ -291,12 +291,13 @@ def test_real_sessions_against_hand_rules(corpus_store, relative):
 def test_transcripts_only_store_gets_every_metabolism_view(corpus_store):
     """No logs at all: sessions, signals and weekly health come from transcripts (agent cost
     from transcripts alone: test_measured_report.py, the corpus reads no agents/*.md)."""
-    for view in ("metabolism_sessions", "session_signals", "weekly_health",
-                 "report_weekly_health", "agent_loads"):
-        assert len(query(corpus_store, f"SELECT * FROM {view}")) > 0, view
+    for relation in ("scored_sessions(basis := 'measured')",
+                     "session_signals_for(basis := 'measured')",
+                     "weekly_health_for(basis := 'measured')", "agent_loads"):
+        assert len(query(corpus_store, f"SELECT * FROM {relation}")) > 0, relation
     assert len(query(corpus_store, "SELECT * FROM scored_sessions(basis := 'logged')")) == 0
-    assert set(query(corpus_store, "SELECT DISTINCT basis_used FROM metabolism_sessions")
-               .basis_used) == {"measured"}
+    # no transcript declares a brain session type: none is a protocol session on 'best'
+    assert len(query(corpus_store, "SELECT * FROM metabolism_sessions")) == 0
     assert len(query(corpus_store, "SELECT * FROM session_audit")) == 0
 
 

@@ -48,9 +48,15 @@ def test_transcripts_alone_give_health_ratio_coach_conserve_and_agent_cost(trans
     assert len(weeks) == 12 and weeks.sessions.sum() >= len(demo["manifest"].sessions)
 
 
-def test_weekly_report_on_transcripts_only(transcripts_only, tmp_path):
-    """The report renders from transcripts alone and says where its figures come from."""
-    page = render_weekly(transcripts_only, "", tmp_path / "reports")
+@pytest.mark.parametrize("store, basis", [("transcripts_only", "best"),
+                                          ("corpus_store", "measured")])
+def test_weekly_report_on_transcripts_only(store, basis, request, tmp_path):
+    """The report renders from transcripts alone (synthetic brain sessions on the default
+    basis; the real corpus, which declares no brain type, on the measured basis)."""
+    db = request.getfixturevalue(store)
+    week = query(db, "SELECT strftime(max(started_at), '%G-W%V') AS w FROM "
+                     "cc_session_measures").w[0]
+    page = render_weekly(db, week, tmp_path / "reports", basis=basis)
     text = page.read_text(encoding="utf-8")
     assert "Logged versus measured" in text
     assert "No metabolism logs in the store" in text

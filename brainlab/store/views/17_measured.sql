@@ -247,7 +247,10 @@ LEFT JOIN claimed c USING (transcript_session);
 -- beside logged"): 'logged' = the logs; 'measured' = the transcripts (a matched log lends
 -- only what a transcript cannot know: handoff, cold-start KPI, logged health); 'best'
 -- (default) = measured where a transcript exists (the log's value where the transcript's is
--- missing), else logged. `basis_used` says which side each row's measures came from.
+-- missing), else logged; a transcript with no log counts on 'best' only when it declares a
+-- brain session type (SPEC §2.7 keyword or §2.3 boot context): any other Claude Code session
+-- is not a protocol session (it stays on 'measured' and in `sessions`).
+-- `basis_used` says which side each row's measures came from.
 CREATE OR REPLACE MACRO basis_sessions(basis := 'best') AS TABLE
 WITH both_sides AS (
     SELECT l.sess_id AS log_id, m.transcript_session,
@@ -278,7 +281,8 @@ WITH both_sides AS (
         END AS side
     FROM both_sides
     WHERE CASE basis WHEN 'logged' THEN log_id IS NOT NULL
-                     WHEN 'measured' THEN transcript_session IS NOT NULL ELSE true END
+                     WHEN 'measured' THEN transcript_session IS NOT NULL
+                     ELSE log_id IS NOT NULL OR m_type IS NOT NULL END
 ), chosen AS (
     SELECT key AS sess_id, side, transcript_session,
         CASE side WHEN 'logged' THEN l_started_at ELSE coalesce(m_started_at, l_started_at) END
