@@ -40,12 +40,13 @@ def test_transcripts_alone_give_health_ratio_coach_conserve_and_agent_cost(trans
     assert signals.health_score.notna().sum() > 100
     assert signals.ratio.notna().sum() > 100
     assert signals.coach_triggered.any()  # the planted build-brain week fires it
-    assert signals.recommend_conserve_next.any() and signals.is_inefficient.any()
+    assert signals.is_inefficient.any()  # SPEC §3.3 conserve: peak > 70 and health < 1
     cost = metrics.agent_cost(transcripts_only)
     wasted = demo["planted"]["agent loaded in ~95% of sessions and never used"]["agent"]
     assert wasted in cost[cost.is_always_loaded].agent.tolist()
     weeks = query(transcripts_only, "SELECT * FROM weekly_health")
-    assert len(weeks) == 12 and weeks.sessions.sum() >= len(demo["manifest"].sessions)
+    # every planned session but the one planted without a transcript
+    assert len(weeks) == 12 and weeks.sessions.sum() == len(demo["manifest"].sessions) - 1
 
 
 @pytest.mark.parametrize("store, basis", [("transcripts_only", "best"),
