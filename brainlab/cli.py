@@ -335,12 +335,15 @@ def report() -> None:
 @click.option("--thresholds", "thresholds_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="TOML file with a [thresholds] table (default: SPEC values).")
 @click.option("--ratio-window", type=int, default=0, help="Rolling ratio window (0: thresholds').")
+@click.option("--basis", type=click.Choice(["best", "logged", "measured"]), default="best",
+              show_default=True, help="Metabolism from logs, transcripts, or transcripts where "
+              "they exist (docs/measured.md).")
 @click.option("--history-weeks", type=int, default=12, show_default=True,
               help="Weeks shown in trend charts.")
 @click.option("--timeout", type=int, default=120, show_default=True,
               help="Seconds allowed per notebook cell.")
 @handle_errors
-def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window,
+def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
                   history_weeks, timeout) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
     from brainlab.report import render_weeks, select_weeks
@@ -350,7 +353,7 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
         task = bar.add_task("report weekly", total=len(weeks))
         render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
             bar.advance(task), out.print(str(path), markup=False, highlight=False)),
-            thresholds_file=thresholds_file, ratio_window=ratio_window,
+            thresholds_file=thresholds_file, ratio_window=ratio_window, basis=basis,
             history_weeks=history_weeks, timeout=timeout)
     out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 

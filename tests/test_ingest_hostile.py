@@ -61,7 +61,8 @@ def test_an_unstorable_value_costs_only_its_file(brain, db):
           f' "tokens": {10**30}}}\n')
     write(brain, "circuits/mixed.jsonl",
           '{"ticket": "T3", "ts": "2026-01-01T10:00:00Z", "event": "step", "step": "a", "component": "c"}\n'
-          '{"ticket": "T3", "ts": "2026-01-01T10:01:00Z", "event": "step", "step": {"x": [1]}, "component": "c"}\n')
+          '{"ticket": "T3", "ts": "2026-01-01T10:01:00Z", "event": "step", "step": {"x": [1]},'
+          ' "component": "c"}\n')
     ingest_brain(brain, db)
     events = query(db, "SELECT ticket, tokens FROM circuit_events ORDER BY ticket")
     # T3's second step is not text: since SPEC §6.7 (issue 16) that costs that event alone

@@ -41,7 +41,7 @@ def test_agents_have_their_real_sizes(demo):
 
 def test_type_mix_and_durations_follow_spec(demo):
     by_type = query(demo["db"], "SELECT type, count(*) AS n, avg(duration_min) / 60 AS hours "
-                                "FROM metabolism_sessions GROUP BY type").set_index("type")
+                                "FROM scored_sessions(basis := 'logged') GROUP BY type").set_index("type")
     assert by_type.n.idxmax() == "work"
     assert by_type.loc["pilote", "hours"] > 2 * by_type.loc["work", "hours"]
     assert 1.5 < by_type.loc["work", "hours"] < 4.0
@@ -87,9 +87,9 @@ def test_planted_incomplete_log_is_flagged(demo):
 def test_manifest_lists_the_plants(demo):
     manifest = json.loads((demo["root"] / "synth_manifest.json").read_text())
     # brain 6, sprints 2, circuits 1, transcripts 2, sprint transcripts 1 (issue 4 §6),
-    # compliance breaches in the files above (issue 14)
+    # logged-versus-measured 4 (issue 13), compliance breaches in the files above (issue 14)
     compliance = [p for p in manifest["planted"] if p["effect"].startswith("compliance:")]
-    assert manifest["seed"] == 7 and len(manifest["planted"]) - len(compliance) == 12
+    assert manifest["seed"] == 7 and len(manifest["planted"]) - len(compliance) == 16
     assert compliance and all(p["violations"] for p in compliance)
 
 

@@ -16,6 +16,7 @@ from brainlab.store import query
 
 DB = str | os.PathLike
 FORMULAS = ("v2", "v1", "logged")
+BASES = ("best", "logged", "measured")  # issue 13: which side of a session every metric reads
 
 
 def _formula(formula: str) -> str:
@@ -24,12 +25,21 @@ def _formula(formula: str) -> str:
     return formula
 
 
-def sessions(db: DB, formula: str = "v2", thresholds: Thresholds | None = None) -> pd.DataFrame:
+def basis_of(basis: str) -> str:
+    """Check a basis name: best (measured where a transcript exists), logged or measured."""
+    if basis not in BASES:
+        raise ConfigError(f"unknown basis {basis!r}; choose one of {BASES}")
+    return basis
+
+
+def sessions(db: DB, formula: str = "v2", thresholds: Thresholds | None = None,
+             basis: str = "best") -> pd.DataFrame:
     """One row per session with health recomputed by ``formula`` (SPEC §3.2) beside the logged one."""
     t = thresholds or Thresholds()
     return query(db, "SELECT * FROM scored_sessions(formula := ?, saturation_peak_use := ?, "
-                     "saturation_peak_build := ?) ORDER BY started_at, sess_id",
-                 [_formula(formula), t.saturation_peak_use, t.saturation_peak_build])
+                     "saturation_peak_build := ?, basis := ?) ORDER BY started_at, sess_id",
+                 [_formula(formula), t.saturation_peak_use, t.saturation_peak_build,
+                  basis_of(basis)])
 
 
 def ratio(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
@@ -41,7 +51,8 @@ def ratio(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
                   t.ratio_watch])
 
 
-def signals(db: DB, thresholds: Thresholds | None = None, formula: str = "v2") -> pd.DataFrame:
+def signals(db: DB, thresholds: Thresholds | None = None, formula: str = "v2",
+            basis: str = "best") -> pd.DataFrame:
     """Per session: coach trigger, conserve signals, ratio band (SPEC §3.3) under ``thresholds``."""
     t = thresholds or Thresholds()
     return query(db, """
@@ -50,12 +61,12 @@ def signals(db: DB, thresholds: Thresholds | None = None, formula: str = "v2") -
             ratio_healthy := ?, ratio_watch := ?, coach_ratio := ?, coach_health := ?,
             coach_last_n := ?, coach_health_mode := ?, conserve_peak := ?,
             conserve_health := ?, conserve_close := ?, saturation_peak_use := ?,
-            saturation_peak_build := ?)
+            saturation_peak_build := ?, basis := ?)
         ORDER BY started_at, sess_id""",
         [_formula(formula), t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
          t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
          t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
-         t.saturation_peak_use, t.saturation_peak_build])
+         t.saturation_peak_use, t.saturation_peak_build, basis_of(basis)])
 
 
 def weekly_health(db: DB) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from brainlab.config import Thresholds
 from brainlab.errors import ConfigError
+from brainlab.metrics.metabolism import basis_of
 from brainlab.store import query, reader
 
 DB = str | os.PathLike
@@ -79,16 +80,19 @@ class Week:
         return datetime.combine(self.end, datetime.min.time())
 
 
-def _signal_args(t: Thresholds, formula: str = "v2") -> tuple[str, list]:
-    """The named-argument list of session_signals_for / weekly_health_for, and its values."""
+def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
+    """The named-argument list of session_signals_for / weekly_health_for, and its values.
+
+    ``basis``: logged, measured or best (issue 13, views/17_measured.sql).
+    """
     names = ("formula", "ratio_window", "ratio_unit", "explore_weight", "ratio_healthy",
              "ratio_watch", "coach_ratio", "coach_health", "coach_last_n", "coach_health_mode",
              "conserve_peak", "conserve_health", "conserve_close", "saturation_peak_use",
-             "saturation_peak_build")
+             "saturation_peak_build", "basis")
     values = [formula, t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
               t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
               t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
-              t.saturation_peak_use, t.saturation_peak_build]
+              t.saturation_peak_use, t.saturation_peak_build, basis_of(basis)]
     return ", ".join(f"{n} := ?" for n in names), values
 
 
@@ -109,17 +113,19 @@ def session_weeks(db: DB) -> list[str]:
     return out
 
 
-def week_figures(db: DB, week: Week, thresholds: Thresholds | None = None) -> dict | None:
+def week_figures(db: DB, week: Week, thresholds: Thresholds | None = None,
+                 basis: str = "best") -> dict | None:
     """The week's row of weekly_health_for (SPEC §3.2/§3.3), or None when it has no session."""
-    args, values = _signal_args(thresholds or Thresholds())
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
     frame = query(db, f"SELECT * FROM weekly_health_for({args}) WHERE iso_week = ?",
                   [*values, week.label])
     return None if frame.empty else frame.iloc[0].to_dict()
 
 
-def headline(db: DB, week: Week, thresholds: Thresholds | None = None) -> pd.DataFrame:
+def headline(db: DB, week: Week, thresholds: Thresholds | None = None,
+             basis: str = "best") -> pd.DataFrame:
     """One row per headline figure: this week, the ISO week before, and the change."""
-    args, values = _signal_args(thresholds or Thresholds())
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
     selects = " UNION ALL ".join(
         f"SELECT {i} AS pos, '{label}' AS figure, "
         f"(SELECT {col} FROM cur)::DOUBLE AS this_week, "
@@ -134,27 +140,27 @@ def headline(db: DB, week: Week, thresholds: Thresholds | None = None) -> pd.Dat
 
 
 def weekly_trend(db: DB, week: Week, thresholds: Thresholds | None = None,
-                 history_weeks: int = 12) -> pd.DataFrame:
+                 history_weeks: int = 12, basis: str = "best") -> pd.DataFrame:
     """weekly_health_for rows of the ``history_weeks`` weeks ending with ``week``."""
-    args, values = _signal_args(thresholds or Thresholds())
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
     first = week.shifted(-(history_weeks - 1))
     return query(db, f"SELECT * FROM weekly_health_for({args}) WHERE week_start BETWEEN ? AND ?"
                      " ORDER BY week_start", [*values, first.start, week.start])
 
 
 def category_health(db: DB, week: Week, history_weeks: int = 12,
-                    formula: str = "v2") -> pd.DataFrame:
+                    formula: str = "v2", basis: str = "best") -> pd.DataFrame:
     """Mean health per ISO week and category (SPEC §3.2) over the history window."""
     first = week.shifted(-(history_weeks - 1))
-    return query(db, "SELECT * FROM weekly_category_health_for(formula := ?) "
+    return query(db, "SELECT * FROM weekly_category_health_for(formula := ?, basis := ?) "
                      "WHERE week_start BETWEEN ? AND ? ORDER BY week_start, category",
-                 [formula, first.start, week.start])
+                 [formula, basis_of(basis), first.start, week.start])
 
 
 def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,
-                 history_weeks: int = 12) -> pd.DataFrame:
+                 history_weeks: int = 12, basis: str = "best") -> pd.DataFrame:
     """The rolling ratio at every session of the history window, with coach triggers (SPEC §3.3)."""
-    args, values = _signal_args(thresholds or Thresholds())
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
     first = week.shifted(-(history_weeks - 1))
     return query(db, f"""
         SELECT sess_id, started_at, category, ratio, ratio_band, ratio_at_boot,
@@ -166,18 +172,19 @@ def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,
         [week.start_at, week.end_at, *values, first.start_at, week.end_at])
 
 
-def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None) -> pd.DataFrame:
+def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None,
+                  basis: str = "best") -> pd.DataFrame:
     """Every session of the week with its signals and its (untrusted) notes."""
-    args, values = _signal_args(thresholds or Thresholds())
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
     return query(db, f"""
         SELECT g.sess_id, g.started_at, g.type, g.category, g.health_score,
                g.context_peak_pct, g.context_at_close, g.ratio, g.ratio_band,
                g.coach_triggered, g.coach_reason, g.is_inefficient,
                g.recommend_conserve_next, g.is_narcissistic, s.is_incomplete, s.notes
         FROM session_signals_for({args}) g
-        JOIN metabolism_sessions s USING (sess_id)
+        JOIN basis_sessions(basis := ?) s USING (sess_id)
         WHERE g.started_at >= ? AND g.started_at < ?
-        ORDER BY g.started_at, g.sess_id""", [*values, week.start_at, week.end_at])
+        ORDER BY g.started_at, g.sess_id""", [*values, basis, week.start_at, week.end_at])
 
 
 def agent_leaderboard(db: DB, week: Week, thresholds: Thresholds | None = None,
@@ -385,3 +392,37 @@ def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
                      [week.shifted(-1).start, week.start]).cost[0]
     return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
             "previous_cost_usd": previous}
+
+
+def audit_week(db: DB, week: Week) -> dict:
+    """Logged versus measured for the week's logs (issue 13).
+
+    Coverage, disagreements by field, worst offenders (most fields beyond tolerance), and the
+    store's log and transcript counts.
+    """
+    bounds = [week.start_at, week.end_at]
+    counts = query(db, "SELECT (SELECT count(*) FROM stg_metabolism_sessions) AS logs,"
+                       " (SELECT count(*) FROM measured_sessions) AS transcripts").iloc[0]
+    coverage = query(db, """
+        SELECT m.match_status, count(*) AS logs FROM session_matches m
+        JOIN stg_metabolism_sessions s USING (sess_id)
+        WHERE s.started_at >= ? AND s.started_at < ? GROUP BY ALL
+        UNION ALL
+        SELECT 'transcript without log', count(*) FROM measured_sessions
+        WHERE sess_id IS NULL AND started_at >= ? AND started_at < ?""", bounds + bounds)
+    week_rows = ("FROM session_audit WHERE started_at >= ? AND started_at < ?")
+    by_field = query(db, f"""
+        SELECT field, count(*) FILTER (WHERE disagrees IS NOT NULL) AS compared,
+               count(*) FILTER (WHERE disagrees) AS disagree,
+               median(difference) FILTER (WHERE disagrees) AS median_difference
+        {week_rows} GROUP BY field HAVING count(*) FILTER (WHERE disagrees) > 0
+        ORDER BY disagree DESC, field""", bounds)
+    worst = query(db, f"""
+        SELECT sess_id, count(*) FILTER (WHERE disagrees) AS fields_disagreeing,
+               string_agg(field, ', ' ORDER BY field) FILTER (WHERE disagrees) AS fields,
+               max(100 * difference / nullif(logged_value, 0))
+                   FILTER (WHERE field = 'tokens_used') AS tokens_underreport_pct
+        {week_rows} GROUP BY sess_id HAVING count(*) FILTER (WHERE disagrees) > 0
+        ORDER BY fields_disagreeing DESC, sess_id LIMIT 10""", bounds)
+    return {"logs": int(counts["logs"]), "transcripts": int(counts["transcripts"]),
+            "coverage": coverage[coverage["logs"] > 0], "by_field": by_field, "worst": worst}

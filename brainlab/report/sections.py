@@ -37,6 +37,7 @@ class ReportContext:
     run_id: str = ""
     figures: dict | None = None  # the week's weekly_health_for row; None = no sessions
     threshold_source: str = "SPEC defaults"
+    basis: str = "best"  # logged | measured | best: which side of each session (issue 13)
     charts_drawn: list[str] = field(default_factory=list)
     transcript_sessions: int = 0  # Claude Code sessions started this week
 
@@ -52,7 +53,7 @@ class ReportContext:
 
 
 def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str = "",
-                history_weeks: int = 12, run_id: str = "") -> ReportContext:
+                history_weeks: int = 12, run_id: str = "", basis: str = "best") -> ReportContext:
     """Resolve the notebook's parameters into a context (empty week = latest with sessions)."""
     settings = load_settings(thresholds_file or None) if thresholds_file else None
     thresholds = settings.thresholds if settings else Thresholds()
@@ -64,8 +65,8 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     parsed = Week.parse(week)
     return ReportContext(
         db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
-        run_id=run_id, figures=data.week_figures(db, parsed, thresholds),
-        threshold_source=str(settings.source) if settings else "SPEC defaults",
+        run_id=run_id, figures=data.week_figures(db, parsed, thresholds, basis=basis),
+        threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
         transcript_sessions=data.transcript_sessions(db, parsed))
 
 
@@ -189,7 +190,8 @@ def title(ctx: ReportContext) -> str:
     return show(f'<header class="report-title"><h1>Weekly health — {esc(week.label)}</h1>'
          f'<p class="dates">{esc(week.start.isoformat())} to {esc(last_day.isoformat())}'
          f" · thresholds: {esc(ctx.threshold_source)} · ratio window {esc(t.ratio_window)}"
-         f" {esc(t.ratio_window_unit)} · coach at ratio ≤ {esc(t.coach_ratio)}</p></header>")
+         f" {esc(t.ratio_window_unit)} · coach at ratio ≤ {esc(t.coach_ratio)}"
+         f" · basis: {esc(ctx.basis)}</p></header>")
 
 
 def headline(ctx: ReportContext) -> str:
@@ -202,7 +204,7 @@ def headline(ctx: ReportContext) -> str:
                      f"({esc(ctx.week.label)}): no metabolism log is dated in this week."
                      f"{esc(also)} Hygiene and data-quality sections below still apply.</p>")
     else:
-        frame = data.headline(ctx.db, ctx.week, ctx.thresholds)
+        frame = data.headline(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
         rows = []
         for row in frame.itertuples():
             change = row.change
@@ -213,7 +215,8 @@ def headline(ctx: ReportContext) -> str:
         parts.append('<table class="data headline"><thead><tr><th>figure</th>'
                      f"<th>{esc(ctx.week.label)}</th><th>{esc(ctx.week.shifted(-1).label)}</th>"
                      f'<th>change</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
+    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
+                              basis=ctx.basis)
     if not trend.empty:
         parts.append(figure(ctx, "sessions-per-week", charts.sessions_per_week(trend)))
     return show(section("headline", "Headline figures", *parts))
@@ -221,7 +224,7 @@ def headline(ctx: ReportContext) -> str:
 
 def health(ctx: ReportContext) -> str:
     """Health score over time by category (SPEC §3.2)."""
-    frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks)
+    frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks, basis=ctx.basis)
     body = (figure(ctx, "health-by-category", charts.health_by_category(frame))
             if not frame.empty else note("No scored session in the trend window.", "empty"))
     return show(section("health", "Health score by category", body))
@@ -230,7 +233,7 @@ def health(ctx: ReportContext) -> str:
 def ratio(ctx: ReportContext) -> str:
     """The rolling ratio, the coach-trigger band and the sessions that fired it (SPEC §3.3)."""
     t = ctx.thresholds
-    series = data.ratio_series(ctx.db, ctx.week, t, ctx.history_weeks)
+    series = data.ratio_series(ctx.db, ctx.week, t, ctx.history_weeks, basis=ctx.basis)
     parts = []
     if series["ratio"].notna().any():
         parts.append(figure(ctx, "rolling-ratio",
@@ -258,11 +261,12 @@ def coach_silence(earlier: pd.DataFrame, ctx: ReportContext) -> str:
 
 def conserve(ctx: ReportContext) -> str:
     """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
-    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks)
+    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
+                              basis=ctx.basis)
     parts = []
     if not trend.empty:
         parts.append(figure(ctx, "conserve-signals", charts.conserve_signals(trend)))
-    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
+    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
     flagged = week[week[["is_inefficient", "recommend_conserve_next", "is_narcissistic"]]
                    .fillna(False).any(axis=1)]
     parts.append("<h3>This week's sessions with a conserve signal</h3>")
@@ -275,7 +279,7 @@ def conserve(ctx: ReportContext) -> str:
 
 def sessions(ctx: ReportContext) -> str:
     """Every session of the week with its notes (log text: escaped)."""
-    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds)
+    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
     return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
                              "coach_reason", "notes"]], empty=ctx.no_logs)))
@@ -379,6 +383,31 @@ def usage(ctx: ReportContext) -> str:
     parts += ["<h3>By model</h3>", table(by_model),
               "<h3>Costliest sessions</h3>", table(found["sessions"], empty="None.")]
     return show(section("usage", "Claude Code usage", *parts))
+
+
+def logged_vs_measured(ctx: ReportContext) -> str:
+    """The week's logs audited against their transcripts (issue 13).
+
+    Coverage, disagreements of the week by field, worst offenders; names the command that
+    adds the missing side.
+    """
+    found = data.audit_week(ctx.db, ctx.week)
+    parts = []
+    if not found["logs"] and not found["transcripts"]:
+        return ""
+    if not found["transcripts"]:
+        parts.append(note("No Claude Code transcripts in the store: the logs cannot be audited"
+                          " (add them with: brainlab ingest claude PATH --db DB)."))
+    elif not found["logs"]:
+        parts.append(note("No metabolism logs in the store: every figure of this report is"
+                          " measured from transcripts (add logs with: brainlab ingest brain"
+                          " PATH --db DB)."))
+    else:
+        parts += ["<h3>Coverage</h3>", table(found["coverage"], empty="No log this week."),
+                  "<h3>Disagreements of the week (beyond tolerance)</h3>",
+                  table(found["by_field"], empty="Every audited field within tolerance."),
+                  "<h3>Worst offenders</h3>", table(found["worst"], empty="None.")]
+    return show(section("audit", "Logged versus measured", *parts))
 
 
 def hygiene(ctx: ReportContext) -> str:

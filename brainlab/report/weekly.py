@@ -68,7 +68,7 @@ def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
 
 def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
                   thresholds_file: Path | None = None, ratio_window: int = 0,
-                  history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
+                  basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
                   notebook: Path | None = None, update_index: bool = True) -> Path:
     """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``."""
     db = Path(db).resolve()
@@ -82,7 +82,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     parameters = {
         "db": str(db), "week": label, "ratio_window": int(ratio_window),
         "thresholds_file": str(Path(thresholds_file).resolve()) if thresholds_file else "",
-        "history_weeks": int(history_weeks), "run_id": run_id,
+        "history_weeks": int(history_weeks), "run_id": run_id, "basis": basis,
     }
     # The executing notebook lives outside the output folder: a killed render leaves nothing
     # there (issue 10 §12); the system's temp folder is cleaned by the system.
@@ -138,8 +138,9 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
     if parameters["ratio_window"]:
         thresholds = thresholds.replace(ratio_window=parameters["ratio_window"])
     week = Week.parse(label)
-    figures = data.week_figures(db, week, thresholds) or {"sessions": 0}
-    previous = data.week_figures(db, week.shifted(-1), thresholds) or {}
+    basis = parameters.get("basis", "best")
+    figures = data.week_figures(db, week, thresholds, basis=basis) or {"sessions": 0}
+    previous = data.week_figures(db, week.shifted(-1), thresholds, basis=basis) or {}
     clean = {k: _plain(v) for k, v in figures.items() if k not in ("iso_week", "week_start")}
     cur, prev = clean.get("mean_health"), _plain(previous.get("mean_health"))
     clean["mean_health_change"] = (cur - prev) if cur is not None and prev is not None else None

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from brainlab.sources import claude_broker
+from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
 
 SOURCE = "claude"
@@ -43,6 +43,7 @@ KNOWN_TYPES = frozenset({
 FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead"}
 SEARCH_TOOLS = {"Grep", "Glob", "LS"}
 LAUNCH_TOOLS = {"Task", "Agent"}
+_MARKED_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "Edit", "Write", "MultiEdit"}
 _GIT_COMMIT = re.compile(
     r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*+commit\b")  # *+: linear
 REQUEST_COLUMNS = (
@@ -94,6 +95,7 @@ class Chunk:
     errors: list[dict] = field(default_factory=list)
     unknown_types: set[str] = field(default_factory=set)
     broker: dict[str, list[dict]] = field(default_factory=dict)  # claude_broker's table rows
+    marks: list[tuple] = field(default_factory=list)  # cc_marks rows (claude_marks)
 
     def error(self, file: str, line: int | None, reason: str, severity: str = "error") -> None:
         """Record one problem as an ``ingest_errors`` row."""
@@ -369,6 +371,9 @@ def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: 
         bool(command and _GIT_COMMIT.search(command)),
         ctx.path, line_no,
     ))
+    if name in _MARKED_TOOLS:  # to-dos and workspace decisions (issue 13)
+        chunk.marks += claude_marks.tool_marks(name, args, _str(block.get("id")), session_id,
+                                               agent_id, ts, ctx.path, line_no)
 
 
 def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_no: int,
@@ -380,6 +385,10 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
         chunk.error(ctx.path, line_no, f"user message is {_shown(message)}, not an object:"
                     " nothing read from it", "warning")
     tool_use_ids = []
+    if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
+        mark = claude_marks.prompt_mark(obj, session_id, to_utc(ts_text), ctx.path, line_no)
+        if mark:
+            chunk.marks.append(mark)
     if isinstance(content, list):
         answer = claude_broker.subagent_answer(obj)
         for block in content:

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import msgspec
 import orjson
 
-from brainlab.sources import claude_broker
+from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources import claude_code as cc
 
 Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
@@ -53,6 +53,7 @@ class _Line(msgspec.Struct):
     sessionId: str | None = None  # noqa: N815 (the transcript's field names)
     agentId: str | None = None  # noqa: N815
     isSidechain: bool | None = None  # noqa: N815
+    isMeta: Any = None  # noqa: N815
     timestamp: str | None = None
     cwd: str | None = None
     requestId: str | None = None  # noqa: N815
@@ -71,6 +72,7 @@ class _Text(msgspec.Struct):
 
 class _UserBlock(msgspec.Struct):
     type: Any = None
+    text: Any = None
     tool_use_id: Any = None
     is_error: Any = None
     content: str | list[_Text] | None = None
@@ -179,6 +181,8 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                     claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
                                        chunk)
     elif kind == "user":
+        if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
+            _prompt(line, blocks, session_id, ts_text, ctx, line_no, chunk)
         _user(blocks, result, session_id, agent_id, ts_text, ctx, line_no, chunk)
     elif kind == "progress":
         if progress is not None:
@@ -189,6 +193,27 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             obj = {"subtype": line.subtype, "compactMetadata": meta}
             cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     return True
+
+
+def _prompt(line: _Line, blocks, session_id, ts_text, ctx: cc.FileContext, line_no: int,
+            chunk: cc.Chunk) -> None:
+    """The ``cc_marks`` prompt row of a main-chain human prompt, as claude_code.user_line."""
+    message = line.message
+    if message is None:
+        return
+    if blocks is not None:
+        if any(b.type == "tool_result" for b in blocks):
+            return  # a tool's answer, not a prompt
+        content = [{"type": b.type, "text": b.text} for b in blocks]
+    elif len(message.content) and memoryview(message.content)[0] == 0x22:  # a JSON string
+        content = orjson.loads(memoryview(message.content))
+    else:
+        return
+    obj = {"isMeta": line.isMeta, "isSidechain": line.isSidechain,
+           "message": {"content": content}}
+    mark = claude_marks.prompt_mark(obj, session_id, cc.to_utc(ts_text), ctx.path, line_no)
+    if mark:
+        chunk.marks.append(mark)
 
 
 def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, line_no: int,

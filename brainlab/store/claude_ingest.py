@@ -30,12 +30,13 @@ import orjson
 import pyarrow as pa
 
 from brainlab.errors import ConfigError, SourceError
-from brainlab.sources import claude_broker, claude_fast, claude_files
+from brainlab.sources import claude_broker, claude_fast, claude_files, claude_marks
 from brainlab.sources import claude_code as cc
 from brainlab.sources.redact import redact_truncate
+from brainlab.store.measured import refresh_measures
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
-          "cc_compactions", "cc_spans") + claude_broker.TABLES
+          "cc_compactions", "cc_spans", "cc_marks") + claude_broker.TABLES
 HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
 PRICES_ENV = "BRAINLAB_PRICES"
 # commit after this many bytes read: each commit writes the WAL (on 1 GB, 16 commits took
@@ -235,12 +236,20 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     finally:
         if gc_was_enabled:
             gc.enable()
+    touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
+        "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
+        " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
+        [[job.path for job in jobs] + sorted(set(known) - seen)]).fetchall()]
     for gone in sorted(set(known) - seen):
         con.execute("BEGIN TRANSACTION")
         _delete_file(con, gone)
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
+    if not _measures_stored(con):
+        refresh_measures(con)  # measured metabolism per session (issue 13), all of it
+    elif touched:
+        refresh_measures(con, touched)
     summary.unpriced_models = [  # names only: no dedup needed; a line without a model too
         r[0] if r[0] is not None else "(no model)" for r in con.execute(
             "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
@@ -263,6 +272,12 @@ def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str
                     [cc.SOURCE] * len(refused), ["error"] * len(refused)])
     con.execute("COMMIT")
     summary.errors += len(refused)
+
+
+def _measures_stored(con: duckdb.DuckDBPyConnection) -> bool:
+    """False when transcripts are stored but their measures are not (e.g. a rebuilt catalog)."""
+    return con.execute("SELECT (SELECT count(*) FROM cc_session_measures) > 0"
+                       " OR NOT EXISTS (SELECT 1 FROM cc_spans)").fetchone()[0]
 
 
 @dataclass(frozen=True)
@@ -340,6 +355,7 @@ def parse_file(job: FileJob, arrow: bool = True,
             "cc_request_lines": last_per_call(chunk.requests),
             "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
             "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
+            "cc_marks": chunk.marks,
             **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
         }
         if final:
@@ -352,6 +368,7 @@ def parse_file(job: FileJob, arrow: bool = True,
         taken = tables(final=False)
         chunk.requests, chunk.tool_calls, chunk.tool_results = [], [], []
         chunk.agent_links, chunk.compactions, chunk.broker = [], [], {}
+        chunk.marks = []
         if taken:
             on_rows(taken)
 
@@ -658,7 +675,8 @@ def to_arrow(table: str, rows: list) -> pa.Table:
 
 TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
                  "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
-                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS}
+                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS,
+                 "cc_marks": claude_marks.MARK_COLUMNS}
 _ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
           "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "TIMESTAMP": pa.string()}
 

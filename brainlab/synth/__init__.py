@@ -16,6 +16,7 @@ from pathlib import Path
 
 from brainlab.errors import SourceError
 from brainlab.synth import brain, compliance
+from brainlab.synth.audit_plants import plant_audit
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 from brainlab.synth.sprint_transcripts import write_sprint_transcripts
@@ -52,7 +53,12 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
                brain.plant_xss(sessions)]
     brain.write_agents(writer)
     brain.write_contexts(writer)
-    planted += brain.write_metabolism(writer, sessions, options, rng)
+    # logs and transcripts disagree where planted (issue 13); the sprint plan is drawn early
+    # (own seeded stream, same result) so the unmatched log sits away from every sprint
+    sprint_plan = plan_for(sessions, random.Random(options.seed + 4))
+    audit = plant_audit(sessions, options, [sp["started_at"] for sp in sprint_plan])
+    planted += audit.planted
+    planted += brain.write_metabolism(writer, audit.logged, options, rng, skip=audit.no_log)
     planted += brain.write_claims(writer, sessions, options)
     brain.write_handoffs(writer, sessions)
     planted += brain.write_workspaces(writer, sessions, options, rng)
@@ -63,9 +69,9 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += write_circuits(out_dir, random.Random(options.seed * 1000 + 5), area_start,
                               area_end, n_tickets=6 * options.weeks)
     # Claude Code transcripts of the same sessions (own RNG: the brain files stay as they were)
-    planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3))
+    planted += write_transcripts(out_dir, sessions, random.Random(options.seed * 7919 + 3),
+                                 skip=audit.no_transcript)
     # ... and the same sprint plan (same seed as write_sprints) run as transcript sessions
-    sprint_plan = plan_for(sessions, random.Random(options.seed + 4))
     planted += write_sprint_transcripts(out_dir, sprint_plan,
                                         random.Random(options.seed * 7919 + 11))
     # last: breaches of the compliance rules (issue 14), edited into the files written above

@@ -142,8 +142,11 @@ def metabolism_log(s: SynthSession, variant: str, rng: random.Random) -> str:
 
 
 def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOptions,
-                     rng: random.Random) -> list[dict]:
-    """Per-session logs plus the README index; returns the planted parser cases."""
+                     rng: random.Random, skip: set[str] | None = None) -> list[dict]:
+    """Per-session logs plus the README index; returns the planted parser cases.
+
+    ``skip``: sessions that wrote no log (drawn all the same, so the RNG stream is unchanged).
+    """
     planted: list[dict] = []
     v1_until = options.weeks // 4
     incomplete_done = False
@@ -161,6 +164,8 @@ def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOpti
             planted.append({"effect": "metabolism log missing a mandatory field (commits)",
                             "where": s.sess_id, "sess_id": s.sess_id,
                             "violations": [{"rule": "MET001", "subject": s.sess_id}]})
+        if skip and s.sess_id in skip:
+            continue
         w.write(f"progression/metabolism/{s.started_at:%Y-%m-%d}-{s.sess_id}.md", text)
         health = health_v2(s)
         rows.append(f"| {s.started_at:%Y-%m-%d} | {s.sess_id} | {s.category} | {s.mode} | "

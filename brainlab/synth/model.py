@@ -157,6 +157,11 @@ def _session(kind: str, started: datetime, week: int, rng: random.Random,
     close = int(max(5, min(peak, peak - abs(rng.gauss(12, 10)))))
     tokens = int(min(195_000, max(8_000, rng.gauss(40_000 + 12_000 * math.log1p(hours), 20_000))))
     tokens = int(round(tokens / 1000) * 1000)
+    # SPEC §3.1/§7: tokens_used is the context size at close (the spec's own example: 22% of
+    # 200k ~ 45k), so the log and its transcript agree: close follows the drawn tokens (the
+    # close drawn above only keeps the RNG stream), never above the peak.
+    close = min(peak, max(5, round(tokens / 2_000)))
+    tokens = close * 2_000
     commits = todos = kernel = adrs = insights = 0
     if category == "use-brain":
         commits, todos = _poisson(rng, 3.0), _poisson(rng, 2.0)

@@ -98,18 +98,28 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
     start, end = s.started_at, s.ended_at
     peak = max(6_000, s.context_peak_pct * WINDOW // 100)
     close = max(4_000, s.context_at_close * WINDOW // 100)
+    # SPEC §2.7: type and mode declared in the first message (`brain <type> +<mode>`)
     w.lines.append({**w._base("user", start),
-                    "message": {"role": "user", "content": f"{s.type} session"}})
+                    "message": {"role": "user", "content": f"brain {s.type} +{s.mode}"}})
     # boot: read the agents the session loads (the results are the agent files' size)
     steps: list[tuple[str, object]] = [("read", "/home/user/brain/KERNEL.md")]
     steps += [("read-agent", a) for a in s.agents_loaded]
     if s.project:
         steps += [("read", f"{w.cwd}/README.md"), ("read", f"/home/user/brain/todo/{s.project}.md")]
         steps += [("edit", f"{w.cwd}/src/module_{i}.py") for i in range(rng.randint(1, 4))]
-    else:
-        steps += [("edit", f"/home/user/brain/agents/{rng.choice(list(sizes))}.md")]
+    # the v2 inputs the log reports (SPEC §3.2), as the transcript shows them (issue 13)
+    steps += [("edit", f"/home/user/brain/agents/{a}.md")
+              for a in rng.sample(sorted(sizes), k=min(len(sizes), s.kernel_files_touched))]
+    steps += [("write", f"/home/user/brain/decisions/ADR-{s.started_at:%m%d%H%M}-{i}.md")
+              for i in range(s.adrs_written)]
+    if s.todos_closed:
+        steps += [("todos", s.todos_closed)]
+    if s.insights_captured:
+        steps += [("decisions", s.insights_captured)]
     steps += [("task", a) for a in s.agents_used]
     steps += [("commit", i) for i in range(s.commits)]
+    steps += [("write", f"/home/user/brain/progression/metabolism/"
+                        f"{s.started_at:%Y-%m-%d}-{s.sess_id}.md")]  # the scribe's log
     n = len(steps)
     span = (end - start).total_seconds()
     peak_at = max(1, int(n * 0.8))
@@ -139,6 +149,9 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
                 "file_path": what, "old_string": "a", "new_string": "b"}
             w.lines += w.call(at, context, rng.randint(80, 900), [_tool(tool_id, name, **args)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "ok " * 50))
+        elif kind in ("write", "todos", "decisions"):
+            w.lines += w.call(at, context, 200, [_v2_tool(tool_id, kind, what, w.cwd)])
+            w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "ok"))
         elif kind == "commit":
             command = f"git add -A && git commit -m 'sprint step {what + 1}'"
             w.lines += w.call(at, context, 120, [_tool(tool_id, "Bash", command=command)])
@@ -168,13 +181,18 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
 
 
 def write_transcripts(out_dir: Path, sessions: list[SynthSession],
-                      rng: random.Random) -> list[dict]:
-    """Write a transcript per session under ``out_dir/claude/projects``; return planted effects."""
+                      rng: random.Random, skip: set[str] | None = None) -> list[dict]:
+    """Write a transcript per session under ``out_dir/claude/projects``; return planted effects.
+
+    ``skip``: sessions whose transcript is drawn (same RNG stream) but not written.
+    """
     sizes = {a["agent"]: a["bytes"] for a in agent_sizes()}
     root = Path(out_dir) / "claude" / "projects"
     launched: dict[str, int] = {}
     for s in sessions:
         w = session_lines(s, rng, sizes)
+        if skip and s.sess_id in skip:
+            continue
         folder = root / w.cwd.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
         _write_jsonl(folder / f"{w.id}.jsonl", w.lines)
@@ -194,6 +212,20 @@ def write_transcripts(out_dir: Path, sessions: list[SynthSession],
                   " measured cost",
         "where": f"{sum(launched.values())} subagent files of {len(launched)} agent types",
     }]
+
+
+def _v2_tool(tool_id: str, kind: str, what, cwd: str) -> dict:
+    """A Write, a TodoWrite with ``what`` items completed, or ``what`` workspace decisions."""
+    if kind == "write":
+        return _tool(tool_id, "Write", file_path=what, content="# written\n")
+    if kind == "todos":
+        return _tool(tool_id, "TodoWrite", todos=[
+            {"content": f"step {i + 1}", "status": "completed", "activeForm": "working"}
+            for i in range(what)])
+    lines = "".join(f"2026-01-01 10:0{i % 10} | option {i}? | choisi : a | raison : b\n"
+                    for i in range(what))
+    return _tool(tool_id, "Edit", file_path="/home/user/brain/workspace/explore-s1/log.md",
+                 old_string="", new_string=lines)
 
 
 def _write_jsonl(path: Path, lines: list[dict]) -> None:

@@ -114,3 +114,51 @@ CREATE TABLE IF NOT EXISTS cc_prices (
     prices_as_of             DATE,
     prices_file              VARCHAR
 );
+
+-- Metabolism facts a transcript gives beyond usage (issue 13, sources/claude_marks.py):
+-- prompt keywords (SPEC §2.7), to-do items and statuses, workspace decision lines; no text.
+CREATE TABLE IF NOT EXISTS cc_marks (
+    session_id   VARCHAR,
+    agent_id     VARCHAR,
+    ts           TIMESTAMP,
+    kind         VARCHAR,   -- prompt | todo | decisions
+    keyword_type VARCHAR,
+    keyword_mode VARCHAR,
+    keyword_rule VARCHAR,
+    item_key     VARCHAR,
+    item_status  VARCHAR,
+    lines        INTEGER,
+    tool_use_id  VARCHAR,
+    source_file  VARCHAR NOT NULL,
+    line         BIGINT
+);
+
+-- cc_measured (views/17_measured.sql) as of the last `ingest claude`: the measured metabolism
+-- per transcript session, stored so the matching, the audit and every basis-aware metric
+-- read a few hundred rows instead of re-deriving them from the line tables (issue 13).
+CREATE TABLE IF NOT EXISTS cc_session_measures (
+    transcript_session     VARCHAR PRIMARY KEY,
+    started_at             TIMESTAMP,
+    ended_at               TIMESTAMP,
+    duration_min           DOUBLE,
+    cwd                    VARCHAR,
+    project                VARCHAR,
+    type                   VARCHAR,
+    mode                   VARCHAR,
+    type_derivation        VARCHAR,
+    tokens_used            BIGINT,
+    context_peak_pct       DOUBLE,
+    context_at_close       DOUBLE,
+    context_window_tokens  INTEGER,
+    commits                BIGINT,
+    todos_closed           BIGINT,
+    todos_created          BIGINT,
+    decisions_logged       BIGINT,
+    kernel_files_touched   BIGINT,
+    adrs_written           BIGINT,
+    insights_captured      BIGINT,
+    agents_loaded          VARCHAR[],
+    named_sess_ids         VARCHAR[],
+    main_requests          BIGINT,
+    source_file            VARCHAR
+);

@@ -1,51 +1,19 @@
 -- Metabolism sessions (SPEC §3). Layering: raw_metabolism_logs (as parsed) ->
--- stg_metabolism_sessions (one row per session, category mapped) -> scored_sessions(...)
--- (health and saturation recomputed, parameters = SPEC §3.2/§3.3 defaults) -> sessions.
-
--- SPEC §2.2 type -> category; one row per session id (a duplicated log keeps its latest file)
-CREATE OR REPLACE VIEW stg_metabolism_sessions AS
-SELECT
-    l.sess_id,
-    l.started_at,
-    CAST(l.started_at AS DATE)                       AS session_date,
-    lower(trim(l.type))                              AS type,
-    CASE WHEN l.type IS NULL THEN 'unknown'
-         ELSE coalesce(c.category, 'unknown') END    AS category,
-    l.mode,
-    l.project,
-    l.tokens_used,
-    l.context_peak_pct,
-    l.context_at_close,
-    l.duration_min,
-    l.commits,
-    l.todos_closed,
-    l.kernel_files_touched,
-    l.adrs_written,
-    l.insights_captured,
-    l.handoff_level,
-    l.cold_start_kpi_pass,
-    l.health_score                                   AS health_score_logged,
-    l.saturation_flag                                AS saturation_flag_logged,
-    l.log_version,
-    l.is_incomplete,
-    l.notes,
-    l.signals                                        AS signals_logged,
-    l.source_file
-FROM raw_metabolism_logs l
-LEFT JOIN session_categories c ON c.type = lower(trim(l.type))
-QUALIFY row_number() OVER (PARTITION BY l.sess_id ORDER BY l.source_file DESC) = 1;
+-- stg_metabolism_sessions (views/16, one row per log) and measured_sessions (views/17, one
+-- row per transcript) -> basis_sessions(basis) -> scored_sessions(...) (health and saturation
+-- recomputed, parameters = SPEC §3.2/§3.3 defaults) -> metabolism_sessions.
 
 -- SPEC §3.2 health_score v1 and v2, SPEC §3.3 saturation_flag by profile.
 -- denominator = max(1, tokens_used/1000 * context_peak_pct/100); NULL inputs give NULL.
 -- formula: 'v2' (default, by category), 'v1' (one formula) or 'logged' (the scribe's value).
 -- health_score = the recomputed score where its inputs exist, else the logged one
--- (health_basis says which).
+-- (health_basis says which). basis: 'best' (default), 'logged' or 'measured' (views/17).
 CREATE OR REPLACE MACRO scored_sessions(formula := 'v2', saturation_peak_use := 80,
-                                        saturation_peak_build := 85) AS TABLE
+                                        saturation_peak_build := 85, basis := 'best') AS TABLE
 WITH base AS (
     SELECT s.*,
         greatest(1, s.tokens_used / 1000.0 * s.context_peak_pct / 100.0) AS denominator
-    FROM stg_metabolism_sessions s
+    FROM basis_sessions(basis := basis) s
 ), scored AS (
     SELECT base.*,
         (coalesce(todos_closed, 0) * 10 + commits * 5) / denominator AS health_score_v1,
@@ -85,25 +53,43 @@ SELECT
     END AS saturation_flag,
     saturation_flag_logged,
     log_version, is_incomplete, notes, signals_logged,
-    'metabolism' AS source,
+    CASE basis_used WHEN 'measured' THEN 'transcript' ELSE 'metabolism' END AS source,
+    basis_used, transcript_session,
     source_file
 FROM chosen;
 
--- Sessions from metabolism logs with SPEC defaults (v2 health, saturation 80/85): what every
--- metabolism metric reads. `sessions` (views/90_sessions.sql) adds transcript sessions.
+-- Metabolism sessions with SPEC defaults (v2 health, saturation 80/85) on the 'best' basis
+-- (measured where a transcript exists, else logged; issue 13): what every metabolism metric
+-- reads. `sessions` (views/90_sessions.sql) sets logs and transcripts side by side instead.
 CREATE OR REPLACE VIEW metabolism_sessions AS SELECT * FROM scored_sessions();
 
--- SPEC §2.5 agents loaded per session, with the estimated price bytes/4 from agents/*.md
--- (falling back to the log's own "~Xk" estimate when the agent file is unknown).
-CREATE OR REPLACE VIEW metabolism_agent_loads AS
-SELECT
-    l.sess_id,
-    l.agent,
-    coalesce(a.tokens_estimated, l.tokens_logged) AS tokens_estimated,
-    l.tokens_logged,
-    a.tokens_estimated IS NOT NULL                AS is_known_agent,
-    'metabolism'                                  AS source,
-    l.source_file
-FROM raw_agent_loads l
-LEFT JOIN (SELECT agent, any_value(tokens_estimated) AS tokens_estimated
-           FROM agents GROUP BY agent) a ON a.agent = l.agent;
+-- SPEC §2.5 agents loaded per session, on a basis like scored_sessions: logged rows are the
+-- log's "Agents chargés" list, measured rows the agents/*.md files the transcript read into
+-- its context (the SPEC §2.5 price; launched subagents run in their own context and keep
+-- their measured cost in transcript_agent_loads). The estimated price is bytes/4 of agents/<agent>.md, falling back to
+-- the log's own "~Xk" estimate, or to the bytes the transcript read / 4.
+CREATE OR REPLACE MACRO agent_loads_for(basis := 'best') AS TABLE
+WITH s AS (
+    SELECT sess_id, basis_used, transcript_session FROM basis_sessions(basis := basis)
+), known AS (
+    SELECT agent, any_value(tokens_estimated) AS tokens_estimated FROM agents GROUP BY agent
+), logged AS (
+    SELECT l.sess_id, l.agent, coalesce(a.tokens_estimated, l.tokens_logged) AS tokens_estimated,
+           l.tokens_logged, a.tokens_estimated IS NOT NULL AS is_known_agent,
+           'metabolism' AS source, l.source_file
+    FROM raw_agent_loads l
+    JOIN s ON s.sess_id = l.sess_id AND s.basis_used = 'logged'
+    LEFT JOIN known a ON a.agent = l.agent
+), measured AS (
+    SELECT s.sess_id, t.agent,
+           CAST(coalesce(a.tokens_estimated, t.tokens_estimated) AS BIGINT) AS tokens_estimated,
+           CAST(NULL AS BIGINT) AS tokens_logged, a.tokens_estimated IS NOT NULL AS is_known_agent,
+           'transcript' AS source, t.source_file
+    FROM transcript_agent_loads t
+    JOIN s ON s.transcript_session = t.sess_id AND s.basis_used = 'measured'
+    LEFT JOIN known a ON a.agent = t.agent
+    WHERE t.agent IS NOT NULL AND t.agent <> '' AND t.tokens_estimated IS NOT NULL
+)
+SELECT * FROM logged UNION ALL BY NAME SELECT * FROM measured;
+
+CREATE OR REPLACE VIEW metabolism_agent_loads AS SELECT * FROM agent_loads_for();

@@ -5,12 +5,13 @@
 -- session (inclusive). unit 'days': sessions started in the last `window` calendar days;
 -- unit 'sessions': the last `window` sessions. >= healthy: healthy, >= watch: watch, below:
 -- narcissistic loop. No build/explore session in the window: ratio NULL, band healthy if any use.
+-- basis: 'best' (default), 'logged' or 'measured' (issue 13, views/17_measured.sql).
 CREATE OR REPLACE MACRO session_ratio(window_size := 7, unit := 'days', explore_weight := 0.5,
-                                      healthy := 1.0, watch := 0.5) AS TABLE
+                                      healthy := 1.0, watch := 0.5, basis := 'best') AS TABLE
 WITH s AS (
     SELECT sess_id, started_at, category,
            row_number() OVER (ORDER BY started_at, sess_id) AS rn
-    FROM metabolism_sessions WHERE started_at IS NOT NULL
+    FROM basis_sessions(basis := basis) WHERE started_at IS NOT NULL
 ), counts AS (
     SELECT cur.sess_id, cur.started_at, cur.rn,
         count(*) FILTER (WHERE prev.category = 'use-brain')     AS n_use,
@@ -42,15 +43,16 @@ CREATE OR REPLACE MACRO session_signals_for(
     formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
     ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
     coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
-    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85) AS TABLE
+    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
+    basis := 'best') AS TABLE
 WITH s AS (
     SELECT * FROM scored_sessions(formula := formula, saturation_peak_use := saturation_peak_use,
-                                  saturation_peak_build := saturation_peak_build)
+                                  saturation_peak_build := saturation_peak_build, basis := basis)
     WHERE started_at IS NOT NULL
 ), r AS (
     SELECT * FROM session_ratio(window_size := ratio_window, unit := ratio_unit,
                                 explore_weight := explore_weight, healthy := ratio_healthy,
-                                watch := ratio_watch)
+                                watch := ratio_watch, basis := basis)
 ), ordered AS (
     SELECT s.*, r.ratio, r.ratio_band, r.n_use, r.n_build, r.n_explore,
         row_number() OVER (ORDER BY s.started_at, s.sess_id) AS rn

@@ -9,7 +9,8 @@ CREATE OR REPLACE MACRO weekly_health_for(
     formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
     ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
     coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
-    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85) AS TABLE
+    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
+    basis := 'best') AS TABLE
 SELECT
     strftime(date_trunc('week', started_at), '%G-W%V')            AS iso_week,
     CAST(date_trunc('week', started_at) AS DATE)                 AS week_start,
@@ -33,7 +34,8 @@ FROM session_signals_for(
     coach_ratio := coach_ratio, coach_health := coach_health, coach_last_n := coach_last_n,
     coach_health_mode := coach_health_mode, conserve_peak := conserve_peak,
     conserve_health := conserve_health, conserve_close := conserve_close,
-    saturation_peak_use := saturation_peak_use, saturation_peak_build := saturation_peak_build)
+    saturation_peak_use := saturation_peak_use, saturation_peak_build := saturation_peak_build,
+    basis := basis)
 GROUP BY ALL;
 
 -- One row per ISO week with sessions, SPEC thresholds: the headline figures the demo prints.
@@ -48,14 +50,14 @@ FROM weekly_health_for() w
 LEFT JOIN weekly_health_for() p ON p.week_start = w.week_start - INTERVAL 7 DAY;
 
 -- SPEC §3.2 mean health score per ISO week and metabolism category (scored categories only).
-CREATE OR REPLACE MACRO weekly_category_health_for(formula := 'v2') AS TABLE
+CREATE OR REPLACE MACRO weekly_category_health_for(formula := 'v2', basis := 'best') AS TABLE
 SELECT
     strftime(date_trunc('week', started_at), '%G-W%V')  AS iso_week,
     CAST(date_trunc('week', started_at) AS DATE)       AS week_start,
     category,
     count(*)                                            AS sessions,
     avg(health_score)                                   AS mean_health
-FROM scored_sessions(formula := formula)
+FROM scored_sessions(formula := formula, basis := basis)
 WHERE started_at IS NOT NULL AND category IN ('use-brain', 'build-brain', 'explore-brain')
 GROUP BY ALL;
 

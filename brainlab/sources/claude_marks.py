@@ -1,0 +1,102 @@
+"""What a transcript says about a session's metabolism beyond usage (issue 13, SPEC §3.1-§3.2).
+
+Called by the transcript parser (:mod:`brainlab.sources.claude_code`) for each human prompt
+and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
+
+- ``prompt``: the type and mode keywords of a main-chain human prompt (SPEC §2.7, parsed by
+  :func:`brainlab.protocol.parse_session_keywords`); the prompt itself is not kept;
+- ``todo``: one row per to-do item a ``TodoWrite`` list holds (keyed by a hash of its text)
+  or a ``TaskCreate`` / ``TaskUpdate`` call (keyed by its tool call or task id), with status;
+- ``decisions``: decision lines (SPEC §5 ``| choisi : ...``) an Edit/Write adds to a
+  workspace ``log.md`` (lines counted, not kept).
+
+Kept apart from the parser's decoding so that a rewrite of the decoding keeps these rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from brainlab.protocol import parse_session_keywords
+
+MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
+                "keyword_rule", "item_key", "item_status", "lines", "tool_use_id",
+                "source_file", "line")
+# SPEC §5: workspace/<projet>-<sprint>/log.md holds one line per decision
+_WORKSPACE_LOG = re.compile(r"(^|[/\\])workspace[/\\][^/\\]+[/\\]log\.md$")
+_DECISION = re.compile(r"\|\s*choisi\s*:", re.IGNORECASE)
+_NOT_HUMAN = ("<", "Caveat:", "[Request interrupted")  # command output, reminders, meta
+
+
+def prompt_mark(obj: dict, session_id, ts, path: str, line_no: int) -> tuple | None:
+    """A ``prompt`` row for a main-chain human prompt line, or None for anything else."""
+    if obj.get("isMeta") is True or obj.get("isSidechain") is True or obj.get("agentId"):
+        return None
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # text blocks only: tool results are not prompts
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        content = "\n".join(b.get("text", "") for b in content
+                            if isinstance(b, dict) and isinstance(b.get("text"), str))
+    if not isinstance(content, str) or not content.strip():
+        return None
+    text = content.lstrip()
+    if text.startswith(_NOT_HUMAN):
+        return None
+    keywords = parse_session_keywords(text[:400])
+    return (session_id, None, ts, "prompt", keywords.type, keywords.mode, keywords.rule,
+            None, None, None, None, path, line_no)
+
+
+def tool_marks(name: str, args: dict, tool_use_id, session_id, agent_id, ts, path: str,
+               line_no: int) -> list[tuple]:
+    """``todo`` and ``decisions`` rows for one tool call (most calls give none)."""
+    def row(kind, key=None, status=None, lines=None):
+        return (session_id, agent_id, ts, kind, None, None, None, key, status, lines,
+                tool_use_id, path, line_no)
+
+    if name == "TodoWrite":
+        todos = args.get("todos")
+        if not isinstance(todos, list):
+            return []
+        return [row("todo", "todo:" + _digest(item.get("content")),
+                    _status(item.get("status")))
+                for item in todos if isinstance(item, dict) and item.get("content")]
+    if name == "TaskCreate":
+        return [row("todo", f"create:{tool_use_id}", "pending")]
+    if name == "TaskUpdate" and args.get("taskId") is not None:
+        return [row("todo", f"task:{args.get('taskId')}", _status(args.get("status")))]
+    if name in ("Edit", "Write", "MultiEdit"):
+        file_path = args.get("file_path")
+        if not isinstance(file_path, str) or not _WORKSPACE_LOG.search(file_path):
+            return []
+        added = decision_lines_added(name, args)
+        return [row("decisions", lines=added)] if added else []
+    return []
+
+
+def decision_lines_added(name: str, args: dict) -> int:
+    """Decision lines an Edit/Write/MultiEdit adds: lines matching in new text minus old."""
+    if name == "Write":
+        return _count(args.get("content"))
+    edits = args.get("edits") if name == "MultiEdit" else [args]
+    total = 0
+    for edit in edits if isinstance(edits, list) else []:
+        if isinstance(edit, dict):
+            total += _count(edit.get("new_string")) - _count(edit.get("old_string"))
+    return max(0, total)
+
+
+def _count(text) -> int:
+    return sum(1 for ln in text.splitlines() if _DECISION.search(ln)) if isinstance(
+        text, str) else 0
+
+
+def _digest(text) -> str:
+    return hashlib.blake2b(str(text).encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+def _status(value) -> str | None:
+    return value[:20] if isinstance(value, str) else None
