@@ -61,7 +61,9 @@ def _export_table(con, table: str, root: Path, staging: Path, user: str, machine
     """Write one table's partition(s) to staging, then swap them into place; return rows."""
     n = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
     extra = layout.partitions(table)[len(layout.PARTITIONS):]
-    if not layout.partitions(table):  # team-wide: one file, replaced
+    if not layout.partitions(table):  # team-wide: one file, replaced (never by nothing)
+        if not n:
+            return 0
         target = root / table
         out = staging / table
         out.mkdir(parents=True)
