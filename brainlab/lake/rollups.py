@@ -65,13 +65,13 @@ def _measures():
             F.count(F.when(F.col("cost_usd").isNull(), 1)).alias("unpriced_requests")]
 
 
-def write_rollups(spark, lake: str, columns: dict) -> dict[str, int]:
-    """Rewrite the four roll-ups from the deduplicated calls; return their row counts."""
+def write_rollups(spark, lake: str, columns: dict) -> list[str]:
+    """Rewrite the four roll-ups from the deduplicated calls; return their names."""
     from pyspark.sql import functions as F
 
     requests = dedup_requests(spark, lake, columns)
     if requests is None:
-        return {}
+        return []
     requests = requests.localCheckpoint(eager=True)
     frames = {
         "rollup_usage_daily": requests.groupBy("day", "user", "model").agg(*_measures()),
@@ -86,9 +86,6 @@ def write_rollups(spark, lake: str, columns: dict) -> dict[str, int]:
         "rollup_usage_models": requests.groupBy("model").agg(
             F.first("priced_as", ignorenulls=True).alias("priced_as"), *_measures()),
     }
-    counts = {}
     for name, frame in frames.items():
-        frame = frame.coalesce(1)
-        frame.write.mode("overwrite").parquet(layout.table_uri(lake, name))
-        counts[name] = frame.count()
-    return counts
+        frame.coalesce(1).write.mode("overwrite").parquet(layout.table_uri(lake, name))
+    return list(frames)

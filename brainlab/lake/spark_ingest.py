@@ -23,7 +23,8 @@ from brainlab.sources import claude_broker
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
                      "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
 WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "cc_files", "ingest_files")
-PAYLOAD = "kind string, source_file string, user string, machine string, payload binary"
+PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
+           " payload binary")
 _SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
                 "BOOLEAN": "boolean", "DOUBLE": "double", "TIMESTAMP": "string",
                 "DATE": "date"}
@@ -40,7 +41,7 @@ class LakeSummary:
     removed: int = 0
     rows: dict[str, int] = field(default_factory=dict)
     errors: int = 0
-    rollups: dict[str, int] = field(default_factory=dict)
+    rollups: list[str] = field(default_factory=list)
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -54,12 +55,14 @@ def spark_session(master: str | None = "local[2]", conf: dict | None = None):
     builder = SparkSession.builder.appName("brainlab-lake")
     if master:
         builder = builder.master(master)
-    settings = {"spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.session.timeZone": "UTC",
                 "spark.sql.sources.partitionOverwriteMode": "dynamic",
                 "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-                "spark.sql.shuffle.partitions": "8",
                 "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
                 "spark.sql.execution.arrow.pyspark.enabled": "true"}
+    if (master or "").startswith("local"):  # few cores: few shuffle tasks
+        settings["spark.sql.shuffle.partitions"] = "4"
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -100,30 +103,48 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     parts = max(spark.sparkContext.defaultParallelism * 4, min(len(files) // 20, 2000), 1)
     parsed = jobs.repartition(parts).mapInArrow(_parse_partition, PAYLOAD).persist()
     try:
-        counts = {r["kind"]: r["count"] for r in parsed.groupBy("kind").count().collect()}
+        # one job: parses every file (cached) and says what each partition received
+        tally = parsed.groupBy("kind", "user", "machine").agg(F.sum("rows").alias("rows"),
+                                                               F.count("*").alias("n")).collect()
+        counts: dict[str, int] = {}
+        rows: dict[str, int] = {}
+        touched = {(r["user"], r["machine"]) for r in removed}
+        for r in tally:
+            counts[r["kind"]] = counts.get(r["kind"], 0) + r["n"]
+            rows[r["kind"]] = rows.get(r["kind"], 0) + (r["rows"] or 0)
+            if r["kind"] != "_unchanged":
+                touched.add((r["user"], r["machine"]))
         summary.unchanged = counts.get("_unchanged", 0)
         summary.read = counts.get("cc_files", 0)
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
-        touched = {(r["user"], r["machine"]) for r in parsed.filter(
-            F.col("kind") != "_unchanged").select("user", "machine").distinct().collect()}
-        touched |= {(r["user"], r["machine"]) for r in removed}
+        summary.errors = rows.get("ingest_errors", 0)
         if touched:
-            drop_all = (parsed.filter(F.col("kind") == "_reset").select("source_file")
-                        .union(spark.createDataFrame([(r["source_file"],) for r in removed],
-                                                     "source_file string")))
-            rewritten = parsed.filter(F.col("kind") == "cc_files").select("source_file")
-            cleared = parsed.filter(F.col("kind") == "_clear_file_errors").select("source_file")
+            drop_all = None
+            if summary.reset or removed:
+                drop_all = F.broadcast(
+                    parsed.filter(F.col("kind") == "_reset").select("source_file")
+                    .union(spark.createDataFrame([(r["source_file"],) for r in removed],
+                                                 "source_file string")))
+            replaced = F.broadcast(parsed.filter(F.col("kind") == "cc_files")
+                                   .select("source_file"))
+            cleared = None
+            if counts.get("_clear_file_errors"):
+                cleared = F.broadcast(parsed.filter(F.col("kind") == "_clear_file_errors")
+                                      .select("source_file"))
             for table in WRITTEN:
-                new = _decode(parsed, table, columns[table])
-                drops = {"all": drop_all, "file": rewritten if table in (
-                    "cc_files", "ingest_files") else None,
-                    "null_line": cleared if table == "ingest_errors" else None}
-                summary.rows[table] = _rewrite(spark, lake, table, columns[table], new, touched,
-                                               drops)
-            summary.errors = counts.get("ingest_errors_rows", 0)
+                drops = {"all": drop_all,
+                         "file": replaced if table in ("cc_files", "ingest_files") else None,
+                         "null_line": cleared if table == "ingest_errors" else None}
+                summary.rows[table] = rows.get(table, 0)
+                if not rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
+                    continue  # nothing new and nothing to drop: the table is untouched
+                _write_table(spark, lake, table, columns[table],
+                             _decode(parsed, table, columns[table]), rows.get(table, 0),
+                             touched, drops)
         write_prices(spark, lake, price_rows, columns["cc_prices"])
-        summary.rollups = rollups.write_rollups(spark, lake, columns)
+        if touched or not _exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])):
+            summary.rollups = rollups.write_rollups(spark, lake, columns)
     finally:
         parsed.unpersist()
     return summary
@@ -163,10 +184,12 @@ def _parse_partition(batches):
                 state = (row["source_file"], row["bytes_done"], row["lines_done"],
                          row["pending_bytes"], row["head_sha256"], row["runs"],
                          row["rows_loaded"], row["errors"])
-            out = {"kind": [], "source_file": [], "user": [], "machine": [], "payload": []}
+            out = {"kind": [], "source_file": [], "user": [], "machine": [], "rows": [],
+                   "payload": []}
 
-            def emit(kind, payload=b"", row=row, out=out):
+            def emit(kind, payload=b"", n=0, row=row, out=out):
                 out["kind"].append(kind)
+                out["rows"].append(n)
                 out["source_file"].append(row["source_file"])
                 out["user"].append(row["user"])
                 out["machine"].append(row["machine"])
@@ -182,12 +205,10 @@ def _parse_partition(batches):
                 elif not job.is_new and job.errors_before:
                     emit("_clear_file_errors")  # the local writer's "line IS NULL" cleanup
                 for table, arrow in tables.items():
-                    emit(table, _ipc(arrow))
-                for _ in read.errors:
-                    emit("ingest_errors_rows")
+                    emit(table, _ipc(arrow), arrow.num_rows)
             yield pa.RecordBatch.from_pydict(out, schema=pa.schema([
                 ("kind", pa.string()), ("source_file", pa.string()), ("user", pa.string()),
-                ("machine", pa.string()), ("payload", pa.binary())]))
+                ("machine", pa.string()), ("rows", pa.int64()), ("payload", pa.binary())]))
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -225,47 +246,48 @@ def _decode(parsed, table: str, columns: list[tuple[str, str]]):
     return decoded.select(*typed, "user", "machine").select(*names, "user", "machine")
 
 
-def _rewrite(spark, lake: str, table: str, columns, new, touched: set, drops: dict) -> int:
-    """Rewrite ``table``'s touched partitions: kept old rows + new rows; return rows written."""
+def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touched: set,
+                 drops: dict) -> None:
+    """Write ``table``'s new rows: appended, or its touched partitions rewritten.
+
+    Appended when no old row goes (new files, new tails); else the touched partitions are
+    rewritten from the kept old rows and the new rows (dynamic partition overwrite).
+    """
     from pyspark.sql import functions as F
 
     uri = layout.table_uri(lake, table)
     parts = layout.partitions(table)
-    old = read_table(spark, lake, table, {table: columns})
+    rewrite = any(d is not None for d in drops.values())
+    old = read_table(spark, lake, table, {table: columns}) if rewrite else None
+    if old is None:  # first write, or only new rows: append them (the usual incremental run)
+        if new_rows:
+            new.write.mode("append").partitionBy(*parts).parquet(uri)
+        return
     key = "file" if table in ("ingest_errors", "ingest_files") else "source_file"
-    if old is not None:
-        cond = None
-        for u, m in touched:
-            c = (F.col("user") == u) & (F.col("machine") == m)
-            cond = c if cond is None else cond | c
-        old = old.filter(cond)
-        if table in ("ingest_errors", "ingest_files"):
-            old_source = F.col("source")
-            kept_other = old.filter(old_source != "claude")  # brain rows exported beside
-            old = old.filter(old_source == "claude")
-        else:
-            kept_other = None
-        old = old.join(drops["all"].withColumnRenamed("source_file", key), key, "left_anti")
-        if drops["file"] is not None:
-            old = old.join(drops["file"].withColumnRenamed("source_file", key), key, "left_anti")
-        if drops["null_line"] is not None:
-            gone = drops["null_line"].withColumnRenamed("source_file", key).withColumn(
-                "_gone", F.lit(True))
-            old = (old.join(gone, key, "left")
-                   .filter(F.col("_gone").isNull() | F.col("line").isNotNull()).drop("_gone"))
-        if kept_other is not None:
-            old = old.unionByName(kept_other)
-        out = old.unionByName(new)
-    else:
-        out = new
-    out = out.localCheckpoint(eager=True)
-    counts = {(r["user"], r["machine"]): r["count"]
-              for r in out.groupBy("user", "machine").count().collect()}
-    for u, m in touched - set(counts):  # a partition left empty: its old files must go
-        _delete(spark, f"{uri}/user={u}/machine={m}")
-    if counts:
-        (out.write.mode("overwrite").partitionBy(*parts).parquet(uri))
-    return sum(counts.values())
+    cond = None
+    for u, m in touched:
+        c = (F.col("user") == u) & (F.col("machine") == m)
+        cond = c if cond is None else cond | c
+    old = old.filter(cond)
+    if "source" in parts:  # only the transcripts' rows are ours; exported brain rows stay
+        other, old = old.filter(F.col("source") != "claude"), old.filter(F.col("source") == "claude")
+    for name in ("all", "file"):
+        if drops[name] is not None:
+            old = old.join(drops[name].withColumnRenamed("source_file", key), key, "left_anti")
+    if drops["null_line"] is not None:
+        gone = drops["null_line"].withColumnRenamed("source_file", key).withColumn(
+            "_gone", F.lit(True))
+        old = (old.join(gone, key, "left")
+               .filter(F.col("_gone").isNull() | F.col("line").isNotNull()).drop("_gone"))
+    if "source" in parts:
+        old = old.unionByName(other)
+    out = old.unionByName(new).localCheckpoint(eager=True)  # read fully before overwriting
+    if drops["all"] is not None:  # a partition may be left empty: its old files must go
+        kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
+                .collect()}
+        for u, m in touched - kept:
+            _delete(spark, f"{uri}/user={u}/machine={m}")
+    out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
 
 
 def _hadoop_path(spark, uri: str):
