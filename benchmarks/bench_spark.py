@@ -36,10 +36,23 @@ t0 = time.perf_counter()
 from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
 spark = spark_session(sys.argv[3])
 t1 = time.perf_counter()
+import psutil
+def tree_cpu():  # this process, the JVM and its Python workers (alive ones)
+    procs = [psutil.Process()] + psutil.Process().children(recursive=True)
+    total = 0.0
+    for p in procs:
+        try:
+            c = p.cpu_times()
+            total += c.user + c.system + c.children_user + c.children_system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+c1 = tree_cpu()
 s = ingest_claude_spark(spark, sys.argv[1], sys.argv[2])
 t2 = time.perf_counter()
+c2 = tree_cpu()
 spark.stop()
-print(json.dumps({"startup_s": t1 - t0, "ingest_s": t2 - t1, "read": s.read,
+print(json.dumps({"startup_s": t1 - t0, "ingest_s": t2 - t1, "cpu_s": c2 - c1, "read": s.read,
                   "unchanged": s.unchanged, "rows": s.rows.get("cc_request_lines", 0)}))
 """
 
@@ -97,9 +110,10 @@ def main() -> int:
           f" (process {local_wall:.1f} s)")
 
     lake = base / "lake"
-    spark, spark_wall, spark_cpu = run(SPARK_CHILD, str(root), str(lake), args.master)
+    spark, _, _ = run(SPARK_CHILD, str(root), str(lake), args.master)
+    spark_cpu = spark["cpu_s"]
     print(f"spark {args.master}: {spark['ingest_s']:.1f} s wall (+{spark['startup_s']:.1f} s"
-          f" session start-up), {spark_cpu:.1f} CPU-s (JVM + Python workers)"
+          f" session start-up), {spark_cpu:.1f} CPU-s (driver, JVM, Python workers)"
           f" -> {spark['ingest_s'] / gb:.1f} s/GB, {spark_cpu / gb:.1f} CPU-s/GB;"
           f" {spark['ingest_s'] / local['ingest_s']:.2f}x the local wall")
     lake_bytes = du(lake)
@@ -123,7 +137,8 @@ def main() -> int:
     added = 0
     for user, machine in HOMES:
         added += append_one_percent(root / user / machine, int(total / len(HOMES)))
-    inc, inc_wall, inc_cpu = run(SPARK_CHILD, str(root), str(lake), args.master)
+    inc, _, _ = run(SPARK_CHILD, str(root), str(lake), args.master)
+    inc_cpu = inc["cpu_s"]
     print(f"spark increment: +{added / 1e6:.1f} MB -> {inc['ingest_s']:.1f} s wall"
           f" ({inc['read']} files read, {inc['unchanged']} unchanged), {inc_cpu:.1f} CPU-s;"
           f" {100 * inc['ingest_s'] / spark['ingest_s']:.0f}% of the cold run")

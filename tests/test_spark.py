@@ -175,3 +175,22 @@ def test_a_copy_on_a_second_machine_does_not_double_count(team, spark):
     users = query(db, f"SELECT user, machines, requests FROM read_parquet("
                       f"'{team['inc']}/rollup_usage_users/*.parquet') ORDER BY user")
     assert users.requests.sum() == query(db, "SELECT sum(requests) AS n FROM usage_daily").n[0]
+
+
+def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    project = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())[0]
+    shutil.copytree(project, tmp_path / "claude" / "projects" / project.name)
+    lake = tmp_path / "lake"
+    args = ["spark", "ingest-claude", str(tmp_path / "claude"), "--lake", str(lake),
+            "--user", "ada", "--machine", "box"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    files = len(list(project.rglob("*.jsonl")))
+    assert result.output.startswith(f"claude {files} read, 0 unchanged")
+    assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
+    again = CliRunner().invoke(main, args)
+    assert again.output.startswith(f"claude 0 read, {files} unchanged")
