@@ -103,8 +103,8 @@ def main() -> int:
     print(f"generated {files} files, {gb:.2f} GB in {time.perf_counter() - t0:.0f} s"
           f" ({len(HOMES)} users on 2 machines)")
 
-    local, local_wall, local_cpu = run(
-        LOCAL_CHILD, str(base / "local.duckdb"), str(root))
+    local, local_wall, _ = run(LOCAL_CHILD, str(base / "local.duckdb"), str(root))
+    local_cpu = local["cpu_s"] + local["worker_cpu_s"]  # the ingesting process + its workers
     print(f"local ingest   : {local['ingest_s']:.1f} s wall, {local_cpu:.1f} CPU-s"
           f" -> {local['ingest_s'] / gb:.1f} s/GB, {local_cpu / gb:.1f} CPU-s/GB"
           f" (process {local_wall:.1f} s)")
