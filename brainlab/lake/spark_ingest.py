@@ -143,7 +143,8 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                              _decode(parsed, table, columns[table]), rows.get(table, 0),
                              touched, drops)
         write_prices(spark, lake, price_rows, columns["cc_prices"])
-        if touched or not _exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])):
+        if (touched or prices is not None
+                or not _exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
             summary.rollups = rollups.write_rollups(spark, lake, columns)
     finally:
         parsed.unpersist()
