@@ -22,7 +22,7 @@ from brainlab.sources import claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
                      "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
-WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "cc_files", "ingest_files")
+WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
 PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
            " payload binary")
 _SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
@@ -101,7 +101,10 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         jobs = listed
         removed = []
     parts = max(spark.sparkContext.defaultParallelism * 4, min(len(files) // 20, 2000), 1)
-    parsed = jobs.repartition(parts).mapInArrow(_parse_partition, PAYLOAD).persist()
+    # checkpointed, not just cached: a recomputed parse would read the manifest this run has
+    # already rewritten and see nothing new (the lineage must end here)
+    parsed = jobs.repartition(parts).mapInArrow(_parse_partition, PAYLOAD).localCheckpoint(
+        eager=True)
     try:
         # one job: parses every file (cached) and says what each partition received
         tally = parsed.groupBy("kind", "user", "machine").agg(F.sum("rows").alias("rows"),
