@@ -6,11 +6,11 @@ BIN := $(VENV)/bin
 $(BIN)/brainlab: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
-.PHONY: demo test lint browser
+.PHONY: demo test lint browser java
 demo: $(BIN)/brainlab
 	$(BIN)/brainlab demo
 
@@ -20,7 +20,14 @@ browser:
 	    apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; } || \
 	  echo "chromium missing: browser tests will fail (apt-get install chromium fonts-dejavu-core)"
 
-test: $(BIN)/brainlab browser
+# Spark's Java runtime (the lake tests run Spark in local mode), from Debian like chromium
+java:
+	@command -v java >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	    apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || \
+	  echo "java missing: Spark tests will fail (apt-get install openjdk-17-jre-headless)"
+
+test: $(BIN)/brainlab browser java
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 lint: $(BIN)/brainlab

@@ -469,5 +469,61 @@ def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -
     sys.exit(1 if result.errors else 0)
 
 
+# --- Team scale: the Parquet lake (brainlab/lake, docs/lake.md) -------------------------------
+@main.command("export")
+@db_option()
+@click.option("--lake", required=True, help="Lake folder (created if missing).")
+@click.option("--user", default=None, help="Partition user (default: the login name).")
+@click.option("--machine", default=None, help="Partition machine (default: the host name).")
+@handle_errors
+def export_cmd(db: Path, lake: str, user: str | None, machine: str | None) -> None:
+    """Write the store's raw tables into a Parquet lake, as USER on MACHINE (idempotent)."""
+    from brainlab.lake import export_store
+
+    summary = export_store(db, lake, user=user, machine=machine)
+    click.echo(f"exported {sum(summary.rows.values())} rows of {len(summary.rows)} tables as"
+               f" user={summary.user} machine={summary.machine} to {summary.lake}")
+
+
+@main.command("attach")
+@click.option("--lake", required=True, help="Lake folder or URI (s3://bucket/lake).")
+@db_option()
+@click.option("--user", "users", multiple=True, help="Keep only this user (repeatable).")
+@click.option("--machine", "machines", multiple=True, help="Keep only this machine (repeatable).")
+@handle_errors
+def attach_cmd(lake: str, db: Path, users: tuple[str, ...], machines: tuple[str, ...]) -> None:
+    """Make DB a store whose raw tables are views over the lake (usage, report run unchanged)."""
+    from brainlab.lake import attach_lake
+
+    summary = attach_lake(lake, db, users=users, machines=machines)
+    click.echo(f"{len(summary.views)} tables attached from {summary.lake}"
+               f" ({len(summary.empty)} without files stay empty); database: {db}")
+
+
+@main.group()
+def spark() -> None:
+    """Distributed ingest on Apache Spark (pip install 'brainlab[spark]', Java 17)."""
+
+
+@spark.command("ingest-claude")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--lake", required=True, help="Lake folder or URI (s3a://bucket/lake).")
+@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@click.option("--user", default=None, help="User of a plain projects/ tree (default: login).")
+@click.option("--machine", default=None, help="Machine of a plain projects/ tree (default: host).")
+@click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A TOML price file overriding/adding models.")
+@handle_errors
+def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) -> None:
+    """Ingest ROOT/<user>/<machine>/projects/ transcripts into the lake (only what is new)."""
+    from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
+
+    summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
+                                  machine=machine, prices=prices)
+    click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
+               f" reset, {summary.removed} removed, {summary.errors} errors;"
+               f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

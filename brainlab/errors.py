@@ -35,3 +35,7 @@ class ReportError(BrainlabError):
 
 class SimulationError(BrainlabError):
     """A replay was given inputs or parameters it cannot work with."""
+
+
+class LakeError(BrainlabError):
+    """The Parquet lake cannot be written or read as asked, or Spark is not installed."""

@@ -120,7 +120,8 @@ __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write
 # same free TCP ports, and a kernel whose messages go astray leaves papermill waiting forever.
 KERNEL_TEST_FILES = {"test_notebooks.py", "test_report.py", "test_report_units.py",
                      "test_report_sections.py", "test_cli_report.py", "test_cli_brain.py",
-                     "test_cli_lab.py", "test_report_layout.py", "test_lab_browser.py"}
+                     "test_cli_lab.py", "test_report_layout.py", "test_lab_browser.py",
+                     "test_lake_report.py"}
 
 
 def pytest_collection_modifyitems(config, items):

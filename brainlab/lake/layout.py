@@ -1,0 +1,131 @@
+"""The lake's layout: which tables, how they are partitioned, and where their files live.
+
+``<lake>/<table>/user=<user>/machine=<machine>/*.parquet`` for every raw table of the store
+(``ingest_errors`` and ``ingest_files`` one level further, ``source=<source>``), the team-wide
+price table ``<lake>/cc_prices/*.parquet``, and the Spark roll-ups ``<lake>/rollup_*/``.
+Columns are the store's own (docs/schema.md); ``user`` and ``machine`` live in the path.
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainlab.errors import SourceError
+from brainlab.sources import claude_code as cc
+from brainlab.store import StoreConfig, connect
+from brainlab.store.schema import apply
+
+PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path order
+EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
+GLOBAL_TABLES = ("cc_prices",)  # team-wide, not partitioned
+NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl")  # rebuilt by attach
+ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
+           "rollup_usage_models")
+_NAME = re.compile(r"^[A-Za-z0-9._@+-]+$")
+
+
+def partitions(table: str) -> tuple[str, ...]:
+    """The hive partition columns of ``table`` in the lake (none for team-wide tables)."""
+    if table in GLOBAL_TABLES:
+        return ()
+    return PARTITIONS + EXTRA_PARTITIONS.get(table, ())
+
+
+def is_remote(uri: str) -> bool:
+    """True for an object-store URI (``s3://``, ``s3a://``, ``gs://`` ...), False for a path."""
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", str(uri))) and not str(uri).startswith("file:")
+
+
+def normalize(uri: str | Path) -> str:
+    """A lake location as text: object-store URIs as given, local paths absolute."""
+    text = str(uri)
+    if is_remote(text):
+        return text.rstrip("/")
+    if text.startswith("file://"):
+        text = text[len("file://"):]
+    return str(Path(text).expanduser().resolve())
+
+
+def table_uri(lake: str, table: str) -> str:
+    """Where ``table`` lives in ``lake``."""
+    return f"{normalize(lake)}/{table}"
+
+
+def check_name(kind: str, value: str) -> str:
+    """A user or machine name usable as a partition value (no slash, no '=')."""
+    if not value or not _NAME.match(value):
+        raise SourceError(f"{kind} name {value!r} cannot be a lake partition: use letters,"
+                          " digits and . _ @ + - only")
+    return value
+
+
+def default_user() -> str:
+    """The login name: the ``user`` of a single-user export or ingest."""
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", getpass.getuser() or "user")
+
+
+def default_machine() -> str:
+    """The host name: the ``machine`` of a single-user export or ingest."""
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", socket.gethostname().split(".")[0] or "machine")
+
+
+def store_columns() -> dict[str, list[tuple[str, str]]]:
+    """Every raw table of the store with its (column, DuckDB type) list, from the schema files."""
+    con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
+    try:
+        apply(con)
+        cols: dict[str, list[tuple[str, str]]] = {}
+        for table, column, data_type in con.execute(
+                "SELECT c.table_name, c.column_name, c.data_type FROM duckdb_columns() c"
+                " JOIN duckdb_tables() t USING (database_name, schema_name, table_name)"
+                " WHERE c.schema_name = 'main' ORDER BY c.table_name, c.column_index").fetchall():
+            if table not in NOT_EXPORTED:
+                cols.setdefault(table, []).append((column, data_type))
+        return cols
+    finally:
+        con.close()
+
+
+@dataclass(frozen=True)
+class TeamFile:
+    """One transcript of a team tree, with the user and machine its place names."""
+
+    path: str
+    user: str
+    machine: str
+    size: int
+
+
+def discover_team(root: str | Path, user: str | None = None,
+                  machine: str | None = None) -> list[TeamFile]:
+    """List ``<root>/<user>/<machine>/projects/**.jsonl``, or a plain ``projects/`` tree.
+
+    A root holding ``projects/`` (or ``*.jsonl`` directly) is one user's, named by ``user``
+    and ``machine`` (default: login and host). File discovery is the local ingest's own
+    (:func:`brainlab.sources.claude_code.discover`), so both paths read the same files.
+    """
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise SourceError(f"no transcripts at {root}")
+    root = root.resolve()
+    single = not any(root.glob("*/*/projects"))  # a team tree is <user>/<machine>/projects
+    trees: list[tuple[Path, str, str]] = []
+    if single:
+        trees.append((root, check_name("user", user or default_user()),
+                      check_name("machine", machine or default_machine())))
+    else:
+        for user_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+            for machine_dir in sorted(p for p in user_dir.iterdir() if p.is_dir()):
+                trees.append((machine_dir, check_name("user", user or user_dir.name),
+                              check_name("machine", machine or machine_dir.name)))
+    files = []
+    for tree, tree_user, tree_machine in trees:
+        for path in cc.discover(tree):
+            resolved = path.resolve()
+            files.append(TeamFile(str(resolved), tree_user, tree_machine,
+                                  resolved.stat().st_size))
+    return files

@@ -1,0 +1,311 @@
+"""``brainlab spark ingest-claude``: transcripts of many users and machines into the lake, on Spark.
+
+The driver lists the files (``<root>/<user>/<machine>/projects/...``) and joins them with the
+lake's manifest (``cc_files``: path, size, head hash, offsets); executors plan and parse each
+file with brainlab's own parser (:mod:`brainlab.lake.parse`) and hand back Arrow tables; the
+touched ``user/machine`` partitions of each raw table are rewritten (old rows of re-read files
+dropped, new rows added); then the SPEC §7 deduplication runs across the whole lake and the
+usage roll-ups are rewritten (:mod:`brainlab.lake.rollups`). pyspark is imported lazily.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from brainlab.errors import LakeError
+from brainlab.lake import layout
+from brainlab.sources import claude_broker
+
+TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
+                     "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
+WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
+PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
+           " payload binary")
+_SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
+                "BOOLEAN": "boolean", "DOUBLE": "double", "TIMESTAMP": "string",
+                "DATE": "date"}
+
+
+@dataclass
+class LakeSummary:
+    """What one Spark run did: files read / unchanged / reset / removed, rows, errors."""
+
+    files: int = 0
+    read: int = 0
+    unchanged: int = 0
+    reset: int = 0
+    removed: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    errors: int = 0
+    rollups: list[str] = field(default_factory=list)
+
+
+def spark_session(master: str | None = "local[2]", conf: dict | None = None):
+    """A SparkSession set up for the lake (UTC, dynamic partition overwrite, no UI)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise LakeError("Spark is not installed: pip install 'brainlab[spark]' (and a Java 17"
+                        " runtime, e.g. apt-get install openjdk-17-jre-headless)") from None
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("brainlab-lake")
+    if master:
+        builder = builder.master(master)
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.session.timeZone": "UTC",
+                "spark.sql.sources.partitionOverwriteMode": "dynamic",
+                "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+                "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+                "spark.sql.execution.arrow.pyspark.enabled": "true"}
+    if (master or "").startswith("local"):  # few cores: few shuffle tasks
+        settings["spark.sql.shuffle.partitions"] = "4"
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # no Java runtime: py4j cannot start the gateway
+        raise LakeError(f"Spark could not start ({type(exc).__name__}: {exc}); is a Java 17"
+                        " runtime installed (openjdk-17-jre-headless)?") from exc
+
+
+def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str | None = None,
+                        prices=None) -> LakeSummary:
+    """Ingest the transcripts under ``root`` into ``lake`` (only what is new since the last run)."""
+    from pyspark.sql import functions as F
+
+    from brainlab.lake import rollups
+    from brainlab.store.claude_ingest import load_prices
+
+    lake = layout.normalize(lake)
+    files = layout.discover_team(root, user, machine)
+    summary = LakeSummary(files=len(files))
+    columns = layout.store_columns()
+    price_rows, _ = load_prices(prices)
+    listed = spark.createDataFrame([(f.path, f.user, f.machine, f.size) for f in files],
+                                   "source_file string, user string, machine string, size long")
+    manifest = read_table(spark, lake, "cc_files", columns)
+    if manifest is not None:
+        state = manifest.select("source_file", "bytes_done", "lines_done", "pending_bytes",
+                                "head_sha256", "runs", "rows_loaded", "errors")
+        jobs = listed.join(state, "source_file", "left")
+        prefix = str(layout.normalize(root)) + os.sep
+        removed = (manifest.filter(F.col("source_file").startswith(prefix))
+                   .join(listed.select("source_file"), "source_file", "left_anti")
+                   .select("source_file", "user", "machine").collect())
+    else:
+        jobs = listed
+        removed = []
+    parts = max(spark.sparkContext.defaultParallelism * 4, min(len(files) // 20, 2000), 1)
+    # checkpointed, not just cached: a recomputed parse would read the manifest this run has
+    # already rewritten and see nothing new (the lineage must end here)
+    parsed = jobs.repartition(parts).mapInArrow(_parse_partition, PAYLOAD).localCheckpoint(
+        eager=True)
+    try:
+        # one job: parses every file (cached) and says what each partition received
+        tally = parsed.groupBy("kind", "user", "machine").agg(F.sum("rows").alias("rows"),
+                                                               F.count("*").alias("n")).collect()
+        counts: dict[str, int] = {}
+        rows: dict[str, int] = {}
+        touched = {(r["user"], r["machine"]) for r in removed}
+        for r in tally:
+            counts[r["kind"]] = counts.get(r["kind"], 0) + r["n"]
+            rows[r["kind"]] = rows.get(r["kind"], 0) + (r["rows"] or 0)
+            if r["kind"] != "_unchanged":
+                touched.add((r["user"], r["machine"]))
+        summary.unchanged = counts.get("_unchanged", 0)
+        summary.read = counts.get("cc_files", 0)
+        summary.reset = counts.get("_reset", 0)
+        summary.removed = len(removed)
+        summary.errors = rows.get("ingest_errors", 0)
+        if touched:
+            drop_all = None
+            if summary.reset or removed:
+                drop_all = F.broadcast(
+                    parsed.filter(F.col("kind") == "_reset").select("source_file")
+                    .union(spark.createDataFrame([(r["source_file"],) for r in removed],
+                                                 "source_file string")))
+            replaced = F.broadcast(parsed.filter(F.col("kind") == "cc_files")
+                                   .select("source_file"))
+            cleared = None
+            if counts.get("_clear_file_errors"):
+                cleared = F.broadcast(parsed.filter(F.col("kind") == "_clear_file_errors")
+                                      .select("source_file"))
+            for table in WRITTEN:
+                drops = {"all": drop_all,
+                         "file": replaced if table in ("cc_files", "ingest_files") else None,
+                         "null_line": cleared if table == "ingest_errors" else None}
+                summary.rows[table] = rows.get(table, 0)
+                if not rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
+                    continue  # nothing new and nothing to drop: the table is untouched
+                _write_table(spark, lake, table, columns[table],
+                             _decode(parsed, table, columns[table]), rows.get(table, 0),
+                             touched, drops)
+        write_prices(spark, lake, price_rows, columns["cc_prices"])
+        if (touched or prices is not None
+                or not _exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
+            summary.rollups = rollups.write_rollups(spark, lake, columns)
+    finally:
+        parsed.unpersist()
+    return summary
+
+
+def read_table(spark, lake: str, table: str, columns: dict):
+    """The lake's ``table`` as a DataFrame (store columns + partitions), None if it has no files."""
+    from pyspark.sql import functions as F
+
+    uri = layout.table_uri(lake, table)
+    if not _exists(spark, uri):
+        return None
+    df = spark.read.option("basePath", uri).parquet(uri)
+    cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else _SPARK_TYPES.get(t, "string"))
+            .alias(c) for c, t in columns[table]]
+    names = {c for c, _ in columns[table]}
+    return df.select(*cols, *[F.col(p).cast("string") for p in layout.partitions(table)
+                              if p not in names])
+
+
+def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
+    """Replace the team-wide price table (the package's prices, or the file given)."""
+    schema = ", ".join(f"{c} {_SPARK_TYPES[t]}" for c, t in columns)
+    data = [tuple(row.get(c) for c, _ in columns) for row in rows]
+    (spark.createDataFrame(data, schema).coalesce(1).write.mode("overwrite")
+     .parquet(layout.table_uri(lake, "cc_prices")))
+
+
+def _parse_partition(batches):
+    """Executor side: plan and parse each listed file; yield payload rows (Arrow IPC)."""
+    from brainlab.lake.parse import parse_transcript
+
+    for batch in batches:
+        for row in batch.to_pylist():
+            state = None
+            if row.get("bytes_done") is not None:
+                state = (row["source_file"], row["bytes_done"], row["lines_done"],
+                         row["pending_bytes"], row["head_sha256"], row["runs"],
+                         row["rows_loaded"], row["errors"])
+            out = {"kind": [], "source_file": [], "user": [], "machine": [], "rows": [],
+                   "payload": []}
+
+            def emit(kind, payload=b"", n=0, row=row, out=out):
+                out["kind"].append(kind)
+                out["rows"].append(n)
+                out["source_file"].append(row["source_file"])
+                out["user"].append(row["user"])
+                out["machine"].append(row["machine"])
+                out["payload"].append(payload)
+
+            result = parse_transcript(row["source_file"], row["size"], state)
+            if result is None:
+                emit("_unchanged")
+            else:
+                job, read, tables = result
+                if job.reset:
+                    emit("_reset")
+                elif not job.is_new and job.errors_before:
+                    emit("_clear_file_errors")  # the local writer's "line IS NULL" cleanup
+                for table, arrow in tables.items():
+                    emit(table, _ipc(arrow), arrow.num_rows)
+            yield pa.RecordBatch.from_pydict(out, schema=pa.schema([
+                ("kind", pa.string()), ("source_file", pa.string()), ("user", pa.string()),
+                ("machine", pa.string()), ("rows", pa.int64()), ("payload", pa.binary())]))
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _decode(parsed, table: str, columns: list[tuple[str, str]]):
+    """One table's new rows from the payloads, typed as the store types them, with partitions."""
+    from pyspark.sql import functions as F
+
+    names = [c for c, _ in columns]
+    arrow_schema = ", ".join(f"`{c}` {_SPARK_TYPES[t]}" for c, t in columns)
+
+    def decode(batches):
+        for batch in batches:
+            for row in batch.to_pylist():
+                t = pa.ipc.open_stream(row["payload"]).read_all()
+                data = {}
+                for name, typ in columns:
+                    col = t.column(name) if name in t.column_names else pa.nulls(t.num_rows)
+                    target = {"BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                              "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64()}.get(typ, pa.string())
+                    data[name] = col.cast(target)
+                data["user"] = pa.array([row["user"]] * t.num_rows, pa.string())
+                data["machine"] = pa.array([row["machine"]] * t.num_rows, pa.string())
+                yield from pa.table(data).to_batches()
+
+    decoded = (parsed.filter(F.col("kind") == table)
+               .mapInArrow(decode, arrow_schema + ", user string, machine string"))
+    typed = [F.expr(f"try_cast(`{c}` AS TIMESTAMP_NTZ)").alias(c) if t == "TIMESTAMP"
+             else F.col(c) for c, t in columns]
+    return decoded.select(*typed, "user", "machine").select(*names, "user", "machine")
+
+
+def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touched: set,
+                 drops: dict) -> None:
+    """Write ``table``'s new rows: appended, or its touched partitions rewritten.
+
+    Appended when no old row goes (new files, new tails); else the touched partitions are
+    rewritten from the kept old rows and the new rows (dynamic partition overwrite).
+    """
+    from pyspark.sql import functions as F
+
+    uri = layout.table_uri(lake, table)
+    parts = layout.partitions(table)
+    rewrite = any(d is not None for d in drops.values())
+    old = read_table(spark, lake, table, {table: columns}) if rewrite else None
+    if old is None:  # first write, or only new rows: append them (the usual incremental run)
+        if new_rows:
+            new.write.mode("append").partitionBy(*parts).parquet(uri)
+        return
+    key = "file" if table in ("ingest_errors", "ingest_files") else "source_file"
+    cond = None
+    for u, m in touched:
+        c = (F.col("user") == u) & (F.col("machine") == m)
+        cond = c if cond is None else cond | c
+    old = old.filter(cond)
+    if "source" in parts:  # only the transcripts' rows are ours; exported brain rows stay
+        other, old = old.filter(F.col("source") != "claude"), old.filter(F.col("source") == "claude")
+    for name in ("all", "file"):
+        if drops[name] is not None:
+            old = old.join(drops[name].withColumnRenamed("source_file", key), key, "left_anti")
+    if drops["null_line"] is not None:
+        gone = drops["null_line"].withColumnRenamed("source_file", key).withColumn(
+            "_gone", F.lit(True))
+        old = (old.join(gone, key, "left")
+               .filter(F.col("_gone").isNull() | F.col("line").isNotNull()).drop("_gone"))
+    if "source" in parts:
+        old = old.unionByName(other)
+    out = old.unionByName(new).localCheckpoint(eager=True)  # read fully before overwriting
+    if drops["all"] is not None:  # a partition may be left empty: its old files must go
+        kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
+                .collect()}
+        for u, m in touched - kept:
+            _delete(spark, f"{uri}/user={u}/machine={m}")
+    out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
+
+
+def _hadoop_path(spark, uri: str):
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return path, path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+
+
+def _exists(spark, uri: str) -> bool:
+    path, fs = _hadoop_path(spark, uri)
+    return bool(fs.exists(path))
+
+
+def _delete(spark, uri: str) -> None:
+    path, fs = _hadoop_path(spark, uri)
+    if fs.exists(path):
+        fs.delete(path, True)

@@ -1,0 +1,38 @@
+"""The ``spark-submit`` entry point of the Spark ingest (the cluster gives master and config).
+
+``spark-submit [--master ...] brainlab/lake/spark_main.py ROOT --lake URI [--user U]
+[--machine M] [--prices FILE]``; see docs/lake.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from brainlab.errors import BrainlabError
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, run the ingest in the submitted application, print one summary line."""
+    from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
+
+    parser = argparse.ArgumentParser(prog="spark_main.py", description=__doc__)
+    parser.add_argument("root")
+    parser.add_argument("--lake", required=True)
+    parser.add_argument("--user")
+    parser.add_argument("--machine")
+    parser.add_argument("--prices")
+    args = parser.parse_args(argv)
+    try:
+        summary = ingest_claude_spark(spark_session(master=None), args.root, args.lake,
+                                      user=args.user, machine=args.machine, prices=args.prices)
+    except BrainlabError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    print(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset} reset,"
+          f" {summary.removed} removed, {summary.errors} errors")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
