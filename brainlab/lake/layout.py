@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainlab.errors import SourceError
-from brainlab.sources import claude_code as cc
+from brainlab.sources import claude_files
 from brainlab.store import StoreConfig, connect
 from brainlab.store.schema import apply
 
 PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path order
 EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
 GLOBAL_TABLES = ("cc_prices",)  # team-wide, not partitioned
-NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl")  # rebuilt by attach
+NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl", "rule_catalogue",
+                "stop_codes")  # lookup tables: rebuilt by attach
 ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
            "rollup_usage_models")
 _NAME = re.compile(r"^[A-Za-z0-9._@+-]+$")
@@ -106,7 +107,8 @@ def discover_team(root: str | Path, user: str | None = None,
 
     A root holding ``projects/`` (or ``*.jsonl`` directly) is one user's, named by ``user``
     and ``machine`` (default: login and host). File discovery is the local ingest's own
-    (:func:`brainlab.sources.claude_code.discover`), so both paths read the same files.
+    (:func:`brainlab.sources.claude_files.discover`), so both paths read the same files; the
+    paths it refuses (FIFOs, links outside the tree, ...) are left out here.
     """
     root = Path(root).expanduser()
     if not root.is_dir():
@@ -124,7 +126,8 @@ def discover_team(root: str | Path, user: str | None = None,
                               check_name("machine", machine or machine_dir.name)))
     files = []
     for tree, tree_user, tree_machine in trees:
-        for path in cc.discover(tree):
+        found, _refused = claude_files.discover(tree)
+        for path in found:
             resolved = path.resolve()
             files.append(TeamFile(str(resolved), tree_user, tree_machine,
                                   resolved.stat().st_size))

@@ -74,5 +74,7 @@ def plant_audit(sessions: list[SynthSession], options: SynthOptions,
         plants.planted.append({
             "effect": "audit: transcript sessions whose session wrote no metabolism log",
             "where": "claude/projects/ (measured_sessions with no sess_id)",
-            "sess_ids": sorted(plants.no_log)})
+            "sess_ids": sorted(plants.no_log),
+            # their claims are closed with no log: the close sequence was not followed (§2.4)
+            "violations": [{"rule": "CLO001", "subject": sid} for sid in sorted(plants.no_log)]})
     return plants

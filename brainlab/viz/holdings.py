@@ -43,8 +43,9 @@ SOURCES: dict[str, Source] = {
 
 
 def _count(con, table: str) -> int:
-    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
-                         "AND table_name = ?", [table]).fetchone()[0]
+    exists = con.execute(  # a table, or a view over a lake's Parquet files (brainlab attach)
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
+        "AND table_name = ?", [table]).fetchone()[0]
     return con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] if exists else 0
 
 
