@@ -57,8 +57,56 @@ def _sub(kind: str, match: re.Match[str]) -> str:
     return MARK.format(kind)
 
 
-def _redact(text: str) -> str:
+# Literal substrings each pattern's every match contains (case-sensitive unless marked): a
+# pattern runs only when one is present, so a path, a model name or an id costs a few
+# substring tests instead of 18 regex passes (redaction was a third of the parse time).
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private-key": ("-----BEGIN",),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-",),
+    "stripe-key": ("_live_", "_test_"),
+    "aws-access-key": ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"),
+    "google-api-key": ("AIza",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com/services/",),
+    "npm-token": ("npm_",),
+    "huggingface-token": ("hf_",),
+    "sendgrid-key": ("SG.",),
+    "jwt": ("eyJ",),
+    "bearer": (),  # case-insensitive: checked on the lowered text (_LOWER_NEEDLES)
+    "url-password": ("://",),
+    "secret-assignment": (":", "="),
+    "env-value": ("=",),
+}
+_LOWER_NEEDLES = {"bearer": "bearer "}
+_CHECKS = [(kind, pattern, _NEEDLES[kind], _LOWER_NEEDLES.get(kind))
+           for kind, pattern in _PATTERNS]
+
+
+def _redact_every_rule(text: str) -> str:
+    """Every pattern in turn, no prefilter (the reference :func:`_redact` must agree with)."""
     for kind, pattern in _PATTERNS:
+        text = pattern.sub(lambda m, k=kind: _sub(k, m), text)
+    return text
+
+
+_ANY_NEEDLE = re.compile("|".join(
+    [re.escape(n) for needles in _NEEDLES.values() for n in needles]
+    + [f"(?i:{re.escape(n)})" for n in _LOWER_NEEDLES.values()]))
+
+
+def _redact(text: str) -> str:
+    """Every pattern whose needle is in the text (as it stands after the earlier ones)."""
+    if _ANY_NEEDLE.search(text) is None:  # most kept strings: one C pass, nothing to do
+        return text
+    for kind, pattern, needles, lower in _CHECKS:
+        if lower is not None:
+            if lower not in text.lower():
+                continue
+        elif not any(needle in text for needle in needles):
+            continue
         text = pattern.sub(lambda m, k=kind: _sub(k, m), text)
     return text
 
