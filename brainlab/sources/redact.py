@@ -92,14 +92,25 @@ def _redact_every_rule(text: str) -> str:
     return text
 
 
-_ANY_NEEDLE = re.compile("|".join(
-    [re.escape(n) for needles in _NEEDLES.values() for n in needles]
-    + [f"(?i:{re.escape(n)})" for n in _LOWER_NEEDLES.values()]))
+# every needle, without those containing another (sk-ant- holds sk-, :// holds :), the
+# common ones first: a loop of substring tests beats one regex alternation 3-5x
+_ANY_NEEDLES = tuple(sorted(
+    {n for needles in _NEEDLES.values() for n in needles
+     if not any(o != n and o in n for ns in _NEEDLES.values() for o in ns)},
+    key=lambda n: (len(n) > 1, n)))
+
+
+def clean(text: str) -> bool:
+    """Whether no rule can match ``text`` (no needle in it): :func:`redact` returns it as is."""
+    for needle in _ANY_NEEDLES:
+        if needle in text:
+            return False
+    return all(lower not in text.lower() for lower in _LOWER_NEEDLES.values())
 
 
 def _redact(text: str) -> str:
     """Every pattern whose needle is in the text (as it stands after the earlier ones)."""
-    if _ANY_NEEDLE.search(text) is None:  # most kept strings: one C pass, nothing to do
+    if clean(text):  # most kept strings: a few substring tests, nothing to do
         return text
     for kind, pattern, needles, lower in _CHECKS:
         if lower is not None:
