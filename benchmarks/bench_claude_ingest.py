@@ -131,11 +131,17 @@ def append_one_percent(root: Path, total: int, seed: int = 2) -> int:
 _UUID = re.compile(rb"([0-9a-f]{6})[0-9a-f]{2}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
+_ID = re.compile(rb'"(id|requestId)":"([a-z]{2,9}_)?')
+
+
 def _rewrite(data: bytes, tag: bytes) -> bytes:
-    """Session uuids, message ids and request ids made distinct per copy."""
+    """Session uuids, message ids and request ids made distinct per copy.
+
+    The tag goes after an id's prefix (``msg_01X`` -> ``msg_k0001X``), so the copies keep the
+    shape of the API's ids, as a real tree of that size would.
+    """
     data = _UUID.sub(rb"\g<1>" + tag + rb"\g<2>", data)
-    data = data.replace(b'"id":"', b'"id":"k' + tag)
-    return data.replace(b'"requestId":"', b'"requestId":"k' + tag)
+    return _ID.sub(rb'"\1":"\2k' + tag, data)
 
 
 def copy_corpus(corpus: Path, root: Path, copies: int) -> tuple[int, int]:
