@@ -147,6 +147,8 @@ _FRAGMENTS = SECRETS + [shaped(i, s) for i, s in enumerate(SECRETS)] + [
     " ", "=", ":", "://", "@", '"', "BEARER ", "bearer ", "KEY", "token", "export ", "\n",
     "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "[REDACTED:jwt]",
     "sk-", "_live_", "AKIA", "eyJ", "SG.", "xox", "hf_", "npm_", "ghp_", "glpat-", "AIza", "é",
+    "pa\u017f\u017fword", "\u212aey", "\u0130d_token", "AUTH", "Session", "x_dsn", "salt",
+    "MY_PASSWD", " = ", ": ", "'", ";", "aws_secret_access_key",
 ]
 
 

@@ -83,6 +83,17 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
 _LOWER_NEEDLES = {"bearer": "bearer "}
 _CHECKS = [(kind, pattern, _NEEDLES[kind], _LOWER_NEEDLES.get(kind))
            for kind, pattern in _PATTERNS]
+# secret-assignment also needs one of its names (any case): the costliest rule, run on every
+# command with a ":" or "=" otherwise. Non-ASCII letters that re's IGNORECASE matches to
+# ASCII ones (the only four, checked over every code point) are folded before the test.
+_NAMES = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "session",
+          "cookie", "signature", "salt", "dsn")
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _named(text: str) -> bool:
+    lower = text.translate(_FOLD).lower()
+    return any(name in lower for name in _NAMES)
 
 
 def _redact_every_rule(text: str) -> str:
@@ -117,6 +128,8 @@ def _redact(text: str) -> str:
             if lower not in text.lower():
                 continue
         elif not any(needle in text for needle in needles):
+            continue
+        if kind == "secret-assignment" and not _named(text):
             continue
         text = pattern.sub(lambda m, k=kind: _sub(k, m), text)
     return text
