@@ -26,7 +26,7 @@ from pathlib import Path
 import orjson
 
 from brainlab.sources import claude_broker
-from brainlab.sources.redact import clean, redact, redact_truncate
+from brainlab.sources.redact import redact, redact_truncate
 
 SOURCE = "claude"
 COMMAND_CHARS = 200  # Bash commands are kept redacted and cut to this many characters
@@ -501,19 +501,12 @@ _ID_PREFIXES = ("msg_", "req_", "toolu_", "srvtoolu_")  # then 8-64 ASCII letter
 
 
 def ident(value) -> str | None:
-    """An identifier as stored: as is when it has a generated id's shape, else kept(value).
-
-    Any other short id in which no redaction rule can match (redact.clean: one regex search,
-    cheaper than memoising unique strings) is kept as is too: kept() would return it unchanged.
-    """
-    if type(value) is str:
-        if value.startswith(_ID_PREFIXES):
-            tail = value[value.index("_") + 1:]
-            if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
-                return value
-        if 0 < len(value) <= 200 and clean(value):
+    """An identifier as stored: as is when it has a generated id's shape, else kept(value)."""
+    if type(value) is str and value.startswith(_ID_PREFIXES):
+        tail = value[value.index("_") + 1:]
+        if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
             return value
-    return kept(value, 200)
+    return kept(value, 200)  # uuids (session ids) repeat: a dict lookup
 
 
 def _no_value(_key):
