@@ -17,6 +17,7 @@ import itertools
 import multiprocessing
 import os
 import signal
+import struct
 import sys
 import tomllib
 import types
@@ -764,7 +765,7 @@ def _valid_utf8_block(data: bytes, end: int) -> bool:
 
     Strict as Python's decoder (no surrogates, overlong forms or code points past U+10FFFF).
     """
-    offsets = pa.array([0, end], pa.int64()).buffers()[1]
+    offsets = pa.py_buffer(struct.pack("<qq", 0, end))  # not pa.array: it imports pandas
     text = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(memoryview(data)[:end]))
     try:
         text.validate(full=True)
