@@ -4,6 +4,7 @@ Usage:
     PYTHONPATH=. python benchmarks/bench_claude_ingest.py [--repeat 3] [--size-gb 1.0]
         [--copies 30] [--corpus ../shared/corpora/claude-code] [--dir /tmp/cc-bench]
         [--ccusage-dir /work/ccusage] [--trees corpus,synthetic] [--single-gb 0]
+        [--no-orjson-baseline] [--before REV]
 
 Two trees: the real corpus copied ``--copies`` times with rewritten ids (message, request and
 session ids, so nothing deduplicates across copies), and a synthetic tree of ``--size-gb``.
@@ -15,6 +16,8 @@ daily`` on the ingested store, and an incremental run after appending 1% (undone
 round). Each is a separate process measured with wait4: wall, CPU seconds (with its worker
 processes) and the largest resident set of the process tree. Prints median and min-max of
 ``--repeat`` rounds, and whether brainlab's per-day tokens equal ccusage's.
+``--before REV`` adds the same cold command run with the code of git revision REV (its
+``brainlab`` package checked out apart), interleaved too: a before/after in one run.
 ``--single-gb N`` also measures the peak memory of ingesting ONE transcript of N GB.
 """
 
@@ -131,11 +134,17 @@ def append_one_percent(root: Path, total: int, seed: int = 2) -> int:
 _UUID = re.compile(rb"([0-9a-f]{6})[0-9a-f]{2}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
+_ID = re.compile(rb'"(id|requestId)":"([a-z]{2,9}_)?')
+
+
 def _rewrite(data: bytes, tag: bytes) -> bytes:
-    """Session uuids, message ids and request ids made distinct per copy."""
+    """Session uuids, message ids and request ids made distinct per copy.
+
+    The tag goes after an id's prefix (``msg_01X`` -> ``msg_k0001X``), so the copies keep the
+    shape of the API's ids, as a real tree of that size would.
+    """
     data = _UUID.sub(rb"\g<1>" + tag + rb"\g<2>", data)
-    data = data.replace(b'"id":"', b'"id":"k' + tag)
-    return data.replace(b'"requestId":"', b'"requestId":"k' + tag)
+    return _ID.sub(rb'"\1":"\2k' + tag, data)
 
 
 def copy_corpus(corpus: Path, root: Path, copies: int) -> tuple[int, int]:
@@ -182,6 +191,15 @@ from brainlab.cli import main
 sys.argv[0] = "brainlab"
 main()
 """
+
+
+def checkout(rev: str, into: Path) -> Path:
+    """The ``brainlab`` package of git revision ``rev`` under ``into`` (for a before/after run)."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
 
 
 def brainlab(*args: str, orjson_only: bool = False) -> list[str]:
@@ -240,6 +258,13 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
                 "ingest", "claude", str(tree), "--db", str(base_db), "--daily",
                 orjson_only=True), env))
             base_db.unlink()
+        if args.before:  # the same command with the code of an earlier revision
+            before_db = work / "before.duckdb"
+            before_db.unlink(missing_ok=True)
+            steps.setdefault(f"before: same, code of {args.before}", []).append(measure(
+                brainlab("ingest", "claude", str(tree), "--db", str(before_db), "--daily"),
+                dict(env, PYTHONPATH=str(args.before_code)), cwd=args.before_code))
+            before_db.unlink()
         steps.setdefault("brainlab usage daily (ingested store)", []).append(
             measure(brainlab("usage", "daily", "--db", str(db)), env))
         undo = append_and_undo(tree, total)
@@ -316,12 +341,16 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-orjson-baseline", dest="orjson_baseline", action="store_false")
     parser.add_argument("--single-gb", type=float, default=0.0)
+    parser.add_argument("--before", default="", help="also run the cold ingest with the code"
+                        " of this git revision (e.g. main), interleaved")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         args.corpus = Path("/work/shared/corpora/claude-code")
     if args.dir.exists():
         shutil.rmtree(args.dir)
     args.dir.mkdir(parents=True)
+    if args.before:
+        args.before_code = checkout(args.before, args.dir / "before-code")
     try:
         for name in filter(None, args.trees.split(",")):
             tree = args.dir / name

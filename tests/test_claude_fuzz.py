@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import TABLES, FileJob, _Writer, ingest_claude, parse_file
+from brainlab.store.claude_ingest import (
+    TABLES,
+    FileJob,
+    _valid_utf8_block,
+    _Writer,
+    ingest_claude,
+    parse_file,
+)
 
 ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
                 st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),
@@ -166,3 +173,20 @@ def test_good_files_load_the_same_with_bad_files_beside_them(tmp_path_factory, b
         name = str(mixed / f"bad{n}.jsonl")
         assert mixed_db.execute("SELECT count(*) FROM cc_files WHERE source_file = ?",
                                 [name]).fetchone() == (1,)
+
+
+_UTF8_PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xff", b"\xc3",
+                b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_UTF8_PIECES), max_size=16), st.binary(max_size=4))
+def test_block_utf8_check_agrees_with_python_strict_decoder(pieces, tail):
+    """The block check (Arrow's validation, no copy) accepts exactly what Python decodes."""
+    data = b"".join(pieces)
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    assert _valid_utf8_block(data + tail, len(data)) is valid

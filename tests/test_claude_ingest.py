@@ -153,3 +153,15 @@ def test_weekly_and_models_views(db):
     models = dict(con.execute("SELECT model, requests FROM usage_models").fetchall())
     assert models == {"claude-opus-4-5-20251101": 6, "claude-haiku-4-5-20251001": 1,
                       "claude-sonnet-4-5-20250929": 1, "mystery-model-1": 1}
+
+
+def test_the_callers_duckdb_threads_setting_is_restored(tmp_path):
+    """The ingest writes with one DuckDB thread (its workers hold the cores), then restores."""
+    root = build_tree(tmp_path / "cfg")
+    con = open_writer(tmp_path / "t.duckdb")
+    try:
+        con.execute("SET threads = 3")
+        ingest_claude(con, root)
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+    finally:
+        con.close()

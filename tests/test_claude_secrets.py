@@ -13,8 +13,11 @@ import string
 
 from claude_factory import assistant, tool_use, usage, user, write
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from brainlab.cli import main
+from brainlab.sources import redact as redact_module
 from brainlab.store import open_writer
 from brainlab.store.claude_ingest import ingest_claude
 
@@ -137,3 +140,28 @@ def test_no_secret_in_database_bytes_or_exports(tmp_path):
     kept = open_writer(db).execute(
         "SELECT command FROM cc_tool_calls WHERE tool_use_id = 'b23'").fetchone()[0]
     assert kept == "DATABASE_PASSWORD=[REDACTED:secret-assignment] && echo done"
+
+
+_FRAGMENTS = SECRETS + [shaped(i, s) for i, s in enumerate(SECRETS)] + [
+    "/home/user/projets/app", "claude-opus-4-5-20251101", "msg_01ABCdef", "k00msg_01ABCdef",
+    " ", "=", ":", "://", "@", '"', "BEARER ", "bearer ", "KEY", "token", "export ", "\n",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "[REDACTED:jwt]",
+    "sk-", "_live_", "AKIA", "eyJ", "SG.", "xox", "hf_", "npm_", "ghp_", "glpat-", "AIza", "é",
+    "pa\u017f\u017fword", "\u212aey", "\u0130d_token", "AUTH", "Session", "x_dsn", "salt",
+    "MY_PASSWD", " = ", ": ", "'", ";", "aws_secret_access_key",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=8))
+def test_needle_prefilter_redacts_exactly_as_every_rule(parts):
+    """The prefilter (a rule runs only when a literal it needs is present) changes nothing."""
+    text = "".join(parts)
+    assert redact_module._redact(text) == redact_module._redact_every_rule(text)
+
+
+def test_every_secret_is_caught_through_the_prefilter():
+    for i, secret in enumerate(SECRETS):
+        text = shaped(i, secret)
+        assert redact_module._redact(text) == redact_module._redact_every_rule(text)
+        assert secret not in redact_module._redact(text), (i, text)

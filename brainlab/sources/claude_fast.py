@@ -86,6 +86,33 @@ class _AssistantBlock(msgspec.Struct):
     input: msgspec.Raw = _NO_RAW
 
 
+class _Input(msgspec.Struct):
+    """The tool input fields claude_code.tool_call reads (a Write's content is skipped in C)."""
+
+    file_path: Any = None
+    notebook_path: Any = None
+    path: Any = None
+    pattern: Any = None
+    subagent_type: Any = None
+    command: Any = None
+
+
+class _Outer(msgspec.Struct):
+    """A progress line's data.message: the nested line (only an assistant one is read)."""
+
+    type: Any = None
+    timestamp: Any = None
+    requestId: Any = None  # noqa: N815
+    message: msgspec.Raw = _NO_RAW
+
+
+class _Progress(msgspec.Struct):
+    """A progress line's data: bash output, prompts and normalizedMessages are skipped in C."""
+
+    agentId: Any = None  # noqa: N815
+    message: msgspec.Raw = _NO_RAW
+
+
 class _Result(msgspec.Struct):
     agentId: Any = msgspec.UNSET  # noqa: N815
     agentType: Any = None  # noqa: N815
@@ -95,6 +122,9 @@ class _Result(msgspec.Struct):
 _decode = msgspec.json.Decoder(_Line).decode
 _user_blocks = msgspec.json.Decoder(list[_UserBlock]).decode
 _assistant_blocks = msgspec.json.Decoder(list[_AssistantBlock]).decode
+_input = msgspec.json.Decoder(_Input).decode
+_progress = msgspec.json.Decoder(_Progress).decode
+_outer = msgspec.json.Decoder(_Outer).decode
 _result = msgspec.json.Decoder(_Result | str | list | int | float | bool | None).decode
 _FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
@@ -107,6 +137,37 @@ def _raw(value: msgspec.Raw):
 
 def _is_list(value: msgspec.Raw) -> bool:
     return len(value) > 0 and memoryview(value)[0] == 0x5B  # "["
+
+
+def _is_object(value: msgspec.Raw) -> bool:
+    return len(value) > 0 and memoryview(value)[0] == 0x7B  # "{"
+
+
+def _args(value: msgspec.Raw) -> dict:
+    """A tool call's input as the dict tool_call reads ({} when it is not an object)."""
+    if not _is_object(value):
+        return {}
+    args = _input(memoryview(value))
+    return {"file_path": args.file_path, "notebook_path": args.notebook_path,
+            "path": args.path, "pattern": args.pattern, "subagent_type": args.subagent_type,
+            "command": args.command}
+
+
+def _progress_data(value: msgspec.Raw) -> dict | None:
+    """A progress line's data as the dict progress_line reads; None when not an object.
+
+    Only the nested line of an assistant message is decoded in full (its usage and tool calls).
+    """
+    if not _is_object(value):
+        return None
+    data = _progress(memoryview(value))
+    outer = None
+    if _is_object(data.message):
+        nested = _outer(memoryview(data.message))
+        outer = {"type": nested.type, "timestamp": nested.timestamp,
+                 "requestId": nested.requestId,
+                 "message": _raw(nested.message) if nested.type == "assistant" else None}
+    return {"agentId": data.agentId, "message": outer}
 
 
 def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
@@ -132,9 +193,9 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             message = line.message
             if message is not None and _is_list(message.content):
                 blocks = _assistant_blocks(memoryview(message.content))
-                tools = [(b, _raw(b.input)) for b in blocks if b.type == "tool_use"]
+                tools = [(b, _args(b.input)) for b in blocks if b.type == "tool_use"]
         elif kind == "progress":
-            progress = _raw(line.data)
+            progress = _progress_data(line.data)
         elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
             meta = _raw(line.compactMetadata) or _raw(line.microcompactMetadata)
     except _FAILED:

@@ -20,6 +20,7 @@ from brainlab.config import DEFAULT_DB
 from brainlab.store.connection import StoreConfig, connect
 
 _PACKAGE = "brainlab.store"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -37,7 +38,7 @@ def models() -> dict[str, dict]:
     for entry in sorted(base.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yml"):
             continue
-        doc = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        doc = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER) or {}
         for model in doc.get("models", []):
             model["_file"] = entry.name
             out[model["name"]] = model
@@ -153,6 +154,7 @@ def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
         "SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
         "SELECT view_name, 'VIEW' FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
     ).fetchall())
+    statements = []
     for name, model in models().items():
         kind = kinds.get(name)
         if kind is None:
@@ -161,12 +163,14 @@ def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
         grain = model.get("grain")
         if grain:
             text = f"{text} Grain: {grain}." if text else f"Grain: {grain}."
-        con.execute(f'COMMENT ON {kind} "{name}" IS ' + _quote(text))
+        statements.append(f'COMMENT ON {kind} "{name}" IS ' + _quote(text))
         for column in model.get("columns", []):
-            con.execute(
+            statements.append(
                 f'COMMENT ON COLUMN "{name}"."{column["name"]}" IS '
                 + _quote(column.get("description", ""))
             )
+    if statements:  # one call: hundreds of separate execute() calls cost a third of a second
+        con.execute(";\n".join(statements))
 
 
 def _quote(text: str) -> str:
