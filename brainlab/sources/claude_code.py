@@ -43,7 +43,7 @@ KNOWN_TYPES = frozenset({
 FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead"}
 SEARCH_TOOLS = {"Grep", "Glob", "LS"}
 LAUNCH_TOOLS = {"Task", "Agent"}
-_MARKED_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "Edit", "Write", "MultiEdit"}
+MARKED_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "Edit", "Write", "MultiEdit"}
 _GIT_COMMIT = re.compile(
     r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*+commit\b")  # *+: linear
 REQUEST_COLUMNS = (
@@ -371,7 +371,7 @@ def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: 
         bool(command and _GIT_COMMIT.search(command)),
         ctx.path, line_no,
     ))
-    if name in _MARKED_TOOLS:  # to-dos and workspace decisions (issue 13)
+    if name in MARKED_TOOLS:  # to-dos and workspace decisions (issue 13)
         chunk.marks += claude_marks.tool_marks(name, args, _str(block.get("id")), session_id,
                                                agent_id, ts, ctx.path, line_no)
 

@@ -143,10 +143,16 @@ def _is_object(value: msgspec.Raw) -> bool:
     return len(value) > 0 and memoryview(value)[0] == 0x7B  # "{"
 
 
-def _args(value: msgspec.Raw) -> dict:
-    """A tool call's input as the dict tool_call reads ({} when it is not an object)."""
+def _args(value: msgspec.Raw, name=None) -> dict:
+    """A tool call's input as the dict tool_call reads ({} when it is not an object).
+
+    To-do and file-writing tools are decoded whole: claude_marks reads their to-dos and the
+    decision lines they add to a workspace log (issue 13).
+    """
     if not _is_object(value):
         return {}
+    if name in cc.MARKED_TOOLS:
+        return orjson.loads(memoryview(value))
     args = _input(memoryview(value))
     return {"file_path": args.file_path, "notebook_path": args.notebook_path,
             "path": args.path, "pattern": args.pattern, "subagent_type": args.subagent_type,
@@ -193,7 +199,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             message = line.message
             if message is not None and _is_list(message.content):
                 blocks = _assistant_blocks(memoryview(message.content))
-                tools = [(b, _args(b.input)) for b in blocks if b.type == "tool_use"]
+                tools = [(b, _args(b.input, b.name)) for b in blocks if b.type == "tool_use"]
         elif kind == "progress":
             progress = _progress_data(line.data)
         elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
