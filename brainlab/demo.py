@@ -93,7 +93,28 @@ def print_summary(db: Path, console: Console) -> None:
               for a, u in zip(agents.is_always_loaded, agents.is_little_used, strict=True)])[
         ["agent", "sessions_loaded", "share", "tokens", "used", "flag"]]
     console.print(_table("Costliest agents", agents))
+    print_audit_and_compliance(db, console)
     print_what_ifs(db, console)
+
+
+def print_audit_and_compliance(db: Path, console: Console) -> None:
+    """Logs against their transcripts (issue 13) and protocol breaches (issue 14), if any."""
+    from brainlab.metrics import audit, compliance
+
+    matches = audit.match_summary(db)
+    summary = audit.audit_summary(db)
+    if not summary.empty:
+        frame = summary[["field", "logs_compared", "share_within_tolerance",
+                         "median_relative_report"]].round(2)
+        console.print(_table(
+            f"Logged versus measured: {matches['matched']} of {matches['logs']} logs matched to"
+            f" their transcript, {matches['transcripts_without_log']} transcripts without a log"
+            " (docs/measured.md)", frame))
+    found = compliance.violations(db)
+    if not found.empty:
+        frame = (found.groupby(["rule", "rule_name", "severity"], as_index=False).size()
+                 .rename(columns={"size": "violations"}))
+        console.print(_table("Protocol compliance: violations by rule (brainlab check)", frame))
 
 
 def print_what_ifs(db: Path, console: Console) -> None:

@@ -80,7 +80,8 @@ def _run_notebook(db, out):
     nb = pm.execute_notebook(str(NOTEBOOK), str(out), parameters={"db_path": str(db)},
                              kernel_name="python3", cwd=str(NOTEBOOK.parent),
                              progress_bar=False, execution_timeout=300)
-    text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/markdown", "")
+                   for c in nb.cells for o in c.get("outputs", []))
     return read_records(nb), text
 
 

@@ -44,7 +44,7 @@ def _redact(text: str, prefilter: bool = True) -> str:
     if prefilter and not has_candidate(text, lowered):
         return text
     for rule in RULES:
-        if prefilter and not rule.may_apply(text, lowered):
+        if not rule.may_apply(text, lowered):  # a rule's hint is part of it (mysql -p needs mysql)
             continue
         if rule.kind == "secret-assignment":
             text = _assignments(rule, text, text.lower())
@@ -54,7 +54,7 @@ def _redact(text: str, prefilter: bool = True) -> str:
 
 
 def _redact_every_rule(text: str) -> str:
-    """Every rule on ``text`` with no prefilter: what the prefilter must never change (tests)."""
+    """Every rule on ``text`` without the global prefilter (has_candidate): what it must not change."""
     return _redact(text, prefilter=False)
 
 
