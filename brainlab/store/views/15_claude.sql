@@ -170,20 +170,23 @@ QUALIFY t.tool_use_id IS NULL
      OR row_number() OVER (PARTITION BY t.tool_use_id
                            ORDER BY t.ts NULLS LAST, t.source_file, t.line) = 1;
 
+-- One row per sessionId: the span of all its lines and of its main chain (agent NULL), its
+-- latest working directory and main file. Shared by cc_sessions and cc_measured.
+CREATE OR REPLACE VIEW cc_session_spans AS
+SELECT session_id, min(first_ts) AS started_at, max(last_ts) AS ended_at,
+       min(first_ts) FILTER (WHERE agent_id IS NULL) AS main_started_at,
+       max(last_ts) FILTER (WHERE agent_id IS NULL) AS main_ended_at,
+       any_value(cwd ORDER BY last_ts DESC) FILTER (WHERE cwd IS NOT NULL) AS cwd,
+       any_value(source_file ORDER BY last_ts DESC) FILTER (WHERE agent_id IS NULL)
+           AS main_file
+FROM cc_spans GROUP BY session_id;
+
 -- SPEC §7 mapping: one transcript session per sessionId. Context size of a request =
 -- input + cache_creation + cache_read; peak / close over main-chain requests (agent NULL)
 -- against the context window: 200k (SPEC §2.5 default), or 1M when a request of the session
 -- went past 200k (only a 1M-context model can); tokens_used = context size at close.
 CREATE OR REPLACE VIEW cc_sessions AS
-WITH spans AS (
-    SELECT session_id, min(first_ts) AS started_at, max(last_ts) AS ended_at,
-           min(first_ts) FILTER (WHERE agent_id IS NULL) AS main_started_at,
-           max(last_ts) FILTER (WHERE agent_id IS NULL) AS main_ended_at,
-           any_value(cwd ORDER BY last_ts DESC) FILTER (WHERE cwd IS NOT NULL) AS cwd,
-           any_value(source_file ORDER BY last_ts DESC) FILTER (WHERE agent_id IS NULL)
-               AS main_file
-    FROM cc_spans GROUP BY session_id
-), main AS (
+WITH spans AS (SELECT * FROM cc_session_spans), main AS (
     SELECT session_id, max(context_tokens) AS context_peak_tokens,
            arg_max(context_tokens, ts) AS context_close_tokens, count(*) AS main_requests,
            CASE WHEN max(context_tokens) > 200000 THEN 1000000 ELSE 200000 END

@@ -13,15 +13,7 @@
 -- touch in the session is a Write (created, not edited).
 -- insights_captured (SPEC §3.2): to-dos created + decision lines added to a workspace log.md.
 CREATE OR REPLACE VIEW cc_measured AS
-WITH spans AS (  -- as cc_sessions: main-chain span when there is one
-    SELECT session_id, min(first_ts) AS started_at, max(last_ts) AS ended_at,
-           min(first_ts) FILTER (WHERE agent_id IS NULL) AS main_started_at,
-           max(last_ts) FILTER (WHERE agent_id IS NULL) AS main_ended_at,
-           any_value(cwd ORDER BY last_ts DESC) FILTER (WHERE cwd IS NOT NULL) AS cwd,
-           any_value(source_file ORDER BY last_ts DESC) FILTER (WHERE agent_id IS NULL)
-               AS main_file
-    FROM cc_spans GROUP BY session_id
-), main AS (  -- SPEC §7 deduplication of main-chain calls, within the session (no pricing)
+WITH spans AS (SELECT * FROM cc_session_spans), main AS (  -- SPEC §7 deduplication of main-chain calls, within the session (no pricing)
     SELECT session_id, max(context_tokens) AS peak_tokens,
            arg_max(context_tokens, ts) AS close_tokens, count(*) AS main_requests
     FROM (SELECT session_id, ts,
