@@ -27,6 +27,7 @@ class Rule:
     severity: str  # one of SEVERITIES; an error makes `brainlab check` exit 1
     checks: str  # what the rule checks, one sentence
     evidence: str  # what the evidence JSON of a violation holds
+    needs_transcripts: bool = False  # reads cc_* tables: judged only with `brainlab check --db`
 
     @property
     def view(self) -> str:
@@ -108,7 +109,7 @@ RULES: tuple[Rule, ...] = (
          "A transcript reads a workspace's feedback.md while its sprint is active (up to the "
          "last decision in log.md): feedback.md is never read during a sprint. Needs "
          "transcripts (brainlab check --db DB).",
-         "reading agent, transcript time, last decision date"),
+         "reading agent, transcript time, last decision date", needs_transcripts=True),
     Rule("CIR001", "circuit-stop-code-mismatch", "§6.2", f"{CIRCUIT}:405", "ticket", "error",
          "A circuit stop's name and exit code disagree with the stop table (sans-livraison "
          "15, relecture-arret 16, integration 17, question 18, hors-portee 19, besoin 20, "
@@ -118,6 +119,55 @@ RULES: tuple[Rule, ...] = (
          "(Tests, testwriter) before it: the developer works without a red test "
          "(SPEC §6.1 order, §6.5 'a developer launched before its testwriter').",
          "component, step 2.3 time"),
+    # Boot layers, close sequence, read rights (issue 14, transcript rules; views in
+    # brainlab/store/views/82_rules_boot_close.sql). They judge brain sessions only: a
+    # transcript whose first prompt says `brain <type>` or that is matched to a metabolism log.
+    Rule("BOT001", "boot-l0-not-read", "§2.3", f"{ORCH}:236", "session", "warning",
+         "A brain session did not read a layer-0 file of its contexts/session-<type>.yml "
+         "(KERNEL, PATHS...: always loaded) before its first productive action.",
+         "session type, L0 files missing, first productive action time", True),
+    Rule("BOT002", "boot-project-file-outside-work", "§2.3", f"{ORCH}:245", "session",
+         "warning",
+         "A brain session whose type is not work, deploy or debug read a project file "
+         "(projets/X, todo/X) at boot that its contexts/session-<type>.yml does not list: "
+         "layer 3 is for work/deploy/debug only.",
+         "session type, files read at boot", True),
+    Rule("BOT003", "boot-context-over-target", "§2.3", f"{ORCH}:233", "session", "info",
+         "The context at a brain session's first productive action exceeds its type's "
+         "context_target.total_boot (contexts/session-<type>.yml) by more than the tolerance "
+         "(5 points by default; macro rule_bot003_for).",
+         "context tokens and %, target %, tolerance", True),
+    Rule("CLO003", "close-metabolism-scribe-not-first", "§2.4", f"{ORCH}:299", "session",
+         "warning",
+         "In a brain session's close, another close agent (todo-scribe, scribe, coach) runs "
+         "before the metabolism-scribe, or the metabolism-scribe never runs.",
+         "close agents in order", True),
+    Rule("CLO004", "close-todo-scribe-missing", "§2.4", f"{ORCH}:316", "session", "warning",
+         "A work, sprint or debug session (or a brainstorm that created to-dos) closes "
+         "without the todo-scribe.",
+         "session type, close agents, to-dos created", True),
+    Rule("CLO005", "close-scribe-missing", "§2.4", f"{ORCH}:327", "session", "warning",
+         "A significant session (a commit, an agent file written, a spec changed) closes "
+         "without the scribe.",
+         "commits, agents written, specs changed, close agents", True),
+    Rule("CLO006", "close-coach-missing", "§2.4", f"{ORCH}:335", "session", "warning",
+         "A brain, work, sprint, debug or coach session closes without the coach's report.",
+         "session type, close agents", True),
+    Rule("CLO007", "close-claim-not-last", "§2.4", f"{ORCH}:364", "session", "warning",
+         "A brain session's close has no BSI claim close (claims/<sess>.yml written, or "
+         "bsi-claim close / 'bsi: close claim' commit) after its last close agent.",
+         "last close agent and time, last claim close time", True),
+    Rule("WSP010", "workspace-ram-read-by-coach-scribe", "§5", f"{WORKSPACE}:65", "workspace",
+         "warning",
+         "The coach-scribe reads a workspace's ram.md: the read-rights table gives it log.md "
+         "and feedback.md only.",
+         "reader, transcript time, session", True),
+    Rule("WSP011", "workspace-feedback-read-before-ttl", "§5", f"{WORKSPACE}:67",
+         "workspace", "warning",
+         "The coach-scribe reads a workspace's feedback.md after the sprint but before the "
+         "workspace's TTL expired (it reads feedback 'après TTL'; during the sprint see "
+         "WSP009).",
+         "reader, transcript time, last decision date, expired_on", True),
 )
 
 # SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).

@@ -4,7 +4,9 @@ Called by the transcript parser (:mod:`brainlab.sources.claude_code`) for each h
 and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 
 - ``prompt``: the type and mode keywords of a main-chain human prompt (SPEC §2.7, parsed by
-  :func:`brainlab.protocol.parse_session_keywords`); the prompt itself is not kept;
+  :func:`brainlab.protocol.parse_session_keywords`), and ``item_key = 'close-trigger'`` when
+  the prompt is one of the close triggers (``fin``, ``on wrappe``...; SPEC §2.4, issue 14);
+  the prompt itself is not kept;
 - ``todo``: one row per to-do item a ``TodoWrite`` list holds (keyed by a hash of its text)
   or a ``TaskCreate`` / ``TaskUpdate`` call (keyed by its tool call or task id), with status;
 - ``decisions``: decision lines (SPEC §5 ``| choisi : ...``) an Edit/Write adds to a
@@ -27,6 +29,10 @@ MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword
 _WORKSPACE_LOG = re.compile(r"(^|[/\\])workspace[/\\][^/\\]+[/\\]log\.md$")
 _DECISION = re.compile(r"\|\s*choisi\s*:", re.IGNORECASE)
 _NOT_HUMAN = ("<", "Caveat:", "[Request interrupted")  # command output, reminders, meta
+# seeds/session-orchestrator.md.txt:291 and :76-82: the prompts that start the close sequence
+CLOSE_TRIGGER = "close-trigger"
+_CLOSE = re.compile(r"(session-orchestrator\s*,\s*)?(fin|on wrappe|c['’]est bon|je ferme"
+                    r"|ferme la session)", re.IGNORECASE)
 
 
 def prompt_mark(obj: dict, session_id, ts, path: str, line_no: int) -> tuple | None:
@@ -47,7 +53,14 @@ def prompt_mark(obj: dict, session_id, ts, path: str, line_no: int) -> tuple | N
         return None
     keywords = parse_session_keywords(text[:400])
     return (session_id, None, ts, "prompt", keywords.type, keywords.mode, keywords.rule,
-            None, None, None, None, path, line_no)
+            close_trigger(text), None, None, None, path, line_no)
+
+
+def close_trigger(text: str) -> str | None:
+    """``'close-trigger'`` when the whole prompt is a close trigger of the orchestrator seed."""
+    if len(text) > 60:  # a trigger is the whole prompt, never a sentence that contains one
+        return None
+    return CLOSE_TRIGGER if _CLOSE.fullmatch(text.strip().rstrip(".!").strip()) else None
 
 
 def tool_marks(name: str, args: dict, tool_use_id, session_id, agent_id, ts, path: str,

@@ -97,6 +97,7 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
         _write_lookups(con)
         for _name, text in _sql_files("views"):
             con.execute(text)
+        _write_violations(con)
         if describe:
             _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
@@ -135,6 +136,26 @@ def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
                       r.evidence) for r in catalogue.RULES])
     con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
     con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(catalogue.STOP_CODES.items()))
+
+
+def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
+    """``violations``: the union of every catalogue rule's view (views/8*_rules*.sql).
+
+    Generated from the catalogue after every view file ran, so a rule's view may live in any
+    rules file and a catalogue rule without its view fails the store's set-up.
+    """
+    from brainlab.rules import catalogue
+
+    found = "\n    UNION ALL ".join(f"SELECT '{r.id}' AS rule, * FROM {r.view}"
+                                     for r in catalogue.RULES)
+    con.execute(f"""
+        CREATE OR REPLACE VIEW violations AS
+        WITH found AS (
+            {found}
+        )
+        SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject,
+               f.occurred_at, f.file, f.line, f.message, f.evidence
+        FROM found f JOIN rule_catalogue c ON c.rule = f.rule""")
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:

@@ -19,6 +19,7 @@ import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from brainlab.synth import boot_close_plants as boot_close
 from brainlab.synth.model import SynthSession, agent_sizes
 
 WINDOW = 200_000
@@ -120,9 +121,11 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
     steps += [("commit", i) for i in range(s.commits)]
     steps += [("write", f"/home/user/brain/progression/metabolism/"
                         f"{s.started_at:%Y-%m-%d}-{s.sess_id}.md")]  # the scribe's log
+    steps = boot_close.comply(s, steps)  # SPEC §2.3 boot layers, §2.4 close sequence
+    boot_until = boot_close.boot_until(steps)  # boot ends at the first productive step
     n = len(steps)
     span = (end - start).total_seconds()
-    peak_at = max(1, int(n * 0.8))
+    peak_at = max(1, int(n * 0.8), boot_until + 1)
     compacted = s.context_peak_pct >= 80
     for i, (kind, what) in enumerate(steps, start=1):
         at = start + timedelta(seconds=span * i / (n + 1))
@@ -130,6 +133,8 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
             context = int(12_000 + (peak - 12_000) * i / peak_at)
         else:
             context = int(peak + (close - peak) * (i - peak_at) / max(1, n - peak_at))
+        if i <= boot_until:  # boot stays under its context target (SPEC §2.3)
+            context = min(context, boot_close.BOOT_CAP_TOKENS)
         if i == n:
             context = close
         if compacted and i == peak_at + 1:
@@ -138,7 +143,10 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
                         compactMetadata={"trigger": "auto", "preTokens": peak})
             w.lines.append(line)
         tool_id = w._id("toolu")
-        if kind == "read-agent":
+        close_lines = boot_close.step_lines(w, kind, what, at, context, tool_id)
+        if close_lines is not None:
+            w.lines += close_lines
+        elif kind == "read-agent":
             path = f"/home/user/brain/agents/{what}.md"
             w.lines += w.call(at, context, 60, [_tool(tool_id, "Read", file_path=path)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id,

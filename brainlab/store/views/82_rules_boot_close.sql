@@ -1,0 +1,297 @@
+-- Protocol compliance from transcripts (issue 14): boot layers (SPEC §2.3), close sequence
+-- (SPEC §2.4) and workspace read rights by role (SPEC §5). Each rule_* view returns the same
+-- columns as views/80_rules.sql; `violations` unions them (generated, store/schema.py).
+-- They judge brain sessions only (brain_transcript_sessions): a transcript is not held to
+-- the protocol unless it declared `brain <type>` or a metabolism log is matched to it.
+
+-- Brain sessions among the transcripts, with the type each is judged by: the type its first
+-- prompt declares (SPEC §2.7; or the contexts/session-<type>.yml it read, cc_measured), else
+-- its matched claim's type, else its matched log's. subject = the brain's sess_id when
+-- matched, else the transcript's sessionId.
+CREATE OR REPLACE VIEW brain_transcript_sessions AS
+WITH claim_type AS (
+    SELECT sess_id, arg_max(type, coalesce(closed_at, opened_at)) AS type
+    FROM claims WHERE type IS NOT NULL GROUP BY sess_id
+), log_type AS (
+    SELECT sess_id, any_value(type) AS type FROM raw_metabolism_logs
+    WHERE type IS NOT NULL GROUP BY sess_id
+)
+SELECT m.transcript_session AS session_id, m.sess_id,
+       coalesce(m.sess_id, m.transcript_session) AS subject,
+       lower(trim(coalesce(nullif(m.type, 'unknown'), c.type, l.type))) AS type,
+       CASE WHEN m.type <> 'unknown' THEN 'transcript'
+            WHEN c.type IS NOT NULL THEN 'claim' ELSE 'metabolism log' END AS type_source,
+       m.started_at, coalesce(x.context_window_tokens, 200000) AS context_window_tokens,
+       coalesce(x.todos_created, 0) AS todos_created, m.source_file
+FROM measured_sessions m
+LEFT JOIN cc_session_measures x ON x.transcript_session = m.transcript_session
+LEFT JOIN claim_type c ON c.sess_id = m.sess_id
+LEFT JOIN log_type l ON l.sess_id = m.sess_id
+WHERE m.type <> 'unknown' OR m.sess_id IS NOT NULL;
+
+-- The main-chain tool calls of brain sessions, in order, each classified.
+-- Productive (issue 14's definition of the end of boot): an Edit/Write/MultiEdit/NotebookEdit
+-- of a file that is not the protocol's own bookkeeping (claims/*.yml, BRAIN-INDEX.md,
+-- progression/, handoffs/, todo/, focus.md, now.md), or a `git commit` that is not a BSI
+-- claim commit. Claim close: a write of claims/<sess>.yml, `bsi-claim close` or a
+-- 'bsi: close claim' commit (seeds/session-orchestrator.md.txt:364-373).
+CREATE OR REPLACE VIEW brain_session_calls AS
+SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_subagent_type,
+       t.source_file, t.line,
+       row_number() OVER (PARTITION BY t.session_id
+                          ORDER BY t.ts NULLS LAST, t.source_file, t.line) AS seq,
+       (t.tool IN ('Edit', 'Write', 'MultiEdit', 'NotebookEdit') AND t.file_path IS NOT NULL
+        AND NOT regexp_matches(t.file_path,
+            '(^|[/\\])(claims[/\\][^/\\]+\.ya?ml$|BRAIN-INDEX\.md$|focus\.md$|now\.md$'
+            || '|progression[/\\]|handoffs[/\\]|todo[/\\])'))
+       OR (coalesce(t.is_git_commit, false)
+           AND NOT regexp_matches(coalesce(t.command, ''), 'bsi', 'i')) AS is_productive,
+       (t.tool IN ('Edit', 'Write', 'MultiEdit') AND t.file_path IS NOT NULL
+        AND regexp_matches(t.file_path, '(^|[/\\])claims[/\\][^/\\]+\.ya?ml$'))
+       OR (t.tool = 'Bash' AND regexp_matches(coalesce(t.command, ''),
+           'bsi-claim(\.sh)?\s+close|bsi:\s*close', 'i')) AS is_claim_close,
+       CASE WHEN t.tool IN ('Task', 'Agent') THEN lower(t.launched_subagent_type)
+            WHEN t.tool = 'Read' THEN lower(regexp_extract(
+                t.file_path, '(^|[/\\])agents[/\\]([^/\\]+)\.md$', 2)) END AS agent
+FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
+WHERE t.agent_id IS NULL;
+
+-- Per brain session: where boot ends (the first productive action) and where the close
+-- starts: after the last close-trigger prompt ('fin', 'on wrappe'...,
+-- seeds/session-orchestrator.md.txt:291), else after the last productive action, else the
+-- whole session (boot reads of files its context lists excepted, see close_sequence_calls).
+CREATE OR REPLACE VIEW brain_session_phases AS
+WITH calls AS (
+    SELECT session_id,
+           min(ts) FILTER (WHERE is_productive) AS first_productive_at,
+           max(ts) FILTER (WHERE is_productive) AS last_productive_at,
+           arg_min(source_file, seq) FILTER (WHERE is_productive) AS first_productive_file,
+           arg_min(line, seq) FILTER (WHERE is_productive) AS first_productive_line,
+           arg_min(tool, seq) FILTER (WHERE is_productive) AS first_productive_tool
+    FROM brain_session_calls GROUP BY session_id
+), triggers AS (
+    SELECT session_id, max(ts) AS close_trigger_at FROM cc_marks
+    WHERE kind = 'prompt' AND item_key = 'close-trigger' AND agent_id IS NULL
+    GROUP BY session_id
+)
+SELECT b.session_id, b.subject, b.type, b.source_file, c.first_productive_at,
+       c.first_productive_file, c.first_productive_line, c.first_productive_tool,
+       c.last_productive_at, g.close_trigger_at,
+       coalesce(g.close_trigger_at, c.last_productive_at) AS close_from
+FROM brain_transcript_sessions b
+LEFT JOIN calls c USING (session_id)
+LEFT JOIN triggers g USING (session_id);
+
+-- Main-chain Reads at boot: before the first productive action (the whole session when it
+-- has none).
+CREATE OR REPLACE VIEW brain_boot_reads AS
+SELECT c.session_id, c.subject, c.type, c.ts, c.file_path, c.source_file, c.line
+FROM brain_session_calls c JOIN brain_session_phases p USING (session_id)
+WHERE c.tool = 'Read' AND c.file_path IS NOT NULL
+  AND (p.first_productive_at IS NULL OR c.ts < p.first_productive_at);
+
+-- SPEC §2.3 layer 0 (always): each L0 file of the session type's context read at boot.
+CREATE OR REPLACE VIEW rule_bot001 AS
+WITH missing AS (
+    SELECT p.session_id, p.subject, p.type, p.first_productive_at,
+           coalesce(p.first_productive_file, p.source_file) AS file,
+           p.first_productive_line AS line, list(f.path ORDER BY f.position) AS missing
+    FROM brain_session_phases p
+    JOIN context_files f ON f.session_type = p.type AND f.layer = 'L0'
+    WHERE NOT EXISTS (SELECT 1 FROM brain_boot_reads r
+                      WHERE r.session_id = p.session_id
+                        AND (r.file_path = f.path OR ends_with(r.file_path, '/' || f.path)))
+    GROUP BY ALL
+)
+SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at, file,
+       line, type || ' session did not read ' || array_to_string(missing, ', ')
+           || ' (layer 0) before its first productive action' AS message,
+       json_object('type', type, 'missing', missing,
+                   'first_productive_at', first_productive_at)::VARCHAR AS evidence
+FROM missing;
+
+-- SPEC §2.3 layer 3 (projets/X + todo/X) only for work/deploy/debug, unless the type's own
+-- context lists the file (`{project}` matching any name).
+CREATE OR REPLACE VIEW rule_bot002 AS
+SELECT 'session' AS subject_kind, r.subject, min(r.ts) AS occurred_at,
+       arg_min(r.source_file, r.ts) AS file, arg_min(r.line, r.ts) AS line,
+       r.type || ' session read project files at boot: '
+           || string_agg(DISTINCT regexp_extract(r.file_path,
+                  '((projets|todo)[/\\][^/\\]+\.md)$', 1), ', ') AS message,
+       json_object('type', r.type, 'files', list(DISTINCT regexp_extract(
+           r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1)))::VARCHAR AS evidence
+FROM brain_boot_reads r
+WHERE r.type IS NOT NULL AND r.type NOT IN ('work', 'deploy', 'debug')
+  AND regexp_matches(r.file_path, '(^|[/\\])(projets|todo)[/\\][^/\\]+\.md$')
+  AND NOT EXISTS (
+      SELECT 1 FROM context_files f
+      WHERE f.session_type = r.type AND f.path IS NOT NULL
+        AND (r.file_path LIKE ('%/' || replace(f.path, '{project}', '%'))
+             OR r.file_path LIKE replace(f.path, '{project}', '%')))
+GROUP BY r.session_id, r.subject, r.type;
+
+-- SPEC §2.3 boot context target: the context of the main-chain request that carries the
+-- first productive action (the last one at or before it) against the type's
+-- context_target.total_boot, plus `tolerance_pct` percentage points.
+CREATE OR REPLACE MACRO rule_bot003_for(tolerance_pct := 5) AS TABLE
+WITH boot AS (
+    SELECT p.session_id, p.subject, p.type, p.first_productive_at, p.first_productive_file,
+           p.first_productive_line, b.context_window_tokens, x.target_boot_pct,
+           (SELECT arg_max(r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens,
+                           r.ts)
+            FROM cc_request_dedup r
+            WHERE r.session_id = p.session_id AND r.agent_id IS NULL
+              AND r.ts <= p.first_productive_at) AS boot_tokens
+    FROM brain_session_phases p
+    JOIN brain_transcript_sessions b USING (session_id)
+    JOIN (SELECT session_type, max(target_boot_pct) AS target_boot_pct FROM session_contexts
+          GROUP BY session_type) x ON x.session_type = p.type
+    WHERE p.first_productive_at IS NOT NULL AND x.target_boot_pct IS NOT NULL
+)
+SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at,
+       first_productive_file AS file, first_productive_line AS line,
+       type || ' session booted at ' || round(100.0 * boot_tokens / context_window_tokens, 1)
+           || '% of its context (target ~' || target_boot_pct || '%, tolerance '
+           || tolerance_pct || ' points)' AS message,
+       json_object('boot_tokens', boot_tokens,
+                   'boot_pct', round(100.0 * boot_tokens / context_window_tokens, 1),
+                   'target_boot_pct', target_boot_pct,
+                   'tolerance_pct', tolerance_pct)::VARCHAR AS evidence
+FROM boot
+WHERE 100.0 * boot_tokens / context_window_tokens > target_boot_pct + tolerance_pct;
+
+CREATE OR REPLACE VIEW rule_bot003 AS SELECT * FROM rule_bot003_for();
+
+-- SPEC §2.4 close steps in brain sessions: launches (Task/Agent) of the close agents, or
+-- main-chain Reads of their agents/<name>.md, from the close's start (brain_session_phases);
+-- when the session has no productive action and no trigger, a boot read of a file its
+-- context lists (scribe is in brain's L1) is boot, not close.
+CREATE OR REPLACE VIEW close_sequence_calls AS
+SELECT c.session_id, c.subject, c.type, c.seq, c.ts, c.agent, c.tool, c.source_file, c.line
+FROM brain_session_calls c JOIN brain_session_phases p USING (session_id)
+WHERE c.agent IN ('metabolism-scribe', 'todo-scribe', 'scribe', 'coach')
+  AND (p.close_from IS NULL OR c.ts > p.close_from)
+  AND NOT (p.close_from IS NULL AND c.tool = 'Read' AND EXISTS (
+      SELECT 1 FROM context_files f WHERE f.session_type = c.type
+        AND ends_with(c.file_path, '/' || f.path)));
+
+-- One row per brain session that ran a close (at least one close agent), its order and facts.
+CREATE OR REPLACE VIEW close_sequences AS
+WITH agents AS (
+    SELECT session_id, any_value(subject) AS subject, any_value(type) AS type,
+           list(agent ORDER BY seq) AS agents, arg_min(agent, seq) AS first_agent,
+           max(ts) AS last_agent_at, arg_max(agent, seq) AS last_agent,
+           arg_min(source_file, seq) AS file, arg_min(line, seq) AS line, min(ts) AS started_at
+    FROM close_sequence_calls GROUP BY session_id
+), claim AS (
+    SELECT session_id, max(ts) AS claim_closed_at FROM brain_session_calls
+    WHERE is_claim_close GROUP BY session_id
+), significant AS (
+    SELECT session_id,
+           count(*) FILTER (WHERE tool = 'Bash' AND is_productive) AS commits,
+           count(*) FILTER (WHERE tool = 'Write'
+               AND regexp_matches(file_path, '(^|[/\\])agents[/\\][^/\\]+\.md$'))
+               AS agents_written,
+           count(*) FILTER (WHERE is_productive AND tool <> 'Bash'
+               AND regexp_matches(file_path, '(spec[^/\\]*\.md|SPEC\.md)$', 'i'))
+               AS specs_changed
+    FROM brain_session_calls GROUP BY session_id
+)
+SELECT a.*, c.claim_closed_at, coalesce(s.commits, 0) AS commits,
+       coalesce(s.agents_written, 0) AS agents_written,
+       coalesce(s.specs_changed, 0) AS specs_changed, b.todos_created
+FROM agents a
+JOIN brain_transcript_sessions b USING (session_id)
+LEFT JOIN claim c USING (session_id)
+LEFT JOIN significant s USING (session_id);
+
+-- SPEC §2.4 step 1: metabolism-scribe always first.
+CREATE OR REPLACE VIEW rule_clo003 AS
+SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+       CASE WHEN list_contains(agents, 'metabolism-scribe')
+            THEN first_agent || ' ran before the metabolism-scribe in the close'
+            ELSE 'the close ran ' || array_to_string(list_distinct(agents), ', ')
+                 || ' but never the metabolism-scribe' END AS message,
+       json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
+FROM close_sequences WHERE first_agent IS DISTINCT FROM 'metabolism-scribe';
+
+-- SPEC §2.4 step 2: todo-scribe for work/sprint/debug (and brainstorm with to-dos created).
+CREATE OR REPLACE VIEW rule_clo004 AS
+SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+       type || ' session closed without the todo-scribe' AS message,
+       json_object('type', type, 'close_agents', agents,
+                   'todos_created', todos_created)::VARCHAR AS evidence
+FROM close_sequences
+WHERE (type IN ('work', 'sprint', 'debug') OR (type = 'brainstorm' AND todos_created > 0))
+  AND NOT list_contains(agents, 'todo-scribe');
+
+-- SPEC §2.4 step 3: scribe when the session was significant.
+CREATE OR REPLACE VIEW rule_clo005 AS
+SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+       'significant session (' || commits || ' commit(s), ' || agents_written
+           || ' agent file(s) written, ' || specs_changed
+           || ' spec(s) changed) closed without the scribe' AS message,
+       json_object('commits', commits, 'agents_written', agents_written,
+                   'specs_changed', specs_changed, 'close_agents', agents)::VARCHAR
+           AS evidence
+FROM close_sequences
+WHERE commits + agents_written + specs_changed > 0 AND NOT list_contains(agents, 'scribe');
+
+-- SPEC §2.4 step 4: the coach's report for brain/work/sprint/debug/coach (blocking).
+CREATE OR REPLACE VIEW rule_clo006 AS
+SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+       type || ' session closed without the coach''s report' AS message,
+       json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
+FROM close_sequences
+WHERE type IN ('brain', 'work', 'sprint', 'debug', 'coach')
+  AND NOT list_contains(agents, 'coach');
+
+-- SPEC §2.4 step 5: the BSI claim close comes after every close agent.
+CREATE OR REPLACE VIEW rule_clo007 AS
+SELECT 'session' AS subject_kind, subject, last_agent_at AS occurred_at, file, line,
+       CASE WHEN claim_closed_at IS NULL
+            THEN 'the close never closed the BSI claim'
+            ELSE last_agent || ' ran after the BSI claim close' END AS message,
+       json_object('last_agent', last_agent, 'last_agent_at', last_agent_at,
+                   'claim_closed_at', claim_closed_at)::VARCHAR AS evidence
+FROM close_sequences
+WHERE claim_closed_at IS NULL OR claim_closed_at < last_agent_at;
+
+-- SPEC §5 read rights (seeds/workspace-spec.md.txt:64-67): Reads of a brain workspace's
+-- ram.md, log.md or feedback.md by brain sessions, with the reader's role: the subagent's
+-- type, else 'main' (the session itself).
+CREATE OR REPLACE VIEW workspace_reads AS
+SELECT t.session_id, b.subject AS session_subject, t.ts,
+       coalesce(lower(t.subagent_type), 'main') AS reader,
+       regexp_extract(t.file_path, '(^|[/\\])workspace[/\\]([^/\\]+)[/\\](ram|log|feedback)\.md$',
+                      2) AS workspace,
+       regexp_extract(t.file_path, '(^|[/\\])workspace[/\\]([^/\\]+)[/\\](ram|log|feedback)\.md$',
+                      3) AS section,
+       t.source_file, t.line
+FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
+WHERE t.tool = 'Read'
+  AND regexp_matches(t.file_path, '(^|[/\\])workspace[/\\][^/\\]+[/\\](ram|log|feedback)\.md$');
+
+-- The coach-scribe has no right to ram.md.
+CREATE OR REPLACE VIEW rule_wsp010 AS
+SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
+       r.source_file AS file, r.line,
+       'coach-scribe read ' || r.workspace || '/ram.md (its rights: log.md, feedback.md)'
+           AS message,
+       json_object('reader', r.reader, 'ts', r.ts, 'session', r.session_subject)::VARCHAR
+           AS evidence
+FROM workspace_reads r
+WHERE r.reader = 'coach-scribe' AND r.section = 'ram'
+  AND r.workspace IN (SELECT workspace FROM workspaces);
+
+-- The coach-scribe reads feedback.md after the TTL; during the sprint WSP009 fires instead.
+CREATE OR REPLACE VIEW rule_wsp011 AS
+SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
+       r.source_file AS file, r.line,
+       'coach-scribe read ' || r.workspace || '/feedback.md on ' || CAST(r.ts AS DATE)
+           || ', before its TTL expired on ' || l.expired_on AS message,
+       json_object('reader', r.reader, 'ts', r.ts, 'last_decision_on', l.last_decision_on,
+                   'expired_on', l.expired_on)::VARCHAR AS evidence
+FROM workspace_reads r JOIN workspace_lifecycle l USING (workspace)
+WHERE r.reader = 'coach-scribe' AND r.section = 'feedback'
+  AND CAST(r.ts AS DATE) > l.last_decision_on AND CAST(r.ts AS DATE) < l.expired_on;
