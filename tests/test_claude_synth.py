@@ -23,6 +23,8 @@ def test_demo_transcripts_match_the_planned_sessions(demo, tmp_path):
     assert got == planned
     # every agent a session uses ran as a subagent of that type, with a measured cost
     used = {(s.started_at.strftime("%Y-%m-%d %H:%M"), a) for s in sessions for a in s.agents_used}
+    used |= {(a["started_at"], a["agent"]) for p in demo["manifest"].planted  # issue 14 plants
+             for a in p.get("planted_subagents", [])}
     measured = {(str(r[0])[:16], r[1]) for r in con.execute(
         "SELECT s.started_at, l.agent FROM transcript_agent_loads l"
         " JOIN cc_sessions s ON s.session_id = l.sess_id"

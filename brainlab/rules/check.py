@@ -42,6 +42,7 @@ class CheckResult:
     root: Path
     violations: list[Violation] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)  # the rules that were evaluated
+    not_evaluated: list[Rule] = field(default_factory=list)  # need transcripts: no --db given
     files_read: int = 0
     parse_problems: list[tuple[str, int | None, str]] = field(default_factory=list)
 
@@ -75,12 +76,15 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
     """Check the brain checkout at ``path`` against the selected rules.
 
     ``db``: a brainlab database whose Claude Code transcripts (``cc_*`` tables, read-only)
-    are copied in, for the rules that read transcripts (WSP009).
+    are copied in, for the rules that read transcripts (``Rule.needs_transcripts``); without
+    it those rules are not evaluated and listed in ``CheckResult.not_evaluated``.
     """
     root = Path(path).resolve()
     if not root.is_dir():
         raise SourceError(f"{root} is not a folder: give the path of a brain checkout")
     rules = selected_rules(select, ignore)
+    skipped = [r for r in rules if r.needs_transcripts and db is None]
+    rules = [r for r in rules if r not in skipped]
     con = open_writer(":memory:", describe=False)  # a throw-away store: no COMMENT ON
     try:
         summary = ingest.run(con, brain_sources(), root)
@@ -95,7 +99,7 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
                                "WHERE severity = 'error' ORDER BY file, line").fetchall()
     finally:
         con.close()
-    result = CheckResult(root=root, rules=rules,
+    result = CheckResult(root=root, rules=rules, not_evaluated=skipped,
                          files_read=sum(summary.loaded.values()),
                          parse_problems=[(_relative(f, root), line, reason)
                                          for f, line, reason in problems])
