@@ -170,8 +170,9 @@ def test_bot003_tolerance_is_a_macro_parameter(brain, tmp_path):
 
 def test_clo003_metabolism_scribe_not_first(brain, tmp_path):
     late = closed(booted("late"), ("todo-scribe", "metabolism-scribe", "scribe", "coach"))
-    # near miss: the coach consulted mid-session, before the 'fin' that starts the close
-    consulted = closed(booted("consulted").launch("coach").edit("src/b.py"))
+    # near miss: the coach consulted after the last edit but before the 'fin' that starts
+    # the close (without the trigger it would count as the first close agent)
+    consulted = closed(booted("consulted").launch("coach"))
     assert subjects(brain, tmp_path, "CLO003", late, consulted) == ["late"]
 
 
