@@ -198,7 +198,12 @@ def test_clo005_scribe_missing_after_a_commit(brain, tmp_path):
     quiet = closed(Transcript("quiet", "brain work").read("PATHS.md").read("KERNEL.md")
                    .call("Bash", command="git commit -m 'bsi: open claim'"),
                    ("metabolism-scribe", "todo-scribe", "coach"))
-    assert subjects(brain, tmp_path, "CLO005", committed, quiet) == ["committed"]
+    spec = closed(Transcript("spec", "brain brain").read("PATHS.md").read("KERNEL.md")
+                  .edit("profil/workspace-spec.md"), ("metabolism-scribe", "coach"))
+    agent = closed(Transcript("agent", "brain brain").read("PATHS.md").read("KERNEL.md")
+                   .edit("agents/spec-scribe.md"), ("metabolism-scribe", "coach"))  # near miss
+    assert subjects(brain, tmp_path, "CLO005", committed, quiet, spec, agent) == [
+        "committed", "spec"]
 
 
 def test_clo006_coach_missing(brain, tmp_path):

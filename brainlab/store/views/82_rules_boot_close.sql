@@ -33,7 +33,7 @@ WHERE m.type <> 'unknown' OR m.sess_id IS NOT NULL;
 -- Productive (issue 14's definition of the end of boot): an Edit/Write/MultiEdit/NotebookEdit
 -- of a file that is not the protocol's own bookkeeping (claims/*.yml, BRAIN-INDEX.md,
 -- progression/, handoffs/, todo/, focus.md, now.md), or a `git commit` that is not a BSI
--- claim commit. Claim close: a write of claims/<sess>.yml, `bsi-claim close` or a
+-- claim commit (the word bsi in its command). Claim close: a write of claims/<sess>.yml, `bsi-claim close` or a
 -- 'bsi: close claim' commit (seeds/session-orchestrator.md.txt:364-373).
 CREATE OR REPLACE VIEW brain_session_calls AS
 SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_subagent_type,
@@ -45,7 +45,7 @@ SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_su
             '(^|[/\\])(claims[/\\][^/\\]+\.ya?ml$|BRAIN-INDEX\.md$|focus\.md$|now\.md$'
             || '|progression[/\\]|handoffs[/\\]|todo[/\\])'))
        OR (coalesce(t.is_git_commit, false)
-           AND NOT regexp_matches(coalesce(t.command, ''), 'bsi', 'i')) AS is_productive,
+           AND NOT regexp_matches(coalesce(t.command, ''), '\bbsi\b', 'i')) AS is_productive,
        (t.tool IN ('Edit', 'Write', 'MultiEdit') AND t.file_path IS NOT NULL
         AND regexp_matches(t.file_path, '(^|[/\\])claims[/\\][^/\\]+\.ya?ml$'))
        OR (t.tool = 'Bash' AND regexp_matches(coalesce(t.command, ''),
@@ -193,7 +193,7 @@ WITH agents AS (
                AND regexp_matches(file_path, '(^|[/\\])agents[/\\][^/\\]+\.md$'))
                AS agents_written,
            count(*) FILTER (WHERE is_productive AND tool <> 'Bash'
-               AND regexp_matches(file_path, '(spec[^/\\]*\.md|SPEC\.md)$', 'i'))
+               AND regexp_matches(file_path, '(^|[/\\-])specs?\.md$', 'i'))
                AS specs_changed
     FROM brain_session_calls GROUP BY session_id
 )
