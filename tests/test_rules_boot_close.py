@@ -127,9 +127,17 @@ def test_bot001_layer0_file_not_read_before_working(brain, tmp_path):
 
 
 def test_bot001_judges_brain_sessions_only(brain, tmp_path):
-    """A transcript that never says `brain <type>` and matches no log is not a brain session."""
-    plain = Transcript("plain", "fix the login bug").read("KERNEL.md").edit("src/app.py")
-    assert subjects(brain, tmp_path, "BOT001", plain) == []
+    """Without `brain <type>`, a transcript is judged only when it names a claim of the brain."""
+    sess = "sess-20260305-0800-work-x"
+    write(brain, f"claims/{sess}.yml", f"sess_id: {sess}\ntype: work\nstatus: closed\n"
+          'opened_at: "2026-03-05T08:00"\nclosed_at: "2026-03-05T09:00"\n')
+    claimed = (Transcript("claimed", "fix the login bug").read("KERNEL.md").edit("src/app.py")
+               .edit(f"claims/{sess}.yml"))
+    plain = (Transcript("plain", "fix the login bug").read("KERNEL.md").edit("src/app.py")
+             .edit("claims/sess-20260305-0900-work-nobody.yml"))  # no such claim: not judged
+    result = run(brain, tmp_path, "BOT001", claimed, plain)
+    assert [v.subject for v in result.violations] == [sess]
+    assert result.violations[0].evidence["type"] == "work"  # the claim's type
 
 
 def test_bot002_project_file_read_at_boot_outside_work(brain, tmp_path):
