@@ -28,6 +28,12 @@ class Rule:
     checks: str  # what the rule checks, one sentence
     evidence: str  # what the evidence JSON of a violation holds
     needs_transcripts: bool = False  # reads cc_* tables: judged only with `brainlab check --db`
+    rows_view: str | None = None  # a view (column `rule`) holding this rule's rows and others'
+
+    @property
+    def source(self) -> str:
+        """The relation ``violations`` reads this rule from (its view, or its rows_view)."""
+        return self.rows_view or self.view
 
     @property
     def view(self) -> str:
@@ -39,6 +45,9 @@ ORCH = "seeds/session-orchestrator.md.txt"
 BROKER = "seeds/context-broker.md.txt"
 WORKSPACE = "seeds/workspace-spec.md.txt"
 CIRCUIT = "seeds/circuit-skills-redacteur-referent-regulateur.md.txt"
+
+# the transcript rules of views/82_rules_boot_close.sql, computed together (shared sub-views)
+_TRANSCRIPT_ROWS = {"needs_transcripts": True, "rows_view": "rule_rows_boot_close"}
 
 RULES: tuple[Rule, ...] = (
     Rule("SES001", "unknown-session-type", "§2.2", f"{ORCH}:56", "session", "warning",
@@ -125,49 +134,49 @@ RULES: tuple[Rule, ...] = (
     Rule("BOT001", "boot-l0-not-read", "§2.3", f"{ORCH}:236", "session", "warning",
          "A brain session did not read a layer-0 file of its contexts/session-<type>.yml "
          "(KERNEL, PATHS...: always loaded) before its first productive action.",
-         "session type, L0 files missing, first productive action time", True),
+         "session type, L0 files missing, first productive action time", **_TRANSCRIPT_ROWS),
     Rule("BOT002", "boot-project-file-outside-work", "§2.3", f"{ORCH}:245", "session",
          "warning",
          "A brain session whose type is not work, deploy or debug read a project file "
          "(projets/X, todo/X) at boot that its contexts/session-<type>.yml does not list: "
          "layer 3 is for work/deploy/debug only.",
-         "session type, files read at boot", True),
+         "session type, files read at boot", **_TRANSCRIPT_ROWS),
     Rule("BOT003", "boot-context-over-target", "§2.3", f"{ORCH}:233", "session", "info",
          "The context at a brain session's first productive action exceeds its type's "
          "context_target.total_boot (contexts/session-<type>.yml) by more than the tolerance "
          "(5 points by default; macro rule_bot003_for).",
-         "context tokens and %, target %, tolerance", True),
+         "context tokens and %, target %, tolerance", **_TRANSCRIPT_ROWS),
     Rule("CLO003", "close-metabolism-scribe-not-first", "§2.4", f"{ORCH}:299", "session",
          "warning",
          "In a brain session's close, another close agent (todo-scribe, scribe, coach) runs "
          "before the metabolism-scribe, or the metabolism-scribe never runs.",
-         "close agents in order", True),
+         "close agents in order", **_TRANSCRIPT_ROWS),
     Rule("CLO004", "close-todo-scribe-missing", "§2.4", f"{ORCH}:316", "session", "warning",
          "A work, sprint or debug session (or a brainstorm that created to-dos) closes "
          "without the todo-scribe.",
-         "session type, close agents, to-dos created", True),
+         "session type, close agents, to-dos created", **_TRANSCRIPT_ROWS),
     Rule("CLO005", "close-scribe-missing", "§2.4", f"{ORCH}:327", "session", "warning",
          "A significant session (a commit, an agent file written, a spec changed) closes "
          "without the scribe.",
-         "commits, agents written, specs changed, close agents", True),
+         "commits, agents written, specs changed, close agents", **_TRANSCRIPT_ROWS),
     Rule("CLO006", "close-coach-missing", "§2.4", f"{ORCH}:335", "session", "warning",
          "A brain, work, sprint, debug or coach session closes without the coach's report.",
-         "session type, close agents", True),
+         "session type, close agents", **_TRANSCRIPT_ROWS),
     Rule("CLO007", "close-claim-not-last", "§2.4", f"{ORCH}:364", "session", "warning",
          "A brain session's close has no BSI claim close (claims/<sess>.yml written, or "
          "bsi-claim close / 'bsi: close claim' commit) after its last close agent.",
-         "last close agent and time, last claim close time", True),
+         "last close agent and time, last claim close time", **_TRANSCRIPT_ROWS),
     Rule("WSP010", "workspace-ram-read-by-coach-scribe", "§5", f"{WORKSPACE}:65", "workspace",
          "warning",
          "The coach-scribe reads a workspace's ram.md: the read-rights table gives it log.md "
          "and feedback.md only.",
-         "reader, transcript time, session", True),
+         "reader, transcript time, session", **_TRANSCRIPT_ROWS),
     Rule("WSP011", "workspace-feedback-read-before-ttl", "§5", f"{WORKSPACE}:67",
          "workspace", "warning",
          "The coach-scribe reads a workspace's feedback.md after the sprint but before the "
          "workspace's TTL expired (it reads feedback 'après TTL'; during the sprint see "
          "WSP009).",
-         "reader, transcript time, last decision date, expired_on", True),
+         "reader, transcript time, last decision date, expired_on", **_TRANSCRIPT_ROWS),
 )
 
 # SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).

@@ -142,12 +142,19 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
     """``violations``: the union of every catalogue rule's view (views/8*_rules*.sql).
 
     Generated from the catalogue after every view file ran, so a rule's view may live in any
-    rules file and a catalogue rule without its view fails the store's set-up.
+    rules file and a catalogue rule without its view fails the store's set-up. Rules sharing a
+    ``rows_view`` are read from it once, so what they share is computed once.
     """
     from brainlab.rules import catalogue
 
-    found = "\n    UNION ALL ".join(f"SELECT '{r.id}' AS rule, * FROM {r.view}"
-                                     for r in catalogue.RULES)
+    sources: dict[str, list[str]] = {}
+    for rule in catalogue.RULES:
+        sources.setdefault(rule.source, []).append(rule.id)
+    found = "\n    UNION ALL ".join(
+        f"SELECT '{ids[0]}' AS rule, * FROM {source}" if source == f"rule_{ids[0].lower()}"
+        else (f"SELECT rule, subject_kind, subject, occurred_at, file, line, message, evidence "
+              f"FROM {source} WHERE rule IN ({', '.join(repr(i) for i in ids)})")
+        for source, ids in sources.items())
     con.execute(f"""
         CREATE OR REPLACE VIEW violations AS
         WITH found AS (

@@ -65,31 +65,30 @@ SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_su
 FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
 WHERE t.agent_id IS NULL;
 
--- Per brain session: where boot ends (the first productive action) and where the close
--- starts: after the last close-trigger prompt ('fin', 'on wrappe'...,
+-- Per brain session with a main-chain tool call: where boot ends (the first productive
+-- action) and where the close starts: after the last close-trigger prompt ('fin', 'on wrappe'...,
 -- seeds/session-orchestrator.md.txt:291), else after the last productive action, else the
 -- whole session (boot reads of files its context lists excepted, see close_sequence_calls).
 CREATE OR REPLACE VIEW brain_session_phases AS
-WITH calls AS (
-    SELECT session_id,
+WITH triggers AS (
+    SELECT session_id, max(ts) AS close_trigger_at FROM cc_marks
+    WHERE kind = 'prompt' AND item_key = 'close-trigger' AND agent_id IS NULL
+    GROUP BY session_id
+), phases AS (
+    SELECT session_id, any_value(subject) AS subject, any_value(type) AS type,
+           arg_min(source_file, seq) AS source_file,
            min(ts) FILTER (WHERE is_productive) AS first_productive_at,
            max(ts) FILTER (WHERE is_productive) AS last_productive_at,
            arg_min(source_file, seq) FILTER (WHERE is_productive) AS first_productive_file,
            arg_min(line, seq) FILTER (WHERE is_productive) AS first_productive_line,
            arg_min(tool, seq) FILTER (WHERE is_productive) AS first_productive_tool
     FROM brain_session_calls GROUP BY session_id
-), triggers AS (
-    SELECT session_id, max(ts) AS close_trigger_at FROM cc_marks
-    WHERE kind = 'prompt' AND item_key = 'close-trigger' AND agent_id IS NULL
-    GROUP BY session_id
 )
-SELECT b.session_id, b.subject, b.type, b.source_file, c.first_productive_at,
-       c.first_productive_file, c.first_productive_line, c.first_productive_tool,
-       c.last_productive_at, g.close_trigger_at,
-       coalesce(g.close_trigger_at, c.last_productive_at) AS close_from
-FROM brain_transcript_sessions b
-LEFT JOIN calls c USING (session_id)
-LEFT JOIN triggers g USING (session_id);
+SELECT p.session_id, p.subject, p.type, p.source_file, p.first_productive_at,
+       p.first_productive_file, p.first_productive_line, p.first_productive_tool,
+       p.last_productive_at, g.close_trigger_at,
+       coalesce(g.close_trigger_at, p.last_productive_at) AS close_from
+FROM phases p LEFT JOIN triggers g USING (session_id);
 
 -- Main-chain Reads at boot: before the first productive action (the whole session when it
 -- has none).
@@ -100,44 +99,11 @@ WHERE c.tool = 'Read' AND c.file_path IS NOT NULL
   AND (p.first_productive_at IS NULL OR c.ts < p.first_productive_at);
 
 -- SPEC §2.3 layer 0 (always): each L0 file of the session type's context read at boot.
-CREATE OR REPLACE VIEW rule_bot001 AS
-WITH missing AS (
-    SELECT p.session_id, p.subject, p.type, p.first_productive_at,
-           coalesce(p.first_productive_file, p.source_file) AS file,
-           p.first_productive_line AS line, list(f.path ORDER BY f.position) AS missing
-    FROM brain_session_phases p
-    JOIN context_files f ON f.session_type = p.type AND f.layer = 'L0'
-    WHERE NOT EXISTS (SELECT 1 FROM brain_boot_reads r
-                      WHERE r.session_id = p.session_id
-                        AND (r.file_path = f.path OR ends_with(r.file_path, '/' || f.path)))
-    GROUP BY ALL
-)
-SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at, file,
-       line, type || ' session did not read ' || array_to_string(missing, ', ')
-           || ' (layer 0) before its first productive action' AS message,
-       json_object('type', type, 'missing', missing,
-                   'first_productive_at', first_productive_at)::VARCHAR AS evidence
-FROM missing;
+-- (rule_bot001: see rule_rows_boot_close below)
 
 -- SPEC §2.3 layer 3 (projets/X + todo/X) only for work/deploy/debug, unless the type's own
 -- context lists the file (`{project}` matching any name).
-CREATE OR REPLACE VIEW rule_bot002 AS
-SELECT 'session' AS subject_kind, r.subject, min(r.ts) AS occurred_at,
-       arg_min(r.source_file, r.ts) AS file, arg_min(r.line, r.ts) AS line,
-       r.type || ' session read project files at boot: '
-           || string_agg(DISTINCT regexp_extract(r.file_path,
-                  '((projets|todo)[/\\][^/\\]+\.md)$', 1), ', ') AS message,
-       json_object('type', r.type, 'files', list(DISTINCT regexp_extract(
-           r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1)))::VARCHAR AS evidence
-FROM brain_boot_reads r
-WHERE r.type IS NOT NULL AND r.type NOT IN ('work', 'deploy', 'debug')
-  AND regexp_matches(r.file_path, '(^|[/\\])(projets|todo)[/\\][^/\\]+\.md$')
-  AND NOT EXISTS (
-      SELECT 1 FROM context_files f
-      WHERE f.session_type = r.type AND f.path IS NOT NULL
-        AND (r.file_path LIKE ('%/' || replace(f.path, '{project}', '%'))
-             OR r.file_path LIKE replace(f.path, '{project}', '%')))
-GROUP BY r.session_id, r.subject, r.type;
+-- (rule_bot002: see rule_rows_boot_close below)
 
 -- SPEC §2.3 boot context target: the context of the main-chain request that carries the
 -- first productive action (the last one at or before it) against the type's
@@ -145,14 +111,15 @@ GROUP BY r.session_id, r.subject, r.type;
 CREATE OR REPLACE MACRO rule_bot003_for(tolerance_pct := 5) AS TABLE
 WITH boot AS (
     SELECT p.session_id, p.subject, p.type, p.first_productive_at, p.first_productive_file,
-           p.first_productive_line, b.context_window_tokens, x.target_boot_pct,
+           p.first_productive_line, coalesce(m.context_window_tokens, 200000)
+               AS context_window_tokens, x.target_boot_pct,
            (SELECT arg_max(r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens,
                            r.ts)
             FROM cc_request_dedup r
             WHERE r.session_id = p.session_id AND r.agent_id IS NULL
               AND r.ts <= p.first_productive_at) AS boot_tokens
     FROM brain_session_phases p
-    JOIN brain_transcript_sessions b USING (session_id)
+    LEFT JOIN cc_session_measures m ON m.transcript_session = p.session_id
     JOIN (SELECT session_type, max(target_boot_pct) AS target_boot_pct FROM session_contexts
           GROUP BY session_type) x ON x.session_type = p.type
     WHERE p.first_productive_at IS NOT NULL AND x.target_boot_pct IS NOT NULL
@@ -169,7 +136,7 @@ SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at,
 FROM boot
 WHERE 100.0 * boot_tokens / context_window_tokens > target_boot_pct + tolerance_pct;
 
-CREATE OR REPLACE VIEW rule_bot003 AS SELECT * FROM rule_bot003_for();
+-- (rule_bot003: rule_bot003_for() with its default tolerance, in rule_rows_boot_close)
 
 -- SPEC §2.4 close steps in brain sessions: launches (Task/Agent) of the close agents, or
 -- main-chain Reads of their agents/<name>.md, from the close's start (brain_session_phases);
@@ -208,63 +175,26 @@ WITH agents AS (
 )
 SELECT a.*, c.claim_closed_at, coalesce(s.commits, 0) AS commits,
        coalesce(s.agents_written, 0) AS agents_written,
-       coalesce(s.specs_changed, 0) AS specs_changed, b.todos_created
+       coalesce(s.specs_changed, 0) AS specs_changed, coalesce(m.todos_created, 0) AS todos_created
 FROM agents a
-JOIN brain_transcript_sessions b USING (session_id)
+LEFT JOIN cc_session_measures m ON m.transcript_session = a.session_id
 LEFT JOIN claim c USING (session_id)
 LEFT JOIN significant s USING (session_id);
 
 -- SPEC §2.4 step 1: metabolism-scribe always first.
-CREATE OR REPLACE VIEW rule_clo003 AS
-SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
-       CASE WHEN list_contains(agents, 'metabolism-scribe')
-            THEN first_agent || ' ran before the metabolism-scribe in the close'
-            ELSE 'the close ran ' || array_to_string(list_distinct(agents), ', ')
-                 || ' but never the metabolism-scribe' END AS message,
-       json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
-FROM close_sequences WHERE first_agent IS DISTINCT FROM 'metabolism-scribe';
+-- (rule_clo003: see rule_rows_boot_close below)
 
 -- SPEC §2.4 step 2: todo-scribe for work/sprint/debug (and brainstorm with to-dos created).
-CREATE OR REPLACE VIEW rule_clo004 AS
-SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
-       type || ' session closed without the todo-scribe' AS message,
-       json_object('type', type, 'close_agents', agents,
-                   'todos_created', todos_created)::VARCHAR AS evidence
-FROM close_sequences
-WHERE (type IN ('work', 'sprint', 'debug') OR (type = 'brainstorm' AND todos_created > 0))
-  AND NOT list_contains(agents, 'todo-scribe');
+-- (rule_clo004: see rule_rows_boot_close below)
 
 -- SPEC §2.4 step 3: scribe when the session was significant.
-CREATE OR REPLACE VIEW rule_clo005 AS
-SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
-       'significant session (' || commits || ' commit(s), ' || agents_written
-           || ' agent file(s) written, ' || specs_changed
-           || ' spec(s) changed) closed without the scribe' AS message,
-       json_object('commits', commits, 'agents_written', agents_written,
-                   'specs_changed', specs_changed, 'close_agents', agents)::VARCHAR
-           AS evidence
-FROM close_sequences
-WHERE commits + agents_written + specs_changed > 0 AND NOT list_contains(agents, 'scribe');
+-- (rule_clo005: see rule_rows_boot_close below)
 
 -- SPEC §2.4 step 4: the coach's report for brain/work/sprint/debug/coach (blocking).
-CREATE OR REPLACE VIEW rule_clo006 AS
-SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
-       type || ' session closed without the coach''s report' AS message,
-       json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
-FROM close_sequences
-WHERE type IN ('brain', 'work', 'sprint', 'debug', 'coach')
-  AND NOT list_contains(agents, 'coach');
+-- (rule_clo006: see rule_rows_boot_close below)
 
 -- SPEC §2.4 step 5: the BSI claim close comes after every close agent.
-CREATE OR REPLACE VIEW rule_clo007 AS
-SELECT 'session' AS subject_kind, subject, last_agent_at AS occurred_at, file, line,
-       CASE WHEN claim_closed_at IS NULL
-            THEN 'the close never closed the BSI claim'
-            ELSE last_agent || ' ran after the BSI claim close' END AS message,
-       json_object('last_agent', last_agent, 'last_agent_at', last_agent_at,
-                   'claim_closed_at', claim_closed_at)::VARCHAR AS evidence
-FROM close_sequences
-WHERE claim_closed_at IS NULL OR claim_closed_at < last_agent_at;
+-- (rule_clo007: see rule_rows_boot_close below)
 
 -- SPEC §5 read rights (seeds/workspace-spec.md.txt:64-67): Reads of a brain workspace's
 -- ram.md, log.md or feedback.md by brain sessions, with the reader's role: the subagent's
@@ -282,25 +212,172 @@ WHERE t.tool = 'Read'
   AND regexp_matches(t.file_path, '(^|[/\\])workspace[/\\][^/\\]+[/\\](ram|log|feedback)\.md$');
 
 -- The coach-scribe has no right to ram.md.
-CREATE OR REPLACE VIEW rule_wsp010 AS
-SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
-       r.source_file AS file, r.line,
-       'coach-scribe read ' || r.workspace || '/ram.md (its rights: log.md, feedback.md)'
-           AS message,
-       json_object('reader', r.reader, 'ts', r.ts, 'session', r.session_subject)::VARCHAR
-           AS evidence
-FROM workspace_reads r
-WHERE r.reader = 'coach-scribe' AND r.section = 'ram'
-  AND r.workspace IN (SELECT workspace FROM workspaces);
+-- (rule_wsp010: see rule_rows_boot_close below)
 
 -- The coach-scribe reads feedback.md after the TTL; during the sprint WSP009 fires instead.
+-- (rule_wsp011: see rule_rows_boot_close below)
+
+-- Every rule of this file in one relation (column `rule`), so the views they share are
+-- computed once per query (MATERIALIZED), not once per rule: `violations` reads this view
+-- once for all of them (catalogue `rows_view`); rule_<id> is its filter.
+CREATE OR REPLACE VIEW rule_rows_boot_close AS
+WITH phases AS MATERIALIZED (SELECT * FROM brain_session_phases),
+boot AS MATERIALIZED (SELECT * FROM brain_boot_reads),
+cs AS MATERIALIZED (SELECT * FROM close_sequences),
+reads AS MATERIALIZED (SELECT * FROM workspace_reads),
+r_bot001 AS (
+    WITH missing AS (
+        SELECT p.session_id, p.subject, p.type, p.first_productive_at,
+               coalesce(p.first_productive_file, p.source_file) AS file,
+               p.first_productive_line AS line, list(f.path ORDER BY f.position) AS missing
+        FROM phases p
+        JOIN context_files f ON f.session_type = p.type AND f.layer = 'L0'
+        WHERE NOT EXISTS (SELECT 1 FROM boot r
+                          WHERE r.session_id = p.session_id
+                            AND (r.file_path = f.path OR ends_with(r.file_path, '/' || f.path)))
+        GROUP BY ALL
+    )
+    SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at, file,
+           line, type || ' session did not read ' || array_to_string(missing, ', ')
+               || ' (layer 0) before its first productive action' AS message,
+           json_object('type', type, 'missing', missing,
+                       'first_productive_at', first_productive_at)::VARCHAR AS evidence
+    FROM missing
+),
+r_bot002 AS (
+    SELECT 'session' AS subject_kind, r.subject, min(r.ts) AS occurred_at,
+           arg_min(r.source_file, r.ts) AS file, arg_min(r.line, r.ts) AS line,
+           r.type || ' session read project files at boot: '
+               || string_agg(DISTINCT regexp_extract(r.file_path,
+                      '((projets|todo)[/\\][^/\\]+\.md)$', 1), ', ') AS message,
+           json_object('type', r.type, 'files', list(DISTINCT regexp_extract(
+               r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1)))::VARCHAR AS evidence
+    FROM boot r
+    WHERE r.type IS NOT NULL AND r.type NOT IN ('work', 'deploy', 'debug')
+      AND regexp_matches(r.file_path, '(^|[/\\])(projets|todo)[/\\][^/\\]+\.md$')
+      AND NOT EXISTS (
+          SELECT 1 FROM context_files f
+          WHERE f.session_type = r.type AND f.path IS NOT NULL
+            AND (r.file_path LIKE ('%/' || replace(f.path, '{project}', '%'))
+                 OR r.file_path LIKE replace(f.path, '{project}', '%')))
+    GROUP BY r.session_id, r.subject, r.type
+),
+r_clo003 AS (
+    SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+           CASE WHEN list_contains(agents, 'metabolism-scribe')
+                THEN first_agent || ' ran before the metabolism-scribe in the close'
+                ELSE 'the close ran ' || array_to_string(list_distinct(agents), ', ')
+                     || ' but never the metabolism-scribe' END AS message,
+           json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
+    FROM cs WHERE first_agent IS DISTINCT FROM 'metabolism-scribe'
+),
+r_clo004 AS (
+    SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+           type || ' session closed without the todo-scribe' AS message,
+           json_object('type', type, 'close_agents', agents,
+                       'todos_created', todos_created)::VARCHAR AS evidence
+    FROM cs
+    WHERE (type IN ('work', 'sprint', 'debug') OR (type = 'brainstorm' AND todos_created > 0))
+      AND NOT list_contains(agents, 'todo-scribe')
+),
+r_clo005 AS (
+    SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+           'significant session (' || commits || ' commit(s), ' || agents_written
+               || ' agent file(s) written, ' || specs_changed
+               || ' spec(s) changed) closed without the scribe' AS message,
+           json_object('commits', commits, 'agents_written', agents_written,
+                       'specs_changed', specs_changed, 'close_agents', agents)::VARCHAR
+               AS evidence
+    FROM cs
+    WHERE commits + agents_written + specs_changed > 0 AND NOT list_contains(agents, 'scribe')
+),
+r_clo006 AS (
+    SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
+           type || ' session closed without the coach''s report' AS message,
+           json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
+    FROM cs
+    WHERE type IN ('brain', 'work', 'sprint', 'debug', 'coach')
+      AND NOT list_contains(agents, 'coach')
+),
+r_clo007 AS (
+    SELECT 'session' AS subject_kind, subject, last_agent_at AS occurred_at, file, line,
+           CASE WHEN claim_closed_at IS NULL
+                THEN 'the close never closed the BSI claim'
+                ELSE last_agent || ' ran after the BSI claim close' END AS message,
+           json_object('last_agent', last_agent, 'last_agent_at', last_agent_at,
+                       'claim_closed_at', claim_closed_at)::VARCHAR AS evidence
+    FROM cs
+    WHERE claim_closed_at IS NULL OR claim_closed_at < last_agent_at
+),
+r_wsp010 AS (
+    SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
+           r.source_file AS file, r.line,
+           'coach-scribe read ' || r.workspace || '/ram.md (its rights: log.md, feedback.md)'
+               AS message,
+           json_object('reader', r.reader, 'ts', r.ts, 'session', r.session_subject)::VARCHAR
+               AS evidence
+    FROM reads r
+    WHERE r.reader = 'coach-scribe' AND r.section = 'ram'
+      AND r.workspace IN (SELECT workspace FROM workspaces)
+),
+r_wsp011 AS (
+    SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
+           r.source_file AS file, r.line,
+           'coach-scribe read ' || r.workspace || '/feedback.md on ' || CAST(r.ts AS DATE)
+               || ', before its TTL expired on ' || l.expired_on AS message,
+           json_object('reader', r.reader, 'ts', r.ts, 'last_decision_on', l.last_decision_on,
+                       'expired_on', l.expired_on)::VARCHAR AS evidence
+    FROM reads r JOIN workspace_lifecycle l USING (workspace)
+    WHERE r.reader = 'coach-scribe' AND r.section = 'feedback'
+      AND CAST(r.ts AS DATE) > l.last_decision_on AND CAST(r.ts AS DATE) < l.expired_on
+)
+SELECT 'BOT001' AS rule, * FROM r_bot001
+UNION ALL SELECT 'BOT002' AS rule, * FROM r_bot002
+UNION ALL SELECT 'BOT003' AS rule, * FROM rule_bot003_for()
+UNION ALL SELECT 'CLO003' AS rule, * FROM r_clo003
+UNION ALL SELECT 'CLO004' AS rule, * FROM r_clo004
+UNION ALL SELECT 'CLO005' AS rule, * FROM r_clo005
+UNION ALL SELECT 'CLO006' AS rule, * FROM r_clo006
+UNION ALL SELECT 'CLO007' AS rule, * FROM r_clo007
+UNION ALL SELECT 'WSP010' AS rule, * FROM r_wsp010
+UNION ALL SELECT 'WSP011' AS rule, * FROM r_wsp011;
+
+CREATE OR REPLACE VIEW rule_bot001 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'BOT001';
+
+CREATE OR REPLACE VIEW rule_bot002 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'BOT002';
+
+CREATE OR REPLACE VIEW rule_bot003 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'BOT003';
+
+CREATE OR REPLACE VIEW rule_clo003 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'CLO003';
+
+CREATE OR REPLACE VIEW rule_clo004 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'CLO004';
+
+CREATE OR REPLACE VIEW rule_clo005 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'CLO005';
+
+CREATE OR REPLACE VIEW rule_clo006 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'CLO006';
+
+CREATE OR REPLACE VIEW rule_clo007 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'CLO007';
+
+CREATE OR REPLACE VIEW rule_wsp010 AS
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'WSP010';
+
 CREATE OR REPLACE VIEW rule_wsp011 AS
-SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
-       r.source_file AS file, r.line,
-       'coach-scribe read ' || r.workspace || '/feedback.md on ' || CAST(r.ts AS DATE)
-           || ', before its TTL expired on ' || l.expired_on AS message,
-       json_object('reader', r.reader, 'ts', r.ts, 'last_decision_on', l.last_decision_on,
-                   'expired_on', l.expired_on)::VARCHAR AS evidence
-FROM workspace_reads r JOIN workspace_lifecycle l USING (workspace)
-WHERE r.reader = 'coach-scribe' AND r.section = 'feedback'
-  AND CAST(r.ts AS DATE) > l.last_decision_on AND CAST(r.ts AS DATE) < l.expired_on;
+SELECT subject_kind, subject, occurred_at, file, line, message, evidence
+FROM rule_rows_boot_close WHERE rule = 'WSP011';
