@@ -5,7 +5,8 @@ Run: PYTHONPATH=. python benchmarks/bench_rules_transcripts.py [--weeks 12] [--r
 Synthesizes a brain (seed 7) and ingests it with its transcripts into a temporary DuckDB file,
 then for each of ``--repeat`` runs times, on a read-only connection: the union of the rules
 that read only brain files (the baseline: ``violations`` as it was before the transcript
-rules), the whole ``violations`` view, and each transcript rule's view alone. Prints each run
+rules), the whole ``violations`` view, the transcript rules' shared relation
+(``rule_rows_boot_close``) and each transcript rule's view alone. Prints each run
 and the range.
 """
 
@@ -42,6 +43,7 @@ def main() -> None:
         f"baseline: {len(brain_only)} brain-file rules": " UNION ALL ".join(
             f"SELECT '{r.id}' AS rule, * FROM {r.view}" for r in brain_only),
         f"violations: all {len(RULES)} rules": "SELECT * FROM violations",
+        "rule_rows_boot_close (10 rules)": "SELECT * FROM rule_rows_boot_close",
     }
     queries.update({f"  {r.id} alone": f"SELECT * FROM {r.view}" for r in transcript})
     with tempfile.TemporaryDirectory() as tmp:
