@@ -1,8 +1,9 @@
 -- Protocol compliance from transcripts (issue 14): boot layers (SPEC §2.3), close sequence
 -- (SPEC §2.4) and workspace read rights by role (SPEC §5). Each rule_* view returns the same
--- columns as views/80_rules.sql; `violations` unions them (generated, store/schema.py).
--- They judge brain sessions only (brain_transcript_sessions): a transcript is not held to
--- the protocol unless it declared `brain <type>` or a metabolism log is matched to it.
+-- columns as views/80_rules.sql and filters rule_rows_boot_close (at the end), which computes
+-- them together; `violations` reads that once (generated, store/schema.py). They judge brain
+-- sessions only (brain_transcript_sessions): a transcript is not held to the protocol unless
+-- it declared `brain <type>` or a metabolism log or claim is matched to it.
 
 -- Brain sessions among the transcripts, with the type each is judged by: the type its first
 -- prompt declares (SPEC §2.7; or the contexts/session-<type>.yml it read, cc_measured), else
@@ -42,8 +43,8 @@ WHERE m.type <> 'unknown' OR m.brain_sess_id IS NOT NULL;
 -- Productive (issue 14's definition of the end of boot): an Edit/Write/MultiEdit/NotebookEdit
 -- of a file that is not the protocol's own bookkeeping (claims/*.yml, BRAIN-INDEX.md,
 -- progression/, handoffs/, todo/, focus.md, now.md), or a `git commit` that is not a BSI
--- claim commit (the word bsi in its command). Claim close: a write of claims/<sess>.yml, `bsi-claim close` or a
--- 'bsi: close claim' commit (seeds/session-orchestrator.md.txt:364-373).
+-- claim commit (the word bsi in its command). Claim close: a write of claims/<sess>.yml,
+-- `bsi-claim close` or a 'bsi: close claim' commit (seeds/session-orchestrator.md.txt:364).
 CREATE OR REPLACE VIEW brain_session_calls AS
 SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_subagent_type,
        t.source_file, t.line,
@@ -66,9 +67,10 @@ FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
 WHERE t.agent_id IS NULL;
 
 -- Per brain session with a main-chain tool call: where boot ends (the first productive
--- action) and where the close starts: after the last close-trigger prompt ('fin', 'on wrappe'...,
--- seeds/session-orchestrator.md.txt:291), else after the last productive action, else the
--- whole session (boot reads of files its context lists excepted, see close_sequence_calls).
+-- action) and where the close starts: after the last close-trigger prompt ('fin',
+-- 'on wrappe'..., seeds/session-orchestrator.md.txt:291), else after the last productive
+-- action, else the whole session (boot reads of files its context lists excepted, see
+-- close_sequence_calls).
 CREATE OR REPLACE VIEW brain_session_phases AS
 WITH triggers AS (
     SELECT session_id, max(ts) AS close_trigger_at FROM cc_marks
@@ -97,13 +99,6 @@ SELECT c.session_id, c.subject, c.type, c.ts, c.file_path, c.source_file, c.line
 FROM brain_session_calls c JOIN brain_session_phases p USING (session_id)
 WHERE c.tool = 'Read' AND c.file_path IS NOT NULL
   AND (p.first_productive_at IS NULL OR c.ts < p.first_productive_at);
-
--- SPEC §2.3 layer 0 (always): each L0 file of the session type's context read at boot.
--- (rule_bot001: see rule_rows_boot_close below)
-
--- SPEC §2.3 layer 3 (projets/X + todo/X) only for work/deploy/debug, unless the type's own
--- context lists the file (`{project}` matching any name).
--- (rule_bot002: see rule_rows_boot_close below)
 
 -- SPEC §2.3 boot context target: the context of the main-chain request that carries the
 -- first productive action (the last one at or before it) against the type's
@@ -136,7 +131,6 @@ SELECT 'session' AS subject_kind, subject, first_productive_at AS occurred_at,
 FROM boot
 WHERE 100.0 * boot_tokens / context_window_tokens > target_boot_pct + tolerance_pct;
 
--- (rule_bot003: rule_bot003_for() with its default tolerance, in rule_rows_boot_close)
 
 -- SPEC §2.4 close steps in brain sessions: launches (Task/Agent) of the close agents, or
 -- main-chain Reads of their agents/<name>.md, from the close's start (brain_session_phases);
@@ -181,21 +175,6 @@ LEFT JOIN cc_session_measures m ON m.transcript_session = a.session_id
 LEFT JOIN claim c USING (session_id)
 LEFT JOIN significant s USING (session_id);
 
--- SPEC §2.4 step 1: metabolism-scribe always first.
--- (rule_clo003: see rule_rows_boot_close below)
-
--- SPEC §2.4 step 2: todo-scribe for work/sprint/debug (and brainstorm with to-dos created).
--- (rule_clo004: see rule_rows_boot_close below)
-
--- SPEC §2.4 step 3: scribe when the session was significant.
--- (rule_clo005: see rule_rows_boot_close below)
-
--- SPEC §2.4 step 4: the coach's report for brain/work/sprint/debug/coach (blocking).
--- (rule_clo006: see rule_rows_boot_close below)
-
--- SPEC §2.4 step 5: the BSI claim close comes after every close agent.
--- (rule_clo007: see rule_rows_boot_close below)
-
 -- SPEC §5 read rights (seeds/workspace-spec.md.txt:64-67): Reads of a brain workspace's
 -- ram.md, log.md or feedback.md by brain sessions, with the reader's role: the subagent's
 -- type, else 'main' (the session itself).
@@ -211,12 +190,6 @@ FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
 WHERE t.tool = 'Read'
   AND regexp_matches(t.file_path, '(^|[/\\])workspace[/\\][^/\\]+[/\\](ram|log|feedback)\.md$');
 
--- The coach-scribe has no right to ram.md.
--- (rule_wsp010: see rule_rows_boot_close below)
-
--- The coach-scribe reads feedback.md after the TTL; during the sprint WSP009 fires instead.
--- (rule_wsp011: see rule_rows_boot_close below)
-
 -- Every rule of this file in one relation (column `rule`), so the views they share are
 -- computed once per query (MATERIALIZED), not once per rule: `violations` reads this view
 -- once for all of them (catalogue `rows_view`); rule_<id> is its filter.
@@ -226,6 +199,7 @@ boot AS MATERIALIZED (SELECT * FROM brain_boot_reads),
 cs AS MATERIALIZED (SELECT * FROM close_sequences),
 reads AS MATERIALIZED (SELECT * FROM workspace_reads),
 r_bot001 AS (
+    -- SPEC §2.3 layer 0 (always): each L0 file of the session type's context read at boot.
     WITH missing AS (
         SELECT p.session_id, p.subject, p.type, p.first_productive_at,
                coalesce(p.first_productive_file, p.source_file) AS file,
@@ -245,6 +219,8 @@ r_bot001 AS (
     FROM missing
 ),
 r_bot002 AS (
+    -- SPEC §2.3 layer 3 (projets/X + todo/X) only for work/deploy/debug, unless the type's
+    -- own context lists the file (`{project}` matching any name).
     SELECT 'session' AS subject_kind, r.subject, min(r.ts) AS occurred_at,
            arg_min(r.source_file, r.ts) AS file, arg_min(r.line, r.ts) AS line,
            r.type || ' session read project files at boot: '
@@ -263,6 +239,7 @@ r_bot002 AS (
     GROUP BY r.session_id, r.subject, r.type
 ),
 r_clo003 AS (
+    -- SPEC §2.4 step 1: metabolism-scribe always first.
     SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
            CASE WHEN list_contains(agents, 'metabolism-scribe')
                 THEN first_agent || ' ran before the metabolism-scribe in the close'
@@ -272,6 +249,7 @@ r_clo003 AS (
     FROM cs WHERE first_agent IS DISTINCT FROM 'metabolism-scribe'
 ),
 r_clo004 AS (
+    -- SPEC §2.4 step 2: todo-scribe for work/sprint/debug (and brainstorm with to-dos).
     SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
            type || ' session closed without the todo-scribe' AS message,
            json_object('type', type, 'close_agents', agents,
@@ -281,6 +259,7 @@ r_clo004 AS (
       AND NOT list_contains(agents, 'todo-scribe')
 ),
 r_clo005 AS (
+    -- SPEC §2.4 step 3: scribe when the session was significant.
     SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
            'significant session (' || commits || ' commit(s), ' || agents_written
                || ' agent file(s) written, ' || specs_changed
@@ -292,6 +271,7 @@ r_clo005 AS (
     WHERE commits + agents_written + specs_changed > 0 AND NOT list_contains(agents, 'scribe')
 ),
 r_clo006 AS (
+    -- SPEC §2.4 step 4: the coach's report for brain/work/sprint/debug/coach (blocking).
     SELECT 'session' AS subject_kind, subject, started_at AS occurred_at, file, line,
            type || ' session closed without the coach''s report' AS message,
            json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
@@ -300,6 +280,7 @@ r_clo006 AS (
       AND NOT list_contains(agents, 'coach')
 ),
 r_clo007 AS (
+    -- SPEC §2.4 step 5: the BSI claim close comes after every close agent.
     SELECT 'session' AS subject_kind, subject, last_agent_at AS occurred_at, file, line,
            CASE WHEN claim_closed_at IS NULL
                 THEN 'the close never closed the BSI claim'
@@ -310,6 +291,7 @@ r_clo007 AS (
     WHERE claim_closed_at IS NULL OR claim_closed_at < last_agent_at
 ),
 r_wsp010 AS (
+    -- SPEC §5 read rights: the coach-scribe has no right to ram.md.
     SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
            r.source_file AS file, r.line,
            'coach-scribe read ' || r.workspace || '/ram.md (its rights: log.md, feedback.md)'
@@ -321,6 +303,7 @@ r_wsp010 AS (
       AND r.workspace IN (SELECT workspace FROM workspaces)
 ),
 r_wsp011 AS (
+    -- The coach-scribe reads feedback.md after the TTL (during the sprint: WSP009).
     SELECT 'workspace' AS subject_kind, r.workspace AS subject, r.ts AS occurred_at,
            r.source_file AS file, r.line,
            'coach-scribe read ' || r.workspace || '/feedback.md on ' || CAST(r.ts AS DATE)
