@@ -295,3 +295,21 @@ def test_real_corpus_holds_no_brain_session_and_no_transcript_violation(corpus_s
     found = query(corpus_store, "SELECT rule FROM violations WHERE list_contains(?, rule)",
                   [rules])
     assert len(found) == 0
+
+
+def test_cli_check_reports_the_transcript_rules_with_db(brain, tmp_path):
+    """`brainlab check PATH --db DB`: the new rules' lines, exit 0 (warnings only)."""
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    late = Transcript("late", "brain work").read("KERNEL.md").edit("src/app.py")
+    run(brain, tmp_path, "BOT001", late)  # writes and ingests the transcript into t.duckdb
+    with_db = CliRunner().invoke(main, ["check", str(brain), "--db", str(tmp_path / "t.duckdb"),
+                                        "--select", "BOT,CLO"])
+    assert with_db.exit_code == 0, with_db.output
+    assert "BOT001 [warning] late: work session did not read PATHS.md" in with_db.output
+    without = CliRunner().invoke(main, ["check", str(brain), "--select", "BOT"])
+    assert without.exit_code == 0
+    assert "Not evaluated without --db (they read transcripts): BOT001, BOT002, BOT003." \
+        in without.output
