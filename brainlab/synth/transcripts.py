@@ -6,7 +6,8 @@ Claude Code writes: user prompts, assistant API calls written one line per conte
 tool results, Reads of ``agents/<agent>.md`` for the agents the session loads (results as
 large as the agent files), Task launches of the agents it uses with their subagent files
 (``<uuid>/subagents/agent-<id>.jsonl`` + ``.meta.json``), Reads and Edits of the project
-files of its sprint, ``git commit`` calls, and a compaction when the context ran high.
+files of its sprint, ``git commit`` calls, a compaction when the context ran high, and the
+boot reads and close sequence the protocol asks for (synth/boot_close_plants.py, issue 14).
 The context size of the main chain follows the plan: it peaks at ``context_peak_pct`` and
 ends at ``context_at_close`` of the 200k window, so transcript and metabolism log agree.
 """
