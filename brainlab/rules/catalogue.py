@@ -193,5 +193,11 @@ def markdown_table() -> str:
     rows = ["| id | name | SPEC | seed line | subject | severity | checks |",
             "|---|---|---|---|---|---|---|"]
     rows += [f"| `{r.id}` | {r.name} | {r.spec} | `{r.seed}` | {r.subject_kind} | {r.severity} "
-             f"| {r.checks.replace('|', '/')} |" for r in RULES]
+             f"| {r.checks.replace('|', '/')}{_needs(r)} |" for r in RULES]
     return "\n".join(rows)
+
+
+def _needs(rule: Rule) -> str:
+    """The rule table's note on a rule judged only with transcripts (``brainlab check --db``)."""
+    return " Needs transcripts (--db)." if rule.needs_transcripts and \
+        "Needs transcripts" not in rule.checks else ""
