@@ -106,7 +106,7 @@ def plant(out: Path, sessions: list[SynthSession]) -> list[dict]:
     if s and _edit(files[_key(s)], _extra_read(f"{BRAIN}/projets/cipherbox.md")):
         entries.append(_entry(f"a {s.type} session reads projets/cipherbox.md at boot", s,
                               "BOT002"))
-    s = pick(lambda s: s.type in targets and boot_until_planned(s)
+    s = pick(lambda s: s.type in targets and _has_productive_step(s)
              and s.context_peak_pct > targets[s.type] + 15)
     if s and _edit(files[_key(s)], _boot_at_peak(s)):
         entries.append(_entry(f"a session boots at its peak ({s.context_peak_pct}% of the "
@@ -130,7 +130,7 @@ def plant(out: Path, sessions: list[SynthSession]) -> list[dict]:
     return entries
 
 
-def boot_until_planned(s: SynthSession) -> bool:
+def _has_productive_step(s: SynthSession) -> bool:
     """Whether the session has a productive step (only those have a boot context to judge)."""
     return bool(s.project or s.kernel_files_touched or s.adrs_written or s.commits
                 or s.insights_captured)
