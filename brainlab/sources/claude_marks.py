@@ -8,7 +8,10 @@ and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 - ``todo``: one row per to-do item a ``TodoWrite`` list holds (keyed by a hash of its text)
   or a ``TaskCreate`` / ``TaskUpdate`` call (keyed by its tool call or task id), with status;
 - ``decisions``: decision lines (SPEC §5 ``| choisi : ...``) an Edit/Write adds to a
-  workspace ``log.md`` (lines counted, not kept).
+  workspace ``log.md`` (lines counted, not kept);
+- ``redirect``: a main-chain assistant text that redirects out-of-perimeter work to another
+  session (ADR-019 soft lock; phrases in :data:`brainlab.modes.REDIRECTIONS`): the phrase
+  id in ``item_key``, never the text.
 
 Kept apart from the parser's decoding so that a rewrite of the decoding keeps these rules.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERN
 from brainlab.protocol import parse_session_keywords
 
 MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
@@ -48,6 +52,24 @@ def prompt_mark(obj: dict, session_id, ts, path: str, line_no: int) -> tuple | N
     keywords = parse_session_keywords(text[:400])
     return (session_id, None, ts, "prompt", keywords.type, keywords.mode, keywords.rule,
             None, None, None, None, path, line_no)
+
+
+def redirect_mark(text, session_id, agent_id, ts, path: str, line_no: int) -> tuple | None:
+    """A ``redirect`` row when a main-chain assistant text redirects to another session.
+
+    Most texts cost one lowercase copy and a few substring tests (the prefilter); only a text
+    holding a hint word is searched with the phrase regex (bounded quantifiers: linear time).
+    """
+    if agent_id is not None or not isinstance(text, str):
+        return None
+    lowered = text.lower()
+    if not any(hint in lowered for hint in REDIRECTION_HINTS):
+        return None
+    found = REDIRECTION_PATTERN.search(text)
+    if found is None:
+        return None
+    return (session_id, None, ts, "redirect", None, None, None,
+            found.lastgroup.replace("_", "-"), None, None, None, path, line_no)
 
 
 def tool_marks(name: str, args: dict, tool_use_id, session_id, agent_id, ts, path: str,

@@ -65,9 +65,12 @@ def catalog_fingerprint() -> str:
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
     from brainlab.rules import catalogue
 
+    from brainlab import modes
+
     digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
                         sorted(protocol.CLAIM_TTL_HOURS.items()),
                         catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
+    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
     return digest.hexdigest()[:16]
 
 
@@ -97,6 +100,7 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
         _write_lookups(con)
         for _name, text in _sql_files("views"):
             con.execute(text)
+        con.execute(violations_view())
         if describe:
             _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
@@ -121,6 +125,7 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(protocol.CLAIM_TTL_HOURS.items()))
     _write_rule_lookups(con)
+    _write_mode_lookups(con)
 
 
 def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
@@ -135,6 +140,45 @@ def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
                       r.evidence) for r in catalogue.RULES])
     con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
     con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(catalogue.STOP_CODES.items()))
+
+
+def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
+    """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab/modes.py)."""
+    from brainlab import modes
+
+    con.execute("CREATE OR REPLACE TABLE session_modes (mode VARCHAR PRIMARY KEY,"
+                " kind VARCHAR, mode_file VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO session_modes VALUES (?, ?, ?, ?)",
+                    [(m.name, m.kind, m.mode_file, m.source) for m in modes.MODES])
+    con.execute("CREATE OR REPLACE TABLE mode_perimeters (mode VARCHAR, action VARCHAR,"
+                " refused VARCHAR, allowed VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO mode_perimeters VALUES (?, ?, ?, ?, ?)",
+                    [(p.mode, p.action, p.refused, p.allowed, p.source)
+                     for p in modes.PERIMETERS])
+    con.execute("CREATE OR REPLACE TABLE mode_budgets (mode VARCHAR PRIMARY KEY,"
+                " watch_pct DOUBLE, max_pct DOUBLE, min_commits INTEGER, source VARCHAR)")
+    con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
+                    [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
+                     for b in modes.BUDGETS])
+
+
+def violations_view() -> str:
+    """``violations``: the union of every catalogue rule's view (``rule_<id>``), generated.
+
+    Written after every views/*.sql file, so a rule's view may live in any of them (80_rules,
+    81_rules_modes, ...) and adding a rule to the catalogue is enough to list it here.
+    """
+    from brainlab.rules import catalogue
+
+    found = "\n    UNION ALL ".join(f"SELECT '{r.id}' AS rule, * FROM {r.view}"
+                                   for r in catalogue.RULES)
+    return f"""CREATE OR REPLACE VIEW violations AS
+WITH found AS (
+    {found}
+)
+SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject, f.occurred_at,
+       f.file, f.line, f.message, f.evidence
+FROM found f JOIN rule_catalogue c ON c.rule = f.rule"""
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:

@@ -269,30 +269,6 @@ WHERE d.event = 'step' AND d.step = '2.3' AND NOT EXISTS (
     WHERE t.ticket = d.ticket AND t.event = 'step' AND t.step = '2.1'
       AND t.component = d.component AND t.seq < d.seq);
 
--- Every rule's violations with the catalogue's id, severity and SPEC address.
-CREATE OR REPLACE VIEW violations AS
-WITH found AS (
-    SELECT 'SES001' AS rule, * FROM rule_ses001
-    UNION ALL SELECT 'CLO001', * FROM rule_clo001
-    UNION ALL SELECT 'CLO002', * FROM rule_clo002
-    UNION ALL SELECT 'CLM001', * FROM rule_clm001
-    UNION ALL SELECT 'MET001', * FROM rule_met001
-    UNION ALL SELECT 'BRK001', * FROM rule_brk001
-    UNION ALL SELECT 'BRK002', * FROM rule_brk002
-    UNION ALL SELECT 'BRK003', * FROM rule_brk003
-    UNION ALL SELECT 'BRK004', * FROM rule_brk004
-    UNION ALL SELECT 'WSP001', * FROM rule_wsp001
-    UNION ALL SELECT 'WSP002', * FROM rule_wsp002
-    UNION ALL SELECT 'WSP003', * FROM rule_wsp003
-    UNION ALL SELECT 'WSP004', * FROM rule_wsp004
-    UNION ALL SELECT 'WSP005', * FROM rule_wsp005
-    UNION ALL SELECT 'WSP006', * FROM rule_wsp006
-    UNION ALL SELECT 'WSP007', * FROM rule_wsp007
-    UNION ALL SELECT 'WSP008', * FROM rule_wsp008
-    UNION ALL SELECT 'WSP009', * FROM rule_wsp009
-    UNION ALL SELECT 'CIR001', * FROM rule_cir001
-    UNION ALL SELECT 'CIR002', * FROM rule_cir002
-)
-SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject, f.occurred_at,
-       f.file, f.line, f.message, f.evidence
-FROM found f JOIN rule_catalogue c ON c.rule = f.rule;
+-- `violations`, the union of every rule's view with the catalogue's id, severity and SPEC
+-- address, is generated from the catalogue after every views/*.sql file
+-- (brainlab.store.schema.violations_view), so rules may live in later files.
