@@ -63,9 +63,8 @@ def catalog_fingerprint() -> str:
         base = resources.files(_PACKAGE) / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    from brainlab.rules import catalogue
-
     from brainlab import modes
+    from brainlab.rules import catalogue
 
     digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
                         sorted(protocol.CLAIM_TTL_HOURS.items()),

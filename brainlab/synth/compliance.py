@@ -16,6 +16,7 @@ import shutil
 from datetime import date, timedelta
 from pathlib import Path
 
+from brainlab.synth import mode_plants
 from brainlab.synth.model import SynthOptions, SynthSession
 
 UNKNOWN_TYPE = "hotfix"  # not a SPEC §2.2 type
@@ -31,6 +32,7 @@ def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
     planted += _workspaces(out, options)
     planted.append(_feedback_read(out))
     planted += _circuit_stop(out)
+    planted += mode_plants.plant_transcripts(out, sessions)  # MOD, BUD, SES002
     return [p for p in planted if p]
 
 
