@@ -155,6 +155,10 @@ RULES += (
          "type, prompt number"),
 )
 
+# Rules that read only the store's transcripts: `brainlab check PATH` without --db cannot
+# judge them and says so in its summary.
+NEEDS_TRANSCRIPTS = frozenset({"WSP009", "MOD001", "MOD002", "MOD003", "MOD004", "SES002"})
+
 # SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).
 STOP_CODES: dict[str, int | None] = {
     "sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brainlab.errors import ConfigError, SourceError
-from brainlab.rules.catalogue import BY_ID, RULES, Rule
+from brainlab.rules.catalogue import BY_ID, NEEDS_TRANSCRIPTS, RULES, Rule
 from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer
 
@@ -44,6 +44,13 @@ class CheckResult:
     rules: list[Rule] = field(default_factory=list)  # the rules that were evaluated
     files_read: int = 0
     parse_problems: list[tuple[str, int | None, str]] = field(default_factory=list)
+    transcripts: bool = False  # whether a database's transcripts were read (--db)
+
+    @property
+    def not_evaluated(self) -> list[str]:
+        """Selected rules that need transcripts, when none were given (no --db)."""
+        return [] if self.transcripts else [r.id for r in self.rules
+                                            if r.id in NEEDS_TRANSCRIPTS]
 
     @property
     def errors(self) -> int:
@@ -95,7 +102,7 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
                                "WHERE severity = 'error' ORDER BY file, line").fetchall()
     finally:
         con.close()
-    result = CheckResult(root=root, rules=rules,
+    result = CheckResult(root=root, rules=rules, transcripts=db is not None,
                          files_read=sum(summary.loaded.values()),
                          parse_problems=[(_relative(f, root), line, reason)
                                          for f, line, reason in problems])

@@ -29,13 +29,17 @@ def text(result: CheckResult) -> str:
              for v in result.violations]
     by_severity = Counter(v.severity for v in result.violations)
     by_rule = Counter(v.rule for v in result.violations)
+    if result.not_evaluated:
+        lines.append(f"Not evaluated (they read transcripts: give --db DB): "
+                     f"{', '.join(result.not_evaluated)}.")
     if result.violations:
         counts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info")
                            if by_severity[s])
         rules = ", ".join(f"{r} {n}" for r, n in sorted(by_rule.items()))
         lines.append(f"Found {len(result.violations)} violation(s) ({counts}): {rules}.")
     else:
-        lines.append(f"No violation of the {len(result.rules)} rule(s) checked.")
+        checked = len(result.rules) - len(result.not_evaluated)
+        lines.append(f"No violation of the {checked} rule(s) checked.")
     for file, line, reason in result.parse_problems:
         lines.append(f"{file}:{line or 1}: could not be read, skipped: {reason}")
     return "\n".join(lines)
