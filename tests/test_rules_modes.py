@@ -232,3 +232,23 @@ def test_check_without_db_names_the_rules_it_cannot_evaluate(brain, tmp_path):
     result = CliRunner().invoke(main, ["check", str(brain), "--select", "MOD", "--db", str(db)])
     assert result.exit_code == 1 and "Not evaluated" not in result.output  # MOD004 is an error
     assert ": MOD004 [error] p:" in result.output
+
+
+def test_report_section_and_notebook_data_show_modes(demo, empty_store):
+    """The report's compliance section and notebook 07 read the modes through the metrics."""
+    from brainlab.config import Thresholds
+    from brainlab.metrics import compliance
+    from brainlab.metrics.report import Week
+    from brainlab.report import sections
+
+    def html(db):
+        return sections.compliance(sections.ReportContext(
+            db=db, week=Week.parse("2026-W48"), thresholds=Thresholds()))
+
+    assert "Session modes (SPEC §2.7)" in html(demo["db"])
+    assert "No brain session in the transcripts." in html(empty_store)
+    usage = compliance.mode_usage(demo["db"]).set_index("mode")
+    assert usage.loc["navigate", "redirections"] == 1  # the planted compliant +navigate session
+    assert usage["session_share"].sum() == pytest.approx(1.0, abs=0.01)
+    found = compliance.annotated(demo["db"])
+    assert set(found.loc[found["rule"].isin(["MOD003", "MOD004"]), "mode"]) == {"navigate"}
