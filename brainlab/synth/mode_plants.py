@@ -97,12 +97,13 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
          f"brain explore +{UNKNOWN_MODE}", None),
         ("+navigate declared and modes/brain-navigate.md never read", "MOD003",
          "brain explore +navigate", None),
+        ("beside the MOD003 plant, a compliant +navigate session reads its mode file and "
+         "redirects project work (mode_redirections counts it)", None,
+         "brain explore +navigate", _redirects),
         ("+navigate session edits a project file and commits (out of its perimeter)",
          "MOD004", "brain explore +navigate", _out_of_perimeter),
         (f"a transcript declares the unknown session type {UNKNOWN_TYPE}", "SES002",
          f"brain boot mode {UNKNOWN_TYPE}", None),
-        ("a +navigate session reads its mode file and redirects project work (compliant)",
-         None, "brain explore +navigate", _redirects),
     ]
     entries = budgets
     for i, (effect, rule, prompt, change) in enumerate(plants):
@@ -115,8 +116,13 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
         if change:
             change(w)
         _write(folder / f"{w.id}.jsonl", w.lines)
-        entries.append(_entry(effect, f"claude/projects/-home-user-brain/{w.id}.jsonl",
-                              [(rule, w.id)] if rule else [], transcript=w.id))
+        where = f"claude/projects/-home-user-brain/{w.id}.jsonl"
+        if rule is None:  # a compliant session: listed with the plant before it
+            entries[-1]["effect"] += f"; {effect}"
+            entries[-1]["where"] += f", {where}"
+            entries[-1]["transcript_sessions"].append(w.id)
+        else:
+            entries.append(_entry(effect, where, [(rule, w.id)], transcript=w.id))
     return entries
 
 
