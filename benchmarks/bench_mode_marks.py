@@ -14,7 +14,8 @@ characters of filler text: a worst case) and on a real corpus when one is given,
 - the whole parse with the hook (A/B interleaved, best of the rounds; noisy on a shared
   machine: the isolated figure is the one to read).
 
-Then it appends one French redirection per generated file and checks each is found.
+Then it appends one French redirection per generated file and checks it is found in each
+main-chain file (a subagent's text is not the session redirecting).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_claude_broker import hook_inputs  # noqa: E402  (assistant texts of the files)
 from bench_claude_ingest import generate  # noqa: E402
 
-from brainlab.sources import claude_code, claude_marks  # noqa: E402
+from brainlab.sources import claude_code, claude_files, claude_marks  # noqa: E402
 from brainlab.store.claude_ingest import _read  # noqa: E402
 
 REDIRECT = json.dumps({
@@ -94,19 +95,20 @@ def main() -> int:
     args = parser.parse_args()
     shutil.rmtree(args.dir, ignore_errors=True)
     generate(args.dir, int(args.size_mb * 1e6))
-    files = claude_code.discover(args.dir)
+    files = claude_files.discover(args.dir)[0]
     measure("generated (worst case)", files, args.rounds)
     if args.corpus.is_dir():
-        measure(f"corpus {args.corpus}", claude_code.discover(args.corpus), args.rounds)
+        measure(f"corpus {args.corpus}", claude_files.discover(args.corpus)[0], args.rounds)
+    main_files = [p for p in files if claude_code.FileContext.of(p).agent_id is None]
     _, before = parse_all(files)
     for path in files:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(REDIRECT)
     _, found = parse_all(files)
-    print(f"planted one redirection per generated file: {found - before} found in "
-          f"{len(files)} files")
+    print(f"planted one redirection per generated file: {found - before} found, one per "
+          f"main-chain file ({len(main_files)} of {len(files)}; subagent files do not count)")
     shutil.rmtree(args.dir, ignore_errors=True)
-    return 0 if found - before == len(files) else 1
+    return 0 if found - before == len(main_files) else 1
 
 
 if __name__ == "__main__":

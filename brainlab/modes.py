@@ -92,21 +92,25 @@ BUDGETS: tuple[Budget, ...] = (
 )
 
 # Redirections (ADR-019 "soft lock": refuse and redirect to a dedicated session), French as
-# the mode files word them and English; id -> regex on the assistant's text (text not kept).
-REDIRECTIONS: dict[str, str] = {
-    "adr019-autre-session": r"ouvr\w{0,6} une (?:autre|nouvelle) session",  # ADR-019 seed:84
-    "navigate-fenetre-dediee": r"ouvr\w{0,6} une fen[êe]tre d[ée]di[ée]e"  # brain-navigate.md:33
-                               r"|appartient [àa] une session projet",
-    "scope-escalade": r"d[ée]passe le (?:scope|p[ée]rim[èe]tre)",  # helloWorld.md:583
-    "kernel-sudo": r"pour l'[ée]diter\s{0,3}:\s{0,3}`?brain boot sudo",  # brain-kernel.md:26
-    "en-open-another-session": r"open (?:another|a new|a separate|a dedicated) "
-                               r"(?:claude )?(?:session|window|conversation)",
-    "en-belongs-elsewhere": r"belongs (?:in|to) a (?:dedicated|separate|project|different) "
-                            r"session|(?:outside|beyond) the (?:scope|perimeter) of "
-                            r"(?:the |this )?\+?\w{1,20} (?:mode|session)",
+# the mode files word them and English; id -> regexes on the assistant's LOWERCASED text (the
+# text is not kept). Each regex starts with a literal, so re scans for it at C speed.
+REDIRECTIONS: dict[str, tuple[str, ...]] = {
+    "adr019-autre-session": (r"ouvr\w{0,6} une (?:autre|nouvelle) session",),  # ADR-019 :84
+    "navigate-fenetre-dediee": (r"ouvr\w{0,6} une fen[êe]tre d[ée]di[ée]e",  # navigate.md:33
+                                r"appartient [àa] une session projet"),
+    "scope-escalade": (r"dépasse le (?:scope|périmètre)",  # helloWorld.md:583
+                       r"depasse le (?:scope|perimetre)"),
+    "kernel-sudo": (r"pour l'[ée]diter\s{0,3}:\s{0,3}`?brain boot sudo",),  # kernel.md:26
+    "en-open-another-session": (r"open (?:another|a new|a separate|a dedicated) "
+                                r"(?:claude )?(?:session|window|conversation)",),
+    "en-belongs-elsewhere": (
+        r"belongs (?:in|to) a (?:dedicated|separate|project|different) session",
+        r"outside the (?:scope|perimeter) of (?:the |this )?\+?\w{1,20} (?:mode|session)",
+        r"beyond the (?:scope|perimeter) of (?:the |this )?\+?\w{1,20} (?:mode|session)"),
 }
-REDIRECTION_PATTERN = re.compile(
-    "|".join(f"(?P<{key.replace('-', '_')}>{rx})" for key, rx in REDIRECTIONS.items()),
-    re.IGNORECASE)
-# cheap substring prefilter: a text without any of these cannot match (checked lowercased)
-REDIRECTION_HINTS = ("session", "fen", "scope", "périm", "perim", "sudo")
+REDIRECTION_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (key, re.compile(rx)) for key, regexes in REDIRECTIONS.items() for rx in regexes)
+# cheap substring prefilter: a text holding none of these cannot match (case-sensitive `in`
+# tests, no lowercase copy: a phrase in capitals only is missed, a price paid knowingly)
+REDIRECTION_HINTS = ("ession", "cope", "enêtre", "enetre", "érim", "erim", "sudo", "indow",
+                     "onversation")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERN
+from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
 from brainlab.protocol import parse_session_keywords
 
 MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
@@ -57,19 +57,23 @@ def prompt_mark(obj: dict, session_id, ts, path: str, line_no: int) -> tuple | N
 def redirect_mark(text, session_id, agent_id, ts, path: str, line_no: int) -> tuple | None:
     """A ``redirect`` row when a main-chain assistant text redirects to another session.
 
-    Most texts cost one lowercase copy and a few substring tests (the prefilter); only a text
-    holding a hint word is searched with the phrase regex (bounded quantifiers: linear time).
+    Most texts cost a few substring tests (the prefilter); a text holding a hint word is
+    lowercased and searched with each phrase's regexes, which start with a literal (fast scan)
+    and bound their quantifiers (linear time). The first phrase found is kept, once per text.
     """
     if agent_id is not None or not isinstance(text, str):
         return None
+    for hint in REDIRECTION_HINTS:
+        if hint in text:
+            break
+    else:
+        return None
     lowered = text.lower()
-    if not any(hint in lowered for hint in REDIRECTION_HINTS):
-        return None
-    found = REDIRECTION_PATTERN.search(text)
-    if found is None:
-        return None
-    return (session_id, None, ts, "redirect", None, None, None,
-            found.lastgroup.replace("_", "-"), None, None, None, path, line_no)
+    for phrase, pattern in REDIRECTION_PATTERNS:
+        if pattern.search(lowered):
+            return (session_id, None, ts, "redirect", None, None, None, phrase, None, None,
+                    None, path, line_no)
+    return None
 
 
 def tool_marks(name: str, args: dict, tool_use_id, session_id, agent_id, ts, path: str,
