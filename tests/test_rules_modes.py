@@ -252,3 +252,17 @@ def test_report_section_and_notebook_data_show_modes(demo, empty_store):
     assert usage["session_share"].sum() == pytest.approx(1.0, abs=0.01)
     found = compliance.annotated(demo["db"])
     assert set(found.loc[found["rule"].isin(["MOD003", "MOD004"]), "mode"]) == {"navigate"}
+
+
+def test_redirect_phrases_run_in_linear_time_on_megabyte_texts():
+    """Hostile assistant texts (1 MB runs after each phrase's literal) cost linear time."""
+    import subprocess
+    import sys
+    code = ("from brainlab.sources.claude_marks import redirect_mark as m\n"
+            "n = 1_000_000\n"
+            "for text in ('ouvr' * (n // 4) + ' session', 'outside the scope of ' + 'a' * n,\n"
+            "             'pour l\\'éditer' + ' ' * n + 'sudo', 'open ' * (n // 5) + 'window',\n"
+            "             'dépasse le ' * (n // 11), 'belongs to a ' * (n // 13) + 'session'):\n"
+            "    assert m(text, 's', None, None, 'p', 1) is None, text[:40]\n"
+            "assert m('x' * n + ' ouvre une autre session', 's', None, None, 'p', 1)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
