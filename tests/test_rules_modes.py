@@ -266,3 +266,10 @@ def test_redirect_phrases_run_in_linear_time_on_megabyte_texts():
             "    assert m(text, 's', None, None, 'p', 1) is None, text[:40]\n"
             "assert m('x' * n + ' ouvre une autre session', 's', None, None, 'p', 1)\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_template_brain_gives_no_mode_violation():
+    """The public template brain (no logs, no transcripts) breaks no mode or budget rule."""
+    from conftest import TEMPLATE_BRAIN
+
+    assert check(TEMPLATE_BRAIN, select=["MOD", "BUD", "SES002"]).violations == []
