@@ -15,7 +15,9 @@ characters of filler text: a worst case) and on a real corpus when one is given,
   machine: the isolated figure is the one to read).
 
 Then it appends one French redirection per generated file and checks it is found in each
-main-chain file (a subagent's text is not the session redirecting).
+main-chain file (a subagent's text is not the session redirecting). Last, on a ``--weeks``
+synthetic brain with its transcripts, ``brainlab check PATH --db DB`` with every rule against
+the same check ignoring the mode rules (MOD, BUD, SES002), interleaved, min-max of the rounds.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import gc
 import json
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,8 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_claude_broker import hook_inputs  # noqa: E402  (assistant texts of the files)
 from bench_claude_ingest import generate  # noqa: E402
 
-from brainlab.sources import claude_code, claude_files, claude_marks  # noqa: E402
-from brainlab.store.claude_ingest import _read  # noqa: E402
+from brainlab.rules.check import check  # noqa: E402
+from brainlab.sources import brain_sources, claude_code, claude_files, claude_marks  # noqa: E402
+from brainlab.store import ingest, open_writer  # noqa: E402
+from brainlab.store.claude_ingest import _read, ingest_claude  # noqa: E402
+from brainlab.synth import SynthOptions, synthesize  # noqa: E402
 
 REDIRECT = json.dumps({
     "type": "assistant", "sessionId": "s", "timestamp": "2026-03-02T10:00:00.000Z",
@@ -84,6 +90,28 @@ def measure(label: str, files: list[Path], rounds: int) -> None:
           f"({100 * (best['hook'] / best['baseline'] - 1):+.1f}%, best of {rounds}, noisy)")
 
 
+def time_check(weeks: int, rounds: int) -> None:
+    """``brainlab check --db`` on a synthetic brain: every rule versus without the mode rules."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root, db = Path(tmp) / "brain", Path(tmp) / "b.duckdb"
+        synthesize(root, SynthOptions(weeks=weeks, seed=7))
+        con = open_writer(db)
+        try:
+            ingest.run(con, brain_sources(), root)
+            ingest_claude(con, root / "claude", workers=1)
+        finally:
+            con.close()
+        times: dict[str, list[float]] = {"every rule": [], "without MOD/BUD/SES002": []}
+        for round_no in range(rounds):
+            for label in list(times)[:: 1 if round_no % 2 else -1]:
+                ignore = ["MOD", "BUD", "SES002"] if label.startswith("without") else []
+                start = time.perf_counter()
+                check(root, ignore=ignore, db=db)
+                times[label].append(time.perf_counter() - start)
+    for label, runs in times.items():
+        print(f"check --db, {weeks}-week brain, {label:24}: {min(runs):.2f}-{max(runs):.2f} s")
+
+
 def main() -> int:
     """Generate, measure on generated and real transcripts, check planted redirects are found."""
     parser = argparse.ArgumentParser()
@@ -92,6 +120,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path,
                         default=Path("/work/shared/corpora/claude-code/projects"))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--weeks", type=int, default=12)
     args = parser.parse_args()
     shutil.rmtree(args.dir, ignore_errors=True)
     generate(args.dir, int(args.size_mb * 1e6))
@@ -108,6 +137,7 @@ def main() -> int:
     print(f"planted one redirection per generated file: {found - before} found, one per "
           f"main-chain file ({len(main_files)} of {len(files)}; subagent files do not count)")
     shutil.rmtree(args.dir, ignore_errors=True)
+    time_check(args.weeks, args.rounds)
     return 0 if found - before == len(main_files) else 1
 
 
