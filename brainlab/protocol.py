@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from brainlab.modes import SOFT_LOCK_MODES
+
 # SPEC §2.2: type -> metabolism category. Category names themselves map to themselves.
 SESSION_CATEGORIES: dict[str, str] = {
     **dict.fromkeys(["work", "sprint", "deploy", "debug", "infra", "urgence", "review"], "use-brain"),
@@ -102,8 +104,6 @@ def _boot_keywords(words: list[str], mode: str | None) -> SessionKeywords:
     ``brain <word>`` prose. ``brain boot mode navigate`` also declares the ADR-019 mode of
     the same name (modes/README.md:3).
     """
-    from brainlab.modes import SOFT_LOCK_MODES
-
     if words[0] == "mode" and len(words) > 1:
         words = words[1:]
     word = BOOT_ALIASES.get(words[0], words[0])
