@@ -3,7 +3,7 @@
 Pure data (no brainlab import): the store writes it into the ``rule_catalogue`` table that the
 ``violations`` view joins, and ``brainlab check`` reads it for ``--select``/``--ignore``,
 SARIF rule metadata and exit codes. Each rule's SQL is the view named in ``view``
-(brainlab/store/views/80_rules.sql); the view returns the rule's evidence, one row per
+(brainlab/store/views/8*_rules*.sql); the view returns the rule's evidence, one row per
 violation.
 """
 
