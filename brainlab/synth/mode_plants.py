@@ -5,7 +5,8 @@ working mode is one whose SPEC §3.3 budget its context peak fits (an agent decl
 ``+sprint`` for a session it expects to run hot), except two planted sessions that stay over
 budget (BUD001) or past the prod watch line (BUD002). :func:`plant_transcripts` runs with the
 other compliance plants and writes extra brain-session transcripts at night (no log starts
-within hours, so none is matched to a log): a mode declared late (MOD001), an unknown mode
+within hours, so none is matched to a log), of type ``chill`` (no metabolism score: the demo's
+health, ratio and signals do not move): a mode declared late (MOD001), an unknown mode
 (MOD002), ``+navigate`` without reading its mode file (MOD003), ``+navigate`` editing a project
 file and committing (MOD004), an unknown type in ``brain boot mode <type>`` (SES002), and one
 compliant ``+navigate`` session that redirects out-of-perimeter work (ADR-019), counted by
@@ -92,23 +93,24 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
     folder.mkdir(parents=True, exist_ok=True)
     plants = [
         ("a +coach mode declared in the third prompt, not in the first message", "MOD001",
-         "brain explore +brainstorm", _late_mode),
+         "brain chill +brainstorm", _late_mode),
         (f"an unknown mode +{UNKNOWN_MODE} declared", "MOD002",
-         f"brain explore +{UNKNOWN_MODE}", None),
+         f"brain chill +{UNKNOWN_MODE}", None),
         ("+navigate declared and modes/brain-navigate.md never read", "MOD003",
-         "brain explore +navigate", None),
+         "brain chill +navigate", None),
         ("beside the MOD003 plant, a compliant +navigate session reads its mode file and "
          "redirects project work (mode_redirections counts it)", None,
-         "brain explore +navigate", _redirects),
+         "brain chill +navigate", _redirects),
         ("+navigate session edits a project file and commits (out of its perimeter)",
-         "MOD004", "brain explore +navigate", _out_of_perimeter),
+         "MOD004", "brain chill +navigate", _out_of_perimeter),
         (f"a transcript declares the unknown session type {UNKNOWN_TYPE}", "SES002",
          f"brain boot mode {UNKNOWN_TYPE}", None),
     ]
     entries = budgets
     for i, (effect, rule, prompt, change) in enumerate(plants):
         s = replace(base, sess_id=f"mode-plant-{i}", started_at=night + timedelta(minutes=25 * i),
-                    duration_min=15, mode="brainstorm", agents_used=[], commits=0)
+                    duration_min=15, mode="brainstorm", agents_used=[], commits=0, type="chill",
+                    category="none")  # chill: no score, so no metabolism signal moves
         w = session_lines(s, rng, sizes)
         w.lines[0]["message"]["content"] = prompt
         if "+navigate" in prompt and rule != "MOD003":
