@@ -6,7 +6,10 @@ synthetic brain, notebooks) read the same values.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from brainlab.modes import SOFT_LOCK_MODES
 
 # SPEC §2.2: type -> metabolism category. Category names themselves map to themselves.
 SESSION_CATEGORIES: dict[str, str] = {
@@ -49,6 +52,11 @@ def category_of(session_type: str | None) -> str:
 # a type is declared as `brain <type>` (seeds/session-orchestrator.md: "brain ou work ?").
 MODE_KEYWORD_PREFIX = "+"
 SESSION_KEYWORD = "brain"
+# The template's explicit trigger `brain boot [mode] <type>[/<scope>]` (helloWorld.md:71,
+# "exact, pas d'ambiguïté"); `brain boot sudo` opens edit-brain (session-edit-brain.yml:2).
+BOOT_KEYWORD = "boot"
+BOOT_ALIASES = {"sudo": "edit-brain"}
+_TYPE_WORD = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class SessionKeywords:
 
     type: str | None
     mode: str | None
-    rule: str  # brain-type | brain-mode | brain-bare | no-keyword | empty
+    rule: str  # brain-type | brain-mode | boot-type | boot-unknown-type | brain-bare | ...
 
 
 def parse_session_keywords(text: str | None) -> SessionKeywords:
@@ -78,9 +86,31 @@ def parse_session_keywords(text: str | None) -> SessionKeywords:
     rest = [w.strip(".,;:!?").lower() for w in words[1:6]]
     modes = [w[1:] for w in rest if w.startswith(MODE_KEYWORD_PREFIX) and len(w) > 1]
     mode = modes[0] if modes else None
-    plain = [w for w in rest if w and not w.startswith(MODE_KEYWORD_PREFIX)]
+    plain = [w.split("/")[0] for w in rest if w and not w.startswith(MODE_KEYWORD_PREFIX)]
+    if plain and plain[0] == BOOT_KEYWORD and len(plain) > 1:
+        return _boot_keywords(plain[1:], mode)
     if plain and plain[0] in SESSION_CATEGORIES:
         return SessionKeywords(plain[0], mode, "brain-type")
     if mode:
         return SessionKeywords(mode if mode in SESSION_CATEGORIES else None, mode, "brain-mode")
     return SessionKeywords(None, None, "brain-bare")
+
+
+def _boot_keywords(words: list[str], mode: str | None) -> SessionKeywords:
+    """``brain boot [mode] <word>``: a known type, an alias, or a type SPEC §2.2 lacks.
+
+    The explicit trigger names its type on purpose, so an unknown word there is a declared
+    unknown type (kept verbatim, rule ``boot-unknown-type``: SPEC §2.2 reports it), unlike
+    ``brain <word>`` prose. ``brain boot mode navigate`` also declares the ADR-019 mode of
+    the same name (modes/README.md:3).
+    """
+    if words[0] == "mode" and len(words) > 1:
+        words = words[1:]
+    word = BOOT_ALIASES.get(words[0], words[0])
+    if word in SESSION_CATEGORIES:
+        if mode is None and word in SOFT_LOCK_MODES:
+            mode = word
+        return SessionKeywords(word, mode, "boot-type")
+    if _TYPE_WORD.fullmatch(word) and word != "mode":
+        return SessionKeywords(word, mode, "boot-unknown-type")
+    return SessionKeywords(None, mode, "brain-bare")

@@ -15,6 +15,10 @@ def test_demo_transcripts_match_the_planned_sessions(demo, tmp_path):
     # synth/sprint_transcripts.py) are another planted effect, tested in
     # test_broker_transcript_synth.py
     brain = "cwd NOT LIKE '/home/dev/projects/%'"
+    # ... and the mode plants (issue 14, synth/mode_plants.py) are extra sessions of their own
+    extra = [i for p in demo["manifest"].planted for i in p.get("transcript_sessions", [])]
+    brain = f"{brain} AND session_id NOT IN ('" + "', '".join(extra) + "')"
+    brain_s = brain.replace("cwd", "s.cwd").replace("session_id", "s.session_id")
     got = {(str(r[0])[:16], r[1], r[2], r[3], r[4]) for r in con.execute(
         "SELECT started_at, context_peak_pct, context_at_close, commits, duration_min"
         f" FROM cc_sessions WHERE {brain}").fetchall()}
@@ -28,9 +32,10 @@ def test_demo_transcripts_match_the_planned_sessions(demo, tmp_path):
     measured = {(str(r[0])[:16], r[1]) for r in con.execute(
         "SELECT s.started_at, l.agent FROM transcript_agent_loads l"
         " JOIN cc_sessions s ON s.session_id = l.sess_id"
-        f" WHERE l.tokens_measured > 0 AND l.cost_usd_measured > 0 AND s.{brain}").fetchall()}
+        f" WHERE l.tokens_measured > 0 AND l.cost_usd_measured > 0 AND {brain_s}").fetchall()}
     assert measured == used
     # the agents a session loads are read from agents/*.md: estimated cost = file bytes / 4
     loaded = sum(len(s.agents_loaded) for s in sessions)
-    assert con.execute("SELECT count(*) FROM transcript_agent_loads"
-                       " WHERE tokens_estimated IS NOT NULL").fetchone()[0] == loaded
+    assert con.execute("SELECT count(*) FROM transcript_agent_loads l"
+                       " JOIN cc_sessions s ON s.session_id = l.sess_id"
+                       f" WHERE tokens_estimated IS NOT NULL AND {brain_s}").fetchone()[0] == loaded

@@ -228,6 +228,7 @@ def test_07_finds_every_planted_rule_on_the_demo(executed, demo):
     planted = {v["rule"] for p in demo["manifest"].planted for v in p.get("violations", [])}
     assert set(records["rules_fired"]) == planted
     assert "originsdigital" in records["projects"]
+    assert records["mode_redirections"]["navigate"] == 1  # SPEC §2.7: redirections per mode
 
 
 @pytest.mark.slow

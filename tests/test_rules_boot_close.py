@@ -284,7 +284,7 @@ def test_transcript_rules_are_named_when_no_db_is_given(brain):
     assert "BOT001" in {r.id for r in result.not_evaluated}
     assert all(r.needs_transcripts for r in result.not_evaluated)
     assert not {r.id for r in result.rules} & {r.id for r in result.not_evaluated}
-    assert "Not evaluated without --db (they read transcripts): " in text(result)
+    assert "Not evaluated (they read transcripts: give --db DB): " in text(result)
     assert BY_ID["BOT001"].needs_transcripts and not BY_ID["CLO001"].needs_transcripts
 
 
@@ -311,5 +311,5 @@ def test_cli_check_reports_the_transcript_rules_with_db(brain, tmp_path):
     assert "BOT001 [warning] late: work session did not read PATHS.md" in with_db.output
     without = CliRunner().invoke(main, ["check", str(brain), "--select", "BOT"])
     assert without.exit_code == 0
-    assert "Not evaluated without --db (they read transcripts): BOT001, BOT002, BOT003." \
+    assert "Not evaluated (they read transcripts: give --db DB): BOT001, BOT002, BOT003." \
         in without.output

@@ -23,7 +23,8 @@ PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path o
 EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
 GLOBAL_TABLES = ("cc_prices",)  # team-wide, not partitioned
 NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl", "rule_catalogue",
-                "stop_codes")  # lookup tables: rebuilt by attach
+                "stop_codes", "session_modes", "mode_perimeters",
+                "mode_budgets")  # lookup tables: rebuilt by attach
 ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
            "rollup_usage_models")
 _NAME = re.compile(r"^[A-Za-z0-9._@+-]+$")

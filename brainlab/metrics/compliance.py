@@ -57,7 +57,8 @@ def cold_start(db) -> pd.DataFrame:
 def annotated(db) -> pd.DataFrame:
     """Every violation with its ISO week and the session type, mode and project it belongs to.
 
-    Sessions and claims by session id; sprints and agent-sprints through their sprint's
+    Sessions and claims by session id (transcript sessions by the type and mode their first
+    message declares); sprints and agent-sprints through their sprint's
     session; workspaces by their folder's project. NULL where the store cannot say.
     """
     return query(db, """
@@ -65,7 +66,9 @@ def annotated(db) -> pd.DataFrame:
             SELECT sess_id, any_value(type) AS type, any_value(mode) AS mode,
                    any_value(project) AS project
             FROM (SELECT sess_id, type, mode, project FROM raw_metabolism_logs
-                  UNION ALL SELECT sess_id, type, mode, NULL FROM claims)
+                  UNION ALL SELECT sess_id, type, mode, NULL FROM claims
+                  UNION ALL SELECT session_id, declared_type, declared_mode, NULL
+                  FROM brain_transcripts)
             GROUP BY sess_id
         ), sprint_facts AS (
             SELECT sprint_id, any_value(project) AS project, any_value(session_id) AS sess_id
@@ -88,6 +91,13 @@ def annotated(db) -> pd.DataFrame:
         LEFT JOIN session_facts ss ON ss.sess_id = sp.sess_id
         LEFT JOIN workspace_facts w ON v.subject_kind = 'workspace' AND w.workspace = v.subject
         ORDER BY v.occurred_at NULLS LAST, v.rule, v.subject""")
+
+
+def mode_usage(db) -> pd.DataFrame:
+    """SPEC §2.7 "Measurable": brain sessions per declared mode, their share, redirections."""
+    return query(db, "SELECT mode, mode_kind, sessions, session_share, redirections, "
+                     "sessions_redirecting, redirections_per_session FROM mode_redirections "
+                     "ORDER BY sessions DESC, mode")
 
 
 def store_shape(db) -> dict[str, int]:

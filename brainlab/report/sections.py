@@ -440,6 +440,8 @@ def compliance(ctx: ReportContext) -> str:
     parts += ["<h3>By rule</h3>", table(figures["by_rule"], empty="No violation."),
               "<h3>Top offenders this week</h3>",
               table(figures["offenders"], empty="No violation this week."),
+              "<h3>Session modes (SPEC §2.7): share and redirections, all transcripts</h3>",
+              table(rules_data.mode_usage(ctx.db), empty="No brain session in the transcripts."),
               "<h3>Cold-start KPI (SPEC §3.3)</h3>",
               table(rules_data.cold_start(ctx.db),
                     empty="No measured cold start (handoff_level NO with a KPI value).")]

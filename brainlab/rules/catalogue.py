@@ -3,7 +3,7 @@
 Pure data (no brainlab import): the store writes it into the ``rule_catalogue`` table that the
 ``violations`` view joins, and ``brainlab check`` reads it for ``--select``/``--ignore``,
 SARIF rule metadata and exit codes. Each rule's SQL is the view named in ``view``
-(brainlab/store/views/80_rules.sql); the view returns the rule's evidence, one row per
+(brainlab/store/views/8*_rules*.sql); the view returns the rule's evidence, one row per
 violation.
 """
 
@@ -178,6 +178,44 @@ RULES: tuple[Rule, ...] = (
          "WSP009).",
          "reader, transcript time, last decision date, expired_on", **_TRANSCRIPT_ROWS),
 )
+
+# Modes (SPEC §2.7, ADR-019), mode budgets (SPEC §3.3) and transcript session types (SPEC
+# §2.2): views/81_rules_modes.sql; modes, perimeters and budgets are data in brainlab/modes.py.
+# They read transcripts (brainlab check --db DB), except BUD001-002 which also read logs.
+ADR019 = "seeds/ADR-019-session-modes.md.txt"
+MODE_BUDGETS = "ref:Tetardtek__Cortex-Template/profil/metabolism-spec.md"
+RULES += (
+    Rule("MOD001", "mode-declared-late", "§2.7", f"{ADR019}:78", "session", "warning",
+         "A brain session declares a +mode in a later prompt instead of the first message.",
+         "mode, prompt number, the first message's mode", needs_transcripts=True),
+    Rule("MOD002", "unknown-mode", "§2.7", f"{ADR019}:81", "session", "warning",
+         "A brain session declares a +mode that no mode file (modes/brain-<mode>.md), boot "
+         "flag or metabolism working mode defines (table session_modes).", "mode, prompt number",
+         needs_transcripts=True),
+    Rule("MOD003", "mode-file-not-read", "§2.7", f"{ADR019}:81", "session", "warning",
+         "A session declares a mode with a mode file but its main chain does not Read "
+         "modes/brain-<mode>.md before its first productive action (protocol_calls: a write "
+         "that is not bookkeeping, a non-BSI commit).",
+         "mode, mode file, first productive action, read time", needs_transcripts=True),
+    Rule("MOD004", "mode-perimeter-breached", "§2.7", f"{ADR019}:73", "session", "error",
+         "Work outside the declared mode's perimeter carried out anyway (table "
+         "mode_perimeters: +navigate writes a project file or commits; +kernel edits a "
+         "kernel file) instead of redirecting to a dedicated session.",
+         "mode, action, count, paths, perimeter source", needs_transcripts=True),
+    Rule("BUD001", "mode-over-budget", "§3.3", f"{MODE_BUDGETS}:122", "session", "warning",
+         "A session's context peak reaches its working mode's budget (sprint 80% unless "
+         "commits > 5, conserve 40%; table mode_budgets), on the best basis.",
+         "mode, context_peak_pct, commits, max_pct, basis"),
+    Rule("BUD002", "mode-past-watch-line", "§3.3", f"{MODE_BUDGETS}:121", "session", "info",
+         "A prod session's context peak reaches the 60% watch line (table mode_budgets).",
+         "mode, context_peak_pct, watch_pct, basis"),
+    Rule("SES002", "unknown-session-type-declared", "§2.2", f"{ORCH}:56", "session",
+         "warning",
+         "A transcript declares a session type SPEC §2.2 does not know with the explicit "
+         "trigger `brain boot [mode] <type>` (SES001 covers logs and claims).",
+         "type, prompt number", needs_transcripts=True),
+)
+
 
 # SPEC §6.2 stop table: name -> exit code (None: the stop has no code of its own).
 STOP_CODES: dict[str, int | None] = {

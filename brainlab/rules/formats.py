@@ -28,7 +28,7 @@ def text(result: CheckResult) -> str:
     lines = [f"{v.file}:{v.line or 1}: {v.rule} [{v.severity}] {v.subject}: {v.message}"
              for v in result.violations]
     if result.not_evaluated:  # before the summary, which stays the last line
-        lines.append(f"Not evaluated without --db (they read transcripts): "
+        lines.append(f"Not evaluated (they read transcripts: give --db DB): "
                      f"{', '.join(r.id for r in result.not_evaluated)}.")
     by_severity = Counter(v.severity for v in result.violations)
     by_rule = Counter(v.rule for v in result.violations)

@@ -346,6 +346,9 @@ def scan_content(content, session_id, agent_id, ts, ctx: FileContext, line_no: i
             elif isinstance(block, dict) and claude_broker.marked(block.get("text")):
                 claude_broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
                                    chunk)  # context-broker inhale/expire blocks (SPEC §7)
+            if agent_id is None and isinstance(block, dict) and block.get("type") == "text":
+                chunk.marks += filter(None, [claude_marks.redirect_mark(  # ADR-019 redirect
+                    block.get("text"), session_id, agent_id, ts, ctx.path, line_no)])
 
 
 def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: int,

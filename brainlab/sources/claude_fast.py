@@ -247,6 +247,9 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                 if block.type != "tool_use" and claude_broker.marked(block.text):
                     claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
                                        chunk)
+                if agent_id is None and block.type == "text":  # ADR-019 redirections
+                    chunk.marks += filter(None, [claude_marks.redirect_mark(
+                        block.text, session_id, agent_id, ts, ctx.path, line_no)])
     elif kind == "user":
         if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
             _prompt(line, blocks, session_id, ts_text, ctx, line_no, chunk)

@@ -10,7 +10,10 @@ and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 - ``todo``: one row per to-do item a ``TodoWrite`` list holds (keyed by a hash of its text)
   or a ``TaskCreate`` / ``TaskUpdate`` call (keyed by its tool call or task id), with status;
 - ``decisions``: decision lines (SPEC §5 ``| choisi : ...``) an Edit/Write adds to a
-  workspace ``log.md`` (lines counted, not kept).
+  workspace ``log.md`` (lines counted, not kept);
+- ``redirect``: a main-chain assistant text that redirects out-of-perimeter work to another
+  session (ADR-019 soft lock; phrases in :data:`brainlab.modes.REDIRECTIONS`): the phrase
+  id in ``item_key``, never the text.
 
 Kept apart from the parser's decoding so that a rewrite of the decoding keeps these rules.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
 from brainlab.protocol import parse_session_keywords
 
 MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
@@ -61,6 +65,28 @@ def close_trigger(text: str) -> str | None:
     if len(text) > 60:  # a trigger is the whole prompt, never a sentence that contains one
         return None
     return CLOSE_TRIGGER if _CLOSE.fullmatch(text.strip().rstrip(".!").strip()) else None
+
+
+def redirect_mark(text, session_id, agent_id, ts, path: str, line_no: int) -> tuple | None:
+    """A ``redirect`` row when a main-chain assistant text redirects to another session.
+
+    Most texts cost a few substring tests (the prefilter); a text holding a hint word is
+    lowercased and searched with each phrase's regexes, which start with a literal (fast scan)
+    and bound their quantifiers (linear time). The first phrase found is kept, once per text.
+    """
+    if agent_id is not None or not isinstance(text, str):
+        return None
+    for hint in REDIRECTION_HINTS:
+        if hint in text:
+            break
+    else:
+        return None
+    lowered = text.lower()
+    for phrase, pattern in REDIRECTION_PATTERNS:
+        if pattern.search(lowered):
+            return (session_id, None, ts, "redirect", None, None, None, phrase, None, None,
+                    None, path, line_no)
+    return None
 
 
 def tool_marks(name: str, args: dict, tool_use_id, session_id, agent_id, ts, path: str,

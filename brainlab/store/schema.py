@@ -63,11 +63,13 @@ def catalog_fingerprint() -> str:
         base = resources.files(_PACKAGE) / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    from brainlab import modes
     from brainlab.rules import catalogue
 
     digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
                         sorted(protocol.CLAIM_TTL_HOURS.items()),
                         catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
+    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
     return digest.hexdigest()[:16]
 
 
@@ -122,6 +124,7 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(protocol.CLAIM_TTL_HOURS.items()))
     _write_rule_lookups(con)
+    _write_mode_lookups(con)
 
 
 def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
@@ -163,6 +166,24 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
         SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject,
                f.occurred_at, f.file, f.line, f.message, f.evidence
         FROM found f JOIN rule_catalogue c ON c.rule = f.rule""")
+def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
+    """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab/modes.py)."""
+    from brainlab import modes
+
+    con.execute("CREATE OR REPLACE TABLE session_modes (mode VARCHAR PRIMARY KEY,"
+                " kind VARCHAR, mode_file VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO session_modes VALUES (?, ?, ?, ?)",
+                    [(m.name, m.kind, m.mode_file, m.source) for m in modes.MODES])
+    con.execute("CREATE OR REPLACE TABLE mode_perimeters (mode VARCHAR, action VARCHAR,"
+                " refused VARCHAR, allowed VARCHAR, source VARCHAR)")
+    con.executemany("INSERT INTO mode_perimeters VALUES (?, ?, ?, ?, ?)",
+                    [(p.mode, p.action, p.refused, p.allowed, p.source)
+                     for p in modes.PERIMETERS])
+    con.execute("CREATE OR REPLACE TABLE mode_budgets (mode VARCHAR PRIMARY KEY,"
+                " watch_pct DOUBLE, max_pct DOUBLE, min_commits INTEGER, source VARCHAR)")
+    con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
+                    [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
+                     for b in modes.BUDGETS])
 
 
 def _drop_all(con: duckdb.DuckDBPyConnection) -> None:

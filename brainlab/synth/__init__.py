@@ -15,7 +15,7 @@ from datetime import datetime, time
 from pathlib import Path
 
 from brainlab.errors import SourceError
-from brainlab.synth import brain, compliance
+from brainlab.synth import brain, compliance, mode_plants
 from brainlab.synth.audit_plants import plant_audit
 from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
@@ -49,6 +49,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     rng = random.Random(options.seed)
     writer = brain.Writer(out_dir)
     sessions = plan_sessions(options, rng, brain.BOOT_AGENTS, brain.DOMAIN_AGENTS)
+    sessions = mode_plants.fit_modes(sessions)  # working modes within SPEC §3.3 budgets
     planted = [brain.planted_build_week(sessions, options), brain.planted_wasted_agent(),
                brain.plant_xss(sessions)]
     brain.write_agents(writer)

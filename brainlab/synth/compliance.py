@@ -16,7 +16,7 @@ import shutil
 from datetime import date, timedelta
 from pathlib import Path
 
-from brainlab.synth import boot_close_plants
+from brainlab.synth import boot_close_plants, mode_plants
 from brainlab.synth.model import SynthOptions, SynthSession
 
 UNKNOWN_TYPE = "hotfix"  # not a SPEC §2.2 type
@@ -33,6 +33,7 @@ def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
     planted.append(_feedback_read(out))
     planted += _circuit_stop(out)
     planted += boot_close_plants.plant(out, sessions)  # transcript rules BOT, CLO003+, WSP010+
+    planted += mode_plants.plant_transcripts(out, sessions)  # MOD, BUD, SES002
     return [p for p in planted if p]
 
 

@@ -39,32 +39,15 @@ LEFT JOIN claim_type c ON c.sess_id = m.brain_sess_id
 LEFT JOIN log_type l ON l.sess_id = m.brain_sess_id
 WHERE m.type <> 'unknown' OR m.brain_sess_id IS NOT NULL;
 
--- The main-chain tool calls of brain sessions, in order, each classified.
--- Productive (issue 14's definition of the end of boot): an Edit/Write/MultiEdit/NotebookEdit
--- of a file that is not the protocol's own bookkeeping (claims/*.yml, BRAIN-INDEX.md,
--- progression/, handoffs/, todo/, focus.md, now.md), or a `git commit` that is not a BSI
--- claim commit (the word bsi in its command). Claim close: a write of claims/<sess>.yml,
--- `bsi-claim close` or a 'bsi: close claim' commit (seeds/session-orchestrator.md.txt:364).
+-- The main-chain tool calls of brain sessions, in order, classified by protocol_calls
+-- (views/79_protocol_calls.sql: productive, claim close, close agent).
 CREATE OR REPLACE VIEW brain_session_calls AS
 SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_subagent_type,
        t.source_file, t.line,
        row_number() OVER (PARTITION BY t.session_id
                           ORDER BY t.ts NULLS LAST, t.source_file, t.line) AS seq,
-       (t.tool IN ('Edit', 'Write', 'MultiEdit', 'NotebookEdit') AND t.file_path IS NOT NULL
-        AND NOT regexp_matches(t.file_path,
-            '(^|[/\\])(claims[/\\][^/\\]+\.ya?ml$|BRAIN-INDEX\.md$|focus\.md$|now\.md$'
-            || '|progression[/\\]|handoffs[/\\]|todo[/\\])'))
-       OR (coalesce(t.is_git_commit, false)
-           AND NOT regexp_matches(coalesce(t.command, ''), '\bbsi\b', 'i')) AS is_productive,
-       (t.tool IN ('Edit', 'Write', 'MultiEdit') AND t.file_path IS NOT NULL
-        AND regexp_matches(t.file_path, '(^|[/\\])claims[/\\][^/\\]+\.ya?ml$'))
-       OR (t.tool = 'Bash' AND regexp_matches(coalesce(t.command, ''),
-           'bsi-claim(\.sh)?\s+close|bsi:\s*close', 'i')) AS is_claim_close,
-       CASE WHEN t.tool IN ('Task', 'Agent') THEN lower(t.launched_subagent_type)
-            WHEN t.tool = 'Read' THEN lower(regexp_extract(
-                t.file_path, '(^|[/\\])agents[/\\]([^/\\]+)\.md$', 2)) END AS agent
-FROM cc_tool_calls t JOIN brain_transcript_sessions b USING (session_id)
-WHERE t.agent_id IS NULL;
+       t.is_productive, t.is_claim_close, t.agent
+FROM protocol_calls t JOIN brain_transcript_sessions b USING (session_id);
 
 -- Per brain session with a main-chain tool call: where boot ends (the first productive
 -- action) and where the close starts: after the last close-trigger prompt ('fin',
