@@ -37,6 +37,7 @@ from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_broker, claude_fast, claude_files, claude_marks
 from brainlab.sources import claude_code as cc
 from brainlab.sources.redact import redact_truncate
+from brainlab.store import usage_rollup
 from brainlab.store.measured import refresh_measures
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
@@ -123,14 +124,14 @@ def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict],
     return list(merged.values()), [name for name, _ in tables]
 
 
-def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    """Replace the price table in the store (one transaction); a no-op when it is unchanged."""
+def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
+    """Replace the price table in the store (one transaction); False when it was unchanged."""
     cursor = con.execute("SELECT * FROM cc_prices")
     names = [d[0] for d in cursor.description]
     stored = sorted(cursor.fetchall(), key=lambda r: r[0])
     wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=lambda r: r[0])
     if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
-        return
+        return False
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM cc_prices")
@@ -139,6 +140,7 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    return True
 
 
 def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
@@ -219,7 +221,13 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         first = next(parsed_files, None)
         parsed_files = itertools.chain([first] if first else [], parsed_files)
         con = opened[0]
-    write_prices(con, price_rows)
+    removed = sorted(set(known) - seen)
+    # the usage roll-up: refreshed for the days this run touches, or whole (issue 12)
+    rollup_whole = write_prices(con, price_rows) or not usage_rollup.is_current(con)
+    if jobs or removed:
+        usage_rollup.invalidate(con)
+        if not rollup_whole:  # the calls of rows about to be deleted
+            usage_rollup.remember(con, [job.path for job in jobs if job.reset] + removed)
     _record_refused(con, refused, summary)
     writer = _Writer(con)
     # the parse workers keep the cores busy: DuckDB's own insert threads only contended with
@@ -251,13 +259,15 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
         "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
         " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
-        [[job.path for job in jobs] + sorted(set(known) - seen)]).fetchall()]
-    for gone in sorted(set(known) - seen):
+        [[job.path for job in jobs] + removed]).fetchall()]
+    for gone in removed:
         con.execute("BEGIN TRANSACTION")
         _delete_file(con, gone)
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
+    if rollup_whole or jobs or removed:
+        usage_rollup.refresh(con, None if rollup_whole else [job.path for job in jobs] + removed)
     if not _measures_stored(con):
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:
