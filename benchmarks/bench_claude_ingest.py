@@ -185,8 +185,6 @@ ORJSON_ONLY = """
 import sys
 from brainlab.sources import claude_fast
 claude_fast.parse_line = lambda *args: False  # every line through the orjson path
-from brainlab.store import claude_ingest
-claude_ingest.claude_fast.parse_line = claude_fast.parse_line
 from brainlab.cli import main
 sys.argv[0] = "brainlab"
 main()

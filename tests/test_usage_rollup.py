@@ -1,6 +1,6 @@
 """The usage roll-up (issue 12): `brainlab usage` read from cc_usage_rollup equals the views.
 
-cc_usage_rollup is refreshed by `ingest claude` only for the days a run touched; each test
+cc_usage_rollup is rewritten by each `ingest claude` that changed rows or prices; each test
 compares every usage view under every filter, read through the roll-up and through the
 views over all request lines (SPEC §7 deduplication), after cold, incremental, rewriting and
 removing runs, including a call whose last line moves to another day.

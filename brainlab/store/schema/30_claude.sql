@@ -165,8 +165,8 @@ CREATE TABLE IF NOT EXISTS cc_session_measures (
 
 -- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC day,
 -- session, main chain or subagent, project and model, so `brainlab usage` reads a few hundred
--- rows instead of deduplicating every request line (issue 12). Refreshed by the ingest for
--- the days its files touched (brainlab/store/usage_rollup.py).
+-- rows instead of deduplicating every request line (issue 12). Rewritten by each ingest that
+-- changed rows or prices (brainlab/store/usage_rollup.py).
 CREATE TABLE IF NOT EXISTS cc_usage_rollup (
     day                   DATE,
     session_id            VARCHAR,
