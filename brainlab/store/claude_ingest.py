@@ -178,7 +178,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
     opened: list[duckdb.DuckDBPyConnection] = []
     parsed_files = parse_all(pooled, workers, (lambda: opened.append(opener())) if opener
-                              else None)
+                             else None)
     if opener is not None:  # the store is created once the workers are parsing
         first = next(parsed_files, None)
         parsed_files = itertools.chain([first] if first else [], parsed_files)
@@ -197,9 +197,9 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
-        for job, parsed in parsed_files:
-            writer.write(job, parsed, summary)
-            if progress:
+        for group_jobs, group in parsed_files:
+            writer.write_group(group_jobs, group, summary)
+            for job in group_jobs if progress else ():
                 progress(Path(job.path), "reset" if job.reset else "loaded")
         for job in streamed:
             writer.write(job, writer.stream(job), summary)

@@ -44,7 +44,11 @@ class FileJob:
 
 @dataclass
 class FileRead:
-    """One file's parsed new lines, ready to write."""
+    """One file's parsed new lines, ready to write.
+
+    ``rows`` holds its tables; in a :class:`GroupRead` the group holds them and ``rows`` is
+    empty, ``counts`` then saying how many rows (all tables) and request rows are the file's.
+    """
 
     rows: dict[str, Any]  # table -> pyarrow.Table, or Columns
     errors: list[dict]
@@ -53,6 +57,58 @@ class FileRead:
     pending: int
     head: str
     layout: str
+    counts: tuple[int, int] | None = None  # (rows, request rows) when the group holds them
+
+
+@dataclass
+class GroupRead:
+    """Several files parsed in one task: their FileReads and their rows as one set of tables.
+
+    Converting rows to Arrow costs a call per column per table, so small files pay it once
+    per group instead of once each (and the writer receives a few large tables).
+    """
+
+    reads: list[FileRead]
+    rows: dict[str, Any]  # table -> pyarrow.Table, or Columns
+
+
+def _row_lists(chunk: cc.Chunk, final: bool) -> dict[str, list]:
+    """The chunk's rows per table (the file's SPEC §7 candidate requests only)."""
+    rows = {
+        "cc_request_lines": last_per_call(chunk.requests),
+        "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
+        "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
+        "cc_marks": chunk.marks,
+        **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
+    }
+    if final:
+        rows["cc_spans"] = cc.span_rows(chunk)
+    return {name: table_rows for name, table_rows in rows.items() if table_rows}
+
+
+def _convert(rows: dict[str, list], arrow: bool) -> dict:
+    convert = to_arrow if arrow else to_columns
+    # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
+    return {name: convert(name, table_rows) for name, table_rows in rows.items()}
+
+
+def parse_group(jobs: list[FileJob], arrow: bool = True) -> GroupRead:
+    """Parse several files (pure: a worker's task); a file that fails is an error row alone."""
+    reads, merged = [], {}
+    for job in jobs:
+        try:
+            rows, read = _parse_rows(job)
+        except Exception as exc:  # a parser bug or an unreadable file must not cost the others
+            reads.append(_failed(job, exc))
+            continue
+        read.counts = (sum(map(len, rows.values())), len(rows.get("cc_request_lines", ())))
+        reads.append(read)
+        for name, table_rows in rows.items():
+            merged.setdefault(name, []).extend(table_rows)
+    try:
+        return GroupRead(reads, _convert(merged, arrow))
+    except Exception:  # a row Arrow refuses: each file alone, so only its file fails
+        return GroupRead([parse_safely(job, arrow) for job in jobs], {})
 
 
 def parse_file(job: FileJob, arrow: bool = True,
@@ -64,24 +120,21 @@ def parse_file(job: FileJob, arrow: bool = True,
     about half a second, which would be most of a small incremental run). With ``on_rows``,
     the rows of each block read go to it as they come, and the FileRead holds only the rest.
     """
+    rows, read = _parse_rows(job, (lambda taken: on_rows(_convert(taken, arrow)))
+                             if on_rows else None)
+    read.rows = _convert(rows, arrow)
+    return read
+
+
+def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
+                ) -> tuple[dict[str, list], FileRead]:
+    """Parse ``job`` into row lists per table, and its FileRead without rows."""
     path = Path(job.path)
     ctx = cc.FileContext.of(path)
     chunk = cc.Chunk()
-    convert = to_arrow if arrow else to_columns
 
     def tables(final: bool) -> dict:
-        rows = {
-            "cc_request_lines": last_per_call(chunk.requests),
-            "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
-            "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
-            "cc_marks": chunk.marks,
-            **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
-        }
-        if final:
-            rows["cc_spans"] = cc.span_rows(chunk)
-        # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
-        return {name: convert(name, table_rows) for name, table_rows in rows.items()
-                if table_rows}
+        return _row_lists(chunk, final)
 
     def flush() -> None:
         taken = tables(final=False)
@@ -97,8 +150,8 @@ def parse_file(job: FileJob, arrow: bool = True,
         meta = cc.read_meta(path, ctx)
         if meta:
             chunk.agent_links.append(meta)
-    return FileRead(tables(final=True), chunk.errors, bytes_done, lines_done, pending,
-                    head_hash(path, bytes_done), ctx.layout)
+    return tables(final=True), FileRead({}, chunk.errors, bytes_done, lines_done, pending,
+                                         head_hash(path, bytes_done), ctx.layout)
 
 
 def last_per_call(requests: list[tuple]) -> list[tuple]:
@@ -129,15 +182,20 @@ def parse_safely(job: FileJob, arrow: bool = True,
     try:
         return parse_file(job, arrow, on_rows)
     except Exception as exc:  # a parser bug or an unreadable file must not cost the others
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        error = {"file": job.path, "line": None, "reason": f"parser failure"
-                 f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
-                 " next run", "source": cc.SOURCE, "severity": "error"}
-        try:
-            head = head_hash(Path(job.path), job.offset)
-        except OSError:
-            head = ""
-        return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main")
+        return _failed(job, exc)
+
+
+def _failed(job: FileJob, exc: Exception) -> FileRead:
+    """A file whose parse failed: one error row; its offset unchanged (read again next run)."""
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    error = {"file": job.path, "line": None, "reason": f"parser failure"
+             f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
+             " next run", "source": cc.SOURCE, "severity": "error"}
+    try:
+        head = head_hash(Path(job.path), job.offset)
+    except OSError:
+        head = ""
+    return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main")
 
 
 def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,

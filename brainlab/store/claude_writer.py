@@ -14,7 +14,7 @@ import duckdb
 
 from brainlab.sources import claude_broker
 from brainlab.sources import claude_code as cc
-from brainlab.store.claude_read import FileJob, FileRead, parse_safely
+from brainlab.store.claude_read import FileJob, FileRead, GroupRead, parse_safely
 from brainlab.store.claude_rows import Columns, column_types, insert_columns
 
 
@@ -113,10 +113,22 @@ class Writer:
         finally:
             self.con.unregister("_cc_rows")
 
-    def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary) -> None:
+    def write_group(self, jobs: list[FileJob], group: GroupRead, summary: ClaudeSummary) -> None:
+        """Write a group's files and rows (all in one batch: a file is never split)."""
+        for job, read in zip(jobs, group.reads, strict=True):
+            self.write(job, read, summary, commit=False)
+        for table, table_rows in group.rows.items():  # inserted at commit, one per table
+            self.tables.setdefault(table, []).append(table_rows)
+        if self.batch_bytes >= BATCH_BYTES or self.batch_files >= BATCH_FILES:
+            self.commit()
+
+    def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary,
+              commit: bool = True) -> None:
         """Write one file's new rows and its cc_files row (committed with its batch)."""
         con, key = self.con, job.path
         (n_rows, n_requests), self.streamed = self.streamed, [0, 0]
+        if read.counts is not None:  # its rows came with its group
+            n_rows, n_requests = n_rows + read.counts[0], n_requests + read.counts[1]
         n_rows += sum(t.num_rows for t in read.rows.values())
         requests = read.rows.get("cc_request_lines")
         rows_total = (job.rows_before + n_requests
@@ -141,7 +153,7 @@ class Writer:
         summary.pending_files += read.pending > 0
         self.batch_bytes += read.bytes_done - job.offset
         self.batch_files += 1
-        if self.batch_bytes >= BATCH_BYTES or self.batch_files >= BATCH_FILES:
+        if commit and (self.batch_bytes >= BATCH_BYTES or self.batch_files >= BATCH_FILES):
             self.commit()
 
     def commit(self) -> None:
