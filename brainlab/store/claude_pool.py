@@ -9,6 +9,7 @@ behind.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -97,6 +98,10 @@ def _die_with_parent(parent: int, arrow: bool = False) -> None:
         pass
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+    # a task makes hundreds of thousands of row tuples, freed by reference counting: the
+    # cyclic collector only walked them (as in the writer, which turns it off while it runs)
+    gc.freeze()
+    gc.set_threshold(200_000, 20, 20)
     if arrow:
         _arrow_without_pandas()
 
