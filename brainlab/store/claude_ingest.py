@@ -7,6 +7,11 @@ rows, error rows (``ingest_errors``, source ``claude``) and new offset are writt
 transaction (small files share one), so a crash never leaves half a file. The SPEC §7
 deduplication is global, so it lives in views over the raw line tables: appending lines never
 needs to revisit earlier files.
+
+This module plans a run and orders its steps; worker processes (:mod:`claude_pool`) read
+groups of files (:mod:`claude_read`) into typed rows (:mod:`claude_rows`), which
+:mod:`claude_writer` writes; then the derived tables are stored (:mod:`usage_rollup`,
+:mod:`measured`), so read commands never re-derive them.
 """
 
 from __future__ import annotations
