@@ -174,7 +174,7 @@ def render_text(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     rich measures and lays out every cell (45 ms for 132 rows, a fifth of `brainlab usage
     daily`); a table whose cells all fit is a few string joins. Same characters as rich's
     SIMPLE_HEAD box without edge padding, header and totals row in bold when ``bold`` (a
-    terminal); cells holding ``[`` or ``:`` (rich markup or emoji codes), or anything but
+    terminal); cells holding ``[`` or two ``:`` (rich markup or an emoji code), or anything but
     printable ASCII, are left to rich. tests/test_tables_text.py compares both.
     """
     resolved, cells, sums, shown, hidden, _fits, _room = _layout(names, rows, width, columns,
@@ -189,7 +189,7 @@ def render_text(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     if not shown or inner + 2 > width:
         return None, hidden
     for text in [*heads, *(c for row in body for c in row)]:
-        if not (text.isascii() and text.isprintable()) or "[" in text or ":" in text:
+        if not (text.isascii() and text.isprintable()) or "[" in text or text.count(":") > 1:
             return None, hidden
     right = [resolved[i][1] in NUMERIC for i in shown]
 
