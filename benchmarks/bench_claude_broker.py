@@ -8,7 +8,7 @@ On transcripts from bench_claude_ingest's generator (every assistant line holds 
 characters of filler text: a worst case, real assistant texts are a small share of the bytes)
 and on a real corpus when one is given, prints:
 
-- the parse time of every line (``claude_ingest._read``, no database), the baseline;
+- the parse time of every line (``claude_read._read``, no database), the baseline;
 - the time of the hook's own tests over the same lines (``claude_broker.marked`` on each
   assistant text, ``subagent_answer`` on each user line), measured alone, and its share;
 - the whole parse with the hook versus with its tests answering "no" (noisy on a shared
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_claude_ingest import generate  # noqa: E402
 
 from brainlab.sources import claude_broker, claude_code  # noqa: E402
-from brainlab.store.claude_ingest import _read  # noqa: E402
+from brainlab.store.claude_read import _read  # noqa: E402
 
 BLOCK = ('{"type":"assistant","sessionId":"s","timestamp":"2026-03-02T10:00:00.000Z",'
          '"message":{"id":"m","content":[{"type":"text","text":"Context-broker \\u2014 '

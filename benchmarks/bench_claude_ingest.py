@@ -4,7 +4,7 @@ Usage:
     PYTHONPATH=. python benchmarks/bench_claude_ingest.py [--repeat 3] [--size-gb 1.0]
         [--copies 30] [--corpus ../shared/corpora/claude-code] [--dir /tmp/cc-bench]
         [--ccusage-dir /work/ccusage] [--trees corpus,synthetic] [--single-gb 0]
-        [--no-orjson-baseline] [--before REV]
+        [--no-orjson-baseline] [--before REV] [--keep]
 
 Two trees: the real corpus copied ``--copies`` times with rewritten ids (message, request and
 session ids, so nothing deduplicates across copies), and a synthetic tree of ``--size-gb``.
@@ -185,8 +185,6 @@ ORJSON_ONLY = """
 import sys
 from brainlab.sources import claude_fast
 claude_fast.parse_line = lambda *args: False  # every line through the orjson path
-from brainlab.store import claude_ingest
-claude_ingest.claude_fast.parse_line = claude_fast.parse_line
 from brainlab.cli import main
 sys.argv[0] = "brainlab"
 main()
@@ -343,30 +341,41 @@ def main() -> int:
     parser.add_argument("--single-gb", type=float, default=0.0)
     parser.add_argument("--before", default="", help="also run the cold ingest with the code"
                         " of this git revision (e.g. main), interleaved")
+    parser.add_argument("--keep", action="store_true", help="keep the trees built under --dir"
+                        " and reuse those a previous --keep run left there (same options)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         args.corpus = Path("/work/shared/corpora/claude-code")
-    if args.dir.exists():
+    if args.dir.exists() and not args.keep:
         shutil.rmtree(args.dir)
-    args.dir.mkdir(parents=True)
+    args.dir.mkdir(parents=True, exist_ok=True)
     if args.before:
+        shutil.rmtree(args.dir / "before-code", ignore_errors=True)
         args.before_code = checkout(args.before, args.dir / "before-code")
     try:
         for name in filter(None, args.trees.split(",")):
-            tree = args.dir / name
+            tree, built = args.dir / name, args.dir / f"{name}.built.json"
             t0 = time.perf_counter()
-            if name == "corpus":
-                files, total = copy_corpus(args.corpus, tree, args.copies)
+            if args.keep and tree.is_dir() and built.is_file():
+                files, total = json.loads(built.read_text())
+                print(f"{name}: {files} files, {total / 1e9:.2f} GB (kept from an earlier run)")
             else:
-                files, total = generate(tree, int(args.size_gb * 1e9))
-            print(f"{name}: {files} files, {total / 1e9:.2f} GB written in"
-                  f" {time.perf_counter() - t0:.0f} s")
+                shutil.rmtree(tree, ignore_errors=True)
+                if name == "corpus":
+                    files, total = copy_corpus(args.corpus, tree, args.copies)
+                else:
+                    files, total = generate(tree, int(args.size_gb * 1e9))
+                built.write_text(json.dumps([files, total]))
+                print(f"{name}: {files} files, {total / 1e9:.2f} GB written in"
+                      f" {time.perf_counter() - t0:.0f} s")
             bench_tree(name, tree, total, args.dir, args)
-            shutil.rmtree(tree)
+            if not args.keep:
+                shutil.rmtree(tree)
         if args.single_gb:
             bench_single(args.dir, args.single_gb)
     finally:
-        shutil.rmtree(args.dir, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(args.dir, ignore_errors=True)
     return 0
 
 

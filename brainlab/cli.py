@@ -436,10 +436,16 @@ def print_usage(found, db: Path) -> None:
     if not found.rows:
         out.print(found.empty_message(db), markup=False, highlight=False)
         return
-    table, hidden = tables.render(
-        found.columns, tables.usage_rows(found.view, found.columns, found.rows),
-        width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True)
-    out.print(table)
+    rows, columns = tables.usage_rows(found.view, found.columns, found.rows), found.columns
+    text, hidden = tables.render_text(  # the same characters as rich's table, without rich
+        columns, rows, width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True,
+        bold=out.is_terminal and out.color_system is not None)
+    if text is not None:
+        click.echo(text, nl=False)
+    else:
+        table, hidden = tables.render(columns, rows, width=out.width,
+                                      columns=tables.USAGE_COLUMNS[found.view], totals=True)
+        out.print(table)
     if hidden:
         out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
                   " --csv)", markup=False, highlight=False, soft_wrap=False)

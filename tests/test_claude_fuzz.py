@@ -18,14 +18,9 @@ from hypothesis import strategies as st
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import (
-    TABLES,
-    FileJob,
-    _valid_utf8_block,
-    _Writer,
-    ingest_claude,
-    parse_file,
-)
+from brainlab.store.claude_ingest import TABLES, ingest_claude
+from brainlab.store.claude_read import FileJob, _valid_utf8_block, parse_file
+from brainlab.store.claude_writer import Writer
 
 ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
                 st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),
@@ -115,7 +110,7 @@ def test_fast_path_gives_the_rows_of_the_general_path(raw):
 @pytest.fixture(scope="module")
 def column_types(tmp_path_factory):
     """The store's column types, which parse_file reads (as in a worker forked by the writer)."""
-    _Writer(open_writer(tmp_path_factory.mktemp("types") / "t.duckdb"))
+    Writer(open_writer(tmp_path_factory.mktemp("types") / "t.duckdb"))
 
 
 def parse_bytes(tmp_path: Path, data: bytes):

@@ -8,7 +8,7 @@ included.
 from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
 
-from brainlab.store import claude_ingest, open_writer
+from brainlab.store import claude_ingest, claude_pool, claude_read, open_writer
 from brainlab.store.claude_ingest import TABLES, ingest_claude
 
 
@@ -33,10 +33,10 @@ def test_in_process_and_worker_paths_store_the_same_rows(tmp_path, monkeypatch):
 
     small = open_writer(tmp_path / "small.duckdb")
     s1 = ingest_claude(small, root, workers=1)
-    monkeypatch.setattr(claude_ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(claude_pool, "PARALLEL_MIN_BYTES", 0)
     workers = open_writer(tmp_path / "workers.duckdb")  # workers sending column lists
     s3 = ingest_claude(workers, root, workers=2)
-    monkeypatch.setattr(claude_ingest, "ARROW_MIN_BYTES", 0)
+    monkeypatch.setattr(claude_pool, "ARROW_MIN_BYTES", 0)
     large = open_writer(tmp_path / "large.duckdb")  # workers sending Arrow tables
     s2 = ingest_claude(large, root, workers=2)
     assert (s3.read, s3.rows, s3.errors, s3.warnings) == (s2.read, s2.rows, s2.errors, s2.warnings)
@@ -66,7 +66,7 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
         handle.write(b'{"type":"assistant","sessionId":"s4"')  # still being written
     whole = open_writer(tmp_path / "whole.duckdb")
     s1 = ingest_claude(whole, root, workers=1)
-    monkeypatch.setattr(claude_ingest, "READ_BLOCK", 97)
+    monkeypatch.setattr(claude_read, "READ_BLOCK", 97)
     tiny = open_writer(tmp_path / "tiny.duckdb")
     s2 = ingest_claude(tiny, root, workers=1)
     assert (s1.rows, s1.errors, s1.pending_files) == (s2.rows, s2.errors, s2.pending_files)
@@ -83,7 +83,7 @@ def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeyp
     write(root / "projects" / "-home-u-projets-gamma" / "s5.jsonl", [
         assistant("s5", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
         b'{"type": "assistant", broken'])
-    monkeypatch.setattr(claude_ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(claude_pool, "PARALLEL_MIN_BYTES", 0)
     opened = open_writer(tmp_path / "opened.duckdb")
     first = ingest_claude(opened, root, workers=2)
     created = tmp_path / "created.duckdb"
@@ -103,7 +103,7 @@ def test_streamed_files_hold_the_same_rows(tmp_path, monkeypatch):
     whole = open_writer(tmp_path / "whole.duckdb")
     s1 = ingest_claude(whole, root, workers=1)
     monkeypatch.setattr(claude_ingest, "STREAM_MIN_BYTES", 0)  # every file streamed
-    monkeypatch.setattr(claude_ingest, "READ_BLOCK", 512)  # many blocks, many inserts
+    monkeypatch.setattr(claude_read, "READ_BLOCK", 512)  # many blocks, many inserts
     streamed = open_writer(tmp_path / "streamed.duckdb")
     s2 = ingest_claude(streamed, root, workers=1)
     assert (s1.read, s1.errors) == (s2.read, s2.errors)

@@ -24,7 +24,8 @@ EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
 GLOBAL_TABLES = ("cc_prices",)  # team-wide, not partitioned
 NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl", "rule_catalogue",
                 "stop_codes", "session_modes", "mode_perimeters",
-                "mode_budgets")  # lookup tables: rebuilt by attach
+                "mode_budgets",  # lookup tables: rebuilt by attach
+                "cc_usage_rollup")  # derived per store: an attached lake reads the usage views
 ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
            "rollup_usage_models")
 _NAME = re.compile(r"^[A-Za-z0-9._@+-]+$")

@@ -1,8 +1,9 @@
 """The thin adapter between the Spark job and brainlab's own transcript parser.
 
 Spark executors call :func:`parse_transcript`, which plans and parses one file with exactly
-the functions the local ingest uses (:func:`brainlab.store.claude_ingest.plan_file` and its
-``parse_file`` behind the same crash guard), so the lake and a local store hold the same rows.
+the functions the local ingest uses (:func:`brainlab.store.claude_ingest.plan_file` and
+:func:`brainlab.store.claude_read.parse_file` behind the same crash guard), so the lake and a
+local store hold the same rows.
 When the parser's entry point changes, only this module follows it.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from brainlab.sources import claude_code as cc
-from brainlab.store import StoreConfig, connect
+from brainlab.store import StoreConfig, claude_read, claude_rows, connect
 from brainlab.store import claude_ingest as ci
 from brainlab.store.schema import apply
 
@@ -27,7 +28,7 @@ def _ensure_types() -> None:
         con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
         try:
             apply(con)
-            ci._column_types(con)  # what the local writer does before its workers fork
+            claude_rows.column_types(con)  # what the local writer does before its workers fork
         finally:
             con.close()
         _TYPES_READY = True
@@ -46,9 +47,9 @@ def parse_transcript(path: str, size: int, state: tuple | None):
     if job is None:
         return None
     if job.size != size:  # the file grew since it was listed: read what the driver saw
-        job = ci.FileJob(job.path, job.offset, job.lines_done, size, job.reset, job.is_new,
+        job = claude_read.FileJob(job.path, job.offset, job.lines_done, size, job.reset, job.is_new,
                          job.runs, job.rows_before, job.errors_before)
-    read = ci._parse_safely(job, arrow=True)  # the local ingest's own guarded parse
+    read = claude_read.parse_safely(job, arrow=True)  # the local ingest's own guarded parse
     tables = dict(read.rows)
     if read.errors:
         names = ("file", "line", "reason", "source", "severity")

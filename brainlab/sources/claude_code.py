@@ -96,6 +96,8 @@ class Chunk:
     unknown_types: set[str] = field(default_factory=set)
     broker: dict[str, list[dict]] = field(default_factory=dict)  # claude_broker's table rows
     marks: list[tuple] = field(default_factory=list)  # cc_marks rows (claude_marks)
+    # the progress-line links already kept in this read of the file (one row per link)
+    links_seen: set[tuple] = field(default_factory=set)
 
     def error(self, file: str, line: int | None, reason: str, severity: str = "error") -> None:
         """Record one problem as an ``ingest_errors`` row."""
@@ -427,11 +429,7 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
     agent_id = ident(data.get("agentId"))
     outer = data.get("message")
     if agent_id and _str(obj.get("parentToolUseID")):
-        chunk.agent_links.append({
-            "session_id": session_id, "agent_id": agent_id,
-            "tool_use_id": ident(obj.get("parentToolUseID")), "agent_type": None,
-            "source_file": ctx.path, "line": line_no,
-        })
+        progress_link(chunk, session_id, agent_id, obj["parentToolUseID"], ctx.path, line_no)
     if not isinstance(outer, dict) or outer.get("type") != "assistant":
         return
     inner = outer.get("message")
@@ -440,6 +438,19 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
         nested_ts = ts_text if nested_ts is None else checked_ts(nested_ts, ctx, line_no, chunk)
         _assistant(inner, ident(outer.get("requestId")), session_id, agent_id or "progress",
                    nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True)
+
+
+def progress_link(chunk: Chunk, session_id, agent_id: str, parent_tool_use_id: str, path: str,
+                  line_no: int) -> None:
+    """The agent link of a progress line, once per read of a file (every line repeats it)."""
+    tool_use_id = ident(parent_tool_use_id)
+    link = (session_id, agent_id, tool_use_id)
+    if link not in chunk.links_seen:
+        chunk.links_seen.add(link)
+        chunk.agent_links.append({
+            "session_id": session_id, "agent_id": agent_id, "tool_use_id": tool_use_id,
+            "agent_type": None, "source_file": path, "line": line_no,
+        })
 
 
 def span(chunk: Chunk, session_id, agent_id, ts_text, cwd, path: str) -> None:
@@ -512,13 +523,26 @@ def kept(value, limit: int) -> str | None:
 _ID_PREFIXES = ("msg_", "req_", "toolu_", "srvtoolu_")  # then 8-64 ASCII letters and digits
 
 
+_IDENTS: dict[str, str | None] = {}  # value -> ident(value), for ids that repeat (session, agent)
+_MISSING = object()
+
+
 def ident(value) -> str | None:
     """An identifier as stored: as is when it has a generated id's shape, else kept(value)."""
-    if type(value) is str and value.startswith(_ID_PREFIXES):
+    if type(value) is not str:
+        return None  # kept() of anything but a string
+    text = _IDENTS.get(value, _MISSING)  # a session id repeats on every line: one lookup
+    if text is not _MISSING:
+        return text
+    if value.startswith(_ID_PREFIXES):
         tail = value[value.index("_") + 1:]
         if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
-            return value
-    return kept(value, 200)  # uuids (session ids) repeat: a dict lookup
+            return value  # unique per call: not memoised
+    text = kept(value, 200)
+    if len(_IDENTS) >= _KEPT_MAX:
+        _IDENTS.clear()
+    _IDENTS[value] = text
+    return text
 
 
 def _no_value(_key):
@@ -565,5 +589,5 @@ def _utf8_len(text: str) -> int:
 
 
 __all__ = ["SOURCE", "Chunk", "FileContext", "base_model", "checked_ts", "ident", "kept",
-           "load_line", "parse_object", "progress_line", "read_meta", "redact", "scan_content",
-           "span", "span_rows", "system_line", "to_utc", "user_line"]
+           "load_line", "parse_object", "progress_line", "progress_link", "read_meta", "redact",
+           "scan_content", "span", "span_rows", "system_line", "to_utc", "user_line"]

@@ -97,20 +97,20 @@ class _Input(msgspec.Struct):
     command: Any = None
 
 
-class _Outer(msgspec.Struct):
+class _Nested(msgspec.Struct):
     """A progress line's data.message: the nested line (only an assistant one is read)."""
 
     type: Any = None
     timestamp: Any = None
     requestId: Any = None  # noqa: N815
-    message: msgspec.Raw = _NO_RAW
+    message: _Message | None = None
 
 
 class _Progress(msgspec.Struct):
-    """A progress line's data: bash output, prompts and normalizedMessages are skipped in C."""
+    """A progress line's data, nested message typed in the same pass (outputs skipped in C)."""
 
     agentId: Any = None  # noqa: N815
-    message: msgspec.Raw = _NO_RAW
+    message: _Nested | None = None
 
 
 class _Result(msgspec.Struct):
@@ -124,8 +124,7 @@ _user_blocks = msgspec.json.Decoder(list[_UserBlock]).decode
 _assistant_blocks = msgspec.json.Decoder(list[_AssistantBlock]).decode
 _input = msgspec.json.Decoder(_Input).decode
 _progress = msgspec.json.Decoder(_Progress).decode
-_outer = msgspec.json.Decoder(_Outer).decode
-_result = msgspec.json.Decoder(_Result | str | list | int | float | bool | None).decode
+_result = msgspec.json.Decoder(_Result).decode
 _FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
 
@@ -159,21 +158,15 @@ def _args(value: msgspec.Raw, name=None) -> dict:
             "command": args.command}
 
 
-def _progress_data(value: msgspec.Raw) -> dict | None:
-    """A progress line's data as the dict progress_line reads; None when not an object.
+def _may_hold_call(data: bytes, start: int, end: int) -> bool:
+    """Whether a progress line's data may name an agent or nest a message (C-speed scans).
 
-    Only the nested line of an assistant message is decoded in full (its usage and tool calls).
+    Without the bytes ``"agentId"`` and ``"message"`` (and no ``\\u`` escape that could spell
+    them), its data gives no row: decoding it would find neither field.
     """
-    if not _is_object(value):
-        return None
-    data = _progress(memoryview(value))
-    outer = None
-    if _is_object(data.message):
-        nested = _outer(memoryview(data.message))
-        outer = {"type": nested.type, "timestamp": nested.timestamp,
-                 "requestId": nested.requestId,
-                 "message": _raw(nested.message) if nested.type == "assistant" else None}
-    return {"agentId": data.agentId, "message": outer}
+    find = data.find
+    return (find(b'"agentId"', start, end) >= 0 or find(b'"message"', start, end) >= 0
+            or find(b"\\u", start, end) >= 0)
 
 
 def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
@@ -193,15 +186,24 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             message = line.message
             if message is not None and _is_list(message.content):
                 blocks = _user_blocks(memoryview(message.content))
-            if len(line.toolUseResult):
+            if _is_object(line.toolUseResult):  # only an object can name a subagent
                 result = _result(memoryview(line.toolUseResult))
         elif kind == "assistant":
             message = line.message
             if message is not None and _is_list(message.content):
                 blocks = _assistant_blocks(memoryview(message.content))
                 tools = [(b, _args(b.input, b.name)) for b in blocks if b.type == "tool_use"]
-        elif kind == "progress":
-            progress = _progress_data(line.data)
+        elif kind == "progress":  # bash, hook, mcp progress hold no call: their data is skipped
+            progress = nested = None
+            if _is_object(line.data) and _may_hold_call(data, start, end):
+                progress = _progress(memoryview(line.data))
+                outer = progress.message
+                if outer is not None and outer.type == "assistant":
+                    nested = outer.message
+                    if nested is not None and _is_list(nested.content):
+                        blocks = _assistant_blocks(memoryview(nested.content))
+                        tools = [(b, _args(b.input, b.name)) for b in blocks
+                                 if b.type == "tool_use"]
         elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
             meta = _raw(line.compactMetadata) or _raw(line.microcompactMetadata)
     except _FAILED:
@@ -225,44 +227,60 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             chunk.error(ctx.path, line_no, "assistant message is None, not an object: no"
                         " request read", "warning")
             return True
-        ts = cc.to_utc(ts_text)
-        usage = message.usage
-        if usage is not None:
-            creation = usage.cache_creation
-            chunk.requests.append((
-                session_id, agent_id, cc.ident(line.requestId), cc.ident(message.id),
-                cc.kept(message.model, 80), ts,
-                usage.input_tokens or 0, usage.output_tokens or 0,
-                usage.cache_creation_input_tokens or 0,
-                creation.ephemeral_5m_input_tokens if creation is not None else None,
-                creation.ephemeral_1h_input_tokens if creation is not None else None,
-                usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
-                False, cc.kept(line.cwd, 300), ctx.path, line_no,
-            ))
-        if blocks:
-            for block, args in tools:  # tool calls (SPEC §7)
-                cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
-                             agent_id, ts, ctx, line_no, chunk)
-            for block in blocks:  # context-broker inhale/expire blocks (SPEC §7)
-                if block.type != "tool_use" and claude_broker.marked(block.text):
-                    claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
-                                       chunk)
-                if agent_id is None and block.type == "text":  # ADR-019 redirections
-                    chunk.marks += filter(None, [claude_marks.redirect_mark(
-                        block.text, session_id, agent_id, ts, ctx.path, line_no)])
+        _assistant(message, blocks, tools if blocks else (), cc.ident(line.requestId),
+                   session_id, agent_id, ts_text, line.cwd, ctx, line_no, chunk, False)
     elif kind == "user":
         if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
             _prompt(line, blocks, session_id, ts_text, ctx, line_no, chunk)
         _user(blocks, result, session_id, agent_id, ts_text, ctx, line_no, chunk)
-    elif kind == "progress":
+    elif kind == "progress":  # as claude_code.progress_line
         if progress is not None:
-            obj = {"data": progress, "parentToolUseID": line.parentToolUseID, "cwd": line.cwd}
-            cc.progress_line(obj, session_id, ts_text, ctx, line_no, chunk)
+            agent_id = cc.ident(progress.agentId)
+            if agent_id and line.parentToolUseID:
+                cc.progress_link(chunk, session_id, agent_id, line.parentToolUseID, ctx.path,
+                                 line_no)
+            if nested is not None:  # an assistant message: a subagent's call (SPEC §7)
+                nested_ts = outer.timestamp
+                nested_ts = (ts_text if nested_ts is None
+                             else cc.checked_ts(nested_ts, ctx, line_no, chunk))
+                _assistant(nested, blocks, tools if blocks else (), cc.ident(outer.requestId),
+                           session_id, agent_id or "progress", nested_ts, line.cwd, ctx,
+                           line_no, chunk, True)
     elif kind == "system":
         if line.subtype in ("compact_boundary", "microcompact_boundary"):
             obj = {"subtype": line.subtype, "compactMetadata": meta}
             cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     return True
+
+
+def _assistant(message: _Message, blocks, tools, request_id, session_id, agent_id, ts_text, cwd,
+               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool) -> None:
+    """The request row, tool calls and broker blocks of an assistant message (as claude_code)."""
+    ts = cc.to_utc(ts_text)
+    usage = message.usage
+    if usage is not None:
+        creation = usage.cache_creation
+        chunk.requests.append((
+            session_id, agent_id, request_id, cc.ident(message.id),
+            cc.kept(message.model, 80), ts,
+            usage.input_tokens or 0, usage.output_tokens or 0,
+            usage.cache_creation_input_tokens or 0,
+            creation.ephemeral_5m_input_tokens if creation is not None else None,
+            creation.ephemeral_1h_input_tokens if creation is not None else None,
+            usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
+            nested, cc.kept(cwd, 300), ctx.path, line_no,
+        ))
+    if blocks:
+        for block, args in tools:  # tool calls (SPEC §7)
+            cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
+                         agent_id, ts, ctx, line_no, chunk)
+        for block in blocks:  # context-broker inhale/expire blocks (SPEC §7)
+            if block.type != "tool_use" and claude_broker.marked(block.text):
+                claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
+                                   chunk)
+            if agent_id is None and block.type == "text":  # ADR-019 redirections
+                chunk.marks += filter(None, [claude_marks.redirect_mark(
+                    block.text, session_id, agent_id, ts, ctx.path, line_no)])
 
 
 def _prompt(line: _Line, blocks, session_id, ts_text, ctx: cc.FileContext, line_no: int,

@@ -13,14 +13,17 @@ import duckdb
 def refresh_measures(con: duckdb.DuckDBPyConnection, sessions: list[str] | None = None) -> int:
     """Rewrite cc_session_measures from cc_measured (one transaction); return its rows.
 
-    ``sessions``: only these sessions (those whose files an incremental run read or removed;
-    cc_measured filters on its session id before any global step); None: all of them.
+    ``sessions``: only these sessions (those whose files an incremental run read or removed);
+    cc_measured then reads only their rows (the variable cc_measure_sessions, set for this
+    refresh); None: all of them.
     """
     where = ("" if sessions is None else
              " WHERE transcript_session IN (SELECT unnest(?::VARCHAR[]))")
     params = [] if sessions is None else [list(sessions)]
     con.execute("BEGIN TRANSACTION")
     try:
+        if sessions is not None:  # cc_measured cuts its raw rows to these (cc_in_measure_scope)
+            con.execute("SET VARIABLE cc_measure_sessions = ?::VARCHAR[]", params)
         con.execute("DELETE FROM cc_session_measures" + where, params)
         con.execute("INSERT INTO cc_session_measures BY NAME SELECT * FROM cc_measured" + where,
                     params)
@@ -28,4 +31,6 @@ def refresh_measures(con: duckdb.DuckDBPyConnection, sessions: list[str] | None 
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    finally:
+        con.execute("RESET VARIABLE cc_measure_sessions")
     return con.execute("SELECT count(*) FROM cc_session_measures").fetchone()[0]

@@ -162,3 +162,26 @@ CREATE TABLE IF NOT EXISTS cc_session_measures (
     main_requests          BIGINT,
     source_file            VARCHAR
 );
+
+-- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC day,
+-- session, main chain or subagent, project and model, so `brainlab usage` reads a few hundred
+-- rows instead of deduplicating every request line (issue 12). Rewritten by each ingest that
+-- changed rows or prices (brainlab/store/usage_rollup.py).
+CREATE TABLE IF NOT EXISTS cc_usage_rollup (
+    day                   DATE,
+    session_id            VARCHAR,
+    is_subagent           BOOLEAN,
+    project               VARCHAR,
+    model                 VARCHAR,
+    priced_as             VARCHAR,
+    input_tokens          BIGINT,
+    output_tokens         BIGINT,
+    cache_creation_tokens BIGINT,
+    cache_read_tokens     BIGINT,
+    total_tokens          BIGINT,
+    cost_usd              DOUBLE,
+    requests              BIGINT,
+    unpriced_requests     BIGINT,
+    first_ts              TIMESTAMP,
+    last_ts               TIMESTAMP
+);

@@ -12,13 +12,21 @@
 -- adrs_written: distinct ADR files (ADR-<n>*.md, adr/ adrs/ decisions/ *.md) whose first
 -- touch in the session is a Write (created, not edited).
 -- insights_captured (SPEC §3.2): to-dos created + decision lines added to a workspace log.md.
+-- The sessions one refresh of cc_session_measures recomputes (brainlab/store/measured.py sets
+-- the variable cc_measure_sessions for that statement; unset, every session is in scope).
+-- The raw rows are cut to those sessions before each window, every window's partitions kept
+-- whole, so an incremental run costs what it touched, not the whole store.
+CREATE OR REPLACE MACRO cc_in_measure_scope(session) AS
+    getvariable('cc_measure_sessions') IS NULL
+    OR list_contains(getvariable('cc_measure_sessions'), session);
+
 CREATE OR REPLACE VIEW cc_measured AS
 WITH spans AS (SELECT * FROM cc_session_spans), main AS (  -- SPEC §7 deduplication of main-chain calls, within the session (no pricing)
     SELECT session_id, max(context_tokens) AS peak_tokens,
            arg_max(context_tokens, ts) AS close_tokens, count(*) AS main_requests
     FROM (SELECT session_id, ts,
                  input_tokens + cache_creation_tokens + cache_read_tokens AS context_tokens
-          FROM cc_request_lines WHERE agent_id IS NULL
+          FROM cc_request_lines WHERE agent_id IS NULL AND cc_in_measure_scope(session_id)
           QUALIFY row_number() OVER (
               PARTITION BY session_id, coalesce(message_id, source_file || ':' || line),
                            request_id
@@ -27,11 +35,15 @@ WITH spans AS (SELECT * FROM cc_session_spans), main AS (  -- SPEC §7 deduplica
 ), calls AS MATERIALIZED (  -- each tool call once (as cc_tool_calls, without its joins)
     SELECT session_id, agent_id, ts, tool, file_path, is_git_commit, source_file, line
     FROM cc_tool_call_lines
+    WHERE getvariable('cc_measure_sessions') IS NULL
+       OR (tool_use_id IS NULL AND cc_in_measure_scope(session_id))
+       OR tool_use_id IN (SELECT tool_use_id FROM cc_tool_call_lines
+                          WHERE cc_in_measure_scope(session_id))
     QUALIFY tool_use_id IS NULL OR row_number() OVER (
         PARTITION BY tool_use_id ORDER BY ts NULLS LAST, source_file, line) = 1
 ), prompts AS (
     SELECT session_id, keyword_type, keyword_mode, keyword_rule
-    FROM cc_marks WHERE kind = 'prompt'
+    FROM cc_marks WHERE kind = 'prompt' AND cc_in_measure_scope(session_id)
     QUALIFY row_number() OVER (PARTITION BY session_id
                                ORDER BY ts NULLS LAST, source_file, line) = 1
 ), boot AS (

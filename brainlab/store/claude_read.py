@@ -1,0 +1,303 @@
+"""Read one transcript file's new bytes into rows: line splitting, UTF-8 checks, fast path.
+
+Pure: it runs in a worker process (or in the ingest's own for small runs and huge files).
+Each complete line goes to the msgspec fast path (:mod:`brainlab.sources.claude_fast`) and to
+the general orjson path (:mod:`brainlab.sources.claude_code`) when it does not fit; an
+unfinished last line is left for the next run. Rows come back per table, typed
+(:mod:`brainlab.store.claude_rows`), with the file's error rows and new offsets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from brainlab.sources import claude_code as cc
+from brainlab.sources import claude_fast
+from brainlab.sources.redact import redact_truncate
+from brainlab.store.claude_rows import to_arrow, to_columns
+
+HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
+READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
+
+
+@dataclass(frozen=True)
+class FileJob:
+    """What to read of one file: from which byte and line, and what is known of it."""
+
+    path: str
+    offset: int
+    lines_done: int
+    size: int
+    reset: bool
+    is_new: bool
+    runs: int
+    rows_before: int
+    errors_before: int
+
+
+@dataclass
+class FileRead:
+    """One file's parsed new lines, ready to write.
+
+    ``rows`` holds its tables; in a :class:`GroupRead` the group holds them and ``rows`` is
+    empty, ``counts`` then saying how many rows (all tables) and request rows are the file's.
+    """
+
+    rows: dict[str, Any]  # table -> pyarrow.Table, or Columns
+    errors: list[dict]
+    bytes_done: int
+    lines_done: int
+    pending: int
+    head: str
+    layout: str
+    counts: tuple[int, int] | None = None  # (rows, request rows) when the group holds them
+
+
+@dataclass
+class GroupRead:
+    """Several files parsed in one task: their FileReads and their rows as one set of tables.
+
+    Converting rows to Arrow costs a call per column per table, so small files pay it once
+    per group instead of once each (and the writer receives a few large tables).
+    """
+
+    reads: list[FileRead]
+    rows: dict[str, Any]  # table -> pyarrow.Table, or Columns
+
+
+def _row_lists(chunk: cc.Chunk, final: bool) -> dict[str, list]:
+    """The chunk's rows per table (the file's SPEC §7 candidate requests only)."""
+    rows = {
+        "cc_request_lines": last_per_call(chunk.requests),
+        "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
+        "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
+        "cc_marks": chunk.marks,
+        **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
+    }
+    if final:
+        rows["cc_spans"] = cc.span_rows(chunk)
+    return {name: table_rows for name, table_rows in rows.items() if table_rows}
+
+
+def _convert(rows: dict[str, list], arrow: bool) -> dict:
+    convert = to_arrow if arrow else to_columns
+    # Arrow tables travel cheaply from a worker process (buffers, not millions of objects)
+    return {name: convert(name, table_rows) for name, table_rows in rows.items()}
+
+
+def parse_group(jobs: list[FileJob], arrow: bool = True) -> GroupRead:
+    """Parse several files (pure: a worker's task); a file that fails is an error row alone."""
+    reads, merged = [], {}
+    for job in jobs:
+        try:
+            rows, read = _parse_rows(job)
+        except Exception as exc:  # a parser bug or an unreadable file must not cost the others
+            reads.append(_failed(job, exc))
+            continue
+        read.counts = (sum(map(len, rows.values())), len(rows.get("cc_request_lines", ())))
+        reads.append(read)
+        for name, table_rows in rows.items():
+            merged.setdefault(name, []).extend(table_rows)
+    try:
+        return GroupRead(reads, _convert(merged, arrow))
+    except Exception:  # a row Arrow refuses: each file alone, so only its file fails
+        return GroupRead([parse_safely(job, arrow) for job in jobs], {})
+
+
+def parse_file(job: FileJob, arrow: bool = True,
+               on_rows: Callable[[dict], None] | None = None) -> FileRead:
+    """Parse the complete lines of ``job`` (pure: runs in a worker process).
+
+    Rows come back as Arrow tables (cheap to send from a worker), or with ``arrow=False`` as
+    column lists (building Arrow arrays from Python objects makes pyarrow import pandas,
+    about half a second, which would be most of a small incremental run). With ``on_rows``,
+    the rows of each block read go to it as they come, and the FileRead holds only the rest.
+    """
+    rows, read = _parse_rows(job, (lambda taken: on_rows(_convert(taken, arrow)))
+                             if on_rows else None)
+    read.rows = _convert(rows, arrow)
+    return read
+
+
+def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
+                ) -> tuple[dict[str, list], FileRead]:
+    """Parse ``job`` into row lists per table, and its FileRead without rows."""
+    path = Path(job.path)
+    ctx = cc.FileContext.of(path)
+    chunk = cc.Chunk()
+
+    def tables(final: bool) -> dict:
+        return _row_lists(chunk, final)
+
+    def flush() -> None:
+        taken = tables(final=False)
+        chunk.requests, chunk.tool_calls, chunk.tool_results = [], [], []
+        chunk.agent_links, chunk.compactions, chunk.broker = [], [], {}
+        chunk.marks = []
+        if taken:
+            on_rows(taken)
+
+    bytes_done, lines_done, pending = _read(path, job.offset, job.lines_done, job.size, ctx,
+                                            chunk, flush if on_rows else None)
+    if ctx.layout == "subagent" and job.offset == 0:
+        meta = cc.read_meta(path, ctx)
+        if meta:
+            chunk.agent_links.append(meta)
+    return tables(final=True), FileRead({}, chunk.errors, bytes_done, lines_done, pending,
+                                         head_hash(path, bytes_done), ctx.layout)
+
+
+def last_per_call(requests: list[tuple]) -> list[tuple]:
+    """Keep, per (message.id, requestId), the row the SPEC §7 view would keep among these.
+
+    All rows come from one file, so the view's order (ts, file, line) reduces to (ts, line):
+    dropping the others here changes no result and halves the rows stored. Timestamps are
+    ISO text of one shape, so text order is time order; rows without a timestamp are kept.
+    """
+    best: dict[tuple, tuple] = {}
+    kept = []
+    for row in requests:
+        message_id, ts = row[3], row[5]
+        if message_id is None or ts is None:
+            kept.append(row)
+            continue
+        key = (message_id, row[2])
+        old = best.get(key)
+        if old is None or (ts, row[-1]) > (old[5], old[-1]):
+            best[key] = row
+    kept.extend(best.values())
+    return kept
+
+
+def parse_safely(job: FileJob, arrow: bool = True,
+                  on_rows: Callable[[dict], None] | None = None) -> FileRead:
+    """Parse one file; an unexpected failure becomes an error row, never a lost run."""
+    try:
+        return parse_file(job, arrow, on_rows)
+    except Exception as exc:  # a parser bug or an unreadable file must not cost the others
+        return _failed(job, exc)
+
+
+def _failed(job: FileJob, exc: Exception) -> FileRead:
+    """A file whose parse failed: one error row; its offset unchanged (read again next run)."""
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    error = {"file": job.path, "line": None, "reason": f"parser failure"
+             f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
+             " next run", "source": cc.SOURCE, "severity": "error"}
+    try:
+        head = head_hash(Path(job.path), job.offset)
+    except OSError:
+        head = ""
+    return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main")
+
+
+def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,
+          chunk: cc.Chunk, flush: Callable[[], None] | None = None) -> tuple[int, int, int]:
+    """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes).
+
+    Reads blocks of READ_BLOCK bytes (a longer line simply spans several) and never past
+    ``size``, the size seen when the run started (the writer may still be appending). Each
+    line goes to the msgspec fast path first, to the general orjson path when it does not
+    fit. ``flush`` is called after each block (the caller takes the rows so far).
+    """
+    if size == 0:
+        chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
+        return 0, 0, 0
+    position, carry = offset, b""
+    fast = claude_fast.parse_line
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        remaining = size - offset
+        while remaining > 0:
+            block = handle.read(min(READ_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            data = carry + block if carry else block
+            if position == 0 and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+                data = b"   " + data[3:]  # blanked: offsets and line numbers unchanged
+            last = data.rfind(b"\n") + 1
+            # msgspec does not check the UTF-8 of the fields it skips: check the block once
+            # (lines of a block that fails are checked one by one; the orjson path repairs)
+            checked = data.isascii() or _valid_utf8_block(data, last)
+            # lines as zero-copy views of the block
+            view, find, start = memoryview(data), data.find, 0
+            while (end := find(b"\n", start, last)) >= 0:
+                lines_done += 1
+                if end > start and (checked or _valid_utf8(data[start:end])):
+                    if not fast(view, data, start, end, ctx, lines_done, chunk):
+                        _slow(data[start:end], ctx, lines_done, chunk)
+                elif end > start:
+                    _slow(data[start:end], ctx, lines_done, chunk)
+                start = end + 1
+            position += start
+            carry = data[start:]  # after the last newline: an unfinished line (or b"")
+            if flush is not None:
+                flush()
+    if carry:
+        # the last line has no newline: complete if it parses, else still being written
+        try:
+            orjson.loads(carry)
+        except orjson.JSONDecodeError:
+            return position, lines_done, len(carry)
+        position += len(carry)
+        lines_done += 1
+        _slow(carry, ctx, lines_done, chunk)
+    return position, lines_done, 0
+
+
+def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
+    """The general path: orjson, repairs and error rows (claude_code.load_line)."""
+    if raw.isspace():
+        return
+    for obj in cc.load_line(raw, ctx, line_no, chunk):
+        cc.parse_object(obj, ctx, line_no, chunk)
+
+
+_ASCII = bytes(range(128))
+
+
+def _valid_utf8_block(data: bytes, end: int) -> bool:
+    """Whether ``data[:end]`` is UTF-8: Arrow's validation, without copying (3x faster).
+
+    Strict as Python's decoder (no surrogates, overlong forms or code points past U+10FFFF).
+    """
+    import pyarrow as pa
+
+    offsets = pa.py_buffer(struct.pack("<qq", 0, end))  # not pa.array: it imports pandas
+    text = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(memoryview(data)[:end]))
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _valid_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, checked on its non-ASCII bytes only (4x cheaper than all).
+
+    Multi-byte sequences are made of bytes >= 0x80 only, so each run of them must decode on
+    its own; runs are checked joined, so two broken runs that happen to join into a valid
+    sequence pass (nothing read from such a line is affected: msgspec checks every string it
+    decodes, orjson every content list it decodes).
+    """
+    if data.isascii():
+        return True
+    try:
+        data.translate(None, _ASCII).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def head_hash(path: Path, bytes_done: int) -> str:
+    """The hash of a file's first bytes (up to HEAD_BYTES, never past ``bytes_done``)."""
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read(min(HEAD_BYTES, bytes_done))).hexdigest()

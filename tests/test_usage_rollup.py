@@ -1,0 +1,151 @@
+"""The usage roll-up (issue 12): `brainlab usage` read from cc_usage_rollup equals the views.
+
+cc_usage_rollup is rewritten by each `ingest claude` that changed rows or prices; each test
+compares every usage view under every filter, read through the roll-up and through the
+views over all request lines (SPEC §7 deduplication), after cold, incremental, rewriting and
+removing runs, including a call whose last line moves to another day.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import shutil
+
+import pytest
+from claude_factory import assistant, usage, write
+from conftest import CORPUS
+
+from brainlab.metrics.usage import VIEWS, usage_sql, usage_table
+from brainlab.store import open_writer, reader, usage_rollup
+from brainlab.store.claude_ingest import ingest_claude
+
+
+def _same(a: list[tuple], b: list[tuple]) -> bool:
+    """Rows equal; costs (sums of doubles, summed in another order) to 1e-9 relative."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        for u, v in zip(x, y, strict=True):
+            if isinstance(u, float) and isinstance(v, float):
+                if not math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-12):
+                    return False
+            elif u != v:
+                return False
+    return True
+
+
+def assert_rollup_matches_views(con) -> int:
+    """Every usage view x filter: the roll-up's answer equals the views'; return the checks."""
+    assert usage_rollup.is_current(con)
+    projects = [None, *(p for (p,) in con.execute(
+        "SELECT DISTINCT project FROM cc_requests WHERE project IS NOT NULL ORDER BY 1"
+        " LIMIT 2").fetchall())]
+    first, last = con.execute("SELECT min(CAST(ts AS DATE)), max(CAST(ts AS DATE))"
+                              " FROM cc_requests").fetchone()
+    middle = first + (last - first) / 2 if first else None
+    checks = 0
+    for view, project, since, until, limit in itertools.product(
+            VIEWS, projects, [None, middle], [None, middle], [None, 2]):
+        views = con.execute(*usage_sql(view, since, until, project, limit)).fetchall()
+        rolled = con.execute(*usage_sql(view, since, until, project, limit, rollup=True)
+                             ).fetchall()
+        key = repr
+        assert _same(sorted(views, key=key), sorted(rolled, key=key)), (
+            view, project, since, until, limit)
+        checks += 1
+    return checks
+
+
+def test_corpus_rollup_equals_views(corpus_store):
+    with reader(corpus_store) as con:
+        assert con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()[0] > 0
+        assert assert_rollup_matches_views(con) == 5 * 3 * 2 * 2 * 2
+
+
+S1, S2 = "sess-roll-1", "sess-roll-2"
+
+
+def _line(session, ts, msg, out, cwd="/home/u/projets/alpha", model="claude-opus-4-5-20251101"):
+    return assistant(session, ts, msg, "r" + msg, usage(1, out, 10, 100), model=model, cwd=cwd)
+
+
+def test_incremental_runs_refresh_the_touched_days(tmp_path):
+    root = tmp_path / "projects"
+    one = write(root / "p" / f"{S1}.jsonl", [
+        _line(S1, "2026-04-01T10:00:00.000Z", "m1", 5),
+        _line(S1, "2026-04-02T10:00:00.000Z", "m2", 7, cwd="/home/u/projets/beta")])
+    two = write(root / "q" / f"{S2}.jsonl", [
+        _line(S2, "2026-04-03T10:00:00.000Z", "m3", 9, model="glm-4.6")])
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    days = {d for (d,) in con.execute("SELECT DISTINCT day FROM cc_usage_rollup").fetchall()}
+    assert len(days) == 3
+
+    # m1's last line is written a day later in another file: the call moves from day 1 to 4
+    write(root / "q" / "other.jsonl", [_line(S2, "2026-04-04T09:00:00.000Z", "m1", 50)])
+    with open(one, "a") as handle:  # and a grown tail with a line without timestamp
+        handle.write(json.dumps(_line(S1, None, "m4", 3)) + "\n")
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    assert con.execute("SELECT sum(requests) FROM cc_usage_rollup WHERE day = '2026-04-01'"
+                       ).fetchone()[0] is None
+
+    # the later file is removed: the call goes back to day 1
+    (root / "q" / "other.jsonl").unlink()
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    assert con.execute("SELECT sum(requests) FROM cc_usage_rollup WHERE day = '2026-04-01'"
+                       ).fetchone()[0] == 1
+
+    # a rewritten file (read again from the start) with other days
+    write(two, [_line(S2, "2026-05-01T10:00:00.000Z", "m9", 1)])
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    assert not con.execute("SELECT count(*) FROM cc_usage_rollup WHERE day = '2026-04-03'"
+                           ).fetchone()[0]
+
+    # new prices: every cost changes, so the whole roll-up is rewritten
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models."glm-4.6"]\ninput = 1.0\noutput = 2.0\ncache_write_5m = 1.0\n'
+                      'cache_read = 0.1\n')
+    write(two, [_line(S2, "2026-05-01T10:00:00.000Z", "m9", 1, model="glm-4.6")])
+    ingest_claude(con, root, prices=prices, workers=1)
+    assert_rollup_matches_views(con)
+    assert con.execute("SELECT sum(cost_usd) FROM cc_usage_rollup WHERE model = 'glm-4.6'"
+                       ).fetchone()[0] > 0
+    con.close()
+
+
+def test_stale_rollup_falls_back_to_the_views(tmp_path):
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S1}.jsonl", [_line(S1, "2026-04-01T10:00:00.000Z", "m1", 5)])
+    db = tmp_path / "b.duckdb"
+    con = open_writer(db)
+    ingest_claude(con, root, workers=1)
+    # a line written by other means (an interrupted run, a tool): the roll-up no longer counts
+    con.execute("INSERT INTO cc_request_lines (session_id, message_id, request_id, model, ts,"
+                " input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,"
+                " source_file, line) VALUES (?, 'mx', 'rmx', 'claude-opus-4-5-20251101',"
+                " '2026-04-09 10:00:00', 1, 2, 3, 4, 'elsewhere.jsonl', 1)", [S1])
+    assert not usage_rollup.is_current(con)
+    con.close()
+    days = [str(row[0]) for row in usage_table(db, "daily").rows]
+    assert days == ["2026-04-01", "2026-04-09"]
+
+
+@pytest.mark.parametrize("copies", [2])
+def test_a_second_copy_of_the_corpus_adds_its_days_once(tmp_path, copies):
+    """Files copied under another name repeat every call: SPEC §7 counts each call once."""
+    root = tmp_path / "projects"
+    shutil.copytree(CORPUS, root / "a")
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, root, workers=1)
+    before = con.execute("SELECT sum(requests) FROM cc_usage_rollup").fetchone()[0]
+    shutil.copytree(CORPUS, root / "b")
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    assert con.execute("SELECT sum(requests) FROM cc_usage_rollup").fetchone()[0] == before
+    con.close()
