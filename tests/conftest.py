@@ -33,6 +33,24 @@ def ingest_brain(root: Path, db: Path):
         con.close()
 
 
+def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
+                       db_name: str = "transcripts.duckdb") -> Path:
+    """Write each session's lines as claude/projects/-home-u-brain/<session>.jsonl under
+    ``root``, ingest them with the real ``ingest_claude``; return the database."""
+    import json
+
+    for session, lines in sessions.items():
+        write(root, f"claude/projects/-home-u-brain/{session}.jsonl",
+              "".join(json.dumps(line) + "\n" for line in lines))
+    db = root / db_name
+    con = open_writer(db)
+    try:
+        ingest_claude(con, root / "claude", workers=1)
+    finally:
+        con.close()
+    return db
+
+
 @pytest.fixture
 def brain(tmp_path: Path) -> Path:
     """An empty brain folder to write crafted files into."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ingest_brain, query, write
+from conftest import ingest_brain, ingest_transcripts, query, write
 
 from brainlab.rules.catalogue import BY_ID
 from brainlab.rules.check import check
@@ -104,15 +104,7 @@ def closed(t: Transcript, agents=("metabolism-scribe", "todo-scribe", "scribe", 
 
 def run(brain, tmp_path, rule: str, *transcripts: Transcript):
     """Ingest the transcripts (real ingest_claude) and check ``rule`` with --db."""
-    for t in transcripts:
-        write(tmp_path, f"claude/projects/-home-u-brain/{t.session}.jsonl",
-              "".join(json.dumps(line) + "\n" for line in t.lines))
-    db = tmp_path / "t.duckdb"
-    con = open_writer(db)
-    try:
-        ingest_claude(con, tmp_path / "claude", workers=1)
-    finally:
-        con.close()
+    db = ingest_transcripts(tmp_path, {t.session: t.lines for t in transcripts}, "t.duckdb")
     return check(brain, [rule], db=db)
 
 

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import ingest_transcripts, write
 
 from brainlab.cli import main
 from brainlab.protocol import parse_session_keywords
 from brainlab.rules.check import check
-from brainlab.store import open_writer, reader
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.store import reader
 
 T0 = datetime(2026, 3, 1, 3, 0)
 MODE_FILE = "/home/u/brain/modes/brain-navigate.md"
@@ -66,16 +65,7 @@ class Transcript:
 
 def store(tmp_path: Path, *transcripts: Transcript) -> Path:
     """Write the transcripts under tmp_path/claude and ingest them into a real database."""
-    for t in transcripts:
-        write(tmp_path, f"claude/projects/-home-u-brain/{t.session_id}.jsonl",
-              "".join(json.dumps(line) + "\n" for line in t.lines))
-    db = tmp_path / "transcripts.duckdb"
-    con = open_writer(db)
-    try:
-        ingest_claude(con, tmp_path / "claude", workers=1)
-    finally:
-        con.close()
-    return db
+    return ingest_transcripts(tmp_path, {t.session_id: t.lines for t in transcripts})
 
 
 def fired(brain: Path, db: Path | None, rule: str) -> list[str]:

@@ -146,13 +146,18 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
 
     Generated from the catalogue after every view file ran, so a rule's view may live in any
     rules file and a catalogue rule without its view fails the store's set-up. Rules sharing a
-    ``rows_view`` are read from it once, so what they share is computed once.
+    ``rows_view`` are read from it once, so what they share is computed once; each of them
+    also gets its ``rule_<id>`` view, a filter of that relation.
     """
     from brainlab.rules import catalogue
 
     sources: dict[str, list[str]] = {}
     for rule in catalogue.RULES:
         sources.setdefault(rule.source, []).append(rule.id)
+        if rule.rows_view:
+            con.execute(f"CREATE OR REPLACE VIEW {rule.view} AS SELECT subject_kind, subject, "
+                        f"occurred_at, file, line, message, evidence FROM {rule.rows_view} "
+                        f"WHERE rule = '{rule.id}'")
     found = "\n    UNION ALL ".join(
         f"SELECT '{ids[0]}' AS rule, * FROM {source}" if source == f"rule_{ids[0].lower()}"
         else (f"SELECT rule, subject_kind, subject, occurred_at, file, line, message, evidence "
@@ -166,6 +171,8 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
         SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject,
                f.occurred_at, f.file, f.line, f.message, f.evidence
         FROM found f JOIN rule_catalogue c ON c.rule = f.rule""")
+
+
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab/modes.py)."""
     from brainlab import modes

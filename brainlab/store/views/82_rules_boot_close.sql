@@ -308,42 +308,5 @@ UNION ALL SELECT 'CLO007' AS rule, * FROM r_clo007
 UNION ALL SELECT 'WSP010' AS rule, * FROM r_wsp010
 UNION ALL SELECT 'WSP011' AS rule, * FROM r_wsp011;
 
-CREATE OR REPLACE VIEW rule_bot001 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'BOT001';
-
-CREATE OR REPLACE VIEW rule_bot002 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'BOT002';
-
-CREATE OR REPLACE VIEW rule_bot003 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'BOT003';
-
-CREATE OR REPLACE VIEW rule_clo003 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'CLO003';
-
-CREATE OR REPLACE VIEW rule_clo004 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'CLO004';
-
-CREATE OR REPLACE VIEW rule_clo005 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'CLO005';
-
-CREATE OR REPLACE VIEW rule_clo006 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'CLO006';
-
-CREATE OR REPLACE VIEW rule_clo007 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'CLO007';
-
-CREATE OR REPLACE VIEW rule_wsp010 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'WSP010';
-
-CREATE OR REPLACE VIEW rule_wsp011 AS
-SELECT subject_kind, subject, occurred_at, file, line, message, evidence
-FROM rule_rows_boot_close WHERE rule = 'WSP011';
+-- Each rule's view rule_<id> is a filter of rule_rows_boot_close, generated from the
+-- catalogue (rows_view) with `violations` (brainlab/store/schema.py).
