@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_claude_ingest import generate  # noqa: E402
 
-from brainlab.sources import claude_broker, claude_code  # noqa: E402
+from brainlab.sources import claude_broker, claude_code, claude_files  # noqa: E402
 from brainlab.store.claude_read import _read  # noqa: E402
 
 BLOCK = ('{"type":"assistant","sessionId":"s","timestamp":"2026-03-02T10:00:00.000Z",'
@@ -118,10 +118,10 @@ def main() -> int:
     args = parser.parse_args()
     shutil.rmtree(args.dir, ignore_errors=True)
     generate(args.dir, int(args.size_mb * 1e6))
-    files = claude_code.discover(args.dir)
+    files, _ = claude_files.discover(args.dir)
     measure("generated (worst case)", files, args.rounds)
     if args.corpus.is_dir():
-        measure(f"corpus {args.corpus}", claude_code.discover(args.corpus), args.rounds)
+        measure(f"corpus {args.corpus}", claude_files.discover(args.corpus)[0], args.rounds)
     for path in files:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(BLOCK)
