@@ -80,6 +80,10 @@ def test_sarif_is_valid_sarif_2_1_0(brain):
     location = run_["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "progression/broker/2026-03-01-p-core-01.md"
     assert location["region"]["startLine"] == 6
+    (invocation,) = run_["invocations"]  # without --db: the transcript rules are named
+    unrun = {n["associatedRule"]["id"] for n in invocation["toolExecutionNotifications"]}
+    assert {"WSP009", "MOD004", "BOT001", "CLO003"} <= unrun
+    assert not unrun & {r["id"] for r in rules}
 
 
 def test_sarif_schema_rejects_a_broken_log():

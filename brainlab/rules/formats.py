@@ -76,6 +76,11 @@ def sarif(result: CheckResult) -> str:
                                 "rules": rules}},
             "originalUriBaseIds": {"BRAINROOT": {"uri": result.root.as_uri() + "/"}},
             "results": results,
+            # rules that read transcripts, not run without --db: said, not silently dropped
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [{
+                "level": "note", "associatedRule": {"id": r.id},
+                "message": {"text": f"{r.id} not evaluated: it reads transcripts "
+                                    "(give --db DB)."}} for r in result.not_evaluated]}],
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
