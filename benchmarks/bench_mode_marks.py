@@ -39,7 +39,8 @@ from bench_claude_ingest import generate  # noqa: E402
 from brainlab.rules.check import check  # noqa: E402
 from brainlab.sources import brain_sources, claude_code, claude_files, claude_marks  # noqa: E402
 from brainlab.store import ingest, open_writer  # noqa: E402
-from brainlab.store.claude_ingest import _read, ingest_claude  # noqa: E402
+from brainlab.store.claude_ingest import ingest_claude  # noqa: E402
+from brainlab.store.claude_read import _read  # noqa: E402
 from brainlab.synth import SynthOptions, synthesize  # noqa: E402
 
 REDIRECT = json.dumps({

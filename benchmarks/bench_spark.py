@@ -25,10 +25,22 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_claude_ingest import CHILD as LOCAL_CHILD  # noqa: E402
 from bench_claude_ingest import append_one_percent, generate  # noqa: E402
 
 HOMES = (("alice", "laptop"), ("bob", "laptop"), ("carol", "desktop"))
+
+LOCAL_CHILD = """
+import json, resource, sys, time
+from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
+con = open_writer(sys.argv[1])
+t0 = time.perf_counter()
+ingest_claude(con, sys.argv[2])
+t1 = time.perf_counter()
+con.close()
+print(json.dumps({"ingest_s": t1 - t0, "cpu_s": time.process_time(),
+                  "worker_cpu_s": sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])}))
+"""
 
 SPARK_CHILD = """
 import json, sys, time
