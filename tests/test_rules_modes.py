@@ -240,6 +240,12 @@ def test_report_section_and_notebook_data_show_modes(demo, empty_store):
     usage = compliance.mode_usage(demo["db"]).set_index("mode")
     assert usage.loc["navigate", "redirections"] == 1  # the planted compliant +navigate session
     assert usage["session_share"].sum() == pytest.approx(1.0, abs=0.01)
+    totals = compliance.mode_totals(demo["db"])  # notebook 07's headline line
+    assert totals["sessions"] == usage["sessions"].sum() and totals["redirections"] == 1
+    none_share = usage.loc["(none)", "session_share"] if "(none)" in usage.index else 0
+    assert totals["declared_share"] == pytest.approx(1 - none_share, abs=0.01)
+    assert compliance.mode_totals(empty_store) == {"sessions": 0, "declared_share": 0.0,
+                                                   "redirections": 0}
     found = compliance.annotated(demo["db"])
     assert set(found.loc[found["rule"].isin(["MOD003", "MOD004"]), "mode"]) == {"navigate"}
 

@@ -100,6 +100,20 @@ def mode_usage(db) -> pd.DataFrame:
                      "ORDER BY sessions DESC, mode")
 
 
+def mode_totals(db) -> dict[str, float]:
+    """SPEC §2.7 "Measurable" in one line (sums of mode_redirections).
+
+    Brain transcript sessions, the share of them declaring a mode, redirections.
+    """
+    row = query(db, """
+        SELECT coalesce(sum(sessions), 0) AS sessions,
+               coalesce(sum(session_share) FILTER (WHERE mode <> '(none)'), 0) AS declared_share,
+               coalesce(sum(redirections), 0) AS redirections
+        FROM mode_redirections""").iloc[0]
+    return {"sessions": int(row["sessions"]), "declared_share": float(row["declared_share"]),
+            "redirections": int(row["redirections"])}
+
+
 def store_shape(db) -> dict[str, int]:
     """How much of each input the store holds: what the compliance rules can judge."""
     counts = query(db, """
