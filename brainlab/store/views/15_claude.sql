@@ -89,23 +89,9 @@ WHERE model NOT IN (SELECT model FROM cc_model_prices WHERE priced_as IS NOT NUL
    OR model IS NULL
 GROUP BY model;
 
--- Usage by UTC day and model (the day of the kept line's timestamp, like ccusage
--- --timezone UTC): the grain the daily and weekly roll-ups and the report's week are summed from.
-CREATE OR REPLACE VIEW usage_daily_models AS
-SELECT CAST(ts AS DATE) AS day, model,
-       CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
-       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
-       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
-       CAST(sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
-           AS BIGINT) AS total_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS requests,
-       count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests
-FROM cc_requests
-GROUP BY ALL;
-
 -- The grain `brainlab usage` sums (stored as cc_usage_rollup by each `ingest claude`): one
 -- row per UTC day, session, main chain or subagent, project and model of the deduplicated
--- calls (SPEC §7), with the sums of usage_daily_models and the first and last call.
+-- calls (SPEC §7): token, cost and call sums, and the first and last call.
 CREATE OR REPLACE VIEW cc_usage_groups AS
 SELECT CAST(ts AS DATE) AS day, session_id, agent_id IS NOT NULL AS is_subagent, project,
        model, priced_as,
@@ -118,6 +104,20 @@ SELECT CAST(ts AS DATE) AS day, session_id, agent_id IS NOT NULL AS is_subagent,
        count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests,
        min(ts) AS first_ts, max(ts) AS last_ts
 FROM cc_requests
+GROUP BY ALL;
+
+-- Usage by UTC day and model (the day of the kept line's timestamp, like ccusage
+-- --timezone UTC): the grain the daily and weekly roll-ups and the report's week are summed from,
+-- summed from cc_usage_groups so the token and cost sums are written once.
+CREATE OR REPLACE VIEW usage_daily_models AS
+SELECT day, model,
+       CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
+       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
+       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
+       CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
+       sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
+       CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
+FROM cc_usage_groups
 GROUP BY ALL;
 
 -- Usage by UTC day.
