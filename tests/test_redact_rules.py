@@ -116,3 +116,27 @@ def test_redaction_is_linear_on_megabyte_hostile_texts():
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) > 100
+
+
+LEADING = {"github": "ghp_" + rand(36), "aws": "AKIA" + rand(16, string.ascii_uppercase),
+           "huggingface": "hf_" + rand(34), "gitlab": "glpat-" + rand(20)}
+TRAILING = {"openai": "sk-proj-" + rand(40), "anthropic": "sk-ant-api03-" + rand(40),
+            "openai-plain": "sk-" + rand(30)}
+
+
+@pytest.mark.parametrize("lead", sorted(LEADING))
+@pytest.mark.parametrize("trail", sorted(TRAILING))
+def test_a_secret_glued_after_another_is_redacted_whole(lead, trail):
+    """Two tokens pasted with no separator: the first rule eats into the second, whose rule
+    starts only at a word boundary; the glued rest must not survive (it was left in clear)."""
+    first, second = LEADING[lead], TRAILING[trail]
+    out = redact(f"export KEYS {first}{second} done")
+    body = second[-16:]  # the random tail of the second secret
+    assert body not in out and first[-16:] not in out, out
+    assert out.endswith(" done") and out.startswith("export KEYS [REDACTED:")
+    assert redact(out) == out  # stored text redacted again is unchanged
+
+
+def test_text_after_a_mark_is_kept_when_it_is_not_token_shaped():
+    assert redact("see [REDACTED:github-token] now") == "see [REDACTED:github-token] now"
+    assert redact("[REDACTED:x]-abc") == "[REDACTED:x]-abc"

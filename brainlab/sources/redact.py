@@ -23,6 +23,10 @@ from brainlab.sources.secret_rules import (
 )
 
 MARK = "[REDACTED:{}]"
+# Token characters glued right after a mark: the rest of a secret that the rule which matched
+# first ate into (``ghp_<36>sk-proj-<40>``: the GitHub rule takes ``sk`` and the OpenAI rule,
+# which starts only at a word boundary, no longer sees its key). Redacted as a whole.
+_GLUED = re.compile(r"(?<=\[REDACTED:)([a-z0-9-]++\])([A-Za-z0-9_\-]{8,}+)")
 _EDGE = " \t\r\n=:\"'"  # delimiters a pattern may match around the secret itself
 
 
@@ -50,6 +54,8 @@ def _redact(text: str, prefilter: bool = True) -> str:
             text = _assignments(rule, text, text.lower())
         else:
             text = rule.pattern.sub(lambda m, r=rule: _mark(r, m), text)
+    if "[REDACTED:" in text:
+        text = _GLUED.sub(lambda m: m.group(1) + MARK.format("glued-secret"), text)
     return text
 
 
