@@ -24,7 +24,7 @@ the views (and the next ingest rewrites it whole).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from brainlab.store.connection import engine
@@ -83,8 +83,8 @@ def capture_deleted(con: duckdb.DuckDBPyConnection, files: Iterable[str]) -> Non
                 " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(files))])
 
 
-def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Iterable[tuple[str, int]]) -> int:
-    """Recompute the roll-up groups a run's lines can change; return the groups rewritten.
+def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, int]]) -> int:
+    """Recompute the roll-up groups a run's lines can change; return the (day, session) pairs.
 
     ``grown``: (file, lines before this run) of every file read: its lines after that number
     are new (0 for a new or rewritten file). Needs :func:`capture_deleted` earlier in the run
