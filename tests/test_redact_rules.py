@@ -116,3 +116,20 @@ def test_redaction_is_linear_on_megabyte_hostile_texts():
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) > 100
+
+
+def test_written_plugin_patterns_are_the_installed_detect_secrets_ones():
+    """secret_patterns (read instead of importing the plugins and requests) is current."""
+    import subprocess
+    import sys
+
+    from brainlab.sources import secret_patterns, secret_rules
+
+    assert secret_patterns.DETECT_SECRETS_VERSION == secret_rules.DETECT_SECRETS_VERSION, \
+        "run: python -m brainlab.sources.secret_rules"
+    assert secret_patterns.PATTERNS == secret_rules.live_patterns(), \
+        "run: python -m brainlab.sources.secret_rules"
+    done = subprocess.run([sys.executable, "-c", "import sys, brainlab.sources.secret_rules;"
+                           " print('requests' in sys.modules, 'detect_secrets' in sys.modules)"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]

@@ -1,13 +1,14 @@
 """The secret rule set :mod:`brainlab.sources.redact` applies: detect-secrets' plugins plus ours.
 
 Token shapes come from the installed detect-secrets package (Yelp, PyPI ``detect-secrets``,
-version in :data:`DETECT_SECRETS_VERSION`): every regex plugin's ``denylist`` is read at import,
-so upgrading the package updates the rules. A plugin is either used (:data:`USED_PLUGINS`, with
-the substrings one of which must be present before its patterns run) or left out with a reason
-(:data:`EXCLUDED_PLUGINS`); a test fails when a new plugin appears in neither. brainlab's own
-rules cover what detect-secrets does not redact in a command line: whole private key blocks,
-Anthropic/Google/Hugging Face keys, ``KEY=value`` assignments, ``mysql -p<pw>``, ``echo <pw> |
-sudo -S``, bearer headers and URL passwords.
+version in :data:`DETECT_SECRETS_VERSION`): every regex plugin's ``denylist``, written down in
+:mod:`secret_patterns` for the installed version (importing the plugins costs 50-60 ms) and
+read live from any other, so upgrading the package updates the rules. A plugin is either
+used (:data:`USED_PLUGINS`, with the substrings one of which must be present before its
+patterns run) or left out with a reason (:data:`EXCLUDED_PLUGINS`); a test fails when a new
+plugin appears in neither. brainlab's own rules cover what detect-secrets does not redact in
+a command line: whole private key blocks, Anthropic/Google/Hugging Face keys, ``KEY=value``
+assignments, ``mysql -p<pw>``, ``echo <pw> | sudo -S``, bearer headers and URL passwords.
 
 Every pattern runs in linear time on any text: detect-secrets patterns that start with a word
 character are guarded so they start only at a word boundary (``eyJeyJeyJ...`` is one start,
@@ -90,19 +91,43 @@ def _kind(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
 
 
-def _plugin_rules() -> list[Rule]:
-    rules: list[Rule] = []
-    for name, (hint, group) in USED_PLUGINS.items():
+def live_patterns() -> list[tuple[str, str, str, int]]:
+    """(plugin, secret type, regex, flags) of each used plugin's denylist, from the package."""
+    found = []
+    for name in USED_PLUGINS:
         module, cls = name.rsplit(".", 1)
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
-        for pattern in plugin.denylist:
-            source = pattern.pattern
-            if _WORD_START.match(source) and not source.startswith("(?:\\s"):
-                source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
-            compiled = re.compile(source, pattern.flags)
-            rules.append(Rule(_kind(plugin.secret_type), compiled, hint,
-                              group if compiled.groups >= group else 0,
-                              f"detect-secrets {DETECT_SECRETS_VERSION} {cls}"))
+        found += [(name, plugin.secret_type, p.pattern, p.flags) for p in plugin.denylist]
+    return found
+
+
+def plugin_patterns() -> list[tuple[str, str, str, int]]:
+    """:func:`live_patterns`, from :mod:`secret_patterns` when it was made from this version.
+
+    Importing the plugins imports ``requests`` (urllib3, ssl, http): 50-60 ms of every ingest
+    for a few regexes (issue 12). ``python -m brainlab.sources.secret_rules`` writes them
+    down with the version they came from; another installed version is read live, so an
+    upgrade still updates the rules (tests/test_redact_rules.py compares both).
+    """
+    try:
+        from brainlab.sources import secret_patterns
+    except ImportError:  # not written yet
+        return live_patterns()
+    if secret_patterns.DETECT_SECRETS_VERSION == DETECT_SECRETS_VERSION:
+        return secret_patterns.PATTERNS
+    return live_patterns()
+
+
+def _plugin_rules() -> list[Rule]:
+    rules: list[Rule] = []
+    for name, secret_type, source, flags in plugin_patterns():
+        hint, group = USED_PLUGINS[name]
+        if _WORD_START.match(source) and not source.startswith("(?:\\s"):
+            source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
+        compiled = re.compile(source, flags)
+        rules.append(Rule(_kind(secret_type), compiled, hint,
+                          group if compiled.groups >= group else 0,
+                          f"detect-secrets {DETECT_SECRETS_VERSION} {name.rsplit('.', 1)[1]}"))
     return rules
 
 
@@ -172,3 +197,25 @@ NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
 def has_candidate(text: str, lowered: str) -> bool:
     """The prefilter: True when any rule's hint is in ``text`` (or its lower-cased form)."""
     return any(h in text for h in CASED_HINTS) or any(h in lowered for h in NOCASE_HINTS)
+
+
+def write_patterns(path=None) -> str:
+    """Write :mod:`secret_patterns` from the installed detect-secrets; return its path."""
+    from pathlib import Path
+
+    target = Path(path) if path else Path(__file__).with_name("secret_patterns.py")
+    lines = ["# ruff: noqa: E501  (generated: one pattern a line)",
+             '"""detect-secrets\' regex plugins\' denylists, as the version below ships them.',
+             "",
+             "Generated by ``python -m brainlab.sources.secret_rules``: do not edit. Read by",
+             ":func:`brainlab.sources.secret_rules.plugin_patterns` when this version is installed.",
+             '"""', "", f"DETECT_SECRETS_VERSION = {DETECT_SECRETS_VERSION!r}", "",
+             "PATTERNS = ["]
+    lines += [f"    {row!r}," for row in live_patterns()]
+    lines += ["]", ""]
+    target.write_text("\n".join(lines), encoding="utf-8")
+    return str(target)
+
+
+if __name__ == "__main__":
+    print(write_patterns())
