@@ -113,7 +113,8 @@ def main() -> None:
                 times[name].append(seconds)
                 cpu[name].append(cpu_s)
         print(f"start-up, {args.repeat} interleaved runs each, median [min-max];"
-              f" store: {args.tree.name} ingested; load average {os.getloadavg()[0]:.1f}")
+              f" store: {args.db or args.tree.name + ' ingested'};"
+              f" load average {os.getloadavg()[0]:.1f}")
         for name, argv in cases.items():
             spans, cpus = times[name], cpu[name]
             mine = argv[:2] == cli[:2]
