@@ -4,7 +4,11 @@ against importing the old import set (click, rich, duckdb and pandas, which ``qu
 pulled in before these commands fetched plain rows).
 
 Usage: python benchmarks/bench_cli_start.py [--repeat 7] [--tree ../shared/corpora/claude-code]
+       [--db AN_INGESTED_STORE]                     # instead of ingesting --tree
        [--before OTHER_CHECKOUT/.venv/bin/python]   # also time that checkout's commands
+
+The commands run as a user runs them: the venv's ``brainlab`` console script (through this
+python, so ``-X importtime`` applies; ``python -m brainlab.cli`` when there is no script).
 
 Runs are interleaved (one of each per round) so machine load hits them alike; prints median
 and range per command and the heavy modules each command imports (``python -X importtime``).
@@ -24,7 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NEUTRAL = "/"  # cwd of every run: `-m brainlab.cli` must import each python's own install
-HEAVY = ("pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat", "IPython")
+HEAVY = ("pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat", "IPython", "rich",
+         "duckdb")  # "duckdb": the package (its engine alone is "_duckdb")
 
 
 def _tree() -> Path:
@@ -72,14 +77,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--tree", type=Path, default=_tree())
+    parser.add_argument("--db", type=Path, default=None,
+                        help="an ingested store to read (default: ingest --tree into a temp one)")
     parser.add_argument("--before", type=Path, default=None,
                         help="python of another checkout (e.g. main's .venv) to time as before")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "brainlab.duckdb")
-        cli = [sys.executable, "-m", "brainlab.cli"]
-        subprocess.run([*cli, "ingest", "claude", str(args.tree), "--db", db], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        db = str(args.db or Path(tmp) / "brainlab.duckdb")
+        script = Path(sys.executable).with_name("brainlab")
+        cli = [sys.executable, str(script)] if script.exists() else [sys.executable, "-m",
+                                                                     "brainlab.cli"]
+        if not args.db:
+            subprocess.run([*cli, "ingest", "claude", str(args.tree), "--db", db], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "old import set": [sys.executable, "-c",
@@ -103,12 +113,13 @@ def main() -> None:
                 times[name].append(seconds)
                 cpu[name].append(cpu_s)
         print(f"start-up, {args.repeat} interleaved runs each, median [min-max];"
-              f" store: {args.tree.name} ingested; load average {os.getloadavg()[0]:.1f}")
+              f" store: {args.db or args.tree.name + ' ingested'};"
+              f" load average {os.getloadavg()[0]:.1f}")
         for name, argv in cases.items():
             spans, cpus = times[name], cpu[name]
-            mine = argv[0] == sys.executable and argv[1] == "-m"
+            mine = argv[:2] == cli[:2]
             heavy = (f"  heavy: {', '.join(heavy_imports(argv)) or 'none'}" if mine else "")
-            count = f"  {modules(argv)} modules" if argv[1] == "-m" else ""
+            count = f"  {modules(argv)} modules" if argv[1] in ("-m", cli[1]) else ""
             print(f"  {name:<20} wall {statistics.median(spans):.3f} [{min(spans):.3f}-"
                   f"{max(spans):.3f}] s  CPU {statistics.median(cpus):.3f} [{min(cpus):.3f}-"
                   f"{max(cpus):.3f}] s{count}{heavy}")

@@ -11,14 +11,15 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from brainlab import __version__
-from brainlab.config import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.errors import BrainlabError
+from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
+from brainlab.terminal import LazyConsole
 
-console = Console(stderr=True)
-out = Console(soft_wrap=True)
+# rich Consoles made on first use: read commands print plain text without importing rich
+console = LazyConsole(stderr=True)
+out = LazyConsole(soft_wrap=True)
 
 
 def db_option(default: Path = DEFAULT_DB):
@@ -38,7 +39,7 @@ def progress_bar():
 
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console, transient=True,
+        TimeElapsedColumn(), console=console.real(), transient=True,
     )
 
 
@@ -206,16 +207,16 @@ def errors_cmd(db: Path, limit: int) -> None:
     _names, found = rows(db, "SELECT file, line, severity, reason FROM ingest_errors "
                              "ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
     if not found:
-        out.print("No ingest errors or warnings recorded.")
+        click.echo("No ingest errors or warnings recorded.")
         return
     for file, line, severity, reason in found:
         where = file if line is None else f"{file}:{int(line)}"
-        out.print(f"{where}: {severity}: {reason}", markup=False, highlight=False)
+        click.echo(f"{where}: {severity}: {reason}")
     _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
                                              " count(*) FILTER (WHERE severity <> 'error')"
                                              " FROM ingest_errors")
-    out.print(f"{errors} error(s) (rows not loaded), {warnings} warning(s) (loaded, flagged)"
-              + (f"; first {limit} shown" if errors + warnings > limit else ""))
+    click.echo(f"{errors} error(s) (rows not loaded), {warnings} warning(s) (loaded, flagged)"
+               + (f"; first {limit} shown" if errors + warnings > limit else ""))
 
 
 @main.command("sql")
@@ -229,11 +230,15 @@ def sql_cmd(statement: str, db: Path) -> None:
 
     names, rows, empty = run_sql(db, statement)
     if not rows:
-        out.print(empty, markup=False, highlight=False)
+        click.echo(empty)
         return
-    table, _hidden = tables.render(names, rows, width=out.width, records_if_too_wide=True)
-    out.print(table)
-    out.print(f"{len(rows):,} row(s)")
+    text, _hidden = tables.render_text(names, rows, width=out.width, bold=out.styled)
+    if text is None:  # cells to wrap, or too wide: rich lays it out
+        text, _hidden = tables.render(names, rows, width=out.width, records_if_too_wide=True)
+        out.print(text)
+    else:
+        click.echo(text, nl=False)
+    click.echo(f"{len(rows):,} row(s)")
 
 
 @main.command("demo")
@@ -434,21 +439,24 @@ def print_usage(found, db: Path) -> None:
     from brainlab import tables
 
     if not found.rows:
-        out.print(found.empty_message(db), markup=False, highlight=False)
+        click.echo(found.empty_message(db))
         return
     rows, columns = tables.usage_rows(found.view, found.columns, found.rows), found.columns
     text, hidden = tables.render_text(  # the same characters as rich's table, without rich
         columns, rows, width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True,
-        bold=out.is_terminal and out.color_system is not None)
+        bold=out.styled)
     if text is not None:
         click.echo(text, nl=False)
     else:
         table, hidden = tables.render(columns, rows, width=out.width,
                                       columns=tables.USAGE_COLUMNS[found.view], totals=True)
         out.print(table)
-    if hidden:
-        out.print(f"(not shown at {out.width} columns: {', '.join(hidden)}; see --json or"
-                  " --csv)", markup=False, highlight=False, soft_wrap=False)
+    if hidden:  # wrapped at the width, as rich wrapped it
+        import textwrap
+
+        click.echo(textwrap.fill(f"(not shown at {out.width} columns: {', '.join(hidden)};"
+                                 " see --json or --csv)", width=out.width,
+                                 break_long_words=False, break_on_hyphens=False))
 
 
 @main.command("check")

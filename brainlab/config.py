@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from brainlab.errors import ConfigError
+from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR  # noqa: F401  (re-exported)
 
-DEFAULT_DB = Path("data/brainlab.duckdb")
-DEMO_DIR = Path("data/demo")
-DEFAULT_REPORTS = Path("reports")
 CONTEXT_WINDOW_TOKENS = 200_000  # SPEC §2.5 / §7: budget reference and default window
 
 

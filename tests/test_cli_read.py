@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -210,13 +211,49 @@ def test_every_help_fits_80_columns_and_every_option_is_explained():
 
 # --- start-up (issue 12 item 5) ----------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [["usage", "daily"], ["sql", "SELECT 1"], ["errors"]])
+HEAVY = {"pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat", "rich"}
+
+
+def _engine_alone() -> bool:
+    """Whether this duckdb has its engine as a module of its own (``_duckdb``, duckdb >= 1.4)."""
+    import importlib.util
+
+    return importlib.util.find_spec("_duckdb") is not None
+
+
+@pytest.mark.parametrize("args", [["usage", "daily"], ["usage", "sessions", "--json"],
+                                  ["sql", "SELECT count(*) FROM cc_usage_rollup"], ["errors"]])
 def test_read_commands_import_nothing_heavy(corpus_store, args):
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "brainlab.cli", *args,
+    """The console script a user runs, under -X importtime: no pandas, rich or the duckdb
+    package (its relation API and version lookup), only DuckDB's engine module."""
+    script = Path(sys.executable).with_name("brainlab")
+    done = subprocess.run([sys.executable, "-X", "importtime", str(script), *args,
                            "--db", str(corpus_store)], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0]
                 for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert imported.isdisjoint({"pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat"}), \
-        sorted(imported & {"pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat"})
+    assert imported.isdisjoint(HEAVY), sorted(imported & HEAVY)
+    if _engine_alone():
+        assert "_duckdb" in imported and "duckdb" not in imported
+    assert done.stdout.strip()
+
+
+@pytest.mark.parametrize("env", [{}, {"COLUMNS": "123"}, {"FORCE_COLOR": "1"},
+                                 {"FORCE_COLOR": "1", "TERM": "dumb"}, {"TTY_COMPATIBLE": "0"},
+                                 {"TTY_COMPATIBLE": "1", "COLUMNS": "90"}])
+def test_plain_output_follows_riches_terminal_rules(monkeypatch, env):
+    """Width and bold decided without rich agree with a rich Console's."""
+    from rich.console import Console
+
+    from brainlab import terminal
+
+    for name in ("COLUMNS", "FORCE_COLOR", "TERM", "TTY_COMPATIBLE", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    rich = Console(soft_wrap=True)
+    lazy = terminal.LazyConsole(soft_wrap=True)
+    assert (lazy.width, lazy.styled) == (rich.width, rich.is_terminal
+                                         and rich.color_system is not None)
+    assert lazy._console is None  # answered without making a rich Console

@@ -3,6 +3,8 @@ keeps what analysis needs and runs in linear time on hostile text."""
 
 import importlib
 import inspect
+import json
+import os
 import pkgutil
 import random
 import string
@@ -140,3 +142,35 @@ def test_a_secret_glued_after_another_is_redacted_whole(lead, trail):
 def test_text_after_a_mark_is_kept_when_it_is_not_token_shaped():
     assert redact("see [REDACTED:github-token] now") == "see [REDACTED:github-token] now"
     assert redact("[REDACTED:x]-abc") == "[REDACTED:x]-abc"
+
+
+CACHED_RULES = """
+import json, sys
+from brainlab.sources import secret_rules
+print(json.dumps({"heavy": ["requests" in sys.modules, "detect_secrets" in sys.modules],
+                  "rules": [[r.kind, r.pattern.pattern, r.pattern.flags, r.group, r.origin]
+                            for r in secret_rules.RULES]}))
+"""
+
+
+def _rules_in_child(cache):
+    done = subprocess.run([sys.executable, "-c", CACHED_RULES], capture_output=True, text=True,
+                          check=True, env={**os.environ, "BRAINLAB_CACHE_DIR": str(cache)})
+    return json.loads(done.stdout)
+
+
+def test_plugin_patterns_are_cached_per_version_and_equal_the_live_ones(tmp_path):
+    """The first import reads detect-secrets and writes its patterns to the cache; the next
+    imports neither detect-secrets nor requests (50-60 ms of every ingest) and builds the
+    same rules; a corrupt cache file is read live again and rewritten."""
+    first = _rules_in_child(tmp_path)
+    written = list(tmp_path.glob("secret-patterns-detect-secrets-*.json"))
+    assert len(written) == 1 and first["heavy"][1] is True
+    second = _rules_in_child(tmp_path)
+    assert second["heavy"] == [False, False]
+    assert second["rules"] == first["rules"]
+    written[0].write_text("[[1, 2]]", encoding="utf-8")  # malformed: read live again
+    third = _rules_in_child(tmp_path)
+    assert third["rules"] == first["rules"] and third["heavy"][1] is True
+    assert _rules_in_child(tmp_path)["heavy"] == [False, False]  # and rewritten
+

@@ -149,3 +149,63 @@ def test_a_second_copy_of_the_corpus_adds_its_days_once(tmp_path, copies):
     assert_rollup_matches_views(con)
     assert con.execute("SELECT sum(requests) FROM cc_usage_rollup").fetchone()[0] == before
     con.close()
+
+
+S3, S4 = "sess-roll-3", "sess-roll-4"
+
+
+def _rollup_rows(con) -> list[tuple]:
+    return sorted(con.execute("SELECT * FROM cc_usage_rollup").fetchall(), key=repr)
+
+
+def test_incremental_refresh_equals_a_full_rebuild(tmp_path):
+    """New calls, duplicates of stored calls in another session (later and earlier), new days.
+
+    SPEC §7: a call's lines share (message.id, requestId) across files; the latest line is
+    kept, so a later duplicate in another session moves the call there, an earlier one not.
+    """
+    root = tmp_path / "projects"
+    one = write(root / "p" / f"{S1}.jsonl", [
+        _line(S1, "2026-04-01T10:00:00.000Z", "m1", 5),
+        _line(S1, "2026-04-02T10:00:00.000Z", "m2", 7, cwd="/home/u/projets/beta")])
+    write(root / "q" / f"{S2}.jsonl", [
+        _line(S2, "2026-04-03T10:00:00.000Z", "m3", 9, model="glm-4.6"),
+        _line(S2, "2026-04-05T10:00:00.000Z", "m5", 11)])
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+
+    write(root / "r" / f"{S3}.jsonl", [  # another session and file
+        _line(S3, "2026-04-06T09:00:00.000Z", "m1", 50),  # later duplicate: m1 moves, new day
+        _line(S3, "2026-04-02T09:00:00.000Z", "m3", 70, model="glm-4.6"),  # earlier: stays
+        _line(S3, "2026-04-07T09:00:00.000Z", "m6", 4)])  # a new call on a new day
+    with open(one, "a") as handle:  # a grown tail: a new call on a day S1 already has
+        handle.write(json.dumps(_line(S1, "2026-04-02T11:00:00.000Z", "m7", 2)) + "\n")
+    ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    incremental = _rollup_rows(con)
+    usage_rollup.refresh(con)  # the full rebuild
+    assert _same(incremental, _rollup_rows(con))
+    moved = con.execute("SELECT session_id, day, requests, output_tokens FROM cc_usage_rollup"
+                        " WHERE session_id = ? ORDER BY day", [S3]).fetchall()
+    assert [(str(d), n, out) for _s, d, n, out in moved] == [("2026-04-06", 1, 50),
+                                                             ("2026-04-07", 1, 4)]
+    con.close()
+
+
+def test_incremental_refresh_rewrites_only_the_touched_groups(tmp_path):
+    """A run recomputes the (day, session) groups its lines can change, not the others."""
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S1}.jsonl", [_line(S1, "2026-04-01T10:00:00.000Z", "m1", 5)])
+    two = write(root / "q" / f"{S2}.jsonl", [_line(S2, "2026-04-03T10:00:00.000Z", "m3", 9)])
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, root, workers=1)
+    # a mark no refresh would write: it stays only where the groups were not recomputed
+    con.execute("UPDATE cc_usage_rollup SET requests = 999 WHERE session_id = ?", [S1])
+    with open(two, "a") as handle:
+        handle.write(json.dumps(_line(S2, "2026-04-03T11:00:00.000Z", "m4", 3)) + "\n")
+    write(root / "r" / f"{S4}.jsonl", [_line(S4, "2026-04-03T12:00:00.000Z", "m8", 1)])
+    ingest_claude(con, root, workers=1)
+    rows = dict(con.execute("SELECT session_id, requests FROM cc_usage_rollup").fetchall())
+    assert rows == {S1: 999, S2: 2, S4: 1}
+    con.close()

@@ -175,7 +175,7 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     since, until = _parse_day(since, "since"), _parse_day(until, "until")
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
-    with reader(db) as con:
+    with reader(db, engine_only=True) as con:  # tuples only: no relation API to import
         rollup = usage_rollup.is_current(con)
         sql, params = usage_sql(view, since, until, project, limit, rollup)
         cursor = con.execute(sql, params)

@@ -1,23 +1,43 @@
-"""Input formats, one module each. :func:`brain_sources` lists those of a brain checkout."""
+"""Input formats, one module each. :func:`brain_sources` lists those of a brain checkout.
+
+The brain sources (and their YAML parser) are imported when asked for: the transcript ingest
+imports this package for its own modules only, and a small incremental run must not pay
+30 ms for parsers it never calls (issue 12).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from brainlab.sources.agents import AgentsSource
 from brainlab.sources.base import ErrorRow, Parsed, Source
-from brainlab.sources.circuits import CircuitsSource
-from brainlab.sources.claims import ClaimsSource
-from brainlab.sources.contexts import ContextsSource
-from brainlab.sources.files import list_files
-from brainlab.sources.handoffs import HandoffsSource
-from brainlab.sources.metabolism import MetabolismSource
-from brainlab.sources.workspaces import WorkspacesSource
+
+_LAZY = {  # name -> module of the brain sources, imported on first use (PEP 562)
+    "AgentsSource": "agents", "CircuitsSource": "circuits", "ClaimsSource": "claims",
+    "ContextsSource": "contexts", "HandoffsSource": "handoffs",
+    "MetabolismSource": "metabolism", "WorkspacesSource": "workspaces",
+    "BrainCircuitsSource": "circuits", "list_files": "files",
+}
+
+
+def __getattr__(name: str):
+    """Import a brain source class only when it is used."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"brainlab.sources.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'brainlab.sources' has no attribute {name!r}")
 
 
 def brain_sources() -> list[Source]:
     """The sources ``brainlab ingest brain`` runs, in load order."""
+    from brainlab.sources.agents import AgentsSource
+    from brainlab.sources.circuits import BrainCircuitsSource
+    from brainlab.sources.claims import ClaimsSource
+    from brainlab.sources.contexts import ContextsSource
+    from brainlab.sources.handoffs import HandoffsSource
+    from brainlab.sources.metabolism import MetabolismSource
     from brainlab.sources.sprints import sprint_sources
+    from brainlab.sources.workspaces import WorkspacesSource
 
     return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
             HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources()]
@@ -60,14 +80,6 @@ def no_brain_message(root: Path) -> str:
     return (f"nothing brain-like in {root}: looked for " + ", ".join(BRAIN_PLACES)
             + f"; nothing was written.{hint} Give the brain's own folder"
             " (the checkout that holds agents/, claims/, progression/metabolism/).")
-
-
-class BrainCircuitsSource(CircuitsSource):
-    """Circuit journals inside a brain checkout: only ``circuits/`` (never other JSONL files)."""
-
-    def discover(self, root):
-        """``circuits/**/*.jsonl`` under the brain, nothing when the folder is absent."""
-        return list_files(root / "circuits", "*.jsonl", recursive=True)
 
 
 __all__ = ["ErrorRow", "Parsed", "Source", "brain_sources"]

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
+from brainlab.sources.files import list_files
 
 EVENTS = ("step", "stop", "decision", "admission", "review", "session", "end")
 DECIDERS = ("table", "regulator", "supervisor")
@@ -334,3 +335,11 @@ def _timestamp(value) -> datetime:
     if stamp.tzinfo is not None:
         stamp = stamp.astimezone(UTC).replace(tzinfo=None)
     return stamp
+
+
+class BrainCircuitsSource(CircuitsSource):
+    """Circuit journals inside a brain checkout: only ``circuits/`` (never other JSONL files)."""
+
+    def discover(self, root):
+        """``circuits/**/*.jsonl`` under the brain, nothing when the folder is absent."""
+        return list_files(root / "circuits", "*.jsonl", recursive=True)

@@ -1,13 +1,14 @@
 """The secret rule set :mod:`brainlab.sources.redact` applies: detect-secrets' plugins plus ours.
 
 Token shapes come from the installed detect-secrets package (Yelp, PyPI ``detect-secrets``,
-version in :data:`DETECT_SECRETS_VERSION`): every regex plugin's ``denylist`` is read at import,
-so upgrading the package updates the rules. A plugin is either used (:data:`USED_PLUGINS`, with
-the substrings one of which must be present before its patterns run) or left out with a reason
-(:data:`EXCLUDED_PLUGINS`); a test fails when a new plugin appears in neither. brainlab's own
-rules cover what detect-secrets does not redact in a command line: whole private key blocks,
-Anthropic/Google/Hugging Face keys, ``KEY=value`` assignments, ``mysql -p<pw>``, ``echo <pw> |
-sudo -S``, bearer headers and URL passwords.
+version in :data:`DETECT_SECRETS_VERSION`): every regex plugin's ``denylist``, read from the
+package on the first run of each installed version and kept in the user's cache folder
+(importing the plugins costs 50-60 ms), so upgrading the package updates the rules. A plugin is either
+used (:data:`USED_PLUGINS`, with the substrings one of which must be present before its
+patterns run) or left out with a reason (:data:`EXCLUDED_PLUGINS`); a test fails when a new
+plugin appears in neither. brainlab's own rules cover what detect-secrets does not redact in
+a command line: whole private key blocks, Anthropic/Google/Hugging Face keys, ``KEY=value``
+assignments, ``mysql -p<pw>``, ``echo <pw> | sudo -S``, bearer headers and URL passwords.
 
 Every pattern runs in linear time on any text: detect-secrets patterns that start with a word
 character are guarded so they start only at a word boundary (``eyJeyJeyJ...`` is one start,
@@ -90,19 +91,72 @@ def _kind(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
 
 
-def _plugin_rules() -> list[Rule]:
-    rules: list[Rule] = []
-    for name, (hint, group) in USED_PLUGINS.items():
+def live_patterns() -> list[tuple[str, str, str, int]]:
+    """(plugin, secret type, regex, flags) of each used plugin's denylist, from the package."""
+    found = []
+    for name in USED_PLUGINS:
         module, cls = name.rsplit(".", 1)
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
-        for pattern in plugin.denylist:
-            source = pattern.pattern
-            if _WORD_START.match(source) and not source.startswith("(?:\\s"):
-                source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
-            compiled = re.compile(source, pattern.flags)
-            rules.append(Rule(_kind(plugin.secret_type), compiled, hint,
-                              group if compiled.groups >= group else 0,
-                              f"detect-secrets {DETECT_SECRETS_VERSION} {cls}"))
+        found += [(name, plugin.secret_type, p.pattern, p.flags) for p in plugin.denylist]
+    return found
+
+
+def plugin_patterns() -> list[tuple[str, str, str, int]]:
+    """:func:`live_patterns`, kept per detect-secrets version in the user's cache folder.
+
+    Importing the plugins imports ``requests`` (urllib3, ssl, http): 50-60 ms of every ingest
+    for a few regexes (issue 12). The first run reads them live and writes them as JSON to
+    ``secret-patterns-detect-secrets-<version>.json`` (:func:`brainlab.paths.cache_dir`);
+    later runs read that file. Another version is another file, so an upgrade updates the
+    rules; a file that is unreadable, malformed or names other plugins is read live again.
+    """
+    import json
+
+    from brainlab.paths import cache_dir
+
+    try:
+        path = cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
+        rows = [tuple(row) for row in json.loads(path.read_text(encoding="utf-8"))]
+        if rows and {r[0] for r in rows} == set(USED_PLUGINS) and all(
+                len(r) == 4 and all(isinstance(v, str) for v in r[:3])
+                and isinstance(r[3], int) for r in rows):
+            return rows
+    except (OSError, RuntimeError, ValueError, TypeError):
+        pass  # not written yet, or unusable: read live below
+    rows = live_patterns()
+    _write_cache(rows)
+    return rows
+
+
+def _write_cache(rows: list[tuple[str, str, str, int]]) -> None:
+    """Write the patterns' cache file atomically; a cache that cannot be written is skipped."""
+    import json
+    import os
+    import tempfile
+
+    from brainlab.paths import cache_dir
+
+    try:
+        path = cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(prefix=".secret-patterns-", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(rows, out)
+        os.replace(partial, path)
+    except (OSError, RuntimeError):  # a read-only or missing home: live each time
+        pass
+
+
+def _plugin_rules() -> list[Rule]:
+    rules: list[Rule] = []
+    for name, secret_type, source, flags in plugin_patterns():
+        hint, group = USED_PLUGINS[name]
+        if _WORD_START.match(source) and not source.startswith("(?:\\s"):
+            source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
+        compiled = re.compile(source, flags)
+        rules.append(Rule(_kind(secret_type), compiled, hint,
+                          group if compiled.groups >= group else 0,
+                          f"detect-secrets {DETECT_SECRETS_VERSION} {name.rsplit('.', 1)[1]}"))
     return rules
 
 
@@ -172,3 +226,4 @@ NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
 def has_candidate(text: str, lowered: str) -> bool:
     """The prefilter: True when any rule's hint is in ``text`` (or its lower-cased form)."""
     return any(h in text for h in CASED_HINTS) or any(h in lowered for h in NOCASE_HINTS)
+

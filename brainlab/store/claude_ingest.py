@@ -193,6 +193,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
     if jobs or removed:
         usage_rollup.invalidate(con)
+        if not rollup_stale:  # its rows about to be deleted: the groups they leave change
+            usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
     _record_refused(con, refused, summary)
     writer = Writer(con)
     # the parse workers keep the cores busy: DuckDB's own insert threads only contended with
@@ -231,8 +233,11 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
-    if rollup_stale or jobs or removed:
+    if rollup_stale:
         usage_rollup.refresh(con)
+    elif jobs or removed:  # only the groups the new and deleted lines can change
+        usage_rollup.refresh_touched(con, [(j.path, 0 if j.reset else j.lines_done)
+                                           for j in jobs])
     if not _measures_stored(con):
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:

@@ -12,11 +12,34 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-
-from brainlab.config import DEFAULT_DB
 from brainlab.errors import StoreError, StoreLockedError, StoreMissingError
+from brainlab.paths import DEFAULT_DB
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def engine(full: bool = False):
+    """DuckDB's Python module: its compiled engine alone, or the whole package when ``full``.
+
+    The engine (``_duckdb``, a module of its own since duckdb 1.4) connects, runs SQL and
+    fetches rows; the package adds relations, Arrow sources and DataFrame glue, and costs
+    45-60 ms more to import (``duckdb._relation``, ``importlib.metadata``), a third of a
+    read command (issue 12). Both raise the same exception classes and open the same
+    connection class; an older duckdb without the separate engine gets the package.
+    """
+    if not full:
+        try:
+            import _duckdb
+
+            return _duckdb
+        except ImportError:
+            pass
+    import duckdb
+
+    return duckdb
 
 
 @dataclass(frozen=True)
@@ -27,6 +50,8 @@ class StoreConfig:
     read_only: bool = True  # readers never take the write lock
     threads: int | None = None  # DuckDB worker threads; None = DuckDB's default (all cores)
     memory_limit: str | None = None  # e.g. "2GB"; None = DuckDB's default (80% of RAM)
+    engine_only: bool = False  # open with DuckDB's engine module alone (see engine()): for
+    # callers that execute SQL and fetch tuples, never relations or DataFrames
 
 
 def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
@@ -39,6 +64,7 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         )
     if not config.read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
+    duckdb = engine(full=not config.engine_only)
     try:
         con = duckdb.connect(str(path), read_only=config.read_only)
     except duckdb.IOException as exc:
@@ -74,9 +100,13 @@ def _lock_holder(message: str) -> str:
 
 
 @contextmanager
-def reader(path: str | os.PathLike = DEFAULT_DB) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived read-only connection; closed on exit so writers are never blocked."""
-    con = connect(StoreConfig(path=Path(path), read_only=True))
+def reader(path: str | os.PathLike = DEFAULT_DB,
+           engine_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived read-only connection; closed on exit so writers are never blocked.
+
+    ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`).
+    """
+    con = connect(StoreConfig(path=Path(path), read_only=True, engine_only=engine_only))
     try:
         yield con
     finally:
@@ -88,18 +118,18 @@ def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
     with reader(path) as con:
         try:
             return con.execute(sql, params or []).df()
-        except duckdb.Error as exc:  # one clear line for the CLI, never a DuckDB traceback
+        except engine().Error as exc:  # one clear line for the CLI, never a DuckDB traceback
             raise query_error(con, path, exc) from exc
 
 
 def rows(path: str | os.PathLike, sql: str,
          params: list | dict | None = None) -> tuple[list[str], list[tuple]]:
     """Run one read-only query; return (column names, row tuples) without pandas."""
-    with reader(path) as con:
+    with reader(path, engine_only=True) as con:
         try:
             cursor = con.execute(sql, params or [])
             return [d[0] for d in cursor.description], cursor.fetchall()
-        except duckdb.Error as exc:
+        except engine().Error as exc:
             raise query_error(con, path, exc) from exc
 
 

@@ -7,11 +7,13 @@ and which command adds it.
 from __future__ import annotations
 
 import os
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from brainlab.errors import StoreError
-from brainlab.store.connection import has_schema, query_error, reader
+from brainlab.store.connection import engine, has_schema, query_error, reader
+
+if TYPE_CHECKING:
+    import duckdb
 
 # What a store can lack, the table that shows it, and the command that fills it.
 CONTENTS = (
@@ -45,18 +47,23 @@ def missing_contents(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def run_sql(db: str | os.PathLike, statement: str) -> tuple[list[str], list[tuple], str]:
-    """Run one statement read-only: (column names, rows, the empty-result message)."""
-    try:
-        statements = duckdb.extract_statements(statement)
-    except duckdb.Error as exc:
-        raise StoreError(f"SQL: {_one_line(exc)}") from None
-    if len(statements) != 1:
-        raise StoreError(f"brainlab sql runs exactly one statement; got {len(statements)}:"
-                         " run them one at a time")
-    with reader(db) as con:
+    """Run one statement read-only: (column names, rows, the empty-result message).
+
+    Parsed and run on the store's connection, opened with DuckDB's engine module alone
+    (the package's module-level parser opened a second, in-memory database: 25 ms more).
+    """
+    error = engine().Error
+    with reader(db, engine_only=True) as con:
+        try:
+            statements = con.extract_statements(statement)
+        except error as exc:
+            raise StoreError(f"SQL: {_one_line(exc)}") from None
+        if len(statements) != 1:
+            raise StoreError(f"brainlab sql runs exactly one statement; got {len(statements)}:"
+                             " run them one at a time")
         try:
             cursor = con.execute(statement)
-        except duckdb.Error as exc:
+        except error as exc:
             if not has_schema(con):  # an ingest killed before its schema: say so
                 raise query_error(con, db, exc) from None
             raise StoreError(f"SQL: {_one_line(exc)}") from None

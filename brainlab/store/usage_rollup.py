@@ -2,23 +2,42 @@
 
 The derivation stays a SQL view (views/15_claude.sql, SPEC §7 deduplication and cost); it
 reads every request line, so `brainlab usage` would pay the global deduplication on each
-call. The claude ingest stores its rows instead, once per run that changed anything. The
-whole roll-up is rewritten: the deduplication is global (the "last line" of a call may move
-to another day when any file adds or loses a line), and restricting it to some days cost
-more than the whole (measured: 119 ms for 16 files against 98 ms for all, 1 GB store).
+call. The claude ingest stores its rows instead, once per run that changed anything.
+
+A run that changed prices, or found the roll-up stale, rewrites it whole (:func:`refresh`).
+Otherwise only the groups its lines can change are recomputed (:func:`refresh_touched`):
+the deduplication is global by (message.id, requestId), so a new line can move the kept
+line of a call into another session or day, and a deleted line (a rewritten or removed file)
+can hand it back. The touched lines (new, and about to be deleted: :func:`capture_deleted`)
+name the calls; every line of those calls names the (day, session) pairs whose groups can
+change; the keys of every line in those pairs are the calls to deduplicate again, through
+the same views, cut to those calls by the variable ``cc_usage_keys``
+(``cc_in_usage_scope`` in views/15_claude.sql). The deduplication of one call needs only
+that call's lines, so the groups of those pairs come out exactly as a full rebuild's.
 
 A ``brainlab_meta`` entry (``cc_usage_rollup``) holds the number of request lines the roll-up
 was computed from; it is removed before a run writes and set again in the refresh's
 transaction, so a reader uses the table only when it matches (:func:`is_current`): a run
 killed half-way, a store attached to a lake, or rows written by other means fall back to
-the views.
+the views (and the next ingest rewrites it whole).
 """
 
 from __future__ import annotations
 
-import duckdb
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from brainlab.store.connection import engine
+
+if TYPE_CHECKING:
+    import duckdb
 
 META_KEY = "cc_usage_rollup"
+# the SPEC §7 deduplication key of a request line, with request_id (as cc_request_dedup)
+KEY = "coalesce(message_id, source_file || ':' || line)"
+TOUCHED = "temp.cc_usage_touched"  # (day, session_id, key) of lines this run adds or deletes
+_SAME_PAIR = ("{a}.day IS NOT DISTINCT FROM {b}.day"
+              " AND {a}.session_id IS NOT DISTINCT FROM {b}.session_id")
 
 
 def is_current(con: duckdb.DuckDBPyConnection) -> bool:
@@ -30,7 +49,7 @@ def is_current(con: duckdb.DuckDBPyConnection) -> bool:
             return False
         return stored[0] == str(con.execute("SELECT count(*) FROM cc_request_lines"
                                             ).fetchone()[0])
-    except duckdb.Error:  # a store made before the roll-up existed
+    except engine().Error:  # a store made before the roll-up existed
         return False
 
 
@@ -45,9 +64,68 @@ def refresh(con: duckdb.DuckDBPyConnection) -> None:
     try:
         con.execute("DELETE FROM cc_usage_rollup")
         con.execute("INSERT INTO cc_usage_rollup BY NAME SELECT * FROM cc_usage_groups")
-        lines = con.execute("SELECT count(*) FROM cc_request_lines").fetchone()[0]
-        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [META_KEY, str(lines)])
+        _mark_current(con)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    con.execute(f"DROP TABLE IF EXISTS {TOUCHED}")
+
+
+def capture_deleted(con: duckdb.DuckDBPyConnection, files: Iterable[str]) -> None:
+    """Note the request lines of ``files`` before a run deletes them (rewritten or removed).
+
+    Their calls may have kept one of these lines: :func:`refresh_touched` recomputes the
+    groups they leave. Call it once per run, before any write (it starts the touched set).
+    """
+    con.execute(f"CREATE OR REPLACE TEMP TABLE cc_usage_touched AS SELECT CAST(ts AS DATE) AS day,"
+                f" session_id, {KEY} AS key FROM cc_request_lines"
+                " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(files))])
+
+
+def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, int]]) -> int:
+    """Recompute the roll-up groups a run's lines can change; return the (day, session) pairs.
+
+    ``grown``: (file, lines before this run) of every file read: its lines after that number
+    are new (0 for a new or rewritten file). Needs :func:`capture_deleted` earlier in the run
+    and a roll-up that was current before it; the result equals :func:`refresh`'s.
+    """
+    files, lines = zip(*grown, strict=True) if grown else ((), ())
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(  # the new lines (a file's lines are numbered in order)
+            f"INSERT INTO {TOUCHED} SELECT CAST(l.ts AS DATE), l.session_id, {KEY}"
+            " FROM cc_request_lines l JOIN (SELECT unnest(?::VARCHAR[]) AS f,"
+            " unnest(?::BIGINT[]) AS n) g ON l.source_file = g.f AND l.line > g.n",
+            [list(files), list(lines)])
+        # every (day, session) where a touched call has, or had, a line
+        con.execute("CREATE OR REPLACE TEMP TABLE cc_usage_pairs AS"
+                    f" SELECT DISTINCT day, session_id FROM {TOUCHED} UNION"
+                    " SELECT CAST(ts AS DATE) AS day, session_id FROM cc_request_lines"
+                    f" WHERE {KEY} IN (SELECT key FROM {TOUCHED})")
+        # the calls with a line in those pairs: deduplicated again, whole (the view's scope)
+        con.execute("SET VARIABLE cc_usage_keys = (SELECT coalesce(list(DISTINCT"
+                    f" {KEY}), [])"
+                    " FROM cc_request_lines l SEMI JOIN cc_usage_pairs p ON "
+                    + _SAME_PAIR.format(a="l", b="p").replace("l.day", "CAST(l.ts AS DATE)")
+                    + ")")
+        con.execute("DELETE FROM cc_usage_rollup r WHERE EXISTS (SELECT 1 FROM cc_usage_pairs p"
+                    " WHERE " + _SAME_PAIR.format(a="r", b="p") + ")")
+        con.execute("INSERT INTO cc_usage_rollup BY NAME SELECT g.* FROM cc_usage_groups g"
+                    " SEMI JOIN cc_usage_pairs p ON " + _SAME_PAIR.format(a="g", b="p"))
+        groups = con.execute("SELECT count(*) FROM cc_usage_pairs").fetchone()[0]
+        _mark_current(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.execute("RESET VARIABLE cc_usage_keys")
+    con.execute(f"DROP TABLE IF EXISTS {TOUCHED}")
+    con.execute("DROP TABLE IF EXISTS temp.cc_usage_pairs")
+    return groups
+
+
+def _mark_current(con: duckdb.DuckDBPyConnection) -> None:
+    lines = con.execute("SELECT count(*) FROM cc_request_lines").fetchone()[0]
+    con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [META_KEY, str(lines)])

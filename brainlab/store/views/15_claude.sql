@@ -5,9 +5,15 @@
 -- deduplicate on (message.id, requestId) across ALL files, keeping the last line (final
 -- output_tokens). Lines without requestId deduplicate on message.id alone; a line without
 -- message.id is its own call. "Last" = latest timestamp, then file path, then line number.
+-- The calls one incremental refresh of cc_usage_rollup recomputes (brainlab/store/
+-- usage_rollup.py sets the variable cc_usage_keys for that statement; unset, every call is in
+-- scope): a call's lines are kept or cut together, so its deduplication is unchanged.
 CREATE OR REPLACE VIEW cc_request_dedup AS
 SELECT *
 FROM cc_request_lines
+WHERE getvariable('cc_usage_keys') IS NULL
+   OR coalesce(message_id, source_file || ':' || line)
+      IN (SELECT unnest(getvariable('cc_usage_keys')))
 QUALIFY row_number() OVER (
     PARTITION BY coalesce(message_id, source_file || ':' || line), request_id
     ORDER BY ts DESC NULLS LAST, source_file DESC, line DESC) = 1;
