@@ -262,6 +262,13 @@ def template_key() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def template_ready() -> bool:
+    """True when a new store would be a copy of the cached empty store (nothing to build)."""
+    from brainlab.store import template
+
+    return template.template_path(template_key()).is_file()
+
+
 def _build_empty(path: Path) -> None:
     con = connect(StoreConfig(path=path, read_only=False))
     try:
