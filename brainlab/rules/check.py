@@ -9,6 +9,7 @@ exactly or as a prefix (``BRK`` = every broker rule), as code linters do.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -85,7 +86,10 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
     rules = selected_rules(select, ignore)
     skipped = [r for r in rules if r.needs_transcripts and db is None]
     rules = [r for r in rules if r not in skipped]
-    con = open_writer(":memory:", describe=False)  # a throw-away store: no COMMENT ON
+    # a throw-away store: a temporary copy of the cached empty store (0.04 s) rather than an
+    # in-memory one, whose catalogue would be built anew (views bound: about 1 s)
+    scratch = tempfile.TemporaryDirectory(prefix="brainlab-check-")
+    con = open_writer(Path(scratch.name) / "check.duckdb")
     try:
         summary = ingest.run(con, brain_sources(), root)
         if db is not None:
@@ -99,6 +103,7 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
                                "WHERE severity = 'error' ORDER BY file, line").fetchall()
     finally:
         con.close()
+        scratch.cleanup()
     result = CheckResult(root=root, rules=rules, not_evaluated=skipped,
                          files_read=sum(summary.loaded.values()),
                          parse_problems=[(_relative(f, root), line, reason)
