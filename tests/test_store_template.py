@@ -7,6 +7,7 @@ creating stores at once still give whole stores.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -150,3 +151,16 @@ def test_two_processes_creating_stores_at_once(tmp_path, cache):
     assert catalogue(tmp_path / "s0.duckdb") == scratch == catalogue(tmp_path / "s1.duckdb")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "s0.duckdb", "s1.duckdb",
                                                           "scratch.duckdb"]
+
+
+def test_building_a_template_keeps_only_the_newest_few(tmp_path, cache):
+    """Each catalogue change makes a template: older ones are removed, the newest kept."""
+    cache.mkdir()
+    old = [cache / f"empty-store-old{i}.duckdb" for i in range(template.KEEP + 2)]
+    for age, path in enumerate(old, 1):
+        path.write_bytes(b"an older template")
+        os.utime(path, (1_000_000 - age, 1_000_000 - age))  # old[0] the newest of them
+    open_writer(tmp_path / "store.duckdb").close()
+    kept = sorted(p.name for p in cache.iterdir())
+    assert kept == sorted([template.template_path(template_key()).name]
+                          + [p.name for p in old[:template.KEEP - 1]])

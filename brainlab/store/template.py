@@ -9,7 +9,8 @@ The cache folder is ``$BRAINLAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/brainlab``, 
 ``~/.cache/brainlab``. A template is written under a temporary name and renamed into place
 (two processes may build it at once; the last rename wins, both files are whole). A new store
 is copied beside its target and linked into place, so a killed copy never leaves half a store.
-When the cache cannot be written, callers build the store in place, as before.
+Building a template removes all but the few newest others. When the cache cannot be written,
+callers build the store in place, as before.
 """
 
 from __future__ import annotations
@@ -56,7 +57,22 @@ def ensure(key: str, build: Callable[[Path], None]) -> Path | None:
         return None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    _prune(target.parent)
     return target
+
+
+KEEP = 4  # templates kept (several venvs or versions may share a cache); older ones go
+
+
+def _prune(folder: Path) -> None:
+    """Remove all but the KEEP newest templates (each catalogue change makes a new one)."""
+    found = []
+    for path in folder.glob("empty-store-*.duckdb"):
+        with contextlib.suppress(OSError):
+            found.append((path.stat().st_mtime, path))
+    for _mtime, path in sorted(found, reverse=True)[KEEP:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def copy_to(template: Path, path: Path) -> bool:
