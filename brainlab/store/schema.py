@@ -266,7 +266,7 @@ def template_ready() -> bool:
     """True when a new store would be a copy of the cached empty store (nothing to build)."""
     from brainlab.store import template
 
-    return template.template_path(template_key()).is_file()
+    return template.cached(template_key())
 
 
 def _build_empty(path: Path) -> None:

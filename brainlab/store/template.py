@@ -39,15 +39,23 @@ def template_path(key: str) -> Path:
     return cache_dir() / f"empty-store-{key}.duckdb"
 
 
+def cached(key: str) -> bool:
+    """True when the template of ``key`` is there to copy (False too if it cannot be seen)."""
+    try:
+        return template_path(key).is_file()
+    except (OSError, RuntimeError):  # a folder this user may not search; no home folder
+        return False
+
+
 def ensure(key: str, build: Callable[[Path], None]) -> Path | None:
     """The template for ``key``, built with ``build(path)`` when missing; None if unwritable."""
-    target = template_path(key)
-    if target.is_file():
-        return target
     try:
+        target = template_path(key)
+        if target.is_file():
+            return target
         target.parent.mkdir(parents=True, exist_ok=True)
         folder = tempfile.mkdtemp(prefix=".building-", dir=target.parent)
-    except OSError:
+    except (OSError, RuntimeError):  # unusable cache folder; no home folder
         return None
     try:
         built = Path(folder) / target.name
