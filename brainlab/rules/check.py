@@ -1,7 +1,8 @@
-"""``brainlab check PATH``: load a brain checkout into an in-memory store and read its violations.
+"""``brainlab check PATH``: load a brain checkout into a throw-away store and read its violations.
 
-The checkout is ingested through the ordinary brain sources into a DuckDB database that lives
-in memory only (no prior ingest, nothing written); the rules are the store's SQL views
+The checkout is ingested through the ordinary brain sources into a throw-away DuckDB database
+(a temporary copy of the empty-store template, removed at the end: no prior ingest, nothing
+kept); the rules are the store's SQL views
 (``violations``, views/80_rules.sql). Ids given to ``select``/``ignore`` match a rule id
 exactly or as a prefix (``BRK`` = every broker rule), as code linters do.
 """
