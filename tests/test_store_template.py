@@ -164,3 +164,16 @@ def test_building_a_template_keeps_only_the_newest_few(tmp_path, cache):
     kept = sorted(p.name for p in cache.iterdir())
     assert kept == sorted([template.template_path(template_key()).name]
                           + [p.name for p in old[:template.KEEP - 1]])
+
+
+def test_empty_store_reads_the_template(tmp_path, cache):
+    """The lake reads the store's shape from the template (no catalogue built in memory)."""
+    from brainlab.lake.layout import store_columns
+    from brainlab.store.schema import empty_store
+
+    with empty_store() as con:
+        shape = con.execute(CATALOGUE["columns"]).fetchall()
+        assert con.execute("SELECT current_database()").fetchone()[0].startswith("empty-store-")
+    assert shape == catalogue(built_in_place(tmp_path / "scratch.duckdb"))["columns"]
+    assert [p.name for p in cache.iterdir()] == [template.template_path(template_key()).name]
+    assert "cc_request_lines" in store_columns()

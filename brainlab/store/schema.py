@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -260,6 +262,35 @@ def template_key() -> str:
 
     text = f"{catalog_fingerprint()}|{__version__}|{duckdb.__version__}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@contextmanager
+def empty_store() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to an empty store of this catalogue, to read its shape.
+
+    The cached template when it can be had (built first when missing), else a store built
+    in memory (what callers did before: 1.2-1.5 CPU-s).
+    """
+    from brainlab.store import template
+
+    source = template.ensure(template_key(), _build_empty)
+    con = None
+    if source is not None:
+        try:
+            con = connect(StoreConfig(path=source, read_only=True))
+        except StoreError:
+            con = None
+    if con is None:
+        con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
+        try:
+            apply(con)
+        except BaseException:
+            con.close()
+            raise
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 def template_ready() -> bool:
