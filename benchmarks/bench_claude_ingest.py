@@ -9,7 +9,9 @@ Usage:
 Two trees: the real corpus copied ``--copies`` times with rewritten ids (message, request and
 session ids, so nothing deduplicates across copies), and a synthetic tree of ``--size-gb``.
 On each tree, every round runs, one after the other (interleaved, so a busy machine slows
-all alike): brainlab's cold ``ingest claude --daily`` (one process, a new store), ccusage's
+all alike): brainlab's cold ``ingest claude --daily`` (one process, a new store) first with an
+empty cache (it builds the empty-store template, ``store/template.py``, in ``DIR/cache``) and
+then as usual (the new store copied from that template), ccusage's
 native binary ``claude daily --json --offline``, the orjson-only parser as the baseline of
 the msgspec one (brainlab with the fast path switched off, same command), ``brainlab usage
 daily`` on the ingested store, and an incremental run after appending 1% (undone after the
@@ -237,12 +239,18 @@ def _fmt(values: list[float], unit: str = "s") -> str:
 
 def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     """Interleaved rounds on one tree; print medians and ranges."""
-    env = {"PYTHONPATH": str(REPO), "CLAUDE_CONFIG_DIR": str(tree)}
+    cache = work / "cache"  # the empty-store template (store/template.py), under --dir
+    env = {"PYTHONPATH": str(REPO), "CLAUDE_CONFIG_DIR": str(tree),
+           "BRAINLAB_CACHE_DIR": str(cache)}
     cc = ccusage_cmd(args.ccusage_dir)
     db = work / f"{name}.duckdb"
     steps: dict[str, list[dict]] = {}
     for _ in range(args.repeat):
         db.unlink(missing_ok=True)
+        shutil.rmtree(cache, ignore_errors=True)  # the very first run: builds the template
+        steps.setdefault("same, first run (empty template cache)", []).append(
+            measure(brainlab("ingest", "claude", str(tree), "--db", str(db), "--daily"), env))
+        db.unlink()
         steps.setdefault("brainlab ingest claude --daily (cold)", []).append(
             measure(brainlab("ingest", "claude", str(tree), "--db", str(db), "--daily"), env))
         shutil.copy(db, work / "cold.duckdb")
@@ -282,6 +290,9 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     print(f"  incremental / cold: {100 * incr / cold:.1f} %")
     if cc:
         ccu = statistics.median(r["wall"] for r in steps["ccusage claude daily --json --offline"])
+        first = statistics.median(
+            r["wall"] for r in steps["same, first run (empty template cache)"])
+        print(f"  first run (empty cache) / ccusage: {first / ccu:.2f}x")
         print(f"  cold ingest + daily / ccusage: {cold / ccu:.2f}x;"
               f" ccusage / brainlab usage daily: {ccu / usage:.1f}x")
         compare_days(work / "cold.duckdb", measure(cc, env, cwd=args.ccusage_dir)["out"], env)

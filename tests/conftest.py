@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -49,6 +50,12 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
     finally:
         con.close()
     return db
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _store_template_cache(tmp_path_factory) -> None:
+    """New stores copy the empty-store template from this run's own cache, not ~/.cache."""
+    os.environ["BRAINLAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("brainlab-cache"))
 
 
 @pytest.fixture

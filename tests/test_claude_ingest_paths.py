@@ -5,6 +5,9 @@ processes, and the largest hand it Arrow tables. All must store exactly the same
 included.
 """
 
+import shutil
+
+import pytest
 from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
 
@@ -77,8 +80,12 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
     assert row == (5, len(b'{"type":"assistant","sessionId":"s4"'))
 
 
-def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeypatch):
-    """A new store is created after the workers start (issue 12 item 3): same database."""
+@pytest.mark.parametrize("cache", ["empty", "warm"])
+def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeypatch, cache):
+    """A new store is created after the workers start when the empty-store template must be
+    built first (issue 12 item 3), else copied from it before: same database either way."""
+    if cache == "empty":
+        monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "empty-cache"))
     root = build_tree(tmp_path / "cfg")
     write(root / "projects" / "-home-u-projets-gamma" / "s5.jsonl", [
         assistant("s5", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
@@ -87,7 +94,11 @@ def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeyp
     opened = open_writer(tmp_path / "opened.duckdb")
     first = ingest_claude(opened, root, workers=2)
     created = tmp_path / "created.duckdb"
+    if cache == "empty":  # open_writer above built the template: remove it again
+        shutil.rmtree(tmp_path / "empty-cache")
     second = claude_ingest.ingest_claude_db(created, root, workers=2)
+    if cache == "empty":  # built while the workers parsed, for the next new store
+        assert list((tmp_path / "empty-cache").glob("empty-store-*.duckdb"))
     assert (first.read, first.rows, first.errors) == (second.read, second.rows, second.errors)
     new = open_writer(created)
     a, b = dump(opened), dump(new)

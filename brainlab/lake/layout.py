@@ -16,8 +16,7 @@ from pathlib import Path
 
 from brainlab.errors import SourceError
 from brainlab.sources import claude_files
-from brainlab.store import StoreConfig, connect
-from brainlab.store.schema import apply
+from brainlab.store.schema import empty_store
 
 PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path order
 EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
@@ -78,9 +77,7 @@ def default_machine() -> str:
 
 def store_columns() -> dict[str, list[tuple[str, str]]]:
     """Every raw table of the store with its (column, DuckDB type) list, from the schema files."""
-    con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
-    try:
-        apply(con)
+    with empty_store() as con:  # the cached empty store: no catalogue to build
         cols: dict[str, list[tuple[str, str]]] = {}
         for table, column, data_type in con.execute(
                 "SELECT c.table_name, c.column_name, c.data_type FROM duckdb_columns() c"
@@ -89,8 +86,6 @@ def store_columns() -> dict[str, list[tuple[str, str]]]:
             if table not in NOT_EXPORTED:
                 cols.setdefault(table, []).append((column, data_type))
         return cols
-    finally:
-        con.close()
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from brainlab.sources import claude_code as cc
-from brainlab.store import StoreConfig, claude_read, claude_rows, connect
 from brainlab.store import claude_ingest as ci
-from brainlab.store.schema import apply
+from brainlab.store import claude_read, claude_rows
+from brainlab.store.schema import empty_store
 
 _TYPES_READY = False
 
@@ -25,12 +25,8 @@ def _ensure_types() -> None:
     """Load the store's column types once per worker process (the parser's Arrow types)."""
     global _TYPES_READY
     if not _TYPES_READY:
-        con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
-        try:
-            apply(con)
+        with empty_store() as con:  # the cached empty store: no catalogue to build
             claude_rows.column_types(con)  # what the local writer does before its workers fork
-        finally:
-            con.close()
         _TYPES_READY = True
 
 
