@@ -22,16 +22,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-CACHE_ENV = "BRAINLAB_CACHE_DIR"
-
-
-def cache_dir() -> Path:
-    """Where brainlab keeps its caches (``$BRAINLAB_CACHE_DIR``, XDG, ``~/.cache/brainlab``)."""
-    explicit = os.environ.get(CACHE_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "brainlab"
+from brainlab.paths import CACHE_ENV, cache_dir  # noqa: F401 - CACHE_ENV: tests, benchmarks
 
 
 def template_path(key: str) -> Path:
