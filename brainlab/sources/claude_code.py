@@ -27,6 +27,7 @@ import orjson
 
 from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
+from brainlab.sources.secret_rules import has_candidate
 
 SOURCE = "claude"
 COMMAND_CHARS = 200  # Bash commands are kept redacted and cut to this many characters
@@ -538,7 +539,10 @@ def ident(value) -> str | None:
         tail = value[value.index("_") + 1:]
         if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
             return value  # unique per call: not memoised
-    text = kept(value, 200)
+    if 0 < len(value) <= 200 and not has_candidate(value, value.lower()):
+        text = value  # kept(value, 200) without its memo: no rule can apply, nothing cut
+    else:
+        text = kept(value, 200)
     if len(_IDENTS) >= _KEPT_MAX:
         _IDENTS.clear()
     _IDENTS[value] = text
