@@ -26,6 +26,7 @@ import orjson
 
 from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources import claude_code as cc
+from brainlab.sources.redact import redact_truncate
 
 Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
 
@@ -149,6 +150,12 @@ _MEMO_MAX = 100_000
 _MODELS: dict[str | None, str | None] = {}  # kept(model, 80), read once per request
 _CWDS: dict[str | None, str | None] = {}  # kept(cwd, 300)
 _SPEEDS: dict[str | None, str | None] = {}  # kept(speed, 40)
+_NAMES: dict[str | None, str | None] = {}  # kept(tool name, 80)
+_NO_INPUT = _Input()
+_FILE_TOOLS, _SEARCH_TOOLS, _LAUNCH_TOOLS = cc.FILE_TOOLS, cc.SEARCH_TOOLS, cc.LAUNCH_TOOLS
+_MARKED_TOOLS = cc.MARKED_TOOLS
+_generated = cc.GENERATED_ID
+_git_commit = cc._GIT_COMMIT.search
 
 
 def _memo(table: dict, value, limit: int):
@@ -172,27 +179,68 @@ def _is_object(value: msgspec.Raw) -> bool:
 
 
 def _tools(blocks: list[_Block]) -> list[tuple]:
-    """(block, input) of each tool call: the input as the dict tool_call reads ({} if none).
+    """(input fields, input dict or None) of each tool call in order, decoded before any row.
 
-    To-do and file-writing tools are decoded whole: claude_marks reads their to-dos and the
-    decision lines they add to a workspace log (issue 13).
+    The fields a tool call row reads come from :class:`_Input` (a Write's content skipped in
+    C); to-do and file-writing tools are also decoded whole, as the dict claude_marks reads
+    (their to-dos and the decision lines they add to a workspace log, issue 13).
     """
     tools = []
     for block in blocks:
         if block.type != "tool_use":
             continue
         value = block.input
+        name = block.name
+        marked = name.__class__ is str and name in _MARKED_TOOLS
+        whole = None
         if not _is_object(value):
-            args = {}
-        elif block.name in cc.MARKED_TOOLS:
-            args = orjson.loads(memoryview(value))
+            args = _NO_INPUT
+            if marked:
+                whole = {}
+        elif marked:
+            whole = orjson.loads(memoryview(value))
+            get = whole.get
+            args = _Input(get("file_path"), get("notebook_path"), get("path"), get("pattern"),
+                          get("subagent_type"), get("command"))
         else:
-            got = _input(memoryview(value))
-            args = {"file_path": got.file_path, "notebook_path": got.notebook_path,
-                    "path": got.path, "pattern": got.pattern,
-                    "subagent_type": got.subagent_type, "command": got.command}
-        tools.append((block, args))
+            args = _input(memoryview(value))
+        tools.append((args, whole))
     return tools
+
+
+def _text(value) -> str | None:
+    """claude_code._str: a non-empty string, else None."""
+    return value if value.__class__ is str and value else None
+
+
+def _tool_call(block: _Block, args: _Input, whole: dict | None, session_id, agent_id, ts,
+               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
+    """The row of claude_code.tool_call from the typed block and input (and its marks)."""
+    name = _text(block.name) or "?"
+    file_path = pattern = launched = command = None
+    if name in _FILE_TOOLS:
+        file_path = _text(args.file_path) or _text(args.notebook_path)
+    elif name in _SEARCH_TOOLS:
+        file_path = _text(args.path)
+        pattern = _text(args.pattern)
+    elif name in _LAUNCH_TOOLS:
+        launched = _text(args.subagent_type) or "general-purpose"
+    elif name == "Bash":
+        command = _text(args.command)
+    tool_id = block.id
+    chunk.tool_calls.append((
+        session_id, agent_id, ts, _memo(_NAMES, name, 80),
+        tool_id if tool_id.__class__ is str and _generated(tool_id) else _ident(tool_id),
+        _kept(file_path, 500) if file_path is not None else None,
+        redact_truncate(pattern, 200) if pattern else None,
+        _kept(launched, 80) if launched is not None else None,
+        redact_truncate(command, cc.COMMAND_CHARS) if command else None,
+        bool(command and _git_commit(command)),
+        ctx.path, line_no,
+    ))
+    if whole is not None:  # to-dos and workspace decisions (issue 13)
+        chunk.marks += claude_marks.tool_marks(name, whole, _text(tool_id), session_id,
+                                               agent_id, ts, ctx.path, line_no)
 
 
 def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
@@ -315,8 +363,11 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
         creation = usage.cache_creation
         message_id = message.id
         chunk.requests.append((
-            session_id, agent_id, _ident(request_id),
-            _ident(message_id) if message_id is not None else None,
+            session_id, agent_id,
+            request_id if request_id.__class__ is str and _generated(request_id)
+            else _ident(request_id),
+            message_id if message_id.__class__ is str and _generated(message_id)
+            else _ident(message_id),
             _memo(_MODELS, message.model, 80), ts,
             usage.input_tokens or 0, usage.output_tokens or 0,
             usage.cache_creation_input_tokens or 0,
@@ -326,19 +377,21 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
             nested, _memo(_CWDS, cwd, 300), ctx.path, line_no,
         ))
-    if blocks.__class__ is list:
-        for block, args in tools:  # tool calls (SPEC §7)
-            cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
-                         agent_id, ts, ctx, line_no, chunk)
+    if blocks.__class__ is list:  # in block order, as claude_code.scan_content
         main = agent_id is None
+        calls = iter(tools)
         for block in blocks:
+            kind = block.type
+            if kind == "tool_use":  # a tool call (SPEC §7), its input decoded already
+                args, whole = next(calls)
+                _tool_call(block, args, whole, session_id, agent_id, ts, ctx, line_no, chunk)
+                continue
             text = block.text
             if text is None:
                 continue
-            # context-broker inhale/expire blocks (SPEC §7)
-            if block.type != "tool_use" and claude_broker.marked(text):
+            if claude_broker.marked(text):  # context-broker inhale/expire blocks (SPEC §7)
                 claude_broker.scan(text, session_id, agent_id, ts, ctx.path, line_no, chunk)
-            if main and block.type == "text":  # ADR-019 redirections
+            if main and kind == "text":  # ADR-019 redirections
                 mark = claude_marks.redirect_mark(text, session_id, agent_id, ts, ctx.path,
                                                   line_no)
                 if mark:
