@@ -152,6 +152,7 @@ _CWDS: dict[str | None, str | None] = {}  # kept(cwd, 300)
 _SPEEDS: dict[str | None, str | None] = {}  # kept(speed, 40)
 _NAMES: dict[str | None, str | None] = {}  # kept(tool name, 80)
 _NO_INPUT = _Input()
+_RAW_LINK = object()  # marks a (session, agent, parentToolUseID as written) key in links_seen
 _FILE_TOOLS, _SEARCH_TOOLS, _LAUNCH_TOOLS = cc.FILE_TOOLS, cc.SEARCH_TOOLS, cc.LAUNCH_TOOLS
 _MARKED_TOOLS = cc.MARKED_TOOLS
 _generated = cc.GENERATED_ID
@@ -337,10 +338,16 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
               agent_id, ts, ctx, line_no, chunk)
     elif kind == "progress":  # as claude_code.progress_line
         if progress is not None:
-            agent_id = _ident(progress.agentId)
-            if agent_id and line.parentToolUseID:
-                cc.progress_link(chunk, session_id, agent_id, line.parentToolUseID, ctx.path,
-                                 line_no)
+            value = progress.agentId
+            agent_id = _IDENTS.get(value, _MISSING) if value.__class__ is str else None
+            if agent_id is _MISSING:
+                agent_id = _ident(value)
+            parent = line.parentToolUseID
+            if agent_id and parent:
+                seen = (_RAW_LINK, session_id, agent_id, parent)  # cannot equal a link's key
+                if seen not in chunk.links_seen:  # progress_link() of a link not seen yet
+                    chunk.links_seen.add(seen)
+                    cc.progress_link(chunk, session_id, agent_id, parent, ctx.path, line_no)
             if nested is not None:  # an assistant message: a subagent's call (SPEC §7)
                 nested_ts = outer.timestamp
                 if nested_ts is not None:
@@ -362,20 +369,26 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
     if usage is not None:
         creation = usage.cache_creation
         message_id = message.id
+        model = _MODELS.get(message.model, _MISSING)
+        if model is _MISSING:
+            model = _memo(_MODELS, message.model, 80)
+        kept_cwd = _CWDS.get(cwd, _MISSING)
+        if kept_cwd is _MISSING:
+            kept_cwd = _memo(_CWDS, cwd, 300)
         chunk.requests.append((
             session_id, agent_id,
             request_id if request_id.__class__ is str and _generated(request_id)
             else _ident(request_id),
             message_id if message_id.__class__ is str and _generated(message_id)
             else _ident(message_id),
-            _memo(_MODELS, message.model, 80), ts,
+            model, ts,
             usage.input_tokens or 0, usage.output_tokens or 0,
             usage.cache_creation_input_tokens or 0,
             creation.ephemeral_5m_input_tokens if creation is not None else None,
             creation.ephemeral_1h_input_tokens if creation is not None else None,
             usage.cache_read_input_tokens or 0,
             _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
-            nested, _memo(_CWDS, cwd, 300), ctx.path, line_no,
+            nested, kept_cwd, ctx.path, line_no,
         ))
     if blocks.__class__ is list:  # in block order, as claude_code.scan_content
         main = agent_id is None
@@ -402,8 +415,9 @@ def _prompt(line: _Line, blocks, session_id, ts, ctx: cc.FileContext, line_no: i
             chunk: cc.Chunk) -> None:
     """The ``cc_marks`` prompt row of a main-chain human prompt, as claude_code.user_line."""
     if blocks.__class__ is list:
-        if any(b.type == "tool_result" for b in blocks):
-            return  # a tool's answer, not a prompt
+        for block in blocks:
+            if block.type == "tool_result":
+                return  # a tool's answer, not a prompt
         content = [{"type": b.type, "text": b.text} for b in blocks]
     elif blocks.__class__ is str:
         content = blocks
