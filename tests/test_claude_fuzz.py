@@ -32,28 +32,78 @@ TS = st.one_of(st.just("2026-05-01T08:00:00.000Z"), st.just("2026-02-30T10:00:00
 TOKENS = st.one_of(st.integers(min_value=0, max_value=10**6), ODD)
 
 
+BLOCKS = [
+    tool_use("t1", "Bash", command="git commit -m x"), tool_use("t2", "Read", file_path="/a/b.py"),
+    tool_use("t3", "Task", subagent_type="broker"), tool_use("t4", "Agent"),
+    tool_use("toolu_01ABCdefGHij", "Grep", pattern="sk-ant-api03-" + "x" * 300, path="/s"),
+    tool_use("t6", "Glob", pattern="**/*.py"), tool_use("t7", "NotebookEdit", notebook_path="n"),
+    tool_use("t8", "Edit", file_path="w/workspace/p-s1/log.md", old_string="a",
+             new_string="| choisi : x\n| choisi : y"),
+    tool_use("t9", "Write", file_path="workspace/p/log.md", content="| choisi : z"),
+    tool_use("t10", "MultiEdit", file_path="workspace/p/log.md",
+             edits=[{"old_string": "", "new_string": "| choisi : q"}]),
+    tool_use("t11", "TodoWrite", todos=[{"content": "do", "status": "pending"}, "x"]),
+    tool_use("t12", "TaskCreate", subject="s"), tool_use("t13", "TaskUpdate", taskId=3,
+                                                         status="completed"),
+    {"type": "tool_use", "id": "t14", "name": "Write", "input": "not an object"},
+    {"type": "tool_use", "id": None, "name": "TodoWrite"},
+    {"type": "text", "text": "hi"}, {"type": "thinking", "thinking": "..."},
+    {"type": "text", "text": "Context-broker — inhale sprint s1"},
+    {"type": "text", "text": "Hors périmètre : ouvre une autre session pour ça."},
+]
+BROKER_ANSWER = [{"type": "text", "text": "Context-broker — inhale sprint s2\nMode: build"}]
+PROMPTS = st.sampled_from(["hi", "type: build mode: sprint", "fin", "<command>x</command>", "",
+                           [{"type": "text", "text": "mode: review"}], [{"type": "image"}]])
+TOOL_USE_RESULTS = [None, {"agentId": "a1"}, {"agentId": "a1", "agentType": "broker"},
+                    {"totalDurationMs": 5}, {"agentId": 7}, "x", ["x", {"a": 1}], 3]
+
+
+@st.composite
+def odd_tool(draw):
+    """A tool_use block whose name, id or input has an odd type or value."""
+    block = tool_use(draw(st.sampled_from(["t1", "msg_123", None, 5])),
+                     draw(st.sampled_from(["Bash", "Edit", "Read", "Grep", "?", ""])))
+    block[draw(st.sampled_from(["name", "id", "input"]))] = draw(ODD)
+    return block
+
+
 @st.composite
 def lines(draw):
     """A transcript line: a real shape with some fields replaced by odd values."""
     i = draw(st.integers(0, 50))
+    # half the lines keep well-typed tokens and fields: lines the fast path accepts
+    clean = draw(st.booleans())
+    tokens = st.integers(min_value=0, max_value=10**6) if clean else TOKENS
     kind = draw(st.sampled_from(["assistant", "user", "progress", "system", "other"]))
     ts = draw(TS)
     if kind == "assistant":
-        tools = draw(st.lists(st.sampled_from([
-            tool_use("t1", "Bash", command="git commit -m x"), tool_use("t2", "Read",
-                                                                       file_path="/a/b.py"),
-            tool_use("t3", "Task", subagent_type="broker"), {"type": "text", "text": "hi"},
-            {"type": "text", "text": "Context-broker — inhale sprint s1"}]), max_size=3))
+        tools = draw(st.lists(st.one_of(st.sampled_from(BLOCKS), odd_tool()), max_size=3))
         line = assistant("s", ts, f"m{i}", draw(st.sampled_from([f"r{i}", None])),
-                         usage(draw(TOKENS), draw(TOKENS), draw(TOKENS), draw(TOKENS)),
+                         usage(draw(tokens), draw(tokens), draw(tokens), draw(tokens)),
                          model=draw(st.sampled_from(["claude-opus-4-5", None, "claude-[/x]"])),
                          content=tools or None)
     elif kind == "user":
-        line = user("s", ts, results=[(f"t{i}", draw(st.one_of(st.text(max_size=20),
-                                                               st.just([{"text": "é"}]))))],
-                    tool_use_result=draw(st.sampled_from([None, {"agentId": "a1"}, "x"])))
+        line = user("s", ts, text=draw(PROMPTS), results=draw(st.sampled_from([None, [
+            (f"t{i}", draw(st.one_of(st.text(max_size=20), st.just([{"text": "é"}]),
+                                     st.just(BROKER_ANSWER), st.none())))]])),
+                    tool_use_result=draw(st.sampled_from(TOOL_USE_RESULTS)),
+                    agent=draw(st.sampled_from([None, "a1"])))
+        if draw(st.booleans()):
+            line["isMeta"] = draw(st.sampled_from([True, False, None, 1]))
     elif kind == "progress":
-        line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", usage(draw(TOKENS), 1))
+        line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", usage(draw(tokens), 1))
+        data = line["data"]
+        how = draw(st.sampled_from(["assistant", "tools", "user", "bash", "odd"]))
+        if how == "tools":
+            data["message"]["message"]["content"] = draw(st.lists(st.sampled_from(BLOCKS),
+                                                                  max_size=2))
+        elif how == "user":
+            data["message"] = {"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}}
+        elif how == "bash":
+            line["data"] = {"type": "bash_progress", "output": "ok", "elapsedTimeSeconds": 2}
+        elif how == "odd":
+            data[draw(st.sampled_from(["agentId", "message"]))] = draw(ODD)
     elif kind == "system":
         line = {"type": "system", "subtype": "compact_boundary", "sessionId": "s",
                 "timestamp": ts, "compactMetadata": {"trigger": draw(ODD),
@@ -61,7 +111,8 @@ def lines(draw):
     else:
         line = {"type": draw(ODD), "sessionId": draw(ODD), "timestamp": ts}
     for key in draw(st.lists(st.sampled_from(["message", "type", "sessionId", "usage", "cwd",
-                                              "isSidechain", "requestId"]), max_size=2)):
+                                              "isSidechain", "requestId"]),
+                             max_size=0 if clean else 2)):
         target = line["message"] if key == "usage" and isinstance(line.get("message"),
                                                                     dict) else line
         target[key] = draw(ODD)
@@ -92,10 +143,10 @@ def mutated(draw):
 
 def chunk_rows(chunk):
     return (chunk.requests, chunk.tool_calls, chunk.tool_results, chunk.agent_links,
-            chunk.compactions, chunk.spans, chunk.errors, chunk.broker)
+            chunk.compactions, chunk.spans, chunk.errors, chunk.broker, chunk.marks)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(lines())
 def test_fast_path_gives_the_rows_of_the_general_path(raw):
     ctx = cc.FileContext.of(Path("/t/projects/p/s.jsonl"))

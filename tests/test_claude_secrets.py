@@ -165,3 +165,16 @@ def test_every_secret_is_caught_through_the_prefilter():
         text = shaped(i, secret)
         assert redact_module._redact(text) == redact_module._redact_every_rule(text)
         assert secret not in redact_module._redact(text), (i, text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=8))
+def test_each_rule_prefilter_finds_exactly_its_literals(parts):
+    """A rule is skipped only when none of its hint's substrings is in the text (one scan)."""
+    from brainlab.sources.secret_rules import RULES
+
+    text = "".join(parts)
+    lowered = text.lower()
+    for rule in RULES:
+        haystack = lowered if rule.nocase else text
+        assert rule.may_apply(text, lowered) == any(h in haystack for h in rule.hint), rule.kind

@@ -27,6 +27,7 @@ import orjson
 
 from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
+from brainlab.sources.secret_rules import has_candidate
 
 SOURCE = "claude"
 COMMAND_CHARS = 200  # Bash commands are kept redacted and cut to this many characters
@@ -521,6 +522,8 @@ def kept(value, limit: int) -> str | None:
 # and they are unique per line, so redacting each (a cache miss, every rule run) was a fifth
 # of the parse time. Any other id goes through kept().
 _ID_PREFIXES = ("msg_", "req_", "toolu_", "srvtoolu_")  # then 8-64 ASCII letters and digits
+GENERATED_ID = re.compile(  # one C call (claude_fast tests it before calling ident())
+    "(?:" + "|".join(_ID_PREFIXES) + ")[A-Za-z0-9]{8,64}").fullmatch
 
 
 _IDENTS: dict[str, str | None] = {}  # value -> ident(value), for ids that repeat (session, agent)
@@ -534,11 +537,12 @@ def ident(value) -> str | None:
     text = _IDENTS.get(value, _MISSING)  # a session id repeats on every line: one lookup
     if text is not _MISSING:
         return text
-    if value.startswith(_ID_PREFIXES):
-        tail = value[value.index("_") + 1:]
-        if 8 <= len(tail) <= 64 and tail.isascii() and tail.isalnum():
-            return value  # unique per call: not memoised
-    text = kept(value, 200)
+    if GENERATED_ID(value):
+        return value  # unique per call: not memoised
+    if 0 < len(value) <= 200 and not has_candidate(value, value.lower()):
+        text = value  # kept(value, 200) without its memo: no rule can apply, nothing cut
+    else:
+        text = kept(value, 200)
     if len(_IDENTS) >= _KEPT_MAX:
         _IDENTS.clear()
     _IDENTS[value] = text

@@ -2,13 +2,19 @@
 
 Most of a transcript's bytes are prompts, tool outputs and file contents brainlab never keeps.
 msgspec decodes a line into typed Structs in C and skips every other field without building
-Python objects for it; content lists and tool results stay :class:`msgspec.Raw` until the
-line's type says what is kept from them (tool calls, tool result sizes, a subagent's answer,
-context-broker blocks: SPEC §7), and are then decoded with their own Structs. The Struct
-types are strict (token counts are ints in BIGINT range, names are strings): a line that
-does not fit them, or is not valid JSON, is handed back to the caller, which parses it with
-the general orjson path of :mod:`brainlab.sources.claude_code` (warnings, repairs, glued
-lines, error rows). Both paths give the same rows for a line that fits.
+Python objects for it. One decode call per line types everything kept (SPEC §7): the content
+list (texts, tool names and ids, tool result texts), the tool result that may name a subagent,
+a progress line's ``data`` (its nested message's content stays :class:`msgspec.Raw` and is
+decoded only for an assistant message) and the usage. Tool inputs stay Raw until the tool's
+name says which fields are read. The Struct types are strict (token counts are ints in BIGINT
+range, names are strings): a line that does not fit them, or is not valid JSON, is handed back
+to the caller, which parses it with the general orjson path of
+:mod:`brainlab.sources.claude_code` (warnings, repairs, glued lines, error rows). Both paths
+give the same rows for a line that fits (tests/test_claude_fuzz.py).
+
+The hottest helpers of the general path (``ident``, ``checked_ts``/``to_utc``, ``span``,
+``kept``) are inlined here as lookups in their own memo tables, falling back to the helpers
+for anything not already seen: about 14 microseconds per line is all the budget there is.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import orjson
 
 from brainlab.sources import claude_broker, claude_marks
 from brainlab.sources import claude_code as cc
+from brainlab.sources.redact import redact_truncate
 
 Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
 
@@ -41,60 +48,37 @@ class _Usage(msgspec.Struct):
 _NO_RAW = msgspec.Raw(b"")
 
 
-class _Message(msgspec.Struct):
-    id: str | None = None
-    model: str | None = None
-    usage: _Usage | None = None
-    content: msgspec.Raw = _NO_RAW
-
-
-class _Line(msgspec.Struct):
-    type: str | None = None
-    sessionId: str | None = None  # noqa: N815 (the transcript's field names)
-    agentId: str | None = None  # noqa: N815
-    isSidechain: bool | None = None  # noqa: N815
-    isMeta: Any = None  # noqa: N815
-    timestamp: str | None = None
-    cwd: str | None = None
-    requestId: str | None = None  # noqa: N815
-    message: _Message | None = None
-    subtype: str | None = None
-    compactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
-    microcompactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
-    data: msgspec.Raw = _NO_RAW
-    toolUseResult: msgspec.Raw = _NO_RAW  # noqa: N815
-    parentToolUseID: str | None = None  # noqa: N815
-
-
 class _Text(msgspec.Struct):
     text: Any = None
 
 
-class _UserBlock(msgspec.Struct):
+class _Block(msgspec.Struct):
+    """A content block of a user or assistant message (the fields either kind reads)."""
+
     type: Any = None
     text: Any = None
-    tool_use_id: Any = None
+    tool_use_id: Any = None  # tool_result
     is_error: Any = None
     content: str | list[_Text] | None = None
-
-
-class _AssistantBlock(msgspec.Struct):
-    type: Any = None
-    text: Any = None
-    name: Any = None
+    name: Any = None  # tool_use
     id: Any = None
     input: msgspec.Raw = _NO_RAW
 
 
-class _Input(msgspec.Struct):
-    """The tool input fields claude_code.tool_call reads (a Write's content is skipped in C)."""
+class _Message(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    usage: _Usage | None = None
+    content: str | list[_Block] | None = None
 
-    file_path: Any = None
-    notebook_path: Any = None
-    path: Any = None
-    pattern: Any = None
-    subagent_type: Any = None
-    command: Any = None
+
+class _NestedMessage(msgspec.Struct):
+    """A progress line's nested message: content decoded only when it is an assistant's."""
+
+    id: str | None = None
+    model: str | None = None
+    usage: _Usage | None = None
+    content: msgspec.Raw = _NO_RAW
 
 
 class _Nested(msgspec.Struct):
@@ -103,7 +87,7 @@ class _Nested(msgspec.Struct):
     type: Any = None
     timestamp: Any = None
     requestId: Any = None  # noqa: N815
-    message: _Message | None = None
+    message: _NestedMessage | None = None
 
 
 class _Progress(msgspec.Struct):
@@ -119,14 +103,71 @@ class _Result(msgspec.Struct):
     totalDurationMs: Any = msgspec.UNSET  # noqa: N815
 
 
+class _Line(msgspec.Struct):
+    type: str | None = None
+    sessionId: str | None = None  # noqa: N815 (the transcript's field names)
+    agentId: str | None = None  # noqa: N815
+    isSidechain: bool | None = None  # noqa: N815
+    isMeta: Any = None  # noqa: N815
+    timestamp: str | None = None
+    cwd: str | None = None
+    requestId: str | None = None  # noqa: N815
+    message: _Message | None = None
+    subtype: str | None = None
+    compactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    microcompactMetadata: msgspec.Raw = _NO_RAW  # noqa: N815
+    data: _Progress | None = None
+    # an object may name a subagent (SPEC §7); a text or a list names nothing
+    toolUseResult: _Result | str | list[msgspec.Raw] | None = None  # noqa: N815
+    parentToolUseID: str | None = None  # noqa: N815
+
+
+class _Input(msgspec.Struct):
+    """The tool input fields claude_code.tool_call reads (a Write's content is skipped in C)."""
+
+    file_path: Any = None
+    notebook_path: Any = None
+    path: Any = None
+    pattern: Any = None
+    subagent_type: Any = None
+    command: Any = None
+
+
 _decode = msgspec.json.Decoder(_Line).decode
-_user_blocks = msgspec.json.Decoder(list[_UserBlock]).decode
-_assistant_blocks = msgspec.json.Decoder(list[_AssistantBlock]).decode
+_blocks = msgspec.json.Decoder(list[_Block]).decode
 _input = msgspec.json.Decoder(_Input).decode
-_progress = msgspec.json.Decoder(_Progress).decode
-_result = msgspec.json.Decoder(_Result).decode
 _FAILED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _IGNORED = cc.KNOWN_TYPES - {"assistant", "user", "progress", "system"}
+_KNOWN = cc.KNOWN_TYPES
+_COMPACTIONS = ("compact_boundary", "microcompact_boundary")
+_MISSING = cc._MISSING
+_IDENTS = cc._IDENTS  # ident()'s memo of ids that repeat (session, agent)
+_DAYS = cc._DAYS  # _day_state()'s memo: "YYYY-MM-DD" -> 0 when valid and not in the future
+_utc_text = cc._UTC_TEXT.fullmatch
+_ident = cc.ident
+_kept = cc.kept
+_MEMO_MAX = 100_000
+_MODELS: dict[str | None, str | None] = {}  # kept(model, 80), read once per request
+_CWDS: dict[str | None, str | None] = {}  # kept(cwd, 300)
+_SPEEDS: dict[str | None, str | None] = {}  # kept(speed, 40)
+_NAMES: dict[str | None, str | None] = {}  # kept(tool name, 80)
+_NO_INPUT = _Input()
+_RAW_LINK = object()  # marks a (session, agent, parentToolUseID as written) key in links_seen
+_FILE_TOOLS, _SEARCH_TOOLS, _LAUNCH_TOOLS = cc.FILE_TOOLS, cc.SEARCH_TOOLS, cc.LAUNCH_TOOLS
+_MARKED_TOOLS = cc.MARKED_TOOLS
+_generated = cc.GENERATED_ID
+_git_commit = cc._GIT_COMMIT.search
+
+
+def _memo(table: dict, value, limit: int):
+    """``kept(value, limit)`` remembered in ``table`` (a model, a cwd: the same on most lines)."""
+    text = table.get(value, _MISSING)
+    if text is _MISSING:
+        text = _kept(value, limit)
+        if len(table) >= _MEMO_MAX:
+            table.clear()
+        table[value] = text
+    return text
 
 
 def _raw(value: msgspec.Raw):
@@ -134,203 +175,291 @@ def _raw(value: msgspec.Raw):
     return orjson.loads(memoryview(value)) if len(value) else None
 
 
-def _is_list(value: msgspec.Raw) -> bool:
-    return len(value) > 0 and memoryview(value)[0] == 0x5B  # "["
-
-
 def _is_object(value: msgspec.Raw) -> bool:
     return len(value) > 0 and memoryview(value)[0] == 0x7B  # "{"
 
 
-def _args(value: msgspec.Raw, name=None) -> dict:
-    """A tool call's input as the dict tool_call reads ({} when it is not an object).
+def _tools(blocks: list[_Block]) -> list[tuple]:
+    """(input fields, input dict or None) of each tool call in order, decoded before any row.
 
-    To-do and file-writing tools are decoded whole: claude_marks reads their to-dos and the
-    decision lines they add to a workspace log (issue 13).
+    The fields a tool call row reads come from :class:`_Input` (a Write's content skipped in
+    C); to-do and file-writing tools are also decoded whole, as the dict claude_marks reads
+    (their to-dos and the decision lines they add to a workspace log, issue 13).
     """
-    if not _is_object(value):
-        return {}
-    if name in cc.MARKED_TOOLS:
-        return orjson.loads(memoryview(value))
-    args = _input(memoryview(value))
-    return {"file_path": args.file_path, "notebook_path": args.notebook_path,
-            "path": args.path, "pattern": args.pattern, "subagent_type": args.subagent_type,
-            "command": args.command}
+    tools = []
+    for block in blocks:
+        if block.type != "tool_use":
+            continue
+        value = block.input
+        name = block.name
+        marked = name.__class__ is str and name in _MARKED_TOOLS
+        whole = None
+        if not _is_object(value):
+            args = _NO_INPUT
+            if marked:
+                whole = {}
+        elif marked:
+            whole = orjson.loads(memoryview(value))
+            get = whole.get
+            args = _Input(get("file_path"), get("notebook_path"), get("path"), get("pattern"),
+                          get("subagent_type"), get("command"))
+        else:
+            args = _input(memoryview(value))
+        tools.append((args, whole))
+    return tools
 
 
-def _may_hold_call(data: bytes, start: int, end: int) -> bool:
-    """Whether a progress line's data may name an agent or nest a message (C-speed scans).
+def _text(value) -> str | None:
+    """claude_code._str: a non-empty string, else None."""
+    return value if value.__class__ is str and value else None
 
-    Without the bytes ``"agentId"`` and ``"message"`` (and no ``\\u`` escape that could spell
-    them), its data gives no row: decoding it would find neither field.
-    """
-    find = data.find
-    return (find(b'"agentId"', start, end) >= 0 or find(b'"message"', start, end) >= 0
-            or find(b"\\u", start, end) >= 0)
+
+def _tool_call(block: _Block, args: _Input, whole: dict | None, session_id, agent_id, ts,
+               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
+    """The row of claude_code.tool_call from the typed block and input (and its marks)."""
+    name = _text(block.name) or "?"
+    file_path = pattern = launched = command = None
+    if name in _FILE_TOOLS:
+        file_path = _text(args.file_path) or _text(args.notebook_path)
+    elif name in _SEARCH_TOOLS:
+        file_path = _text(args.path)
+        pattern = _text(args.pattern)
+    elif name in _LAUNCH_TOOLS:
+        launched = _text(args.subagent_type) or "general-purpose"
+    elif name == "Bash":
+        command = _text(args.command)
+    tool_id = block.id
+    chunk.tool_calls.append((
+        session_id, agent_id, ts, _memo(_NAMES, name, 80),
+        tool_id if tool_id.__class__ is str and _generated(tool_id) else _ident(tool_id),
+        _kept(file_path, 500) if file_path is not None else None,
+        redact_truncate(pattern, 200) if pattern else None,
+        _kept(launched, 80) if launched is not None else None,
+        redact_truncate(command, cc.COMMAND_CHARS) if command else None,
+        bool(command and _git_commit(command)),
+        ctx.path, line_no,
+    ))
+    if whole is not None:  # to-dos and workspace decisions (issue 13)
+        chunk.marks += claude_marks.tool_marks(name, whole, _text(tool_id), session_id,
+                                               agent_id, ts, ctx.path, line_no)
 
 
 def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.FileContext,
                line_no: int, chunk: cc.Chunk) -> bool:
     """Parse ``data[start:end]`` into ``chunk``; False (nothing recorded) when it does not fit.
 
-    ``view`` is ``memoryview(data)``: the line is decoded without copying it. Content lists
-    are decoded with typed Structs too (texts, tool names and ids; tool inputs with orjson).
+    ``view`` is ``memoryview(data)``: the line is decoded without copying it.
     """
     try:
         line = _decode(view[start:end])
         kind = line.type
-        if kind not in cc.KNOWN_TYPES:
+        if kind not in _KNOWN:
             return False  # unknown, missing: the general path says so
-        blocks = result = None
-        if kind == "user":
+        tools = ()
+        if kind == "assistant":
             message = line.message
-            if message is not None and _is_list(message.content):
-                blocks = _user_blocks(memoryview(message.content))
-            if _is_object(line.toolUseResult):  # only an object can name a subagent
-                result = _result(memoryview(line.toolUseResult))
-        elif kind == "assistant":
-            message = line.message
-            if message is not None and _is_list(message.content):
-                blocks = _assistant_blocks(memoryview(message.content))
-                tools = [(b, _args(b.input, b.name)) for b in blocks if b.type == "tool_use"]
-        elif kind == "progress":  # bash, hook, mcp progress hold no call: their data is skipped
-            progress = nested = None
-            if _is_object(line.data) and _may_hold_call(data, start, end):
-                progress = _progress(memoryview(line.data))
+            blocks = message.content if message is not None else None
+            if blocks.__class__ is list:
+                tools = _tools(blocks)
+        elif kind == "progress":
+            progress = line.data
+            nested = blocks = None
+            if progress is not None:
                 outer = progress.message
                 if outer is not None and outer.type == "assistant":
                     nested = outer.message
-                    if nested is not None and _is_list(nested.content):
-                        blocks = _assistant_blocks(memoryview(nested.content))
-                        tools = [(b, _args(b.input, b.name)) for b in blocks
-                                 if b.type == "tool_use"]
-        elif kind == "system" and line.subtype in ("compact_boundary", "microcompact_boundary"):
+                    if nested is not None and len(nested.content) and (
+                            memoryview(nested.content)[0] == 0x5B):  # "[": a content list
+                        blocks = _blocks(memoryview(nested.content))
+                        tools = _tools(blocks)
+        elif kind == "system" and line.subtype in _COMPACTIONS:
             meta = _raw(line.compactMetadata) or _raw(line.microcompactMetadata)
     except _FAILED:
         return False
     except orjson.JSONDecodeError:  # a Raw part past orjson's limits: the general path
         return False
-    session_id = cc.ident(line.sessionId) or ctx.session_id
-    agent_id = cc.ident(line.agentId) or ctx.agent_id
+    # ident() of the line's session and agent (memoised: they repeat on every line)
+    value = line.sessionId
+    if value is None:
+        session_id = ctx.session_id
+    else:
+        session_id = _IDENTS.get(value, _MISSING)
+        if session_id is _MISSING:
+            session_id = _ident(value)
+        session_id = session_id or ctx.session_id
+    value = line.agentId
+    if value is None:
+        agent_id = ctx.agent_id
+    else:
+        agent_id = _IDENTS.get(value, _MISSING)
+        if agent_id is _MISSING:
+            agent_id = _ident(value)
+        agent_id = agent_id or ctx.agent_id
     if agent_id is None and line.isSidechain is True:
         agent_id = "sidechain"
+    # checked_ts() and to_utc(): a ...Z timestamp of a day already seen valid costs a match
     ts_text = line.timestamp
-    if ts_text is not None:
+    if ts_text is None:
+        ts = None
+    elif _utc_text(ts_text) and _DAYS.get(ts_text[:10]) == 0:
+        ts = ts_text[:-1]
+    else:
         ts_text = cc.checked_ts(ts_text, ctx, line_no, chunk)
-    if session_id is not None:
-        cc.span(chunk, session_id, agent_id, ts_text, line.cwd, ctx.path)
+        ts = cc.to_utc(ts_text)
+    cwd = line.cwd
+    if session_id is not None:  # cc.span(), inlined
+        key = (session_id, agent_id)
+        span = chunk.spans.get(key)
+        if span is None:
+            span = chunk.spans[key] = [None, None, 0, None, ctx.path]
+        span[2] += 1
+        if ts_text:
+            if span[0] is None or ts_text < span[0]:
+                span[0] = ts_text
+            if span[1] is None or ts_text > span[1]:
+                span[1] = ts_text
+        if cwd:
+            span[3] = cwd
     if kind in _IGNORED:
         return True
     if kind == "assistant":
-        message = line.message
         if message is None:
             chunk.error(ctx.path, line_no, "assistant message is None, not an object: no"
                         " request read", "warning")
             return True
-        _assistant(message, blocks, tools if blocks else (), cc.ident(line.requestId),
-                   session_id, agent_id, ts_text, line.cwd, ctx, line_no, chunk, False)
+        _assistant(message, blocks, tools, line.requestId, session_id, agent_id, ts, cwd,
+                   ctx, line_no, chunk, False)
     elif kind == "user":
+        message = line.message
+        blocks = message.content if message is not None else None
         if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
-            _prompt(line, blocks, session_id, ts_text, ctx, line_no, chunk)
-        _user(blocks, result, session_id, agent_id, ts_text, ctx, line_no, chunk)
+            _prompt(line, blocks, session_id, ts, ctx, line_no, chunk)
+        _user(blocks if blocks.__class__ is list else (), line.toolUseResult, session_id,
+              agent_id, ts, ctx, line_no, chunk)
     elif kind == "progress":  # as claude_code.progress_line
         if progress is not None:
-            agent_id = cc.ident(progress.agentId)
-            if agent_id and line.parentToolUseID:
-                cc.progress_link(chunk, session_id, agent_id, line.parentToolUseID, ctx.path,
-                                 line_no)
+            value = progress.agentId
+            agent_id = _IDENTS.get(value, _MISSING) if value.__class__ is str else None
+            if agent_id is _MISSING:
+                agent_id = _ident(value)
+            parent = line.parentToolUseID
+            if agent_id and parent:
+                seen = (_RAW_LINK, session_id, agent_id, parent)  # cannot equal a link's key
+                if seen not in chunk.links_seen:  # progress_link() of a link not seen yet
+                    chunk.links_seen.add(seen)
+                    cc.progress_link(chunk, session_id, agent_id, parent, ctx.path, line_no)
             if nested is not None:  # an assistant message: a subagent's call (SPEC §7)
                 nested_ts = outer.timestamp
-                nested_ts = (ts_text if nested_ts is None
-                             else cc.checked_ts(nested_ts, ctx, line_no, chunk))
-                _assistant(nested, blocks, tools if blocks else (), cc.ident(outer.requestId),
-                           session_id, agent_id or "progress", nested_ts, line.cwd, ctx,
-                           line_no, chunk, True)
+                if nested_ts is not None:
+                    ts_text = cc.checked_ts(nested_ts, ctx, line_no, chunk)
+                    ts = cc.to_utc(ts_text)
+                _assistant(nested, blocks, tools, outer.requestId, session_id,
+                           agent_id or "progress", ts, cwd, ctx, line_no, chunk, True)
     elif kind == "system":
-        if line.subtype in ("compact_boundary", "microcompact_boundary"):
+        if line.subtype in _COMPACTIONS:
             obj = {"subtype": line.subtype, "compactMetadata": meta}
             cc.system_line(obj, session_id, agent_id, ts_text, ctx, line_no, chunk)
     return True
 
 
-def _assistant(message: _Message, blocks, tools, request_id, session_id, agent_id, ts_text, cwd,
+def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd,
                ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool) -> None:
     """The request row, tool calls and broker blocks of an assistant message (as claude_code)."""
-    ts = cc.to_utc(ts_text)
     usage = message.usage
     if usage is not None:
         creation = usage.cache_creation
+        message_id = message.id
+        model = _MODELS.get(message.model, _MISSING)
+        if model is _MISSING:
+            model = _memo(_MODELS, message.model, 80)
+        kept_cwd = _CWDS.get(cwd, _MISSING)
+        if kept_cwd is _MISSING:
+            kept_cwd = _memo(_CWDS, cwd, 300)
         chunk.requests.append((
-            session_id, agent_id, request_id, cc.ident(message.id),
-            cc.kept(message.model, 80), ts,
+            session_id, agent_id,
+            request_id if request_id.__class__ is str and _generated(request_id)
+            else _ident(request_id),
+            message_id if message_id.__class__ is str and _generated(message_id)
+            else _ident(message_id),
+            model, ts,
             usage.input_tokens or 0, usage.output_tokens or 0,
             usage.cache_creation_input_tokens or 0,
             creation.ephemeral_5m_input_tokens if creation is not None else None,
             creation.ephemeral_1h_input_tokens if creation is not None else None,
-            usage.cache_read_input_tokens or 0, cc.kept(usage.speed, 40),
-            nested, cc.kept(cwd, 300), ctx.path, line_no,
+            usage.cache_read_input_tokens or 0,
+            _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
+            nested, kept_cwd, ctx.path, line_no,
         ))
-    if blocks:
-        for block, args in tools:  # tool calls (SPEC §7)
-            cc.tool_call({"name": block.name, "id": block.id, "input": args}, session_id,
-                         agent_id, ts, ctx, line_no, chunk)
-        for block in blocks:  # context-broker inhale/expire blocks (SPEC §7)
-            if block.type != "tool_use" and claude_broker.marked(block.text):
-                claude_broker.scan(block.text, session_id, agent_id, ts, ctx.path, line_no,
-                                   chunk)
-            if agent_id is None and block.type == "text":  # ADR-019 redirections
-                chunk.marks += filter(None, [claude_marks.redirect_mark(
-                    block.text, session_id, agent_id, ts, ctx.path, line_no)])
+    if blocks.__class__ is list:  # in block order, as claude_code.scan_content
+        main = agent_id is None
+        calls = iter(tools)
+        for block in blocks:
+            kind = block.type
+            if kind == "tool_use":  # a tool call (SPEC §7), its input decoded already
+                args, whole = next(calls)
+                _tool_call(block, args, whole, session_id, agent_id, ts, ctx, line_no, chunk)
+                continue
+            text = block.text
+            if text is None:
+                continue
+            if claude_broker.marked(text):  # context-broker inhale/expire blocks (SPEC §7)
+                claude_broker.scan(text, session_id, agent_id, ts, ctx.path, line_no, chunk)
+            if main and kind == "text":  # ADR-019 redirections
+                mark = claude_marks.redirect_mark(text, session_id, agent_id, ts, ctx.path,
+                                                  line_no)
+                if mark:
+                    chunk.marks.append(mark)
 
 
-def _prompt(line: _Line, blocks, session_id, ts_text, ctx: cc.FileContext, line_no: int,
+def _prompt(line: _Line, blocks, session_id, ts, ctx: cc.FileContext, line_no: int,
             chunk: cc.Chunk) -> None:
     """The ``cc_marks`` prompt row of a main-chain human prompt, as claude_code.user_line."""
-    message = line.message
-    if message is None:
-        return
-    if blocks is not None:
-        if any(b.type == "tool_result" for b in blocks):
-            return  # a tool's answer, not a prompt
+    if blocks.__class__ is list:
+        for block in blocks:
+            if block.type == "tool_result":
+                return  # a tool's answer, not a prompt
         content = [{"type": b.type, "text": b.text} for b in blocks]
-    elif len(message.content) and memoryview(message.content)[0] == 0x22:  # a JSON string
-        content = orjson.loads(memoryview(message.content))
+    elif blocks.__class__ is str:
+        content = blocks
     else:
         return
     obj = {"isMeta": line.isMeta, "isSidechain": line.isSidechain,
            "message": {"content": content}}
-    mark = claude_marks.prompt_mark(obj, session_id, cc.to_utc(ts_text), ctx.path, line_no)
+    mark = claude_marks.prompt_mark(obj, session_id, ts, ctx.path, line_no)
     if mark:
         chunk.marks.append(mark)
 
 
-def _user(blocks, result, session_id, agent_id, ts_text, ctx: cc.FileContext, line_no: int,
-          chunk: cc.Chunk) -> None:
+def _user(blocks: list[_Block], result, session_id, agent_id, ts, ctx: cc.FileContext,
+          line_no: int, chunk: cc.Chunk) -> None:
     """What claude_code.user_line keeps, from the typed blocks: sizes, links, answers."""
     tool_use_ids = []
-    if blocks:
-        answer = isinstance(result, _Result) and (
-            result.agentId is not msgspec.UNSET or result.totalDurationMs is not msgspec.UNSET)
-        ts = cc.to_utc(ts_text)
-        for block in blocks:
-            if block.type != "tool_result":
-                continue
-            tool_use_id = cc.ident(block.tool_use_id)
-            tool_use_ids.append(tool_use_id)
-            content = block.content
-            if isinstance(content, list):
-                content = [{"text": item.text} for item in content]
-            chunk.tool_results.append((session_id, agent_id, tool_use_id, ts,
-                                       cc.size(content), block.is_error is True, ctx.path,
-                                       line_no))
-            if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
-                claude_broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
-                                          chunk)
-    if isinstance(result, _Result) and isinstance(result.agentId, str) and result.agentId:
+    is_result = result.__class__ is _Result
+    answer = is_result and (
+        result.agentId is not msgspec.UNSET or result.totalDurationMs is not msgspec.UNSET)
+    for block in blocks:
+        if block.type != "tool_result":
+            continue
+        tool_use_id = _ident(block.tool_use_id)
+        tool_use_ids.append(tool_use_id)
+        content = block.content
+        if content.__class__ is str:
+            size = len(content) if content.isascii() else cc.size(content)
+        elif content is None:
+            size = 0
+        else:
+            content = [{"text": item.text} for item in content]
+            size = cc.size(content)
+        chunk.tool_results.append((session_id, agent_id, tool_use_id, ts, size,
+                                   block.is_error is True, ctx.path, line_no))
+        if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
+            claude_broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
+                                      chunk)
+    if is_result and isinstance(result.agentId, str) and result.agentId:
         chunk.agent_links.append({
-            "session_id": session_id, "agent_id": cc.ident(result.agentId),
+            "session_id": session_id, "agent_id": _ident(result.agentId),
             "tool_use_id": tool_use_ids[0] if tool_use_ids else None,
-            "agent_type": cc.kept(result.agentType, 80), "source_file": ctx.path,
+            "agent_type": _kept(result.agentType, 80), "source_file": ctx.path,
             "line": line_no,
         })
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
+from typing import Any
 
 DETECT_SECRETS_VERSION = version("detect-secrets")
 
@@ -35,11 +36,16 @@ class Rule:
     group: str | int = 0  # the part of a match that is the secret (0: all of it)
     origin: str = "brainlab"
     nocase: bool = False  # the hint is looked for in the lower-cased text
+    # the hint's substrings as one alternation regex (one C scan; set after init)
+    _scan: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        scan = re.compile("|".join(map(re.escape, self.hint))).search
+        object.__setattr__(self, "_scan", scan)
 
     def may_apply(self, text: str, lowered: str) -> bool:
-        """True when one of the hint's substrings is present (a C-speed ``in`` test each)."""
-        haystack = lowered if self.nocase else text
-        return any(part in haystack for part in self.hint)
+        """True when one of the hint's substrings is present (one C scan for all of them)."""
+        return self._scan(lowered if self.nocase else text) is not None
 
 
 # detect-secrets plugin (module.Class) -> (the hint that must be present before it runs, the
@@ -221,9 +227,12 @@ RULES: list[Rule] = [*OWN_FIRST, *_plugin_rules(), *OWN_LAST]
 # What every text pays: a few substring tests. A text holding none has no candidate secret.
 CASED_HINTS = tuple(sorted({h for r in RULES if not r.nocase for h in r.hint}))
 NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
+# The hints as one alternation of literals each: one C scan instead of 73 ``in`` tests from a
+# Python generator (3x faster on a text holding none: most ids, model names, commands).
+_CASED_SCAN = re.compile("|".join(map(re.escape, CASED_HINTS))).search
+_NOCASE_SCAN = re.compile("|".join(map(re.escape, NOCASE_HINTS))).search
 
 
 def has_candidate(text: str, lowered: str) -> bool:
     """The prefilter: True when any rule's hint is in ``text`` (or its lower-cased form)."""
-    return any(h in text for h in CASED_HINTS) or any(h in lowered for h in NOCASE_HINTS)
-
+    return _CASED_SCAN(text) is not None or _NOCASE_SCAN(lowered) is not None
