@@ -59,7 +59,7 @@ def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
             "SELECT sum(total_tokens), sum(cost_usd) FROM usage_daily").fetchone()
     finally:
         con.close()
-    console.print(f"    transcripts: {summary.read} files, {summary.rows} rows,"
+    console.print(f"    transcripts: {summary.read:,} files, {summary.rows:,} rows,"
                   f" {tokens or 0:,} tokens, ${cost or 0:,.2f}")
 
 
