@@ -2,7 +2,9 @@
 
 The SQL files are the schema's single source; models/*.yml say what each table, view and
 column means. Both are applied by :func:`open_writer`, which also writes every description
-into DuckDB with ``COMMENT ON`` so users see them in any client.
+into DuckDB with ``COMMENT ON`` so users see them in any client. yaml and the duckdb package
+are imported where used: opening an existing store needs neither (issue 12, a small
+incremental ingest: ~60 + 10 ms of imports).
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-import yaml
-
-from brainlab.config import DEFAULT_DB
 from brainlab.errors import StoreError
-from brainlab.store.connection import StoreConfig, connect
+from brainlab.paths import DEFAULT_DB
+from brainlab.store.connection import StoreConfig, connect, engine
+
+if TYPE_CHECKING:
+    import duckdb
 
 _PACKAGE = "brainlab.store"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -36,12 +38,15 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 @lru_cache(maxsize=1)
 def models() -> dict[str, dict]:
     """Every documented table and view, by name, from models/*.yml (in file order)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
     out: dict[str, dict] = {}
     base = resources.files(_PACKAGE) / "models"
     for entry in sorted(base.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yml"):
             continue
-        doc = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+        doc = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader) or {}
         for model in doc.get("models", []):
             model["_file"] = entry.name
             out[model["name"]] = model
@@ -260,7 +265,7 @@ def template_key() -> str:
     """What an empty store depends on: the catalogue, brainlab's version and DuckDB's."""
     from brainlab import __version__
 
-    text = f"{catalog_fingerprint()}|{__version__}|{duckdb.__version__}"
+    text = f"{catalog_fingerprint()}|{__version__}|{engine(full=True).__version__}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -332,7 +337,7 @@ def _from_template(path: Path) -> duckdb.DuckDBPyConnection | None:
             try:
                 stored = con.execute(
                     "SELECT value FROM brainlab_meta WHERE key = 'catalog'").fetchone()
-            except duckdb.Error:
+            except engine().Error:
                 stored = None
             if stored == (catalog_fingerprint(),):
                 return con
