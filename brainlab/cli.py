@@ -415,7 +415,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
                f" {summary.errors} errors, {summary.warnings} warnings")
     if summary.pending_files:
-        out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
+        click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:  # names come from data: never read as markup
         out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
