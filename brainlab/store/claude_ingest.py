@@ -30,7 +30,7 @@ import duckdb
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_files
-from brainlab.store import usage_rollup
+from brainlab.store import claude_pool, usage_rollup
 from brainlab.store.claude_pool import parse_all
 from brainlab.store.claude_read import FileJob, head_hash
 from brainlab.store.claude_rows import insert_columns, schema_types
@@ -198,9 +198,12 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     _record_refused(con, refused, summary)
     writer = Writer(con)
     # the parse workers keep the cores busy: DuckDB's own insert threads only contended with
-    # them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at the end
-    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    con.execute("SET threads = 1")
+    # them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at the end.
+    # A run parsed here (a small one) keeps DuckDB's threads: setting them costs 4 ms each way
+    threads = None
+    if streamed or claude_pool.uses_pool(pooled, workers):
+        threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+        con.execute("SET threads = 1")
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
@@ -220,7 +223,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         if gc_was_enabled:
             gc.enable()
         try:
-            con.execute(f"SET threads = {int(threads)}")
+            if threads is not None:
+                con.execute(f"SET threads = {int(threads)}")
         except duckdb.Error:  # a connection an interrupt left unusable: the error above counts
             pass
     touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)

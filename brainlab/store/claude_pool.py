@@ -58,10 +58,9 @@ def parse_all(jobs: list[FileJob], workers: int | None,
     """
     if workers is None:
         workers = os.cpu_count() or 1
-    todo = sum(job.size - job.offset for job in jobs)
-    arrow = todo >= ARROW_MIN_BYTES
+    arrow = sum(job.size - job.offset for job in jobs) >= ARROW_MIN_BYTES
     tasks = groups(jobs)
-    if workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES or not _can_fork():
+    if not uses_pool(jobs, workers):
         if meanwhile:
             meanwhile()
         for task in tasks:
@@ -93,7 +92,13 @@ def parse_all(jobs: list[FileJob], workers: int | None,
                 yield pending.pop(future), future.result()
 
 
-def _can_fork() -> bool:
+def uses_pool(jobs: list[FileJob], workers: int | None) -> bool:
+    """Whether :func:`parse_all` parses ``jobs`` in worker processes (else in this one)."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers <= 1 or len(jobs) < 2:
+        return False
+    if sum(job.size - job.offset for job in jobs) < PARALLEL_MIN_BYTES:
+        return False
     import multiprocessing
 
     return "fork" in multiprocessing.get_all_start_methods()
