@@ -24,8 +24,7 @@ from collections.abc import Callable
 from datetime import date
 from importlib import resources
 from pathlib import Path
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_code as cc
@@ -35,7 +34,11 @@ from brainlab.store.claude_pool import parse_all
 from brainlab.store.claude_read import FileJob, head_hash
 from brainlab.store.claude_rows import insert_columns, schema_types
 from brainlab.store.claude_writer import TABLES, ClaudeSummary, Writer, delete_file
+from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
+
+if TYPE_CHECKING:
+    import duckdb
 
 PRICES_ENV = "BRAINLAB_PRICES"
 # a file with more than this to read is parsed in this process and its rows inserted block by
@@ -122,14 +125,15 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
     from brainlab.store.schema import open_writer, template_ready
 
     if Path(db).exists() or template_ready():
-        con = open_writer(db)
+        con = open_writer(db, engine_only=True)
         try:
             return ingest_claude(con, root, prices, progress, workers)
         finally:
             con.close()
     opened: list[duckdb.DuckDBPyConnection] = []
     try:
-        return ingest_claude(lambda: opened.append(open_writer(db)) or opened[0], root, prices,
+        return ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))
+                             or opened[0], root, prices,
                              progress, workers)
     finally:
         for con in opened:
@@ -155,7 +159,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     files, refused = claude_files.discover(root)
     prefix = str(root) if root.is_file() else str(root) + os.sep
     opener = None
-    if isinstance(con, duckdb.DuckDBPyConnection):
+    if isinstance(con, engine().DuckDBPyConnection):
         known = {row[0]: row for row in con.execute(
             "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
             " rows_loaded, errors FROM cc_files"
@@ -225,7 +229,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         try:
             if threads is not None:
                 con.execute(f"SET threads = {int(threads)}")
-        except duckdb.Error:  # a connection an interrupt left unusable: the error above counts
+        except engine().Error:  # a connection an interrupt left unusable: the error above counts
             pass
     touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
         "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"

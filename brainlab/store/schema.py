@@ -241,18 +241,20 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def open_writer(path: str | os.PathLike = DEFAULT_DB,
-                describe: bool = True) -> duckdb.DuckDBPyConnection:
+def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
+                engine_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the store read-write with its schema in place (the ingest commands' entry point).
 
     A store that does not exist yet is a copy of the cached empty store (:mod:`template`),
     built first when missing; when the cache is unusable it is built in place.
+    ``engine_only``: open with DuckDB's engine module alone (``connection.engine``), for a
+    caller that only executes SQL (the transcript ingest: 45-60 ms less to import).
     """
     if describe and str(path) != ":memory:" and not Path(path).exists():
-        con = _from_template(Path(path))
+        con = _from_template(Path(path), engine_only)
         if con is not None:
             return con
-    con = connect(StoreConfig(path=Path(path), read_only=False))
+    con = connect(StoreConfig(path=Path(path), read_only=False, engine_only=engine_only))
     try:
         apply(con, describe=describe)
     except BaseException:
@@ -313,7 +315,8 @@ def _build_empty(path: Path) -> None:
         con.close()
 
 
-def _from_template(path: Path) -> duckdb.DuckDBPyConnection | None:
+def _from_template(path: Path, engine_only: bool = False
+                   ) -> duckdb.DuckDBPyConnection | None:
     """The new store at ``path`` as a copy of the template; None to build it in place.
 
     A copy that does not open or lacks this catalogue's fingerprint (a corrupt or foreign
@@ -330,7 +333,7 @@ def _from_template(path: Path) -> duckdb.DuckDBPyConnection | None:
         except OSError:
             return None
         try:
-            con = connect(StoreConfig(path=path, read_only=False))
+            con = connect(StoreConfig(path=path, read_only=False, engine_only=engine_only))
         except StoreError:
             con = None
         if con is not None:
