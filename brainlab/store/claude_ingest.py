@@ -21,7 +21,7 @@ import itertools
 import os
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date
 from importlib import resources
 from pathlib import Path
@@ -33,7 +33,7 @@ from brainlab.sources import claude_files
 from brainlab.store import claude_pool, usage_rollup
 from brainlab.store.claude_pool import parse_all
 from brainlab.store.claude_read import HEAD_BYTES, FileJob, head_hash
-from brainlab.store.claude_rows import insert_columns, schema_types
+from brainlab.store.claude_rows import column_types, insert_columns, schema_types
 from brainlab.store.claude_writer import TABLES, ClaudeSummary, Writer, delete_file
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
@@ -194,49 +194,54 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     opened: list[duckdb.DuckDBPyConnection] = []
     parsed_files = parse_all(pooled, workers, (lambda: opened.append(opener())) if opener
                              else None)
-    if opener is not None:  # the store is created once the workers are parsing
-        first = next(parsed_files, None)
-        parsed_files = itertools.chain([first] if first else [], parsed_files)
-        con = opened[0]
-    removed = sorted(set(known) - seen)
-    # the usage roll-up (issue 12): rewritten when prices or rows change, or it is stale
-    rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
-    if jobs or removed:
-        usage_rollup.invalidate(con)
-        if not rollup_stale:  # its rows about to be deleted: the groups they leave change
-            usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
-    _record_refused(con, refused, summary)
-    writer = Writer(con)
-    # the parse workers keep the cores busy: DuckDB's own insert threads only contended with
-    # them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at the end.
-    # A run parsed here (a small one) keeps DuckDB's threads: setting them costs 4 ms each way
-    threads = None
-    if streamed or claude_pool.uses_pool(pooled, workers):
-        threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-        con.execute("SET threads = 1")
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples: the cyclic GC alone doubled the run time
     try:
-        for group_jobs, group in parsed_files:
-            writer.write_group(group_jobs, group, summary)
-            for job in group_jobs if progress else ():
-                progress(Path(job.path), "reset" if job.reset else "loaded")
-        for job in streamed:
-            writer.write(job, writer.stream(job), summary)
-            if progress:
-                progress(Path(job.path), "reset" if job.reset else "loaded")
-        writer.commit()
-    except BaseException:
-        writer.rollback()
-        raise
+        if opener is not None:  # the store is created once the workers are parsing
+            first = next(parsed_files, None)
+            parsed_files = itertools.chain([first] if first else [], parsed_files)
+            con = opened[0]
+        elif pooled and not claude_pool.uses_pool(pooled, workers):
+            column_types(con)  # what the parse needs of the store, read before it starts
+            parsed_files = ParsedAhead(parsed_files)  # parsed while the store is prepared
+        removed = sorted(set(known) - seen)
+        # the usage roll-up (issue 12): rewritten when prices or rows change, or it is stale
+        rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
+        if jobs or removed:
+            usage_rollup.invalidate(con)
+            if not rollup_stale:  # its rows about to be deleted: the groups they leave change
+                usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
+        _record_refused(con, refused, summary)
+        writer = Writer(con)
+        # the parse workers keep the cores busy: DuckDB's own insert threads only contended
+        # with them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at
+        # the end. A run parsed here keeps DuckDB's threads (setting them: 4 ms each way)
+        threads = None
+        if streamed or claude_pool.uses_pool(pooled, workers):
+            threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+            con.execute("SET threads = 1")
+        try:
+            for group_jobs, group in parsed_files:
+                writer.write_group(group_jobs, group, summary)
+                for job in group_jobs if progress else ():
+                    progress(Path(job.path), "reset" if job.reset else "loaded")
+            for job in streamed:
+                writer.write(job, writer.stream(job), summary)
+                if progress:
+                    progress(Path(job.path), "reset" if job.reset else "loaded")
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            try:
+                if threads is not None:
+                    con.execute(f"SET threads = {int(threads)}")
+            except engine().Error:  # a connection an interrupt left unusable: the error
+                pass  # above counts
     finally:
         if gc_was_enabled:
             gc.enable()
-        try:
-            if threads is not None:
-                con.execute(f"SET threads = {int(threads)}")
-        except engine().Error:  # a connection an interrupt left unusable: the error above counts
-            pass
     touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
         "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
         " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
@@ -261,6 +266,33 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
             " ORDER BY model NULLS LAST").fetchall()]
     return summary
+
+
+class ParsedAhead:
+    """An in-process parse run in a thread while the store is prepared for its rows.
+
+    Parsing is Python; preparing (prices, roll-up marks, column types: ~17 ms) runs in
+    DuckDB, which releases the GIL, so the two overlap. Iterating waits for the parse and
+    yields its (jobs, GroupRead) pairs, or raises what the parse raised.
+    """
+
+    def __init__(self, parsed: Iterator):
+        self._parsed, self._out = parsed, []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="brainlab-parse", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._out.extend(self._parsed)
+        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+            self._error = exc
+
+    def __iter__(self) -> Iterator:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return iter(self._out)
 
 
 def _root(root: str | os.PathLike) -> Path:
