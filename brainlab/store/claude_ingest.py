@@ -126,7 +126,8 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
     from brainlab.store.schema import open_writer, template_ready
 
     if Path(db).exists() or template_ready():
-        survey = Survey(_root(root))  # the file system is read while DuckDB opens the store
+        # the file system is read while DuckDB opens the store (a new one: no hashes needed)
+        survey = Survey(_root(root), hashes=Path(db).exists())
         try:
             con = open_writer(db, engine_only=True)
         except BaseException:
@@ -308,12 +309,13 @@ class Survey:
 
     The transcripts under ``root`` (:func:`claude_files.discover`), and per file its size
     and the hash of its first HEAD_BYTES (what :func:`plan_file` compares with cc_files),
-    or the OSError met. DuckDB releases the GIL while it opens a store, so this costs the
-    run nothing (812 files: 20-30 ms of open, read and hash hidden behind a 30 ms open).
+    or the OSError met (``hashes=False``, for a new store: sizes only). DuckDB releases the
+    GIL while it opens a store, so this costs the run nothing (812 files: 20-30 ms of open,
+    read and hash hidden behind a 30 ms open).
     """
 
-    def __init__(self, root: Path):
-        self.root = root
+    def __init__(self, root: Path, hashes: bool = True):
+        self.root, self.hashes = root, hashes
         self.heads: dict[str, tuple[int, str | None] | OSError] = {}
         self._found: tuple[list[Path], list[tuple[str, str]]] | None = None
         self._error: BaseException | None = None
@@ -326,8 +328,8 @@ class Survey:
             for path in files:
                 try:
                     size = os.stat(path).st_size
-                    self.heads[str(path)] = (
-                        size, head_hash(path, HEAD_BYTES) if size >= HEAD_BYTES else None)
+                    self.heads[str(path)] = (size, head_hash(path, HEAD_BYTES)
+                                             if self.hashes and size >= HEAD_BYTES else None)
                 except OSError as exc:  # vanished or unreadable: refused when planned
                     self.heads[str(path)] = exc
             self._found = files, refused
