@@ -14,13 +14,15 @@ versions so machine load hits them alike: copy that version's base store, append
 ``python -m brainlab.cli`` (as bench_claude_ingest's incremental step) and, for this
 checkout, as the venv's ``brainlab`` console script, then undo the append. Prints median
 and range of wall, CPU seconds (with worker processes) and peak RSS, and the incremental
-run as a share of a cold ingest's wall time measured here (``--cold`` rounds).
+run as a share of a cold ingest's wall time measured here (``--cold`` rounds), and the
+load average at the start and end of each tree's rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -71,6 +73,7 @@ def main() -> int:
     for name in filter(None, args.trees.split(",")):
         tree, total = tree_for(name, args.dir, args.corpus)
         steps: dict[str, list[dict]] = {}
+        load = os.getloadavg()[0]  # a busy machine slows every step: said with the figures
         bases = {}
         for n, (label, code) in enumerate(versions.items()):  # a cold ingest: the base store
             base = work / f"{name}-{n}.duckdb"
@@ -96,7 +99,8 @@ def main() -> int:
                             {"PYTHONPATH": str(code)}, cwd=code))
                     finally:
                         undo()
-        print(f"\n{name}: {total / 1e9:.2f} GB; {args.repeat} interleaved rounds, median (min-max)")
+        print(f"\n{name}: {total / 1e9:.2f} GB; {args.repeat} interleaved rounds, median (min-max);"
+              f" load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
         for step, runs in steps.items():
             print(f"  {step:48} wall {_fmt([r['wall'] for r in runs])}  CPU"
                   f" {_fmt([r['cpu'] for r in runs])}  RSS {_fmt([r['rss'] for r in runs], 'MB')}")

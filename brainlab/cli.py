@@ -6,8 +6,10 @@ code 1 (see :func:`main`). Logic lives in the library; a command is a few lines.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -41,6 +43,30 @@ def progress_bar():
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=console.real(), transient=True,
     )
+
+
+@contextlib.contextmanager
+def late_progress(label: str, after: float = 0.5):
+    """Yield a ``progress(*args)`` callback whose bar (and rich) starts only after ``after`` s.
+
+    A quick run (an incremental ingest: a few tenths of a second) prints no bar and never
+    imports rich (~20 ms, issue 12); a long one shows the bar from then on.
+    """
+    started, bar = time.monotonic(), []
+
+    def advance(*_args) -> None:
+        if not bar and time.monotonic() - started >= after:
+            bar.append(progress_bar())
+            bar[0].start()
+            bar.append(bar[0].add_task(label, total=None))
+        if bar:
+            bar[0].advance(bar[1])
+
+    try:
+        yield advance
+    finally:
+        if bar:
+            bar[0].stop()
 
 
 def run_ingest(db: Path, sources, root: Path, label: str):
@@ -383,21 +409,19 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     from brainlab.store.claude_ingest import default_root, ingest_claude_db
 
     root = path or default_root()
-    with progress_bar() as bar:  # a new store is created while the workers parse
-        task = bar.add_task("ingest claude", total=None)
-        summary = ingest_claude_db(db, root, prices=prices,
-                                   progress=lambda p, status: bar.advance(task))
+    with late_progress("ingest claude") as advance:  # no bar for a quick run
+        summary = ingest_claude_db(db, root, prices=prices, progress=advance)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
                f" {summary.errors} errors, {summary.warnings} warnings")
     if summary.pending_files:
-        out.print(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
+        click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:  # names come from data: never read as markup
         out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
                   markup=False, highlight=False)
     print_problems(summary.errors, summary.warnings, db)
-    out.print(f"database: {db}", markup=False, highlight=False)
+    click.echo(f"database: {db}")  # plain text: rich only for the coloured lines above
     if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
         from brainlab.metrics.usage import usage_table
 

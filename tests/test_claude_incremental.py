@@ -2,10 +2,12 @@
 
 import json
 
+import duckdb
 from claude_factory import assistant, usage, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.store.claude_ingest import ingest_claude, ingest_claude_db
+from brainlab.store.claude_read import HEAD_BYTES
 
 S = "sess-incr"
 TS = "2026-04-01T10:{:02d}:00.000Z"
@@ -70,3 +72,39 @@ def test_rewritten_file_is_reread_and_removed_file_forgotten(tmp_path):
     summary = ingest_claude(con, tmp_path)
     assert (summary.reset, summary.removed) == (1, 1)
     assert totals(con) == [(2, 20, 0, 1)]
+
+
+def test_survey_while_the_store_opens_plans_as_before(tmp_path):
+    """ingest_claude_db reads sizes and first-4-KB hashes in a thread while DuckDB opens the
+    store (issue 12): a same-size rewrite of a large file, a rewrite of a small one (its
+    hash covers fewer bytes), a grown file and a removed one are planned as ingest_claude
+    plans them on an open store."""
+    big = [assistant(S, TS.format(i), f"m{i}", f"r{i}", usage(1, i)) for i in range(40)]
+    cfg = {name: tmp_path / name / "projects" / "p" for name in ("survey", "plain")}
+    for folder in cfg.values():
+        write(folder / "big.jsonl", big)
+        write(folder / "small.jsonl", [assistant("sm", TS.format(1), "s1", "q1", usage(3, 3))])
+        write(folder / "grows.jsonl", [assistant("g", TS.format(2), "g1", "h1", usage(5, 5))])
+        write(folder / "gone.jsonl", [assistant("x", TS.format(3), "x1", "y1", usage(7, 7))])
+    assert (cfg["survey"] / "big.jsonl").stat().st_size > HEAD_BYTES
+    dbs = {name: tmp_path / f"{name}.duckdb" for name in cfg}
+    for name in cfg:
+        ingest_claude_db(dbs[name], tmp_path / name)
+    for folder in cfg.values():
+        data = (folder / "big.jsonl").read_bytes()  # same size, first message id changed
+        (folder / "big.jsonl").write_bytes(data.replace(b'"m0"', b'"mZ"', 1))
+        write(folder / "small.jsonl", [assistant("sm", TS.format(1), "s2", "q1", usage(3, 3))])
+        with open(folder / "grows.jsonl", "ab") as handle:
+            handle.write(line(4, "g2", 9))
+        (folder / "gone.jsonl").unlink()
+    surveyed = ingest_claude_db(dbs["survey"], tmp_path / "survey")
+    con = open_writer(dbs["plain"])
+    plain = ingest_claude(con, tmp_path / "plain")
+    fields = ("read", "reset", "removed", "unchanged", "rows", "bytes_read")
+    assert [getattr(surveyed, f) for f in fields] == [getattr(plain, f) for f in fields]
+    assert (surveyed.read, surveyed.reset, surveyed.removed) == (3, 2, 1)
+    with duckdb.connect(str(dbs["survey"])) as survey_con:
+        assert totals(survey_con) == totals(con)
+        ids = {r[0] for r in survey_con.execute(
+            "SELECT message_id FROM cc_request_lines").fetchall()}
+    assert {"mZ", "s2", "g2"} <= ids and not {"m0", "s1"} & ids

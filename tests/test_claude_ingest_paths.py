@@ -5,8 +5,12 @@ processes, and the largest hand it Arrow tables. All must store exactly the same
 included.
 """
 
+import json
 import shutil
+import subprocess
+import sys
 
+import duckdb
 import pytest
 from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
@@ -130,3 +134,62 @@ def test_streamed_files_hold_the_same_rows(tmp_path, monkeypatch):
     assert whole.execute(query).fetchall() == streamed.execute(query).fetchall()
     again = ingest_claude(streamed, root, workers=1)
     assert again.read == 0
+
+
+SMALL_RUN = """
+import json, sys
+from brainlab.cli import main
+try:
+    main(["ingest", "claude", sys.argv[1], "--db", sys.argv[2]], standalone_mode=False)
+finally:
+    heavy = ("yaml", "rich", "pyarrow", "pandas", "concurrent.futures")
+    print(json.dumps([name for name in heavy if name in sys.modules]))
+"""
+
+
+def test_small_incremental_run_parses_in_process_like_a_pool(tmp_path, monkeypatch):
+    """The usual incremental run (issue 12: +1% of a tree) starts no worker pool and imports
+    no yaml, rich or pyarrow; it stores what a pool run stores, and what a cold ingest of
+    the grown tree stores (new tails, a new file, an unfinished last line held back)."""
+    root = build_tree(tmp_path / "cfg")
+    prices = tmp_path / "prices.toml"  # every model priced: no warning line to colour
+    prices.write_text('[models.mystery-model-1]\ninput = 1.0\noutput = 2.0\n'
+                      'cache_write_5m = 1.5\ncache_read = 0.1\n')
+    monkeypatch.setenv("BRAINLAB_PRICES", str(prices))
+    proj = root / "projects" / "-home-u-projets-gamma"
+    write(proj / "s6.jsonl", [
+        assistant("s6", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4))])
+    cli_db, pool_db = tmp_path / "cli.duckdb", tmp_path / "pool.duckdb"
+    claude_ingest.ingest_claude_db(cli_db, root, workers=1)
+    shutil.copy(cli_db, pool_db)
+    with open(proj / "s6.jsonl", "ab") as handle:  # a new tail, then an unfinished line
+        handle.write(json.dumps(assistant("s6", "2026-03-04T08:05:00.000Z", "m2", "r2",
+                                          usage(5, 6, 7, 8))).encode() + b"\n")
+        handle.write(b'{"type": "assistant", "sessionId": "s6"')
+    write(proj / "s7.jsonl", [  # a new file whose call repeats one of s6 (SPEC §7 dedup)
+        assistant("s7", "2026-03-05T09:00:00.000Z", "m2", "r2", usage(5, 6, 7, 8)),
+        assistant("s7", "2026-03-05T09:01:00.000Z", "m3", "r3", usage(1, 1, 1, 1))])
+
+    run = subprocess.run([sys.executable, "-c", SMALL_RUN, str(root), str(cli_db)],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout.splitlines()[-1]) == [], run.stdout
+    assert "2 read" in run.stdout and "1 file(s) end in an unfinished line" in run.stdout
+
+    monkeypatch.setattr(claude_pool, "PARALLEL_MIN_BYTES", 0)  # the same run in a pool
+    pooled = claude_ingest.ingest_claude_db(pool_db, root, workers=2)
+    assert (pooled.read, pooled.pending_files) == (2, 1)
+    cold_db = tmp_path / "cold.duckdb"
+    claude_ingest.ingest_claude_db(cold_db, root, workers=1)
+    derived = ("cc_usage_rollup", "cc_session_measures")
+    with duckdb.connect(str(cli_db)) as cli, duckdb.connect(str(pool_db)) as pool, \
+            duckdb.connect(str(cold_db)) as cold:
+        assert dump(cli) == dump(pool)
+        # cc_spans holds one row per file read per run: compared through its view
+        tables = [t for t in TABLES if t != "cc_spans"] + ["cc_session_spans"]
+        for table in (*tables, "ingest_errors", *derived):
+            select = ("SELECT * REPLACE (round(cost_usd, 9) AS cost_usd)"  # float sum order
+                      if table == "cc_usage_rollup" else "SELECT *")
+            rows = [sorted(c.execute(f'{select} FROM "{table}"').fetchall(), key=repr)
+                    for c in (cli, cold)]
+            assert rows[0] == rows[1], table
+        assert cli.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()[0] > 0

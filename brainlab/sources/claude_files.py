@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -28,22 +29,53 @@ def discover(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
     projects = root / "projects"
     base = (projects if projects.is_dir() else root).resolve()
     found: dict[str, Path] = {}
-
-    def walk_error(exc: OSError) -> None:
-        problems.append((str(exc.filename or base), f"skipped: cannot list ({_why(exc)})"))
-
-    for folder, dirs, names in os.walk(base, onerror=walk_error):  # never follows dir links
-        dirs.sort()
-        for name in sorted(names + [d for d in dirs if d.endswith(".jsonl")]):
-            if not name.endswith(".jsonl"):
-                continue
-            path = Path(folder) / name
+    for entry in _entries(base, problems):
+        path = Path(entry.path)
+        if _plain(entry):  # a regular file reached without a link: resolved already
+            resolved, reason = path, None
+        else:  # a link, a directory, a FIFO, an unreadable file: the careful checks
             resolved, reason = _check(path, base)
-            if reason:
-                problems.append((str(path), reason))
-            elif str(resolved) not in found:
-                found[str(resolved)] = resolved
+        if reason:
+            problems.append((str(path), reason))
+        elif str(resolved) not in found:
+            found[str(resolved)] = resolved
     return sorted(found.values()), problems
+
+
+def _entries(base: Path, problems: list[tuple[str, str]]) -> Iterator[os.DirEntry]:
+    """Every ``*.jsonl`` entry under ``base``, folder by folder in name order (as os.walk).
+
+    Directory links are never followed, so a folder's path holds no link and a plain file
+    in it is its own resolved path: os.scandir's entries say so without a stat or a
+    realpath per file (820 files: 40 ms -> a few, issue 12's incremental run).
+    """
+    stack = [str(base)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((str(exc.filename or folder), f"skipped: cannot list ({_why(exc)})"))
+            continue
+        folders = []
+        for entry in entries:
+            if entry.name.endswith(".jsonl"):
+                yield entry
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+            except OSError:
+                continue
+        stack.extend(reversed(folders))
+
+
+def _plain(entry: os.DirEntry) -> bool:
+    """A readable regular file, not a link (from the directory listing, no stat mostly)."""
+    try:
+        return entry.is_file(follow_symlinks=False) and os.access(entry.path, os.R_OK)
+    except OSError:
+        return False
 
 
 def _check(path: Path, base: Path) -> tuple[Path | None, str | None]:

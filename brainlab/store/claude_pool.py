@@ -4,25 +4,29 @@ Workers are forked (they inherit the column types and the memoised redaction) an
 groups of whole files (:func:`brainlab.store.claude_read.parse_group`: one set of Arrow
 tables per group); the ingest process writes while they work. A worker asks the kernel to
 kill it when its parent dies, so SIGTERM or SIGKILL of `ingest claude` leaves no process
-behind.
+behind. A small run (the usual incremental one) parses in the ingest process: starting
+workers cost more than they save below PARALLEL_MIN_BYTES, so their modules are imported
+only when a pool starts.
 """
 
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import signal
 import sys
 import types
 import warnings
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from brainlab.store.claude_read import FileJob, parse_group
 from brainlab.store.claude_writer import BATCH_BYTES
 
-PARALLEL_MIN_BYTES = 8_000_000  # below this, forking worker processes costs more than it saves
+# Below this, parsing in this process is as fast as a pool and costs less CPU: measured with
+# 2 cores under load 3.8 (corpus files, one run each way), in-process vs 2 workers: 20 MB
+# 0.14 vs 0.15 s wall, 40 MB 0.18-0.20 vs 0.23-0.26 s; a quiet machine's pool can at most
+# halve a parse of ~0.15 s (32 MB) while paying its start-up (issue 12, +1% of 1 GB: 20 MB)
+PARALLEL_MIN_BYTES = 32_000_000
 # Below this, rows go to DuckDB as column lists (see claude_rows); above it Arrow pays back
 # (cheap to send from a worker, several times faster to insert than lists)
 ARROW_MIN_BYTES = 64_000_000
@@ -54,16 +58,17 @@ def parse_all(jobs: list[FileJob], workers: int | None,
     """
     if workers is None:
         workers = os.cpu_count() or 1
-    todo = sum(job.size - job.offset for job in jobs)
-    arrow = todo >= ARROW_MIN_BYTES
+    arrow = sum(job.size - job.offset for job in jobs) >= ARROW_MIN_BYTES
     tasks = groups(jobs)
-    if (workers <= 1 or len(jobs) < 2 or todo < PARALLEL_MIN_BYTES
-            or "fork" not in multiprocessing.get_all_start_methods()):
+    if not uses_pool(jobs, workers):
         if meanwhile:
             meanwhile()
         for task in tasks:
             yield task, parse_group(task, arrow)
         return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     if arrow:
         import pyarrow  # noqa: F401  (once here, not once per forked worker)
     context = multiprocessing.get_context("fork")
@@ -85,6 +90,18 @@ def parse_all(jobs: list[FileJob], workers: int | None,
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
+
+
+def uses_pool(jobs: list[FileJob], workers: int | None) -> bool:
+    """Whether :func:`parse_all` parses ``jobs`` in worker processes (else in this one)."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers <= 1 or len(jobs) < 2:
+        return False
+    if sum(job.size - job.offset for job in jobs) < PARALLEL_MIN_BYTES:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _die_with_parent(parent: int, arrow: bool = False) -> None:

@@ -9,13 +9,15 @@ block in its own transaction.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from brainlab.sources import claude_broker
 from brainlab.sources import claude_code as cc
 from brainlab.store.claude_read import FileJob, FileRead, GroupRead, parse_safely
 from brainlab.store.claude_rows import Columns, column_types, insert_columns
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass

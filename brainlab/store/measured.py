@@ -7,7 +7,10 @@ matching, the audit and the basis-aware metrics read that small table.
 
 from __future__ import annotations
 
-import duckdb
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def refresh_measures(con: duckdb.DuckDBPyConnection, sessions: list[str] | None = None) -> int:
