@@ -142,15 +142,16 @@ from brainlab.cli import main
 try:
     main(["ingest", "claude", sys.argv[1], "--db", sys.argv[2]], standalone_mode=False)
 finally:
-    heavy = ("yaml", "rich", "pyarrow", "pandas", "concurrent.futures")
+    heavy = ("yaml", "rich", "pyarrow", "pandas", "concurrent.futures", "duckdb")
     print(json.dumps([name for name in heavy if name in sys.modules]))
 """
 
 
 def test_small_incremental_run_parses_in_process_like_a_pool(tmp_path, monkeypatch):
     """The usual incremental run (issue 12: +1% of a tree) starts no worker pool and imports
-    no yaml, rich or pyarrow; it stores what a pool run stores, and what a cold ingest of
-    the grown tree stores (new tails, a new file, an unfinished last line held back)."""
+    no yaml, rich, pyarrow or the duckdb package (its engine module alone); it stores what a
+    pool run stores, and what a cold ingest of the grown tree stores (new tails, a new file,
+    an unfinished last line held back)."""
     root = build_tree(tmp_path / "cfg")
     prices = tmp_path / "prices.toml"  # every model priced: no warning line to colour
     prices.write_text('[models.mystery-model-1]\ninput = 1.0\noutput = 2.0\n'
