@@ -186,6 +186,13 @@ def compile_package(root: Path) -> None:
                    check=True, env=user_env(), stdout=subprocess.DEVNULL)
 
 
+def own_rss_mb() -> float:
+    """This process's resident size now (MB): the floor of every peak RSS that wait4 reports,
+    since the kernel counts the forking process's pages in the child's peak at exec."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
 def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> dict:
     """Run ``cmd``; wall s, CPU s (itself and its waited-for children), peak RSS MB, stdout."""
     with tempfile.TemporaryFile() as out:
@@ -308,6 +315,8 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     incr = statistics.median(r["wall"] for r in steps["brainlab ingest claude, +1% appended"])
     usage = statistics.median(r["wall"] for r in steps["brainlab usage daily (ingested store)"])
     print(f"  incremental / cold: {100 * incr / cold:.1f} %")
+    print(f"  (a peak RSS reads at least this benchmark's own, {own_rss_mb():.0f} MB now: Linux"
+          " records the size of the process that started a command)")
     if cc:
         ccu = statistics.median(r["wall"] for r in steps["ccusage claude daily --json --offline"])
         first = statistics.median(
