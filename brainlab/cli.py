@@ -420,6 +420,10 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
         out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
                   markup=False, highlight=False)
+    if not (summary.read or summary.unchanged or summary.removed):  # an empty or wrong folder
+        click.echo(f"No transcript (*.jsonl) under {root}: Claude Code writes them as"
+                   " <projects>/<project>/<session>.jsonl; give that projects folder"
+                   " (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).")
     print_problems(summary.errors, summary.warnings, db)
     click.echo(f"database: {db}")  # plain text: rich only for the coloured lines above
     if table:  # one process, as ccusage's one command: the same code as `brainlab usage`

@@ -146,6 +146,23 @@ def test_ingest_prints_the_daily_or_weekly_table_in_the_same_run(tmp_path):
     assert alone.output not in plain.output
 
 
+def test_an_empty_folder_says_where_transcripts_are(tmp_path):
+    """A folder holding no transcript gives a store with nothing in it: say so, and where
+    Claude Code keeps them, instead of a bare '0 read'; a folder with one says nothing."""
+    (tmp_path / "empty").mkdir()
+    db = tmp_path / "b.duckdb"
+    runner = CliRunner()
+    empty = runner.invoke(main, ["ingest", "claude", str(tmp_path / "empty"), "--db", str(db)])
+    assert empty.exit_code == 0, empty.output
+    assert f"No transcript (*.jsonl) under {tmp_path / 'empty'}" in empty.output
+    assert "~/.claude/projects" in empty.output
+    write(tmp_path / "full" / "p" / f"{S}.jsonl", [good(0)])
+    full = runner.invoke(main, ["ingest", "claude", str(tmp_path / "full"), "--db", str(db)])
+    assert full.exit_code == 0 and "No transcript" not in full.output, full.output
+    again = runner.invoke(main, ["ingest", "claude", str(tmp_path / "full"), "--db", str(db)])
+    assert "No transcript" not in again.output  # nothing new is not nothing there
+
+
 def tree_with_odd_files(root):
     proj = root / "projects" / "p"
     write(proj / f"{S}.jsonl", [good(0)])
