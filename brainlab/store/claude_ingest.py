@@ -21,7 +21,7 @@ import itertools
 import os
 import threading
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date
 from importlib import resources
 from pathlib import Path
@@ -33,7 +33,7 @@ from brainlab.sources import claude_files
 from brainlab.store import claude_pool, usage_rollup
 from brainlab.store.claude_pool import parse_all
 from brainlab.store.claude_read import HEAD_BYTES, FileJob, head_hash
-from brainlab.store.claude_rows import column_types, insert_columns, schema_types
+from brainlab.store.claude_rows import insert_columns, schema_types
 from brainlab.store.claude_writer import TABLES, ClaudeSummary, Writer, delete_file
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
@@ -202,9 +202,6 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             first = next(parsed_files, None)
             parsed_files = itertools.chain([first] if first else [], parsed_files)
             con = opened[0]
-        elif pooled and not claude_pool.uses_pool(pooled, workers):
-            column_types(con)  # what the parse needs of the store, read before it starts
-            parsed_files = ParsedAhead(parsed_files)  # parsed while the store is prepared
         removed = sorted(set(known) - seen)
         # the usage roll-up (issue 12): rewritten when prices or rows change, or it is stale
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
@@ -267,33 +264,6 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
             " ORDER BY model NULLS LAST").fetchall()]
     return summary
-
-
-class ParsedAhead:
-    """An in-process parse run in a thread while the store is prepared for its rows.
-
-    Parsing is Python; preparing (prices, roll-up marks, column types: ~17 ms) runs in
-    DuckDB, which releases the GIL, so the two overlap. Iterating waits for the parse and
-    yields its (jobs, GroupRead) pairs, or raises what the parse raised.
-    """
-
-    def __init__(self, parsed: Iterator):
-        self._parsed, self._out = parsed, []
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="brainlab-parse", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._out.extend(self._parsed)
-        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
-            self._error = exc
-
-    def __iter__(self) -> Iterator:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return iter(self._out)
 
 
 def _root(root: str | os.PathLike) -> Path:
