@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     import duckdb
 
 META_KEY = "cc_usage_rollup"
-# the SPEC §7 deduplication key of a request line, with request_id (as cc_request_dedup)
+# the call a request line belongs to: cc_request_dedup partitions by it and request_id
+# (SPEC §7), so the lines sharing it are deduplicated together, whatever their request_id
 KEY = "coalesce(message_id, source_file || ':' || line)"
 TOUCHED = "temp.cc_usage_touched"  # (day, session_id, key) of lines this run adds or deletes
 _SAME_PAIR = ("{a}.day IS NOT DISTINCT FROM {b}.day"
@@ -106,9 +107,9 @@ def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, i
         # the calls with a line in those pairs: deduplicated again, whole (the view's scope)
         con.execute("SET VARIABLE cc_usage_keys = (SELECT coalesce(list(DISTINCT"
                     f" {KEY}), [])"
-                    " FROM cc_request_lines l SEMI JOIN cc_usage_pairs p ON "
-                    + _SAME_PAIR.format(a="l", b="p").replace("l.day", "CAST(l.ts AS DATE)")
-                    + ")")
+                    " FROM cc_request_lines l SEMI JOIN cc_usage_pairs p"
+                    " ON CAST(l.ts AS DATE) IS NOT DISTINCT FROM p.day"
+                    " AND l.session_id IS NOT DISTINCT FROM p.session_id)")
         con.execute("DELETE FROM cc_usage_rollup r WHERE EXISTS (SELECT 1 FROM cc_usage_pairs p"
                     " WHERE " + _SAME_PAIR.format(a="r", b="p") + ")")
         con.execute("INSERT INTO cc_usage_rollup BY NAME SELECT g.* FROM cc_usage_groups g"
