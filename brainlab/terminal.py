@@ -4,7 +4,7 @@ rich costs 16 ms to import, a sixth of ``brainlab usage daily``; the read comman
 plain text and need only the width and whether to embolden. :class:`LazyConsole` makes the
 rich Console on first use, for the commands that draw with it (progress bars, wrapped
 tables). The rules are rich's (``Console.size``, ``is_terminal``, ``is_dumb_terminal``):
-tests/test_cli_start.py compares them.
+tests/test_cli_read.py compares them.
 """
 
 from __future__ import annotations
