@@ -118,11 +118,8 @@ def plugin_patterns() -> list[tuple[str, str, str, int]]:
     """
     import json
 
-    from brainlab.paths import cache_dir
-
     try:
-        path = cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
-        rows = [tuple(row) for row in json.loads(path.read_text(encoding="utf-8"))]
+        rows = [tuple(row) for row in json.loads(_cache_path().read_text(encoding="utf-8"))]
         if rows and {r[0] for r in rows} == set(USED_PLUGINS) and all(
                 len(r) == 4 and all(isinstance(v, str) for v in r[:3])
                 and isinstance(r[3], int) for r in rows):
@@ -134,23 +131,33 @@ def plugin_patterns() -> list[tuple[str, str, str, int]]:
     return rows
 
 
+def _cache_path():
+    """The patterns file of the installed detect-secrets version, in the cache folder."""
+    from brainlab.paths import cache_dir
+
+    return cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
+
+
 def _write_cache(rows: list[tuple[str, str, str, int]]) -> None:
     """Write the patterns' cache file atomically; a cache that cannot be written is skipped."""
+    import contextlib
     import json
     import os
     import tempfile
 
-    from brainlab.paths import cache_dir
-
     try:
-        path = cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
+        path = _cache_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, partial = tempfile.mkstemp(prefix=".secret-patterns-", dir=path.parent)
+    except (OSError, RuntimeError):  # a read-only or missing home: live each time
+        return
+    try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(rows, out)
         os.replace(partial, path)
-    except (OSError, RuntimeError):  # a read-only or missing home: live each time
-        pass
+    except OSError:  # a full disk: no half-written file left behind
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
 
 
 def _plugin_rules() -> list[Rule]:
