@@ -14,8 +14,9 @@ empty cache (it builds the empty-store template, ``store/template.py``, in ``DIR
 then as usual (the new store copied from that template), ccusage's
 native binary ``claude daily --json --offline``, the orjson-only parser as the baseline of
 the msgspec one (brainlab with the fast path switched off, same command), ``brainlab usage
-daily`` on the ingested store, and an incremental run after appending 1% (undone after the
-round). Each is a separate process measured with wait4: wall, CPU seconds (with its worker
+daily`` on the ingested store, a run with nothing new (the fixed floor of every incremental
+run: start-up, discovery, store open and close) and an incremental run after appending 1%
+(undone after the round). Each is a separate process measured with wait4: wall, CPU seconds (with its worker
 processes) and the largest resident set of the process tree. Prints median and min-max of
 ``--repeat`` rounds, and whether brainlab's per-day tokens equal ccusage's.
 ``--before REV`` adds the same cold command run with the code of git revision REV (its
@@ -300,6 +301,9 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
             before_db.unlink()
         steps.setdefault("brainlab usage daily (ingested store)", []).append(
             measure(brainlab("usage", "daily", "--db", str(db)), env))
+        # the fixed floor of any incremental run: start-up, discovery, store open and close
+        steps.setdefault("brainlab ingest claude, nothing new", []).append(
+            measure(brainlab("ingest", "claude", str(tree), "--db", str(db)), env))
         undo = append_and_undo(tree, total)
         try:
             steps.setdefault("brainlab ingest claude, +1% appended", []).append(
@@ -314,7 +318,10 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     cold = statistics.median(r["wall"] for r in steps["brainlab ingest claude --daily (cold)"])
     incr = statistics.median(r["wall"] for r in steps["brainlab ingest claude, +1% appended"])
     usage = statistics.median(r["wall"] for r in steps["brainlab usage daily (ingested store)"])
-    print(f"  incremental / cold: {100 * incr / cold:.1f} %")
+    floor = statistics.median(r["wall"] for r in steps["brainlab ingest claude, nothing new"])
+    print(f"  incremental / cold: {100 * incr / cold:.1f} %; nothing new / cold (the floor):"
+          f" {100 * floor / cold:.1f} %; (incremental - floor) / cold:"
+          f" {100 * (incr - floor) / cold:.1f} %")
     print(f"  (a peak RSS reads at least this benchmark's own, {own_rss_mb():.0f} MB now: Linux"
           " records the size of the process that started a command)")
     if cc:
