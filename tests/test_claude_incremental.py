@@ -7,7 +7,7 @@ from claude_factory import assistant, usage, write
 
 from brainlab.store import open_writer
 from brainlab.store.claude_ingest import ingest_claude, ingest_claude_db
-from brainlab.store.claude_read import HEAD_BYTES
+from brainlab.store.claude_plan import HEAD_BYTES
 
 S = "sess-incr"
 TS = "2026-04-01T10:{:02d}:00.000Z"
@@ -108,3 +108,71 @@ def test_survey_while_the_store_opens_plans_as_before(tmp_path):
         ids = {r[0] for r in survey_con.execute(
             "SELECT message_id FROM cc_request_lines").fetchall()}
     assert {"mZ", "s2", "g2"} <= ids and not {"m0", "s1"} & ids
+
+
+NOTHING_NEW = """
+import json, sys
+from brainlab.cli import main
+try:
+    main(["ingest", "claude", sys.argv[1], "--db", sys.argv[2]], standalone_mode=False)
+finally:
+    parser = [name for name in sys.modules if name.startswith(("msgspec", "orjson", "pyarrow"))
+              or name in PARSER]
+    print(json.dumps(parser))
+"""
+PARSER = ("brainlab.sources.claude_code", "brainlab.sources.claude_fast",
+          "brainlab.sources.claude_marks", "brainlab.sources.claude_broker",
+          "brainlab.sources.redact", "brainlab.sources.secret_rules",
+          "brainlab.store.claude_read", "brainlab.store.claude_pool",
+          "brainlab.store.claude_writer")
+
+
+def derived(con):
+    """What a run derives: the roll-up (cost rounded: float sums), measures, prices, errors."""
+    return [sorted(con.execute(sql).fetchall(), key=repr) for sql in (
+        "SELECT * REPLACE (round(cost_usd, 9) AS cost_usd) FROM cc_usage_rollup",
+        "SELECT * FROM cc_session_measures", "SELECT model, input_usd_mtok FROM cc_prices",
+        "SELECT file, reason FROM ingest_errors")]
+
+
+def test_run_with_nothing_new_imports_no_parser_and_keeps_the_store_current(tmp_path,
+                                                                           monkeypatch):
+    """A run that finds nothing to read (the usual ingest from a hook, issue 12) decides so
+    before importing the parser's modules, yet still does what a full run does with an
+    unchanged tree: a new price file reprices the roll-up, a stale roll-up and measures a
+    rebuilt catalogue dropped are stored again: the store equals a cold ingest's."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S}.jsonl", [
+        assistant(S, TS.format(0), "m1", "r1", usage(1, 10)),
+        assistant(S, TS.format(1), "m2", "r2", usage(3, 5), model="mystery-model-1")])
+    db = tmp_path / "b.duckdb"
+    ingest_claude_db(db, root)
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models.mystery-model-1]\ninput = 1.0\noutput = 2.0\n'
+                      'cache_write_5m = 1.5\ncache_read = 0.1\n')
+
+    def nothing_new():
+        run = subprocess.run([sys.executable, "-c", NOTHING_NEW.replace(
+            "PARSER", repr(PARSER)), str(root), str(db)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert "0 read, 1 unchanged" in run.stdout
+        assert json.loads(run.stdout.splitlines()[-1]) == [], run.stdout
+        return run.stdout
+
+    assert "no price for model(s): mystery-model-1" in nothing_new()
+    monkeypatch.setenv("BRAINLAB_PRICES", str(prices))  # a new price: the roll-up repriced
+    assert "no price" not in nothing_new()
+    with duckdb.connect(str(db)) as con:  # as after a catalogue rebuild: derived rows gone
+        con.execute("DELETE FROM brainlab_meta WHERE key = 'cc_usage_rollup'")
+        con.execute("DELETE FROM cc_usage_rollup")
+        con.execute("DELETE FROM cc_session_measures")
+    nothing_new()
+    cold = tmp_path / "cold.duckdb"
+    ingest_claude_db(cold, root)
+    with duckdb.connect(str(db)) as con, duckdb.connect(str(cold)) as cold_con:
+        assert derived(con) == derived(cold_con)
+        assert con.execute("SELECT count(*) FROM cc_usage_rollup WHERE cost_usd > 0"
+                           ).fetchone()[0] == 2
