@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from brainlab.errors import StoreError
 from brainlab.paths import DEFAULT_DB
-from brainlab.store.connection import StoreConfig, connect, engine
+from brainlab.store.connection import StoreConfig, connect, drop_orphan_wal, engine
 
 if TYPE_CHECKING:
     import duckdb
@@ -251,6 +251,7 @@ def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
     caller that only executes SQL (the transcript ingest: 45-60 ms less to import).
     """
     if describe and str(path) != ":memory:" and not Path(path).exists():
+        drop_orphan_wal(path)
         con = _from_template(Path(path), engine_only)
         if con is not None:
             return con
