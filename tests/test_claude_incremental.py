@@ -218,3 +218,43 @@ def test_small_run_leaves_its_wal_for_a_later_checkpoint(tmp_path, monkeypatch):
                 f"SELECT * FROM {table}"
             assert sorted(con.execute(query).fetchall(), key=repr) == \
                 sorted(cold.execute(query).fetchall(), key=repr), table
+
+
+QUICK = """
+import atexit, sys
+atexit.register(lambda: print("interpreter teardown", flush=True))
+sys.argv = ["brainlab", *sys.argv[1:]]
+from brainlab.cli import run
+run()
+"""
+
+
+def test_console_script_skips_teardown_after_ingest_claude_only(tmp_path):
+    """The console script (brainlab.cli:run) ends a successful `ingest claude`, whose store
+    is closed, with os._exit once its output is flushed (teardown: 15-30 ms, issue 12);
+    an error or any other command exits as usual."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S}.jsonl", [assistant(S, TS.format(0), "m1", "r1", usage(1, 10))])
+    db = tmp_path / "b.duckdb"
+
+    def brainlab(*args):
+        return subprocess.run([sys.executable, "-c", QUICK, *args], capture_output=True,
+                              text=True)
+
+    for _ in range(2):  # a cold run, then one with nothing new
+        done = brainlab("ingest", "claude", str(root), "--db", str(db), "--daily")
+        assert done.returncode == 0, done.stderr
+        assert "database: " in done.stdout and "2026-04-01" in done.stdout  # all flushed
+        assert "interpreter teardown" not in done.stdout
+    ingest_claude_db(tmp_path / "in-process.duckdb", root)
+    with duckdb.connect(str(db), read_only=True) as con, \
+            duckdb.connect(str(tmp_path / "in-process.duckdb"), read_only=True) as ref:
+        assert totals(con) == totals(ref) != []  # closed cleanly: it opens, whole
+    failed = brainlab("ingest", "claude", str(tmp_path / "missing"), "--db", str(db))
+    assert failed.returncode == 1 and failed.stderr.startswith("Error: ")
+    assert "interpreter teardown" in failed.stdout
+    other = brainlab("usage", "daily", "--db", str(db))
+    assert other.returncode == 0 and "interpreter teardown" in other.stdout
