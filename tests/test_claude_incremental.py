@@ -124,7 +124,10 @@ PARSER = ("brainlab.sources.claude_code", "brainlab.sources.claude_fast",
           "brainlab.sources.claude_marks", "brainlab.sources.claude_broker",
           "brainlab.sources.redact", "brainlab.sources.secret_rules",
           "brainlab.store.claude_read", "brainlab.store.claude_pool",
-          "brainlab.store.claude_writer")
+          "brainlab.store.claude_writer",
+          # the catalogue's check at open: its files' stat only (schema.catalog_files_key)
+          "brainlab.protocol", "brainlab.modes", "brainlab.rules.catalogue",
+          "importlib.resources", "zipfile")
 
 
 def derived(con):

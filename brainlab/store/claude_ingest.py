@@ -23,7 +23,6 @@ import threading
 import tomllib
 from collections.abc import Callable
 from datetime import date
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +59,7 @@ def default_root() -> Path:
 
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
     """Load price rows: the package's dated table, then the user's file (argument or env)."""
-    package = resources.files("brainlab") / "data" / "prices.toml"
+    package = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
     tables = [("brainlab/data/prices.toml", package.read_text(encoding="utf-8"))]
     user_file = user_file or os.environ.get(PRICES_ENV)
     if user_file:
