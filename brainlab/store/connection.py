@@ -107,9 +107,13 @@ def close_writer(con: duckdb.DuckDBPyConnection, path: str | os.PathLike,
         small = os.stat(str(path) + ".wal").st_size < keep
     except OSError:  # no WAL: nothing to fold in
         small = False
-    if small:
-        con.execute("PRAGMA disable_checkpoint_on_shutdown")
-    con.close()
+    try:
+        if small:
+            con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    except engine().Error:  # a connection an interrupt left unusable: closed as it is
+        pass
+    finally:
+        con.close()
 
 
 def drop_orphan_wal(path: str | os.PathLike) -> None:
