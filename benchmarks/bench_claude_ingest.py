@@ -19,8 +19,9 @@ run: start-up, discovery, store open and close) and an incremental run after app
 (undone after the round). Each is a separate process measured with wait4: wall, CPU seconds (with its worker
 processes) and the largest resident set of the process tree. Prints median and min-max of
 ``--repeat`` rounds, and whether brainlab's per-day tokens equal ccusage's.
-``--before REV`` adds the same cold command run with the code of git revision REV (its
-``brainlab`` package checked out apart), interleaved too: a before/after in one run.
+``--before REV`` adds the same cold, nothing-new and +1% commands run with the code of git
+revision REV (its ``brainlab`` package checked out apart, on a store of its own),
+interleaved too: a before/after in one run.
 ``--single-gb N`` also measures the peak memory of ingesting ONE transcript of N GB.
 Commands run as from a user's shell: bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed,
 the packages compiled first), see :func:`user_env`.
@@ -273,8 +274,19 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     cc = ccusage_cmd(args.ccusage_dir)
     db = work / f"{name}.duckdb"
     steps: dict[str, list[dict]] = {}
+    before_db = work / "before.duckdb"
+    before_env = dict(env, PYTHONPATH=str(args.before_code)) if args.before else env
+
+    def before(label: str, *extra: str) -> None:
+        """The same step with the code of the --before revision, on its own store."""
+        if args.before:
+            steps.setdefault(f"before: {label}", []).append(measure(
+                brainlab("ingest", "claude", str(tree), "--db", str(before_db), *extra),
+                before_env, cwd=args.before_code))
+
     for _ in range(args.repeat):
         db.unlink(missing_ok=True)
+        Path(str(db) + ".wal").unlink(missing_ok=True)  # an incremental run may leave its WAL
         shutil.rmtree(cache, ignore_errors=True)  # the very first run: builds the template
         steps.setdefault("same, first run (empty template cache)", []).append(
             measure(brainlab("ingest", "claude", str(tree), "--db", str(db), "--daily"), env))
@@ -292,22 +304,20 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
                 "ingest", "claude", str(tree), "--db", str(base_db), "--daily",
                 orjson_only=True), env))
             base_db.unlink()
-        if args.before:  # the same command with the code of an earlier revision
-            before_db = work / "before.duckdb"
-            before_db.unlink(missing_ok=True)
-            steps.setdefault(f"before: same, code of {args.before}", []).append(measure(
-                brainlab("ingest", "claude", str(tree), "--db", str(before_db), "--daily"),
-                dict(env, PYTHONPATH=str(args.before_code)), cwd=args.before_code))
-            before_db.unlink()
+        for leftover in (before_db, Path(str(before_db) + ".wal")):
+            leftover.unlink(missing_ok=True)
+        before(f"cold, code of {args.before}", "--daily")  # the same command, earlier code
         steps.setdefault("brainlab usage daily (ingested store)", []).append(
             measure(brainlab("usage", "daily", "--db", str(db)), env))
         # the fixed floor of any incremental run: start-up, discovery, store open and close
         steps.setdefault("brainlab ingest claude, nothing new", []).append(
             measure(brainlab("ingest", "claude", str(tree), "--db", str(db)), env))
+        before("nothing new")
         undo = append_and_undo(tree, total)
         try:
             steps.setdefault("brainlab ingest claude, +1% appended", []).append(
                 measure(brainlab("ingest", "claude", str(tree), "--db", str(db)), env))
+            before("+1% appended")
         finally:
             undo()
     print(f"\n{name}: {total / 1e9:.2f} GB, {args.repeat} interleaved rounds; median (min-max)")

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import TABLES, ingest_claude
+from brainlab.store.claude_ingest import ingest_claude
 from brainlab.store.claude_read import FileJob, _valid_utf8_block, parse_file
-from brainlab.store.claude_writer import Writer
+from brainlab.store.claude_writer import TABLES, Writer
 
 ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
                 st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),

@@ -7,7 +7,7 @@ from claude_factory import assistant, usage, write
 
 from brainlab.store import open_writer
 from brainlab.store.claude_ingest import ingest_claude, ingest_claude_db
-from brainlab.store.claude_read import HEAD_BYTES
+from brainlab.store.claude_plan import HEAD_BYTES
 
 S = "sess-incr"
 TS = "2026-04-01T10:{:02d}:00.000Z"
@@ -108,3 +108,156 @@ def test_survey_while_the_store_opens_plans_as_before(tmp_path):
         ids = {r[0] for r in survey_con.execute(
             "SELECT message_id FROM cc_request_lines").fetchall()}
     assert {"mZ", "s2", "g2"} <= ids and not {"m0", "s1"} & ids
+
+
+NOTHING_NEW = """
+import json, sys
+from brainlab.cli import main
+try:
+    main(["ingest", "claude", sys.argv[1], "--db", sys.argv[2]], standalone_mode=False)
+finally:
+    parser = [name for name in sys.modules if name.startswith(("msgspec", "orjson", "pyarrow"))
+              or name in PARSER]
+    print(json.dumps(parser))
+"""
+PARSER = ("brainlab.sources.claude_code", "brainlab.sources.claude_fast",
+          "brainlab.sources.claude_marks", "brainlab.sources.claude_broker",
+          "brainlab.sources.redact", "brainlab.sources.secret_rules",
+          "brainlab.store.claude_read", "brainlab.store.claude_pool",
+          "brainlab.store.claude_writer",
+          # the catalogue's check at open: its files' stat only (schema.catalog_files_key)
+          "brainlab.protocol", "brainlab.modes", "brainlab.rules.catalogue",
+          "importlib.resources", "zipfile")
+
+
+def derived(con):
+    """What a run derives: the roll-up (cost rounded: float sums), measures, prices, errors."""
+    return [sorted(con.execute(sql).fetchall(), key=repr) for sql in (
+        "SELECT * REPLACE (round(cost_usd, 9) AS cost_usd) FROM cc_usage_rollup",
+        "SELECT * FROM cc_session_measures", "SELECT model, input_usd_mtok FROM cc_prices",
+        "SELECT file, reason FROM ingest_errors")]
+
+
+def test_run_with_nothing_new_imports_no_parser_and_keeps_the_store_current(tmp_path,
+                                                                           monkeypatch):
+    """A run that finds nothing to read (the usual ingest from a hook, issue 12) decides so
+    before importing the parser's modules, yet still does what a full run does with an
+    unchanged tree: a new price file reprices the roll-up, a stale roll-up and measures a
+    rebuilt catalogue dropped are stored again: the store equals a cold ingest's."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S}.jsonl", [
+        assistant(S, TS.format(0), "m1", "r1", usage(1, 10)),
+        assistant(S, TS.format(1), "m2", "r2", usage(3, 5), model="mystery-model-1")])
+    db = tmp_path / "b.duckdb"
+    ingest_claude_db(db, root)
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models.mystery-model-1]\ninput = 1.0\noutput = 2.0\n'
+                      'cache_write_5m = 1.5\ncache_read = 0.1\n')
+
+    def nothing_new():
+        run = subprocess.run([sys.executable, "-c", NOTHING_NEW.replace(
+            "PARSER", repr(PARSER)), str(root), str(db)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert "0 read, 1 unchanged" in run.stdout
+        assert json.loads(run.stdout.splitlines()[-1]) == [], run.stdout
+        return run.stdout
+
+    assert "no price for model(s): mystery-model-1" in nothing_new()
+    monkeypatch.setenv("BRAINLAB_PRICES", str(prices))  # a new price: the roll-up repriced
+    assert "no price" not in nothing_new()
+    with duckdb.connect(str(db)) as con:  # as after a catalogue rebuild: derived rows gone
+        con.execute("DELETE FROM brainlab_meta WHERE key = 'cc_usage_rollup'")
+        con.execute("DELETE FROM cc_usage_rollup")
+        con.execute("DELETE FROM cc_session_measures")
+    nothing_new()
+    cold = tmp_path / "cold.duckdb"
+    ingest_claude_db(cold, root)
+    with duckdb.connect(str(db)) as con, duckdb.connect(str(cold)) as cold_con:
+        assert derived(con) == derived(cold_con)
+        assert con.execute("SELECT count(*) FROM cc_usage_rollup WHERE cost_usd > 0"
+                           ).fetchone()[0] == 2
+
+
+def test_small_run_leaves_its_wal_for_a_later_checkpoint(tmp_path, monkeypatch):
+    """An incremental run leaves a small WAL unfolded (a checkpoint was 40-80 ms of a +1% run,
+    issue 12): readers see its rows, a larger WAL is checkpointed at close, and a store
+    deleted with its WAL left behind is created again as a cold ingest creates it."""
+    from brainlab.store import connection
+
+    path = write(tmp_path / "projects" / "p" / f"{S}.jsonl",
+                 [assistant(S, TS.format(0), "m1", "r1", usage(1, 10))])
+    db, wal = tmp_path / "b.duckdb", tmp_path / "b.duckdb.wal"
+    ingest_claude_db(db, tmp_path / "projects")
+    assert not wal.exists()  # a new store is checkpointed
+
+    def grow_and_check(i):
+        with open(path, "ab") as handle:
+            handle.write(line(i, f"m{i}", i))
+        ingest_claude_db(db, tmp_path / "projects")
+        cold = tmp_path / f"cold{i}.duckdb"
+        ingest_claude_db(cold, tmp_path / "projects")
+        with connection.reader(db) as con, connection.reader(cold) as cold_con:
+            assert totals(con) == totals(cold_con)
+            assert con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone() == \
+                cold_con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()
+
+    grow_and_check(1)
+    assert 0 < wal.stat().st_size < connection.WAL_KEEP_BYTES
+    monkeypatch.setattr(connection, "WAL_KEEP_BYTES", 1)  # past the bound: checkpointed
+    grow_and_check(2)
+    assert not wal.exists()
+    monkeypatch.undo()
+    grow_and_check(3)
+    assert wal.exists()
+    db.unlink()  # the user deletes the store; its WAL stays behind
+    summary = ingest_claude_db(db, tmp_path / "projects")
+    assert summary.read == 1 and not wal.exists()
+    with connection.reader(db) as con, connection.reader(tmp_path / "cold3.duckdb") as cold:
+        for table in ("cc_request_lines", "cc_files", "cc_usage_rollup", "brainlab_meta"):
+            query = f"SELECT * EXCLUDE (runs) FROM {table}" if table == "cc_files" else \
+                f"SELECT * FROM {table}"
+            assert sorted(con.execute(query).fetchall(), key=repr) == \
+                sorted(cold.execute(query).fetchall(), key=repr), table
+
+
+QUICK = """
+import atexit, sys
+atexit.register(lambda: print("interpreter teardown", flush=True))
+sys.argv = ["brainlab", *sys.argv[1:]]
+from brainlab.cli import run
+run()
+"""
+
+
+def test_console_script_skips_teardown_after_ingest_claude_only(tmp_path):
+    """The console script (brainlab.cli:run) ends a successful `ingest claude`, whose store
+    is closed, with os._exit once its output is flushed (teardown: 15-30 ms, issue 12);
+    an error or any other command exits as usual."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "projects"
+    write(root / "p" / f"{S}.jsonl", [assistant(S, TS.format(0), "m1", "r1", usage(1, 10))])
+    db = tmp_path / "b.duckdb"
+
+    def brainlab(*args):
+        return subprocess.run([sys.executable, "-c", QUICK, *args], capture_output=True,
+                              text=True)
+
+    for _ in range(2):  # a cold run, then one with nothing new
+        done = brainlab("ingest", "claude", str(root), "--db", str(db), "--daily")
+        assert done.returncode == 0, done.stderr
+        assert "database: " in done.stdout and "2026-04-01" in done.stdout  # all flushed
+        assert "interpreter teardown" not in done.stdout
+    ingest_claude_db(tmp_path / "in-process.duckdb", root)
+    with duckdb.connect(str(db), read_only=True) as con, \
+            duckdb.connect(str(tmp_path / "in-process.duckdb"), read_only=True) as ref:
+        assert totals(con) == totals(ref) != []  # closed cleanly: it opens, whole
+    failed = brainlab("ingest", "claude", str(tmp_path / "missing"), "--db", str(db))
+    assert failed.returncode == 1 and failed.stderr.startswith("Error: ")
+    assert "interpreter teardown" in failed.stdout
+    other = brainlab("usage", "daily", "--db", str(db))
+    assert other.returncode == 0 and "interpreter teardown" in other.stdout

@@ -16,7 +16,8 @@ from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
 
 from brainlab.store import claude_ingest, claude_pool, claude_read, open_writer
-from brainlab.store.claude_ingest import TABLES, ingest_claude
+from brainlab.store.claude_ingest import ingest_claude
+from brainlab.store.claude_writer import TABLES
 
 
 def dump(con):

@@ -174,3 +174,54 @@ def test_plugin_patterns_are_cached_per_version_and_equal_the_live_ones(tmp_path
     assert third["rules"] == first["rules"] and third["heavy"][1] is True
     assert _rules_in_child(tmp_path)["heavy"] == [False, False]  # and rewritten
 
+
+
+LAZY = """
+import json, sys
+from brainlab.sources import secret_rules
+from brainlab.sources.redact import redact
+compiled = lambda: sorted({r.kind for r in secret_rules.RULES if "pattern" in vars(r)})
+before = compiled()
+out = redact("push with ghp_" + "a1B2" * 9 + " done")
+print(json.dumps({"before": before, "after": compiled(), "out": out,
+                  "metadata": "importlib.metadata" in sys.modules}))
+"""
+
+
+def test_rules_compile_on_first_use_and_redact_as_before():
+    """Importing the rules compiles none of them and imports no importlib.metadata (issue 12:
+    15-40 ms of every ingest); a text compiles only the rules whose hint it holds, and is
+    redacted as with every rule compiled (the property tests compare all rules)."""
+    done = subprocess.run([sys.executable, "-c", LAZY], capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(done.stdout)
+    assert seen["before"] == [] and seen["metadata"] is False
+    assert "github-token" in seen["after"] and "private-key" not in seen["after"]
+    assert seen["out"] == "push with [REDACTED:github-token] done"
+    assert seen["out"] == redact("push with ghp_" + "a1B2" * 9 + " done")
+    for rule in RULES:  # the group each compiled pattern really has
+        assert rule.group == (rule.wanted_group if rule.pattern.groups >= rule.wanted_group
+                              else 0)
+
+
+def test_installed_version_follows_the_dist_info_folder(tmp_path, monkeypatch):
+    """The version comes from the package's dist-info folder, which an upgrade renames; it
+    equals importlib.metadata's, and an ambiguous folder falls back to importlib.metadata."""
+    from importlib.metadata import version
+
+    from brainlab.sources.secret_rules import DETECT_SECRETS_VERSION, installed_version
+
+    assert DETECT_SECRETS_VERSION == version("detect-secrets")
+    (tmp_path / "fakepkg").mkdir()
+    (tmp_path / "fakepkg" / "__init__.py").write_text("")
+    info = tmp_path / "fakepkg-1.2.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakepkg\nVersion: 1.2.3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert installed_version("fakepkg") == "1.2.3"
+    info.rename(tmp_path / "fakepkg-1.3.0.dist-info")  # upgraded
+    assert installed_version("fakepkg") == "1.3.0"
+    stale = tmp_path / "fakepkg-0.9.dist-info"  # a leftover: importlib.metadata decides
+    stale.mkdir()
+    (stale / "METADATA").write_text("Metadata-Version: 2.1\nName: fakepkg\nVersion: 0.9\n")
+    assert installed_version("fakepkg") == version("fakepkg")

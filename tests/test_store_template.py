@@ -89,6 +89,51 @@ def test_an_existing_store_is_opened_not_replaced(tmp_path, cache):
         con.close()
 
 
+def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache):
+    """A store deleted while its WAL stays (an incremental run leaves a small WAL,
+    connection.close_writer; a crash leaves one too): DuckDB would replay that WAL into the
+    new copy of the template it was written against. The new store holds none of it."""
+    db = tmp_path / "store.duckdb"
+    con = open_writer(db)
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")  # the WAL stays beside the store
+    con.execute("INSERT INTO brainlab_meta VALUES ('stale', 'from the deleted store')")
+    con.close()
+    assert (tmp_path / "store.duckdb.wal").exists()
+    db.unlink()
+    con = open_writer(db)
+    try:
+        assert con.execute("SELECT count(*) FROM brainlab_meta WHERE key = 'stale'"
+                           ).fetchone() == (0,)
+    finally:
+        con.close()
+    assert catalogue(db) == catalogue(built_in_place(tmp_path / "scratch.duckdb"))
+
+
+def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_path, cache):
+    """A store keeps the stat key of the package files its catalogue was checked against
+    (schema.catalog_files_key, issue 12): while they are the same, opening it hashes
+    nothing; another key (an edited or reinstalled package) checks the catalogue again and
+    re-applies it when it differs."""
+    from brainlab.store.schema import catalog_files_key
+
+    db = tmp_path / "store.duckdb"
+    open_writer(db).close()
+
+    def meta():
+        with duckdb.connect(str(db), read_only=True) as con:
+            return dict(con.execute("SELECT key, value FROM brainlab_meta").fetchall())
+
+    assert meta()["catalog_files"] == catalog_files_key()
+    with duckdb.connect(str(db)) as con:  # as if written by other package files
+        con.execute("UPDATE brainlab_meta SET value = 'other' WHERE key = 'catalog_files'")
+        con.execute("UPDATE brainlab_meta SET value = 'older' WHERE key = 'catalog'")
+        con.execute("DROP VIEW usage_daily")
+    open_writer(db).close()
+    assert meta()["catalog_files"] == catalog_files_key()
+    assert meta()["catalog"] == catalog_fingerprint()
+    assert catalogue(db) == catalogue(built_in_place(tmp_path / "scratch.duckdb"))
+
+
 def test_a_corrupt_template_is_rebuilt(tmp_path, cache):
     open_writer(tmp_path / "first.duckdb").close()
     cached = template.template_path(template_key())

@@ -13,35 +13,79 @@ assignments, ``mysql -p<pw>``, ``echo <pw> | sudo -S``, bearer headers and URL p
 Every pattern runs in linear time on any text: detect-secrets patterns that start with a word
 character are guarded so they start only at a word boundary (``eyJeyJeyJ...`` is one start,
 not a million), and ours use possessive quantifiers where a run could be re-scanned.
+
+A rule's regexes are compiled when a text first holds its hint: compiling the ~80 patterns
+and hint scans at import cost 15-20 ms of every ingest run, most of whose texts hold few
+hints (issue 12).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
-from dataclasses import dataclass, field
-from importlib.metadata import version
-from typing import Any
+from dataclasses import dataclass
+from functools import cached_property
 
-DETECT_SECRETS_VERSION = version("detect-secrets")
+
+def installed_version(package: str = "detect_secrets") -> str:
+    """The installed version of ``package``, from its ``<name>-<version>.dist-info`` folder.
+
+    The folder beside the package, which pip renames on every upgrade, says it without
+    ``importlib.metadata`` (12-23 ms to import, issue 12) or importing the package; any
+    other layout (an egg, a source checkout, two dist-info folders) asks importlib.metadata.
+    """
+    from importlib.util import find_spec
+
+    prefix, suffix = package + "-", ".dist-info"
+    try:
+        spec = find_spec(package)
+        folder = os.path.dirname(os.path.dirname(spec.origin)) if spec and spec.origin else None
+        found = [name[len(prefix):-len(suffix)] for name in os.listdir(folder)
+                 if name.startswith(prefix) and name.endswith(suffix)] if folder else []
+    except (OSError, ValueError):
+        found = []
+    if len(found) == 1:
+        return found[0]
+    from importlib.metadata import version
+
+    return version(package.replace("_", "-"))
+
+
+DETECT_SECRETS_VERSION = installed_version()
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One secret shape: ``kind`` names it in the ``[REDACTED:kind]`` mark."""
+    """One secret shape: ``kind`` names it in the ``[REDACTED:kind]`` mark.
+
+    ``source`` is compiled (``pattern``) on first use; ``group`` is ``wanted_group`` when the
+    pattern has that group (a detect-secrets pattern may lack it), else 0.
+    """
 
     kind: str
-    pattern: re.Pattern[str]
+    source: str  # the regex
     hint: tuple[str, ...]  # one of these substrings must be in the text before it is tried
-    group: str | int = 0  # the part of a match that is the secret (0: all of it)
+    wanted_group: str | int = 0  # the part of a match that is the secret (0: all of it)
     origin: str = "brainlab"
     nocase: bool = False  # the hint is looked for in the lower-cased text
-    # the hint's substrings as one alternation regex (one C scan; set after init)
-    _scan: Any = field(default=None, init=False, repr=False, compare=False)
+    flags: int = 0  # the regex's flags
 
-    def __post_init__(self) -> None:
-        scan = re.compile("|".join(map(re.escape, self.hint))).search
-        object.__setattr__(self, "_scan", scan)
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled regex (compiled once, when first needed)."""
+        return re.compile(self.source, self.flags)
+
+    @cached_property
+    def group(self) -> str | int:
+        """The group of a match that is the secret (0: the whole match)."""
+        wanted = self.wanted_group
+        return wanted if isinstance(wanted, str) or self.pattern.groups >= wanted else 0
+
+    @cached_property
+    def _scan(self):
+        """The hint's substrings as one alternation regex (one C scan for all of them)."""
+        return re.compile("|".join(map(re.escape, self.hint))).search
 
     def may_apply(self, text: str, lowered: str) -> bool:
         """True when one of the hint's substrings is present (one C scan for all of them)."""
@@ -166,10 +210,9 @@ def _plugin_rules() -> list[Rule]:
         hint, group = USED_PLUGINS[name]
         if _WORD_START.match(source) and not source.startswith("(?:\\s"):
             source = r"(?<![A-Za-z0-9])(?:" + source + ")"  # one start per word: linear
-        compiled = re.compile(source, flags)
-        rules.append(Rule(_kind(secret_type), compiled, hint,
-                          group if compiled.groups >= group else 0,
-                          f"detect-secrets {DETECT_SECRETS_VERSION} {name.rsplit('.', 1)[1]}"))
+        rules.append(Rule(_kind(secret_type), source, hint, group,
+                          f"detect-secrets {DETECT_SECRETS_VERSION} {name.rsplit('.', 1)[1]}",
+                          flags=flags))
     return rules
 
 
@@ -179,7 +222,7 @@ _SECRET_WORDS = (r"key|secret|token|passw(?:or)?d|pwd|pass|credential|auth|priva
 
 def _own(kind: str, pattern: str, hint: tuple[str, ...], group: str | int = 0, flags: int = 0,
          nocase: bool = False) -> Rule:
-    return Rule(kind, re.compile(pattern, flags), hint, group, nocase=nocase)
+    return Rule(kind, pattern, hint, group, nocase=nocase, flags=flags)
 
 
 # Applied before detect-secrets' rules (order matters: a block or token is redacted once).

@@ -23,20 +23,19 @@ import threading
 import tomllib
 from collections.abc import Callable
 from datetime import date
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.errors import ConfigError, SourceError
-from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_files
-from brainlab.store import claude_pool, usage_rollup
-from brainlab.store.claude_pool import parse_all
-from brainlab.store.claude_read import HEAD_BYTES, FileJob, head_hash
-from brainlab.store.claude_rows import insert_columns, schema_types
-from brainlab.store.claude_writer import TABLES, ClaudeSummary, Writer, delete_file
-from brainlab.store.connection import engine
+from brainlab.store import usage_rollup
+from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, head_hash
+from brainlab.store.connection import close_writer, engine
 from brainlab.store.measured import refresh_measures
+
+# The parser's modules (claude_pool, claude_read, claude_writer, claude_rows and the sources
+# they import: 50-60 ms) are imported once planning found something to read: a run with
+# nothing new, the usual ingest from a hook, never loads them (issue 12).
 
 if TYPE_CHECKING:
     import duckdb
@@ -60,7 +59,7 @@ def default_root() -> Path:
 
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
     """Load price rows: the package's dated table, then the user's file (argument or env)."""
-    package = resources.files("brainlab") / "data" / "prices.toml"
+    package = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
     tables = [("brainlab/data/prices.toml", package.read_text(encoding="utf-8"))]
     user_file = user_file or os.environ.get(PRICES_ENV)
     if user_file:
@@ -103,6 +102,8 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=lambda r: r[0])
     if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
         return False
+    from brainlab.store.claude_rows import insert_columns
+
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM cc_prices")
@@ -125,7 +126,8 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
     """
     from brainlab.store.schema import open_writer, template_ready
 
-    if Path(db).exists() or template_ready():
+    existed = Path(db).exists()
+    if existed or template_ready():
         # the file system is read while DuckDB opens the store (a new one: no hashes needed)
         survey = Survey(_root(root), hashes=Path(db).exists())
         try:
@@ -136,7 +138,10 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
         try:
             return ingest_claude(con, root, prices, progress, workers, survey)
         finally:
-            con.close()
+            if existed:  # an incremental run leaves a small WAL for a later checkpoint
+                close_writer(con, db)
+            else:
+                con.close()
     opened: list[duckdb.DuckDBPyConnection] = []
     try:
         return ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))
@@ -173,6 +178,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             " WHERE source_file = ? OR starts_with(source_file, ?)",
             [str(root), prefix]).fetchall()}
     else:  # a store still to create: nothing known; column types from the schema alone
+        from brainlab.store.claude_rows import schema_types
+
         opener, known = con, {}
         schema_types()
     seen, jobs = set(), []
@@ -190,6 +197,12 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
                 progress(path, "unchanged")
         else:
             jobs.append(job)
+    if opener is None and not jobs and not set(known) - seen:
+        return _nothing_new(con, price_rows, refused, summary)
+    from brainlab.store import claude_pool
+    from brainlab.store.claude_pool import parse_all
+    from brainlab.store.claude_writer import Writer, delete_file
+
     streamed = [job for job in jobs if job.size - job.offset >= STREAM_MIN_BYTES]
     pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
     opened: list[duckdb.DuckDBPyConnection] = []
@@ -259,11 +272,31 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:
         refresh_measures(con, touched)
-    summary.unpriced_models = [  # names only: no dedup needed; a line without a model too
-        r[0] if r[0] is not None else "(no model)" for r in con.execute(
-            "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
-            " ORDER BY model NULLS LAST").fetchall()]
+    summary.unpriced_models = _unpriced(con)
     return summary
+
+
+def _nothing_new(con: duckdb.DuckDBPyConnection, price_rows: list[dict],
+                 refused: list[tuple[str, str]], summary: ClaudeSummary) -> ClaudeSummary:
+    """The end of a run that found no file to read or remove: no parser, no writer.
+
+    Prices, refused paths and derived tables are still brought up to date (a new price file,
+    a roll-up or measures a rebuilt catalogue dropped), as the full run does.
+    """
+    if write_prices(con, price_rows) or not usage_rollup.is_current(con):
+        usage_rollup.refresh(con)
+    _record_refused(con, refused, summary)
+    if not _measures_stored(con):
+        refresh_measures(con)
+    summary.unpriced_models = _unpriced(con)
+    return summary
+
+
+def _unpriced(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The models no price row covers: names only (no dedup needed); a line without a model too."""
+    return [r[0] if r[0] is not None else "(no model)" for r in con.execute(
+        "SELECT model FROM cc_model_prices WHERE priced_as IS NULL"
+        " ORDER BY model NULLS LAST").fetchall()]
 
 
 def _root(root: str | os.PathLike) -> Path:
@@ -319,6 +352,9 @@ def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str
     """Error rows for the paths discovery refused (replacing those of earlier runs)."""
     if not refused:
         return
+    from brainlab.sources import claude_code as cc
+    from brainlab.store.claude_rows import insert_columns
+
     con.execute("BEGIN TRANSACTION")
     paths = sorted({path for path, _ in refused})
     con.execute("DELETE FROM ingest_errors WHERE source = ? AND line IS NULL"
@@ -360,5 +396,5 @@ def plan_file(path: Path, state: tuple | None,
                    rows_before or 0, errors_before or 0)
 
 
-__all__ = ["TABLES", "ClaudeSummary", "Survey", "default_root", "ingest_claude", "ingest_claude_db",
+__all__ = ["ClaudeSummary", "Survey", "default_root", "ingest_claude", "ingest_claude_db",
            "load_prices", "plan_file", "write_prices"]

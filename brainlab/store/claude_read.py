@@ -9,7 +9,6 @@ unfinished last line is left for the next run. Rows come back per table, typed
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,25 +20,10 @@ import orjson
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
 from brainlab.sources.redact import redact_truncate
+from brainlab.store.claude_plan import FileJob, head_hash
 from brainlab.store.claude_rows import to_arrow, to_columns
 
-HEAD_BYTES = 4096  # the first bytes hashed to notice a rewritten file
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
-
-
-@dataclass(frozen=True)
-class FileJob:
-    """What to read of one file: from which byte and line, and what is known of it."""
-
-    path: str
-    offset: int
-    lines_done: int
-    size: int
-    reset: bool
-    is_new: bool
-    runs: int
-    rows_before: int
-    errors_before: int
 
 
 @dataclass
@@ -295,9 +279,3 @@ def _valid_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def head_hash(path: Path, bytes_done: int) -> str:
-    """The hash of a file's first bytes (up to HEAD_BYTES, never past ``bytes_done``)."""
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read(min(HEAD_BYTES, bytes_done))).hexdigest()

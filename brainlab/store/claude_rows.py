@@ -10,11 +10,9 @@ DuckDB (or from an in-memory copy of the schema while a new store is being creat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from brainlab.sources import claude_code as cc
-from brainlab.sources import claude_marks
 
 if TYPE_CHECKING:  # the package costs 40-55 ms to import; a small run uses the engine alone
     import duckdb
@@ -88,15 +86,15 @@ def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: l
 
 
 def to_columns(table: str, rows: list) -> Columns:
-    """Rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) as column lists."""
+    """Rows (dicts, or tuples in the order of tuple_columns()[table]) as column lists."""
     if isinstance(rows[0], tuple):
-        return Columns(TUPLE_COLUMNS[table], [list(c) for c in zip(*rows, strict=True)])
+        return Columns(tuple_columns()[table], [list(c) for c in zip(*rows, strict=True)])
     names = tuple(c for c, _ in _TYPED[table])
     return Columns(names, [[r.get(c) for r in rows] for c in names])
 
 
 def to_arrow(table: str, rows: list):
-    """Rows (dicts, or tuples in the order of TUPLE_COLUMNS[table]) as a typed Arrow table."""
+    """Rows (dicts, or tuples in the order of tuple_columns()[table]) as a typed Arrow table."""
     import pyarrow as pa
 
     arrow = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
@@ -106,12 +104,20 @@ def to_arrow(table: str, rows: list):
         types = dict(typed)
         columns = zip(*rows, strict=True)
         return pa.table({c: pa.array(v, type=arrow.get(types[c], pa.string()))
-                         for c, v in zip(TUPLE_COLUMNS[table], columns, strict=True)})
+                         for c, v in zip(tuple_columns()[table], columns, strict=True)})
     return pa.table({c: pa.array([r.get(c) for r in rows], type=arrow.get(t, pa.string()))
                      for c, t in typed})
 
 
-TUPLE_COLUMNS = {"cc_request_lines": cc.REQUEST_COLUMNS,
-                 "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
-                 "cc_tool_results": cc.TOOL_RESULT_COLUMNS,
-                 "cc_marks": claude_marks.MARK_COLUMNS}
+@lru_cache(maxsize=1)
+def tuple_columns() -> dict[str, tuple[str, ...]]:
+    """The column order of the rows the parsers give as tuples, per table.
+
+    Read from the parsers' modules on first use: writing prices or error rows (a run with
+    nothing new to parse) uses :func:`insert_columns` without importing them (issue 12).
+    """
+    from brainlab.sources import claude_code as cc
+    from brainlab.sources import claude_marks
+
+    return {"cc_request_lines": cc.REQUEST_COLUMNS, "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
+            "cc_tool_results": cc.TOOL_RESULT_COLUMNS, "cc_marks": claude_marks.MARK_COLUMNS}

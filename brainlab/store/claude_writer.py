@@ -8,33 +8,16 @@ block in its own transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from brainlab.sources import claude_broker
 from brainlab.sources import claude_code as cc
-from brainlab.store.claude_read import FileJob, FileRead, GroupRead, parse_safely
+from brainlab.store.claude_plan import ClaudeSummary, FileJob
+from brainlab.store.claude_read import FileRead, GroupRead, parse_safely
 from brainlab.store.claude_rows import Columns, column_types, insert_columns
 
 if TYPE_CHECKING:
     import duckdb
-
-
-@dataclass
-class ClaudeSummary:
-    """What one run did: files read / unchanged / reset / removed, bytes, rows, errors."""
-
-    read: int = 0
-    unchanged: int = 0
-    reset: int = 0
-    removed: int = 0
-    bytes_read: int = 0
-    rows: int = 0
-    errors: int = 0  # error rows of severity "error" (input not loaded)
-    warnings: int = 0  # error rows of severity "warning" (loaded, flagged)
-    pending_files: int = 0
-    unpriced_models: list[str] = field(default_factory=list)
-    prices_files: list[str] = field(default_factory=list)
 
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",

@@ -4,7 +4,10 @@ The SQL files are the schema's single source; models/*.yml say what each table, 
 column means. Both are applied by :func:`open_writer`, which also writes every description
 into DuckDB with ``COMMENT ON`` so users see them in any client. yaml and the duckdb package
 are imported where used: opening an existing store needs neither (issue 12, a small
-incremental ingest: ~60 + 10 ms of imports).
+incremental ingest: ~60 + 10 ms of imports). The SQL and YAML files are read from the
+package folder (``importlib.resources`` and the zipfile, tempfile and shutil modules it
+imports cost 6-10 ms of every ingest run), and a store remembers the stat of the files
+its catalogue was checked against, so opening it does not hash them again.
 """
 
 from __future__ import annotations
@@ -14,22 +17,24 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.errors import StoreError
 from brainlab.paths import DEFAULT_DB
-from brainlab.store.connection import StoreConfig, connect, engine
+from brainlab.store.connection import StoreConfig, connect, drop_orphan_wal, engine
 
 if TYPE_CHECKING:
     import duckdb
 
-_PACKAGE = "brainlab.store"
+_FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
+# the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
+_CATALOG_SOURCES = ("schema", "views", "models", "../protocol.py", "../modes.py",
+                    "../rules/catalogue.py")
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
-    base = resources.files(_PACKAGE) / folder
+    base = _FOLDER / folder
     files = sorted((p.name, p.read_text(encoding="utf-8")) for p in base.iterdir()
                    if p.name.endswith(".sql"))
     return files
@@ -42,7 +47,7 @@ def models() -> dict[str, dict]:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
     out: dict[str, dict] = {}
-    base = resources.files(_PACKAGE) / "models"
+    base = _FOLDER / "models"
     for entry in sorted(base.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yml"):
             continue
@@ -68,7 +73,7 @@ def catalog_fingerprint() -> str:
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for folder in ("views", "models"):
-        base = resources.files(_PACKAGE) / folder
+        base = _FOLDER / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
     from brainlab import modes
@@ -79,6 +84,24 @@ def catalog_fingerprint() -> str:
                         catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
     digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
     return digest.hexdigest()[:16]
+
+
+def catalog_files_key() -> str:
+    """The folder, and each file's name, size and mtime, of what catalog_fingerprint() reads.
+
+    Equal keys mean the same package files, hence the same fingerprint: a store keeps the
+    key it was last checked with (``catalog_files`` in brainlab_meta), so opening it costs
+    ~30 stats instead of reading and hashing those files and importing the protocol tables
+    (8-13 ms of every ingest run, issue 12). Any edit or reinstall changes a key.
+    """
+    parts = [str(_FOLDER.resolve())]
+    for source in _CATALOG_SOURCES:
+        path = _FOLDER / source
+        entries = sorted(os.scandir(path), key=lambda e: e.name) if path.is_dir() else [path]
+        for entry in entries:
+            stat = os.stat(entry)
+            parts.append(f"{source}/{os.path.basename(entry)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
 def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
@@ -92,8 +115,12 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     """
     con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     stored = dict(con.execute("SELECT key, value FROM brainlab_meta").fetchall())
+    files = catalog_files_key()
+    if stored.get("catalog") and stored.get("catalog_files") == files:
+        return False  # checked against these very files before
     catalog = catalog_fingerprint()
     if stored.get("catalog") == catalog:
+        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)", [files])
         return False
     rebuilt = False
     fingerprint = schema_fingerprint()
@@ -110,8 +137,8 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
         _write_violations(con)
         if describe:
             _write_comments(con)
-        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?)",
-                    [fingerprint, catalog])
+        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?),"
+                    " ('catalog_files', ?)", [fingerprint, catalog, files])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -251,6 +278,7 @@ def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
     caller that only executes SQL (the transcript ingest: 45-60 ms less to import).
     """
     if describe and str(path) != ":memory:" and not Path(path).exists():
+        drop_orphan_wal(path)
         con = _from_template(Path(path), engine_only)
         if con is not None:
             return con
@@ -342,7 +370,9 @@ def _from_template(path: Path, engine_only: bool = False
                     "SELECT value FROM brainlab_meta WHERE key = 'catalog'").fetchone()
             except engine().Error:
                 stored = None
-            if stored == (catalog_fingerprint(),):
+            if stored == (catalog_fingerprint(),):  # checked: later opens need the stat only
+                con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)",
+                            [catalog_files_key()])
                 return con
             con.close()
         for leftover in (path, path.with_name(path.name + ".wal")):
