@@ -181,10 +181,12 @@ def test_run_with_nothing_new_imports_no_parser_and_keeps_the_store_current(tmp_
                            ).fetchone()[0] == 2
 
 
-def test_small_run_leaves_its_wal_for_a_later_checkpoint(tmp_path, monkeypatch):
-    """An incremental run leaves a small WAL unfolded (a checkpoint was 40-80 ms of a +1% run,
-    issue 12): readers see its rows, a larger WAL is checkpointed at close, and a store
-    deleted with its WAL left behind is created again as a cold ingest creates it."""
+def test_every_run_leaves_the_store_as_one_file(tmp_path):
+    """Every ingest checkpoints at close: the store is one file a user may copy, move or
+    restore (a WAL left beside it would be lost with a copy, or replayed by DuckDB into a
+    restored backup it does not belong to). Incremental runs still equal a cold ingest, and
+    a store deleted with a WAL left behind (a writer killed before its checkpoint) is
+    created again as a cold ingest creates it."""
     from brainlab.store import connection
 
     path = write(tmp_path / "projects" / "p" / f"{S}.jsonl",
@@ -193,29 +195,29 @@ def test_small_run_leaves_its_wal_for_a_later_checkpoint(tmp_path, monkeypatch):
     ingest_claude_db(db, tmp_path / "projects")
     assert not wal.exists()  # a new store is checkpointed
 
-    def grow_and_check(i):
+    for i in (1, 2):
         with open(path, "ab") as handle:
             handle.write(line(i, f"m{i}", i))
         ingest_claude_db(db, tmp_path / "projects")
+        assert not wal.exists()  # a small incremental run too
         cold = tmp_path / f"cold{i}.duckdb"
         ingest_claude_db(cold, tmp_path / "projects")
         with connection.reader(db) as con, connection.reader(cold) as cold_con:
             assert totals(con) == totals(cold_con)
             assert con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone() == \
                 cold_con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()
-
-    grow_and_check(1)
-    assert 0 < wal.stat().st_size < connection.WAL_KEEP_BYTES
-    monkeypatch.setattr(connection, "WAL_KEEP_BYTES", 1)  # past the bound: checkpointed
-    grow_and_check(2)
+    ingest_claude_db(db, tmp_path / "projects")  # nothing new
     assert not wal.exists()
-    monkeypatch.undo()
-    grow_and_check(3)
+
+    con = connection.connect(connection.StoreConfig(path=db, read_only=False))  # a writer killed before its
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")  # checkpoint leaves its WAL
+    con.execute("INSERT INTO brainlab_meta VALUES ('stale', 'from the deleted store')")
+    con.close()
     assert wal.exists()
     db.unlink()  # the user deletes the store; its WAL stays behind
     summary = ingest_claude_db(db, tmp_path / "projects")
     assert summary.read == 1 and not wal.exists()
-    with connection.reader(db) as con, connection.reader(tmp_path / "cold3.duckdb") as cold:
+    with connection.reader(db) as con, connection.reader(tmp_path / "cold2.duckdb") as cold:
         for table in ("cc_request_lines", "cc_files", "cc_usage_rollup", "brainlab_meta"):
             query = f"SELECT * EXCLUDE (runs) FROM {table}" if table == "cc_files" else \
                 f"SELECT * FROM {table}"

@@ -90,8 +90,8 @@ def test_an_existing_store_is_opened_not_replaced(tmp_path, cache):
 
 
 def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache):
-    """A store deleted while its WAL stays (an incremental run leaves a small WAL,
-    connection.close_writer; a crash leaves one too): DuckDB would replay that WAL into the
+    """A store deleted while its WAL stays (a writer killed before its checkpoint):
+    DuckDB would replay that WAL into the
     new copy of the template it was written against. The new store holds none of it."""
     db = tmp_path / "store.duckdb"
     con = open_writer(db)

@@ -30,7 +30,7 @@ from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_files
 from brainlab.store import usage_rollup
 from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, head_hash
-from brainlab.store.connection import close_writer, engine
+from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
 
 # The parser's modules (claude_pool, claude_read, claude_writer, claude_rows and the sources
@@ -126,8 +126,7 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
     """
     from brainlab.store.schema import open_writer, template_ready
 
-    existed = Path(db).exists()
-    if existed or template_ready():
+    if Path(db).exists() or template_ready():
         # the file system is read while DuckDB opens the store (a new one: no hashes needed)
         survey = Survey(_root(root), hashes=Path(db).exists())
         try:
@@ -138,10 +137,7 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
         try:
             return ingest_claude(con, root, prices, progress, workers, survey)
         finally:
-            if existed:  # an incremental run leaves a small WAL for a later checkpoint
-                close_writer(con, db)
-            else:
-                con.close()
+            con.close()
     opened: list[duckdb.DuckDBPyConnection] = []
     try:
         return ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))

@@ -86,41 +86,12 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     return con
 
 
-# a writer leaves a write-ahead log smaller than this for a later checkpoint (close_writer)
-WAL_KEEP_BYTES = 2 * 1024 * 1024
-
-
-def close_writer(con: duckdb.DuckDBPyConnection, path: str | os.PathLike,
-                 keep_wal_bytes: int | None = None) -> None:
-    """Close a writer; a write-ahead log under ``keep_wal_bytes`` is left for later.
-
-    DuckDB checkpoints at close: it folds the WAL into the database file and syncs it. The
-    WAL is already durable (synced at each commit), and every open replays it, so a small
-    one costs the next reader little: after an incremental ingest of 1% of a 1 GB tree
-    (0.6 MB of WAL) the checkpoint cost 40-80 ms of a 0.4 s run, replaying it ~5 ms per MB
-    at open (issue 12). A WAL of ``keep_wal_bytes`` (default WAL_KEEP_BYTES) or more is
-    checkpointed here (and DuckDB checkpoints by itself at a commit past its
-    ``checkpoint_threshold``), so readers never replay much.
-    """
-    try:
-        keep = WAL_KEEP_BYTES if keep_wal_bytes is None else keep_wal_bytes
-        small = os.stat(str(path) + ".wal").st_size < keep
-    except OSError:  # no WAL: nothing to fold in
-        small = False
-    try:
-        if small:
-            con.execute("PRAGMA disable_checkpoint_on_shutdown")
-    except engine().Error:  # a connection an interrupt left unusable: closed as it is
-        pass
-    finally:
-        con.close()
-
-
 def drop_orphan_wal(path: str | os.PathLike) -> None:
     """Remove the WAL of a store file that is gone, before a new store is made there.
 
-    A run may leave its WAL (:func:`close_writer`); when the user then deletes the store,
-    DuckDB cannot replay that WAL into a new one ("WAL does not match database file").
+    A writer killed before its checkpoint leaves its WAL; when the user then deletes the
+    store, DuckDB would replay that WAL into the new store made at the same path (into a
+    fresh copy of the template it was written against, seen: a stale brainlab_meta row).
     """
     if str(path) != ":memory:" and not os.path.exists(path):
         Path(str(path) + ".wal").unlink(missing_ok=True)
