@@ -249,7 +249,9 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     finally:
         if gc_was_enabled:
             gc.enable()
-    touched = [row[0] for row in con.execute(  # sessions whose measures change (issue 13)
+    # sessions whose measures change (issue 13); none to list when all are measured again
+    measure_all = not _measures_stored(con)
+    touched = [] if measure_all else [row[0] for row in con.execute(
         "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
         " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
         [[job.path for job in jobs] + removed]).fetchall()]
@@ -264,7 +266,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     elif jobs or removed:  # only the groups the new and deleted lines can change
         usage_rollup.refresh_touched(con, [(j.path, 0 if j.reset else j.lines_done)
                                            for j in jobs])
-    if not _measures_stored(con):
+    if measure_all:
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:
         refresh_measures(con, touched)

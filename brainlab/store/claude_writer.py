@@ -15,6 +15,7 @@ from brainlab.sources import claude_code as cc
 from brainlab.store.claude_plan import ClaudeSummary, FileJob
 from brainlab.store.claude_read import FileRead, GroupRead, parse_safely
 from brainlab.store.claude_rows import Columns, column_types, insert_columns
+from brainlab.store.connection import engine
 
 if TYPE_CHECKING:
     import duckdb
@@ -91,6 +92,7 @@ class Writer:
             return
         import pyarrow as pa
 
+        engine(full=True)  # Arrow scans need the duckdb package (it sets up duckdb._sources)
         rows = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         self.con.register("_cc_rows", rows)
         try:
