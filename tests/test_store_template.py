@@ -16,9 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from brainlab.store import template
-from brainlab.store.connection import StoreConfig, connect
-from brainlab.store.schema import apply, catalog_fingerprint, open_writer, template_key
+from brainlab.store import schema, template
+from brainlab.store.schema import catalog_fingerprint, open_writer, template_key
 
 # Everything a store's catalogue holds, and the rows of its tables (lookups, meta), in order.
 CATALOGUE = {
@@ -50,11 +49,7 @@ def catalogue(path: Path) -> dict:
 
 def built_in_place(path: Path) -> Path:
     """A store built statement by statement, as before the template existed."""
-    con = connect(StoreConfig(path=path, read_only=False))
-    try:
-        apply(con)
-    finally:
-        con.close()
+    schema._build_empty(path)
     return path
 
 

@@ -193,8 +193,10 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
                 progress(path, "unchanged")
         else:
             jobs.append(job)
-    if opener is None and not jobs and not set(known) - seen:
-        return _nothing_new(con, price_rows, refused, summary)
+    if opener is None and not jobs and not set(known) - seen:  # nothing new: no parser
+        rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
+        _record_refused(con, refused, summary)
+        return _finish(con, summary, rollup_stale, [], [], not _measures_stored(con), [])
     from brainlab.store import claude_pool
     from brainlab.store.claude_pool import parse_all
     from brainlab.store.claude_writer import Writer, delete_file
@@ -261,6 +263,17 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
         con.execute("COMMIT")
         summary.removed += 1
+    return _finish(con, summary, rollup_stale, jobs, removed, measure_all, touched)
+
+
+def _finish(con: duckdb.DuckDBPyConnection, summary: ClaudeSummary, rollup_stale: bool,
+            jobs: list[FileJob], removed: list[str], measure_all: bool,
+            touched: list[str]) -> ClaudeSummary:
+    """Bring the derived tables up to date with the rows; the summary's unpriced models.
+
+    Also for a run with nothing new (no jobs): a new price file, or a roll-up or measures a
+    rebuilt catalogue dropped, still get their tables rewritten.
+    """
     if rollup_stale:
         usage_rollup.refresh(con)
     elif jobs or removed:  # only the groups the new and deleted lines can change
@@ -270,22 +283,6 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:
         refresh_measures(con, touched)
-    summary.unpriced_models = _unpriced(con)
-    return summary
-
-
-def _nothing_new(con: duckdb.DuckDBPyConnection, price_rows: list[dict],
-                 refused: list[tuple[str, str]], summary: ClaudeSummary) -> ClaudeSummary:
-    """The end of a run that found no file to read or remove: no parser, no writer.
-
-    Prices, refused paths and derived tables are still brought up to date (a new price file,
-    a roll-up or measures a rebuilt catalogue dropped), as the full run does.
-    """
-    if write_prices(con, price_rows) or not usage_rollup.is_current(con):
-        usage_rollup.refresh(con)
-    _record_refused(con, refused, summary)
-    if not _measures_stored(con):
-        refresh_measures(con)
     summary.unpriced_models = _unpriced(con)
     return summary
 
