@@ -23,7 +23,7 @@ import pandas as pd
 
 from brainlab.sim.circuit_arrays import RANK_SLOTS, compile_journals
 from brainlab.sim.regulator import donor_pools, replay, static_fires
-from brainlab.sim.rules import RegulatorRules, parse_rules
+from brainlab.spec.regulator import RegulatorRules, parse_rules
 from brainlab.synth.circuits import generate_tickets
 
 RULES = ["default", "max_relance_same_stop=2", "lenient"]

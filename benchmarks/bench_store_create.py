@@ -45,11 +45,11 @@ def step_by_step(path: str) -> dict[str, float]:
 
     con = duckdb.connect(path)
     con.execute("BEGIN TRANSACTION")
-    timed("tables", lambda: [con.execute(text) for _n, text in schema._sql_files("schema")])
+    timed("tables", lambda: [con.execute(text) for _n, text in schema.sql_files("schema")])
     con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY,"
                 " value VARCHAR)")
     timed("lookup tables", lambda: schema._write_lookups(con))
-    timed("view files", lambda: [con.execute(text) for _n, text in schema._sql_files("views")])
+    timed("view files", lambda: [con.execute(text) for _n, text in schema.sql_files("views")])
     timed("rule_<id> + violations views", lambda: schema._write_violations(con))
     timed("column comments", lambda: schema._write_comments(con))
     timed("commit", lambda: con.execute("COMMIT"))

@@ -18,9 +18,9 @@ import io
 import time
 
 from brainlab import metrics
-from brainlab.config import Thresholds
 from brainlab.lab import ensure_demo_db
 from brainlab.sim import tuning
+from brainlab.spec.thresholds import Thresholds
 from brainlab.viz import explore, widgets
 
 ALERT_ON = ["coach_triggered", "is_inefficient", "recommend_conserve_next", "is_narcissistic"]

@@ -70,52 +70,46 @@ def late_progress(label: str, after: float = 0.5):
             bar[0].stop()
 
 
-def run_ingest(db: Path, sources, root: Path, label: str):
-    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary."""
-    from brainlab.store import ingest as ingest_mod
-    from brainlab.store import open_writer
+def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
+    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary.
+
+    ``ingest(db, root, progress)``: the library function to run (default: the generic
+    :func:`brainlab.store.ingest.ingest_sources` over ``sources``).
+    """
+    from brainlab.store.ingest import ingest_sources
 
     root = Path(root)
-    files = {s.name: s.discover(root.resolve()) for s in sources}
-    total = sum(len(v) for v in files.values())
-    con = open_writer(db)
-    try:
-        with progress_bar() as bar:
-            task = bar.add_task(f"ingest {label}", total=total)
-            summary = ingest_mod.run(
-                con, sources, root,
-                progress=lambda src, path, status: bar.advance(task),
-            )
-    finally:
-        con.close()
+    total = sum(len(s.discover(root.resolve())) for s in sources)
+    with progress_bar() as bar:
+        task = bar.add_task(f"ingest {label}", total=total)
+        advance = lambda src, path, status: bar.advance(task)  # noqa: E731
+        summary = (ingest(db, root, advance) if ingest
+                   else ingest_sources(db, sources, root, advance))
     print_summary(summary, db)
     return summary
 
 
 def print_summary(summary, db: Path) -> None:
     """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
-    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
-    for name in names:
-        out.print(
-            f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
-            f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
-            f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
-            f" errors {summary.warnings.get(name, 0):>3,} warnings"
-        )
-    print_problems(summary.total_errors, summary.total_warnings, db)
-    out.print(f"database: {db}")
+    from brainlab.store.ingest import summary_lines
+
+    for line in summary_lines(summary, db):
+        out.print(line, markup=False, highlight=False)
 
 
 def print_problems(errors: int, warnings: int, db: Path) -> None:
     """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
+    from brainlab.store.ingest import problems_line
+
     if errors or warnings:
-        out.print(f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
-                  f" (see: brainlab errors --db {db})", style="yellow", markup=False,
+        out.print(problems_line(errors, warnings, db), style="yellow", markup=False,
                   highlight=False)
 
 
-def handle_errors(func):
-    """Decorator: BrainlabError -> one line on stderr and exit 1."""
+def handle_errors(func=None, *, code: int = 1):
+    """Decorator: BrainlabError -> one line on stderr and exit ``code`` (1; ``check``: 2)."""
+    if func is None:
+        return functools.partial(handle_errors, code=code)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -123,7 +117,7 @@ def handle_errors(func):
             return func(*args, **kwargs)
         except BrainlabError as exc:
             click.echo(f"Error: {exc}", err=True)
-            sys.exit(1)
+            sys.exit(code)
 
     return wrapper
 
@@ -168,13 +162,11 @@ def ingest() -> None:
 @handle_errors
 def ingest_brain(path: Path, db: Path) -> None:
     """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
-    from brainlab.errors import SourceError
-    from brainlab.sources import brain_sources, no_brain_message
+    from brainlab.sources import brain_sources
+    from brainlab.store.ingest import ingest_brain as ingest_brain_files
 
-    sources = brain_sources()
-    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
-        raise SourceError(no_brain_message(path))
-    run_ingest(db, sources, path, "brain")
+    run_ingest(db, brain_sources(), path, "brain", ingest=functools.partial(
+        ingest_brain_files, require_files=True))  # fails before touching the db
 
 
 @ingest.command("sprints")
@@ -302,7 +294,7 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     """Synthesize a brain, ingest it, and print a short health summary."""
     from brainlab.demo import run_demo
 
-    run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
+    run_demo(demo_dir, weeks=weeks, seed=seed, console=out)
 
 
 # --- regulator replay (issue 5): ingest circuits, simulate regulator -------------------------
@@ -522,16 +514,13 @@ def print_usage(found, db: Path) -> None:
               help="Comma-separated rule ids or prefixes to skip.")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
               help="Also read the Claude Code transcripts of this database (read-only).")
+@handle_errors(code=2)
 def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
     """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
     from brainlab.rules.check import check
     from brainlab.rules.formats import render
 
-    try:
-        result = check(path, select.split(","), ignore.split(","), db=db)
-    except BrainlabError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+    result = check(path, select.split(","), ignore.split(","), db=db)
     click.echo(render(result, fmt))
     sys.exit(1 if result.errors else 0)
 

@@ -22,20 +22,26 @@ def demo_paths(demo_dir: Path) -> tuple[Path, Path]:
     return demo_dir / "brain", demo_dir / "brainlab.duckdb"
 
 
-def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) -> Path:
+def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=None) -> Path:
     """Generate, ingest, summarise and render the latest week's report; return the database path.
 
-    ``ingest(db, sources, root, label)`` is the CLI's progress-reporting ingest, passed in so
-    the library does not depend on the CLI.
+    The brain is ingested by the library's :func:`brainlab.store.ingest.ingest_brain`, its
+    summary printed on ``console``. ``ingest(db, sources, root, label)``: an older caller's
+    own ingest, used instead when given.
     """
     from brainlab.sources import brain_sources
+    from brainlab.store.ingest import ingest_brain, summary_lines
 
     brain_dir, db = demo_paths(Path(demo_dir))
     console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
     manifest = synthesize(brain_dir, SynthOptions(weeks=weeks, seed=seed))
     console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
     console.print(f"[bold]2/4 ingest[/bold] into {db}")
-    ingest(db, brain_sources(), brain_dir, "brain")
+    if ingest is not None:
+        ingest(db, brain_sources(), brain_dir, "brain")
+    else:
+        for line in summary_lines(ingest_brain(db, brain_dir), db):
+            console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
     console.print("[bold]3/4 summary[/bold]")
     print_summary(db, console)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from brainlab.sources import brain_sources
-from brainlab.store import ingest, open_writer, query
+from brainlab.store import ingest as store_ingest
+from brainlab.store import open_writer, query
 from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 
@@ -26,12 +26,8 @@ def write(root: Path, relative: str, text: str | bytes) -> Path:
 
 
 def ingest_brain(root: Path, db: Path):
-    """Ingest ``root`` into ``db`` with the brain sources; return the summary."""
-    con = open_writer(db)
-    try:
-        return ingest.run(con, brain_sources(), root)
-    finally:
-        con.close()
+    """Ingest ``root`` into ``db`` with the brain sources; return the summary (the library's)."""
+    return store_ingest.ingest_brain(db, root)
 
 
 def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],

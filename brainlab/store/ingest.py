@@ -18,6 +18,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from brainlab.errors import SourceError
+from brainlab.sources import brain_sources, no_brain_message
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
 from brainlab.sources.redact import redact
@@ -203,6 +205,57 @@ def run(
             con.execute("COMMIT")
             summary.add("removed", source.name, len(gone))
     return summary
+
+
+def ingest_sources(db: str | Path | duckdb.DuckDBPyConnection, sources: Iterable[Source],
+                   root: Path, progress: ProgressFn | None = None) -> IngestSummary:
+    """Ingest ``root`` with ``sources`` into ``db`` (a store path, or an open writer).
+
+    Given a path, the store is opened as the one writer and closed at the end; given a
+    connection (``brainlab check``'s throw-away store), it is used and left open.
+    """
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        return run(db, sources, root, progress)
+    from brainlab.store.schema import open_writer  # the schema code: loaded by writers only
+
+    con = open_writer(db)
+    try:
+        return run(con, sources, root, progress)
+    finally:
+        con.close()
+
+
+def ingest_brain(db: str | Path | duckdb.DuckDBPyConnection, root: Path,
+                 progress: ProgressFn | None = None, require_files: bool = False
+                 ) -> IngestSummary:
+    """Ingest a brain checkout (metabolism logs, agents, contexts, claims, ...) into ``db``.
+
+    The one library entry point for ``brainlab ingest brain``, ``brainlab demo``,
+    ``brainlab check`` and the tests. ``require_files``: refuse (SourceError, before the
+    store is touched) a folder in which no brain source finds a file.
+    """
+    sources = brain_sources()
+    if require_files and not any(s.discover(Path(root).resolve()) for s in sources):
+        raise SourceError(no_brain_message(Path(root)))
+    return ingest_sources(db, sources, root, progress)
+
+
+def summary_lines(summary: IngestSummary, db: str | Path) -> list[str]:
+    """What an ingest run did as text: one line per source, the problems line, the store."""
+    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
+    lines = [f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
+             f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
+             f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
+             f" errors {summary.warnings.get(name, 0):>3,} warnings" for name in names]
+    if summary.total_errors or summary.total_warnings:
+        lines.append(problems_line(summary.total_errors, summary.total_warnings, db))
+    return [*lines, f"database: {db}"]
+
+
+def problems_line(errors: int, warnings: int, db: str | Path) -> str:
+    """How many errors (not loaded) and warnings (loaded, flagged) a run recorded."""
+    return (f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
+            f" (see: brainlab errors --db {db})")
 
 
 def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed:

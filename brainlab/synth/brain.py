@@ -12,6 +12,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+from brainlab.spec.session_types import PROJECT_LAYER_TYPES
 from brainlab.synth.model import (
     PROJECTS,
     WASTED_AGENT,
@@ -72,7 +73,7 @@ def write_contexts(w: Writer) -> None:
     for kind, agents in BOOT_AGENTS.items():
         l1 = "\n".join(f"  - agents/{a}.md" for a in agents)
         l2 = ('L2:\n  template: "projets/{project}.md"\n  extras:\n    - "todo/{project}.md"\n'
-              if kind in ("work", "deploy", "debug") else "L2: []\n")
+              if kind in PROJECT_LAYER_TYPES else "L2: []\n")
         total = targets.get(kind, 20)
         w.write(f"contexts/session-{kind}.yml", (
             f"# session-{kind}.yml — synthetic\nsession_type: {kind}\n"
