@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,9 @@ from brainlab import __version__
 from brainlab.errors import BrainlabError
 from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.terminal import LazyConsole
+
+if TYPE_CHECKING:
+    from brainlab.config import Settings
 
 # rich Consoles made on first use: read commands print plain text without importing rich
 console = LazyConsole(stderr=True)
@@ -124,8 +128,56 @@ def handle_errors(func=None, *, code: int = 1):
 
 @click.group()
 @click.version_option(__version__, prog_name="brainlab")
-def main() -> None:
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Settings file ([thresholds], [regulator], [paths], timezone);"
+                                 " default: $BRAINLAB_CONFIG, else ./brainlab.toml when present.")
+@click.pass_context
+def main(ctx: click.Context, config_path: Path | None) -> None:
     """brainlab: load brain-protocol logs into DuckDB, replay them, report on them."""
+    from brainlab.config import load_settings
+
+    try:
+        ctx.obj = load_settings(config_path)
+    except BrainlabError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    _apply_settings(ctx, ctx.obj)
+
+
+def _apply_settings(ctx: click.Context, settings) -> None:
+    """Make a settings file the default of every command's --db/--out/--prices/--thresholds.
+
+    Through click's ``default_map`` (an option given on the command line still wins), and
+    ``$BRAINLAB_CONFIG`` for the notebooks and reports a command runs in a kernel.
+    """
+    from brainlab.config import CONFIG_ENV
+
+    if settings.source is None:
+        return
+    os.environ[CONFIG_ENV] = str(Path(settings.source).resolve())
+    swaps = {("db", DEFAULT_DB): settings.db, ("out_dir", DEFAULT_REPORTS): settings.reports,
+             ("prices", None): settings.prices, ("thresholds_file", None): settings.source}
+
+    def defaults(group: click.Group) -> dict:
+        found = {}
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found[name] = defaults(command)
+                continue
+            found[name] = {p.name: swaps[(p.name, p.default)] for p in command.params
+                           if swaps.get((p.name, p.default)) is not None}
+        return found
+
+    ctx.default_map = defaults(ctx.command)
+
+
+def settings() -> Settings:
+    """The settings the group loaded (SPEC defaults outside a command)."""
+    from brainlab.config import Settings
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Settings) if ctx else None
+    return found or Settings()
 
 
 _QUICK_EXIT: list[bool] = []  # set by a command that closed its store and every file
@@ -203,7 +255,7 @@ def simulate() -> None:
 def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, thresholds,
                     db) -> None:
     """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
-    from brainlab.config import Thresholds, parse_overrides
+    from brainlab.config import parse_overrides
     from brainlab.sim import broker
 
     kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
@@ -212,7 +264,7 @@ def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, t
         sprints, list(policies) or list(broker.DEFAULT_POLICIES),
         miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
         else miss_overhead,
-        thresholds=Thresholds().replace(**parse_overrides(list(thresholds))))
+        thresholds=settings().thresholds.replace(**parse_overrides(list(thresholds))))
     click.echo(broker.format_summary(result))
     if out_file:
         result.write(out_file)
@@ -325,8 +377,10 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
                        out_file: Path | None, per_ticket: Path | None) -> None:
     """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
     from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+    from brainlab.spec.regulator import named_rule_sets
 
-    result = replay(load_journals(db), list(rules), draws=draws, seed=seed)
+    rule_sets = named_rule_sets(list(rules), base=settings().rules)
+    result = replay(load_journals(db), rule_sets, draws=draws, seed=seed)
     click.echo(format_summary(result))
     if out_file:
         write_frame(result.summary, out_file)

@@ -101,9 +101,13 @@ VARIANTS: dict[str, dict] = {
 }
 
 
-def parse_rules(spec: str) -> RegulatorRules:
-    """Build a rule set from ``"variant,key=value,..."`` (items applied left to right)."""
-    rules = RegulatorRules()
+def parse_rules(spec: str, base: RegulatorRules | None = None) -> RegulatorRules:
+    """Build a rule set from ``"variant,key=value,..."`` (items applied left to right).
+
+    ``base``: the rule set the items apply to (default: the SPEC values; the CLI passes the
+    ``[regulator]`` table of the user's settings file).
+    """
+    rules = base or RegulatorRules()
     items = [item.strip() for item in spec.split(",") if item.strip()] if spec else []
     for item in items:
         if "=" in item:
@@ -118,12 +122,13 @@ def parse_rules(spec: str) -> RegulatorRules:
     return rules
 
 
-def named_rule_sets(specs: list[str] | tuple[str, ...]) -> dict[str, RegulatorRules]:
+def named_rule_sets(specs: list[str] | tuple[str, ...],
+                    base: RegulatorRules | None = None) -> dict[str, RegulatorRules]:
     """Parse several specifications into ``{label: rules}`` (label = the spec as given)."""
     out: dict[str, RegulatorRules] = {}
     for spec in specs or ["default"]:
         label = spec.strip() or "default"
         if label in out:
             raise ConfigError(f"rule set {label!r} given twice")
-        out[label] = parse_rules(label)
+        out[label] = parse_rules(label, base)
     return out
