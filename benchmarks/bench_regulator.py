@@ -20,6 +20,7 @@ from datetime import datetime
 
 import numpy as np
 import pandas as pd
+from benchkit import emit
 
 from brainlab.sim.circuit_arrays import RANK_SLOTS, compile_journals
 from brainlab.sim.regulator import donor_pools, replay, static_fires
@@ -140,6 +141,8 @@ def main() -> None:
         est = result.summary.set_index("rules").loc[spec, "sessions_per_ticket"]
         print(f"  check {spec:<26} naive sessions/ticket {value:.3f} vs vectorised {est:.3f}"
               " (naive: few draws on a small resample, so only roughly equal)")
+    emit("regulator", tickets=args.tickets, draws=args.draws, compile_s=t2 - t1,
+         replay_s=replay_s, baseline_extrapolated_s=full, speedup=full / replay_s)
 
 
 if __name__ == "__main__":

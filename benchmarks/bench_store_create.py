@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import duckdb
+from benchkit import emit
 
 from brainlab.store import schema, template
 
@@ -97,6 +98,8 @@ def main() -> int:
         wall = f"{statistics.median(walls[name]):6.3f} s" if name in walls else ""
         print(f"  {name:34} {statistics.median(values):6.3f} ({min(values):.3f}-"
               f"{max(values):.3f}) {wall}")
+    emit("store_create", repeat=args.repeat,
+         cpu_median_s={name.strip(): statistics.median(v) for name, v in runs.items()})
     shutil.rmtree(args.dir, ignore_errors=True)
     return 0
 

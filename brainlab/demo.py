@@ -53,6 +53,29 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     return db
 
 
+def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
+                workers: int | None = None, transcripts: bool = True):
+    """Synthesize a brain into ``brain_dir`` and ingest it into ``db``; return the manifest.
+
+    The brain files through :func:`~brainlab.store.ingest.ingest_brain`, then (unless
+    ``transcripts`` is false) its Claude Code transcripts, as ``brainlab demo`` does, with
+    ``workers`` parse workers. The one way tests and benchmarks build a synthetic store.
+    """
+    from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.store.ingest import ingest_brain
+
+    manifest = synthesize(Path(brain_dir), SynthOptions(weeks=weeks, seed=seed))
+    ingest_brain(db, brain_dir)
+    if transcripts:
+        con = open_writer(db)
+        try:
+            ingest_claude(con, Path(brain_dir) / "claude", workers=workers)
+        finally:
+            con.close()
+    return manifest
+
+
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
     """Load the demo's Claude Code transcripts (SPEC §7) and print their usage in one line."""
     from brainlab.store import open_writer
