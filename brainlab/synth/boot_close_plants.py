@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from brainlab.spec.session_types import COACH_TYPES, PROJECT_LAYER_TYPES, TODO_SCRIBE_TYPES
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth.model import SynthSession
 
 BRAIN = "/home/user/brain"
@@ -243,7 +244,7 @@ def _extra_read(path: str):
 
 def _boot_at_peak(s: SynthSession):
     """The request of the first productive action carries the session's peak context."""
-    peak = max(6_000, s.context_peak_pct * 200_000 // 100)
+    peak = max(6_000, s.context_peak_pct * CONTEXT_WINDOW_TOKENS // 100)
 
     def change(lines):
         productive = _calls(lines, lambda b: b["name"] in ("Edit", "Write")

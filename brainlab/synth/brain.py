@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from brainlab.spec.session_types import PROJECT_LAYER_TYPES
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth.model import (
     PROJECTS,
     WASTED_AGENT,
@@ -131,7 +132,8 @@ def metabolism_log(s: SynthSession, variant: str, rng: random.Random) -> str:
                   "|-------|---------------|"]
         lines += [f"| {a} | ~{sizes.get(a, 2000) / 1000:.1f}k |" for a in s.agents_loaded]
         total = sum(sizes.get(a, 2000) for a in s.agents_loaded)
-        lines.append(f"| total | ~{total / 1000:.0f}k tokens ({total * 100 // 200_000}% budget) |")
+        share = total * 100 // CONTEXT_WINDOW_TOKENS
+        lines.append(f"| total | ~{total / 1000:.0f}k tokens ({share}% budget) |")
     signals = []
     if saturation:
         signals.append("saturation_flag: peak > 80% with no todo closed")

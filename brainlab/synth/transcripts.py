@@ -20,10 +20,11 @@ import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth import boot_close_plants as boot_close
 from brainlab.synth.model import SynthSession, agent_sizes
 
-WINDOW = 200_000
+WINDOW = CONTEXT_WINDOW_TOKENS
 MAIN_MODEL = "claude-opus-4-5-20251101"
 SUB_MODEL = "claude-sonnet-4-5-20250929"
 VERSION = "2.0.42"
