@@ -18,7 +18,7 @@ import click
 
 from brainlab import __version__
 from brainlab.errors import BrainlabError
-from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
+from brainlab.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR, config_requested
 from brainlab.terminal import LazyConsole
 
 if TYPE_CHECKING:
@@ -134,6 +134,8 @@ def handle_errors(func=None, *, code: int = 1):
 @click.pass_context
 def main(ctx: click.Context, config_path: Path | None) -> None:
     """brainlab: load brain-protocol logs into DuckDB, replay them, report on them."""
+    if not config_requested(config_path):  # no settings file: SPEC defaults, nothing imported
+        return
     from brainlab.config import load_settings
 
     try:
@@ -150,8 +152,6 @@ def _apply_settings(ctx: click.Context, settings) -> None:
     Through click's ``default_map`` (an option given on the command line still wins), and
     ``$BRAINLAB_CONFIG`` for the notebooks and reports a command runs in a kernel.
     """
-    from brainlab.config import CONFIG_ENV
-
     if settings.source is None:
         return
     os.environ[CONFIG_ENV] = str(Path(settings.source).resolve())

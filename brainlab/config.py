@@ -18,13 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from brainlab.errors import ConfigError
-from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR  # noqa: F401  (re-exported)
+from brainlab.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
+    CONFIG_ENV,
+    DEFAULT_CONFIG,
+    DEFAULT_DB,
+    DEFAULT_REPORTS,
+    DEMO_DIR,
+    config_requested,
+)
 from brainlab.spec.regulator import RegulatorRules
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
 from brainlab.spec.values import parse_overrides, typed_value  # noqa: F401  (re-exported)
 
-CONFIG_ENV = "BRAINLAB_CONFIG"
-DEFAULT_CONFIG = "brainlab.toml"
 PATH_KEYS = ("db", "reports", "prices")
 TOP_KEYS = ("thresholds", "regulator", "paths", "timezone")
 
@@ -51,8 +56,7 @@ def config_file(path: str | os.PathLike | None = None) -> Path | None:
         return Path(path)
     if os.environ.get(CONFIG_ENV):
         return Path(os.environ[CONFIG_ENV])
-    default = Path(DEFAULT_CONFIG)
-    return default if default.exists() else None
+    return DEFAULT_CONFIG if config_requested() else None
 
 
 def load_settings(path: str | os.PathLike | None = None) -> Settings:
