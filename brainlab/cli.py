@@ -95,7 +95,7 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
 
 def print_summary(summary, db: Path) -> None:
     """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
-    from brainlab.store.ingest import summary_lines
+    from brainlab.store.ingest_text import summary_lines
 
     for line in summary_lines(summary, db):
         out.print(line, markup=False, highlight=False)
@@ -103,7 +103,7 @@ def print_summary(summary, db: Path) -> None:
 
 def print_problems(errors: int, warnings: int, db: Path) -> None:
     """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
-    from brainlab.store.ingest import problems_line
+    from brainlab.store.ingest_text import problems_line
 
     if errors or warnings:
         out.print(problems_line(errors, warnings, db), style="yellow", markup=False,
@@ -216,9 +216,10 @@ def ingest_brain(path: Path, db: Path) -> None:
     """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
     from brainlab.sources import brain_sources
     from brainlab.store.ingest import ingest_brain as ingest_brain_files
+    from brainlab.store.ingest import require_brain
 
-    run_ingest(db, brain_sources(), path, "brain", ingest=functools.partial(
-        ingest_brain_files, require_files=True))  # fails before touching the db
+    require_brain(path)  # fails before the progress bar and the db
+    run_ingest(db, brain_sources(), path, "brain", ingest=ingest_brain_files)
 
 
 @ingest.command("sprints")

@@ -30,7 +30,8 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     own ingest, used instead when given.
     """
     from brainlab.sources import brain_sources
-    from brainlab.store.ingest import ingest_brain, summary_lines
+    from brainlab.store.ingest import ingest_brain
+    from brainlab.store.ingest_text import summary_lines
 
     brain_dir, db = demo_paths(Path(demo_dir))
     console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")

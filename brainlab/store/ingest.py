@@ -234,28 +234,15 @@ def ingest_brain(db: str | Path | duckdb.DuckDBPyConnection, root: Path,
     ``brainlab check`` and the tests. ``require_files``: refuse (SourceError, before the
     store is touched) a folder in which no brain source finds a file.
     """
-    sources = brain_sources()
-    if require_files and not any(s.discover(Path(root).resolve()) for s in sources):
+    if require_files:
+        require_brain(root)
+    return ingest_sources(db, brain_sources(), root, progress)
+
+
+def require_brain(root: Path) -> None:
+    """Raise SourceError, naming what was looked for, when no brain source finds a file."""
+    if not any(s.discover(Path(root).resolve()) for s in brain_sources()):
         raise SourceError(no_brain_message(Path(root)))
-    return ingest_sources(db, sources, root, progress)
-
-
-def summary_lines(summary: IngestSummary, db: str | Path) -> list[str]:
-    """What an ingest run did as text: one line per source, the problems line, the store."""
-    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
-    lines = [f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
-             f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
-             f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
-             f" errors {summary.warnings.get(name, 0):>3,} warnings" for name in names]
-    if summary.total_errors or summary.total_warnings:
-        lines.append(problems_line(summary.total_errors, summary.total_warnings, db))
-    return [*lines, f"database: {db}"]
-
-
-def problems_line(errors: int, warnings: int, db: str | Path) -> str:
-    """How many errors (not loaded) and warnings (loaded, flagged) a run recorded."""
-    return (f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
-            f" (see: brainlab errors --db {db})")
 
 
 def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 _FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
 # the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
+# the lookup tables _write_lookups writes from brainlab.spec (the lake rebuilds, not exports them)
+LOOKUP_TABLES = ("session_categories", "claim_ttl", "session_type_sets", "rule_catalogue",
+                 "stop_codes", "session_modes", "mode_perimeters", "mode_budgets")
 _CATALOG_SOURCES = ("schema", "views", "models", "../spec/vocabulary.py", "../spec/modes.py",
                     "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py")
 
