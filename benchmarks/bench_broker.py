@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from benchkit import emit
 
 from brainlab.sim.broker import replay
 from brainlab.sim.broker_reference import replay_reference
@@ -116,6 +117,8 @@ def main() -> None:
     print(f"per-row baseline extrapolated linearly to {len(agents):,}: {t_ref * scale:.0f} s "
           f"(not run at full size) -> vectorised encode + replay (median) is "
           f"x{t_ref * scale / t_total:.0f} faster, replay alone x{t_ref * scale / t_replay:.0f}")
+    emit("broker", rows=len(agents), encode_s=t_build, replay_s=t_replay, total_s=t_total,
+         baseline_extrapolated_s=t_ref * scale, speedup=t_ref * scale / t_total)
 
 
 if __name__ == "__main__":

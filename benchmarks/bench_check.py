@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 from pathlib import Path
+
+from benchkit import emit, timed
 
 from brainlab.rules.check import check
 from brainlab.store import open_writer
 from brainlab.synth import SynthOptions, synthesize
-
-
-def timed(func) -> float:
-    start = time.perf_counter()
-    func()
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -48,6 +43,8 @@ def main() -> None:
                   + f"; {len(found[-1].violations)} violations")
         for name, values in rows.items():
             print(f"{name:<34} {min(values):.2f} .. {max(values):.2f} s")
+        emit("check", weeks=args.weeks, min_s={k: min(v) for k, v in rows.items()},
+             max_s={k: max(v) for k, v in rows.items()})
 
 
 if __name__ == "__main__":

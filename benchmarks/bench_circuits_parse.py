@@ -17,6 +17,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from benchkit import emit
+
 from brainlab.sources.circuits import CircuitsSource
 from brainlab.synth.circuits import write_circuits
 
@@ -48,6 +50,8 @@ def main() -> None:
     print(f"json.loads only (floor): {best_floor:.2f} s = {lines / best_floor:,.0f} lines/s")
     print(f"CircuitsSource.parse: {best_parse:.2f} s = {lines / best_parse:,.0f} lines/s,"
           f" {rows:,} events kept; {best_parse / best_floor:.1f}x the floor")
+    emit("circuits_parse", tickets=args.tickets, lines=lines, floor_s=best_floor,
+         parse_s=best_parse, lines_per_s=lines / best_parse, x_floor=best_parse / best_floor)
 
 
 if __name__ == "__main__":

@@ -22,18 +22,15 @@ from __future__ import annotations
 import argparse
 import gc
 import shutil
-import sys
 import time
 from pathlib import Path
 
 import orjson
+from bench_claude_ingest import generate
+from benchkit import emit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_claude_ingest import generate  # noqa: E402
-
-from brainlab.sources import claude_broker, claude_code, claude_files  # noqa: E402
-from brainlab.store.claude_read import _read  # noqa: E402
+from brainlab.sources import claude_broker, claude_code, claude_files
+from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
 
 BLOCK = ('{"type":"assistant","sessionId":"s","timestamp":"2026-03-02T10:00:00.000Z",'
          '"message":{"id":"m","content":[{"type":"text","text":"Context-broker \\u2014 '
@@ -105,6 +102,8 @@ def measure(label: str, files: list[Path], rounds: int) -> None:
           "of the baseline parse")
     print(f"  parse, with the hook : {best['hook']:6.3f} s  "
           f"({100 * (best['hook'] / best['baseline'] - 1):+.1f}%, best of {rounds}, noisy)")
+    emit("claude_broker", label=label, files=len(files), mb=mb, baseline_s=best["baseline"],
+         hook_isolated_s=hook, with_hook_s=best["hook"])
 
 
 def main() -> int:

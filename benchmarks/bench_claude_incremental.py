@@ -28,16 +28,15 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_claude_ingest import (  # noqa: E402
+from bench_claude_ingest import (
     REPO,
-    _fmt,
     append_and_undo,
     checkout,
     copy_corpus,
     generate,
     measure,
 )
+from benchkit import emit, median_span
 
 
 def tree_for(name: str, work: Path, corpus: Path) -> tuple[Path, int]:
@@ -102,12 +101,16 @@ def main() -> int:
         print(f"\n{name}: {total / 1e9:.2f} GB; {args.repeat} interleaved rounds, median (min-max);"
               f" load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
         for step, runs in steps.items():
-            print(f"  {step:48} wall {_fmt([r['wall'] for r in runs])}  CPU"
-                  f" {_fmt([r['cpu'] for r in runs])}  RSS {_fmt([r['rss'] for r in runs], 'MB')}")
+            print(f"  {step:48} wall {median_span([r['wall'] for r in runs])}  CPU"
+                  f" {median_span([r['cpu'] for r in runs])}"
+                  f"  RSS {median_span([r['rss'] for r in runs], 'MB')}")
         for label in versions:
             cold = statistics.median(r["wall"] for r in steps[f"{label}: cold ingest"])
             incr = statistics.median(r["wall"] for r in steps[f"{label}: +1%, python -m brainlab.cli"])
             print(f"  {label}: incremental / cold = {100 * incr / cold:.1f} %")
+        emit("claude_incremental", tree=name, gb=total / 1e9, load_at_start=load,
+             wall_median_s={step: statistics.median(r["wall"] for r in runs)
+                            for step, runs in steps.items()})
     return 0
 
 

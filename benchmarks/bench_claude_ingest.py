@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchkit import emit, median_span
+
 FILLER = "".join(random.Random(0).choice("abcdefghij klmnop\n") for _ in range(64_000))
 REPO = Path(__file__).resolve().parent.parent
 
@@ -261,11 +263,6 @@ def append_and_undo(tree: Path, total: int):
     return undo
 
 
-def _fmt(values: list[float], unit: str = "s") -> str:
-    med = statistics.median(values)
-    return f"{med:6.2f} {unit} ({min(values):.2f}-{max(values):.2f})"
-
-
 def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     """Interleaved rounds on one tree; print medians and ranges."""
     cache = work / "cache"  # the empty-store template (store/template.py), under --dir
@@ -323,8 +320,9 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     print(f"\n{name}: {total / 1e9:.2f} GB, {args.repeat} interleaved rounds; median (min-max)")
     print(f"  {'step':42} {'wall':>22} {'CPU':>22} {'peak RSS (largest process)':>28}")
     for step, runs in steps.items():
-        print(f"  {step:42} {_fmt([r['wall'] for r in runs]):>22}"
-              f" {_fmt([r['cpu'] for r in runs]):>22} {_fmt([r['rss'] for r in runs], 'MB'):>28}")
+        print(f"  {step:42} {median_span([r['wall'] for r in runs]):>22}"
+              f" {median_span([r['cpu'] for r in runs]):>22}"
+              f" {median_span([r['rss'] for r in runs], 'MB'):>28}")
     cold = statistics.median(r["wall"] for r in steps["brainlab ingest claude --daily (cold)"])
     incr = statistics.median(r["wall"] for r in steps["brainlab ingest claude, +1% appended"])
     usage = statistics.median(r["wall"] for r in steps["brainlab usage daily (ingested store)"])
@@ -332,6 +330,10 @@ def bench_tree(name: str, tree: Path, total: int, work: Path, args) -> None:
     print(f"  incremental / cold: {100 * incr / cold:.1f} %; nothing new / cold (the floor):"
           f" {100 * floor / cold:.1f} %; (incremental - floor) / cold:"
           f" {100 * (incr - floor) / cold:.1f} %")
+    emit("claude_ingest", tree=name, gb=total / 1e9, cold_s=cold, incremental_s=incr,
+         nothing_new_s=floor, usage_daily_s=usage,
+         wall_median_s={step: statistics.median(r["wall"] for r in runs)
+                        for step, runs in steps.items()})
     print(f"  (a peak RSS reads at least this benchmark's own, {own_rss_mb():.0f} MB now: Linux"
           " records the size of the process that started a command)")
     if cc:
@@ -380,6 +382,8 @@ def bench_single(work: Path, size_gb: float) -> None:
     got = json.loads(run["out"].strip().splitlines()[-1])
     print(f"\none transcript of {size / 1e9:.2f} GB: peak RSS {run['rss']:.0f} MB (largest"
           f" process), {run['wall']:.1f} s wall, {got['rows']:,} rows")
+    emit("claude_ingest_single", gb=size / 1e9, peak_rss_mb=run["rss"], wall_s=run["wall"],
+         rows=got["rows"])
     shutil.rmtree(tree)
     db.unlink()
 

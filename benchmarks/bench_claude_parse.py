@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchkit import emit, span
+
 REPO = Path(__file__).resolve().parent.parent
 
 CHILD = """
@@ -85,10 +87,6 @@ def child(code: Path, tree: Path, files: int, digest: bool) -> str:
     return done.stdout.strip()
 
 
-def _fmt(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trees", nargs="*", type=Path)
@@ -114,13 +112,15 @@ def main() -> int:
             print(f"{tree} ({size / 1e9:.2f} GB), {args.repeat} interleaved rounds,"
                   " parse CPU-s per GB, median (min-max):")
             for name, values in cpu.items():
-                print(f"  {name:24} {_fmt(values)}")
+                print(f"  {name:24} {span(values)}")
             if args.before:
                 now, before = (statistics.median(v) for v in cpu.values())
                 print(f"  change of the median: {100 * (now - before) / before:+.0f}%")
             if args.same_rows and args.before:
                 digests = {child(code, tree, args.files, True) for code in sides.values()}
                 print(f"  same rows, errors and offsets: {len(digests) == 1}")
+            emit("claude_parse", tree=str(tree), gb=size / 1e9,
+                 cpu_s_per_gb={name: statistics.median(v) for name, v in cpu.items()})
     return 0
 
 

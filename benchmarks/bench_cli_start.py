@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchkit import emit
+
 ROOT = Path(__file__).resolve().parents[1]
 NEUTRAL = "/"  # cwd of every run: `-m brainlab.cli` must import each python's own install
 HEAVY = ("pandas", "numpy", "pyarrow", "yaml", "altair", "nbformat", "IPython", "rich",
@@ -126,6 +128,8 @@ def main() -> None:
         usage = statistics.median(times["usage daily"])
         print(f"usage daily answers in {usage:.2f} s (target: well under 1 s);"
               f" old import set alone costs {statistics.median(times['old import set']):.2f} s")
+        emit("cli_start", repeat=args.repeat,
+             wall_median_s={name: statistics.median(times[name]) for name in cases})
 
 
 if __name__ == "__main__":

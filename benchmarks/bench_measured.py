@@ -20,19 +20,18 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_claude_ingest import append_one_percent, generate  # (shared generator)
+from benchkit import emit
 
-from bench_claude_ingest import append_one_percent, generate  # noqa: E402  (shared generator)
-
-from brainlab.sources import claude_code, claude_marks  # noqa: E402
-from brainlab.store import claude_ingest, open_writer, reader  # noqa: E402
-from brainlab.store.measured import refresh_measures  # noqa: E402
+from brainlab.demo import build_store
+from brainlab.sources import claude_code, claude_marks
+from brainlab.store import claude_ingest, open_writer, reader
+from brainlab.store.measured import refresh_measures
 
 
 @contextmanager
@@ -97,19 +96,10 @@ def refresh_seconds(work: Path) -> float:
 
 def year_of_brain(work: Path, weeks: int) -> Path:
     """Synthesize ``weeks`` of brain + transcripts and ingest both; return the database."""
-    from brainlab.sources import brain_sources
-    from brainlab.store import ingest
-    from brainlab.synth import SynthOptions, synthesize
 
     root = work / "brain"
-    synthesize(root, SynthOptions(weeks=weeks, seed=7))
     db = work / "year.duckdb"
-    con = open_writer(db)
-    try:
-        ingest.run(con, brain_sources(), root)
-        claude_ingest.ingest_claude(con, root / "claude", workers=1)
-    finally:
-        con.close()
+    build_store(root, db, weeks=weeks, seed=7, workers=1)
     return db
 
 
@@ -146,6 +136,9 @@ def main() -> int:
               f"{100 * max(refresh) / min(base):.1f} %")
         off, on = incremental(tree, work, size)
         print(f"incremental run after ~1% appended: issue 13 off {off:.2f} s, full {on:.2f} s")
+        emit("measured", files=files, mb=size / 1e6, cold_off_s=min(base), cold_full_s=min(full),
+             refresh_s=min(refresh), added_pct=100 * added, incremental_off_s=off,
+             incremental_full_s=on)
         db = year_of_brain(work, args.weeks)
         with reader(db) as con:
             con.execute("SET enable_progress_bar = false")

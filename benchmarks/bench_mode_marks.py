@@ -26,22 +26,18 @@ import argparse
 import gc
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_claude_broker import hook_inputs  # (assistant texts of the files)
+from bench_claude_ingest import generate
+from benchkit import emit
 
-from bench_claude_broker import hook_inputs  # noqa: E402  (assistant texts of the files)
-from bench_claude_ingest import generate  # noqa: E402
-
-from brainlab.rules.check import check  # noqa: E402
-from brainlab.sources import brain_sources, claude_code, claude_files, claude_marks  # noqa: E402
-from brainlab.store import ingest, open_writer  # noqa: E402
-from brainlab.store.claude_ingest import ingest_claude  # noqa: E402
-from brainlab.store.claude_read import _read  # noqa: E402
-from brainlab.synth import SynthOptions, synthesize  # noqa: E402
+from brainlab.demo import build_store
+from brainlab.rules.check import check
+from brainlab.sources import claude_code, claude_files, claude_marks
+from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
 
 REDIRECT = json.dumps({
     "type": "assistant", "sessionId": "s", "timestamp": "2026-03-02T10:00:00.000Z",
@@ -89,19 +85,15 @@ def measure(label: str, files: list[Path], rounds: int) -> None:
           "of the baseline parse")
     print(f"  parse, with the hook : {best['hook']:6.3f} s  "
           f"({100 * (best['hook'] / best['baseline'] - 1):+.1f}%, best of {rounds}, noisy)")
+    emit("mode_marks", label=label, files=len(files), mb=mb, baseline_s=best["baseline"],
+         hook_isolated_s=hook, with_hook_s=best["hook"])
 
 
 def time_check(weeks: int, rounds: int) -> None:
     """``brainlab check --db`` on a synthetic brain: every rule versus without the mode rules."""
     with tempfile.TemporaryDirectory() as tmp:
         root, db = Path(tmp) / "brain", Path(tmp) / "b.duckdb"
-        synthesize(root, SynthOptions(weeks=weeks, seed=7))
-        con = open_writer(db)
-        try:
-            ingest.run(con, brain_sources(), root)
-            ingest_claude(con, root / "claude", workers=1)
-        finally:
-            con.close()
+        build_store(root, db, weeks=weeks, seed=7, workers=1)
         times: dict[str, list[float]] = {"every rule": [], "without MOD/BUD/SES002": []}
         for round_no in range(rounds):
             for label in list(times)[:: 1 if round_no % 2 else -1]:

@@ -20,10 +20,11 @@ from datetime import datetime
 
 import numpy as np
 import pandas as pd
+from benchkit import emit
 
 from brainlab.sim.circuit_arrays import RANK_SLOTS, compile_journals
 from brainlab.sim.regulator import donor_pools, replay, static_fires
-from brainlab.sim.rules import RegulatorRules, parse_rules
+from brainlab.spec.regulator import RegulatorRules, parse_rules
 from brainlab.synth.circuits import generate_tickets
 
 RULES = ["default", "max_relance_same_stop=2", "lenient"]
@@ -140,6 +141,8 @@ def main() -> None:
         est = result.summary.set_index("rules").loc[spec, "sessions_per_ticket"]
         print(f"  check {spec:<26} naive sessions/ticket {value:.3f} vs vectorised {est:.3f}"
               " (naive: few draws on a small resample, so only roughly equal)")
+    emit("regulator", tickets=args.tickets, draws=args.draws, compile_s=t2 - t1,
+         replay_s=replay_s, baseline_extrapolated_s=full, speedup=full / replay_s)
 
 
 if __name__ == "__main__":

@@ -20,21 +20,15 @@ import time
 from pathlib import Path
 
 import nbformat
+from benchkit import emit
 
 
 def build(root: Path, weeks: int) -> tuple[Path, str]:
+    from brainlab.demo import build_store
     from brainlab.report import latest_week
-    from brainlab.sources import brain_sources
-    from brainlab.store import ingest, open_writer
-    from brainlab.synth import SynthOptions, synthesize
 
-    synthesize(root / "brain", SynthOptions(weeks=weeks, seed=7))
     db = root / "brainlab.duckdb"
-    con = open_writer(db)
-    try:
-        ingest.run(con, brain_sources(), root / "brain")
-    finally:
-        con.close()
+    build_store(root / "brain", db, weeks=weeks, seed=7, transcripts=False)
     return db, latest_week(db)
 
 
@@ -99,6 +93,8 @@ def main() -> None:
     print(f"full render, 52-week trend:                            {full52:6.2f} s")
     print(f"HTML size: 12-week trend {size12 / 1024:.0f} KiB, 52-week trend "
           f"{size52 / 1024:.0f} KiB  (limit 3 MB)")
+    emit("report", weeks=args.weeks, render_s=full, nbclient_s=nbc, in_process_s=inproc,
+         render52_s=full52, html_kib=size12 / 1024, html52_kib=size52 / 1024)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchkit import emit
+
+from brainlab.demo import build_store
 from brainlab.rules.catalogue import RULES
-from brainlab.sources import brain_sources
-from brainlab.store import ingest, open_writer
-from brainlab.store.claude_ingest import ingest_claude
 from brainlab.store.connection import reader
-from brainlab.synth import SynthOptions, synthesize
 
 
 def timed(con, sql: str) -> tuple[float, int]:
@@ -48,13 +47,7 @@ def main() -> None:
     queries.update({f"  {r.id} alone": f"SELECT * FROM {r.view}" for r in transcript})
     with tempfile.TemporaryDirectory() as tmp:
         root, db = Path(tmp) / "brain", Path(tmp) / "demo.duckdb"
-        synthesize(root, SynthOptions(weeks=args.weeks, seed=7))
-        con = open_writer(db)
-        try:
-            ingest.run(con, brain_sources(), root)
-            ingest_claude(con, root / "claude", workers=1)
-        finally:
-            con.close()
+        build_store(root, db, weeks=args.weeks, seed=7, workers=1)
         times: dict[str, list[float]] = {name: [] for name in queries}
         with reader(db) as con:
             for run in range(args.repeat):
@@ -65,6 +58,8 @@ def main() -> None:
                         print(f"{name:<34} {rows:>4} rows")
         for name, values in times.items():
             print(f"{name:<34} {min(values):.3f} .. {max(values):.3f} s")
+        emit("rules_transcripts", weeks=args.weeks,
+             min_s={name.strip(): min(values) for name, values in times.items()})
 
 
 if __name__ == "__main__":

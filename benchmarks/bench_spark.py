@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_claude_ingest import append_one_percent, generate  # noqa: E402
+from bench_claude_ingest import append_one_percent, generate
+from benchkit import emit
 
 HOMES = (("alice", "laptop"), ("bob", "laptop"), ("carol", "desktop"))
 
@@ -154,6 +154,9 @@ def main() -> int:
     print(f"spark increment: +{added / 1e6:.1f} MB -> {inc['ingest_s']:.1f} s wall"
           f" ({inc['read']} files read, {inc['unchanged']} unchanged), {inc_cpu:.1f} CPU-s;"
           f" {100 * inc['ingest_s'] / spark['ingest_s']:.0f}% of the cold run")
+    emit("spark", gb=gb, local_s=local["ingest_s"], spark_s=spark["ingest_s"],
+         spark_cpu_s=spark_cpu, lake_mb=lake_bytes / 1e6, daily_lake_s=over_lake["daily_s"],
+         daily_store_s=over_store["daily_s"], same_figures=same, increment_s=inc["ingest_s"])
     return 0
 
 

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import duckdb
+from benchkit import emit
 
 from brainlab.store import schema, template
 
@@ -45,11 +46,11 @@ def step_by_step(path: str) -> dict[str, float]:
 
     con = duckdb.connect(path)
     con.execute("BEGIN TRANSACTION")
-    timed("tables", lambda: [con.execute(text) for _n, text in schema._sql_files("schema")])
+    timed("tables", lambda: [con.execute(text) for _n, text in schema.sql_files("schema")])
     con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY,"
                 " value VARCHAR)")
     timed("lookup tables", lambda: schema._write_lookups(con))
-    timed("view files", lambda: [con.execute(text) for _n, text in schema._sql_files("views")])
+    timed("view files", lambda: [con.execute(text) for _n, text in schema.sql_files("views")])
     timed("rule_<id> + violations views", lambda: schema._write_violations(con))
     timed("column comments", lambda: schema._write_comments(con))
     timed("commit", lambda: con.execute("COMMIT"))
@@ -97,6 +98,8 @@ def main() -> int:
         wall = f"{statistics.median(walls[name]):6.3f} s" if name in walls else ""
         print(f"  {name:34} {statistics.median(values):6.3f} ({min(values):.3f}-"
               f"{max(values):.3f}) {wall}")
+    emit("store_create", repeat=args.repeat,
+         cpu_median_s={name.strip(): statistics.median(v) for name, v in runs.items()})
     shutil.rmtree(args.dir, ignore_errors=True)
     return 0
 

@@ -17,10 +17,12 @@ import contextlib
 import io
 import time
 
+from benchkit import emit
+
 from brainlab import metrics
-from brainlab.config import Thresholds
 from brainlab.lab import ensure_demo_db
 from brainlab.sim import tuning
+from brainlab.spec.thresholds import Thresholds
 from brainlab.viz import explore, widgets
 
 ALERT_ON = ["coach_triggered", "is_inefficient", "recommend_conserve_next", "is_narcissistic"]
@@ -81,9 +83,12 @@ def main() -> None:
     args = parser.parse_args()
     db = args.db or str(ensure_demo_db())
     bench(db, 1, True)  # warm: imports, the JavaScript bundle, DuckDB caches
+    best = {}
     for label, reuse in (("baseline: figures only", False), ("figures + charts drawn", True)):
         for panel, times in bench(db, args.moves, reuse).items():
             print(f"{label:32s} {panel:15s} {min(times):.3f}-{max(times):.3f} s per move")
+            best[f"{label}: {panel}"] = min(times)
+    emit("widgets", moves=args.moves, min_s_per_move=best)
 
 
 if __name__ == "__main__":

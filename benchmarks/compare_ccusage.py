@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchkit import emit
+
 from brainlab.store import open_writer
 from brainlab.store.claude_ingest import ingest_claude
 
@@ -115,6 +117,8 @@ def main() -> int:
         print(f"every session difference explained: {explained}")
         con.close()
         spaced_ok = spaced_demo(Path(tmp), args.ccusage_dir)
+    emit("compare_ccusage", days_equal=all_equal, worst_session_pct=worst,
+         sessions_explained=explained, spaced_json_ok=spaced_ok)
     return 0 if all_equal and worst < 1.0 and explained and spaced_ok else 1
 
 

@@ -12,13 +12,17 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from brainlab import __version__
 from brainlab.errors import BrainlabError
-from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
+from brainlab.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR, config_requested
 from brainlab.terminal import LazyConsole
+
+if TYPE_CHECKING:
+    from brainlab.config import Settings
 
 # rich Consoles made on first use: read commands print plain text without importing rich
 console = LazyConsole(stderr=True)
@@ -70,52 +74,46 @@ def late_progress(label: str, after: float = 0.5):
             bar[0].stop()
 
 
-def run_ingest(db: Path, sources, root: Path, label: str):
-    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary."""
-    from brainlab.store import ingest as ingest_mod
-    from brainlab.store import open_writer
+def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
+    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary.
+
+    ``ingest(db, root, progress)``: the library function to run (default: the generic
+    :func:`brainlab.store.ingest.ingest_sources` over ``sources``).
+    """
+    from brainlab.store.ingest import ingest_sources
 
     root = Path(root)
-    files = {s.name: s.discover(root.resolve()) for s in sources}
-    total = sum(len(v) for v in files.values())
-    con = open_writer(db)
-    try:
-        with progress_bar() as bar:
-            task = bar.add_task(f"ingest {label}", total=total)
-            summary = ingest_mod.run(
-                con, sources, root,
-                progress=lambda src, path, status: bar.advance(task),
-            )
-    finally:
-        con.close()
+    total = sum(len(s.discover(root.resolve())) for s in sources)
+    with progress_bar() as bar:
+        task = bar.add_task(f"ingest {label}", total=total)
+        advance = lambda src, path, status: bar.advance(task)  # noqa: E731
+        summary = (ingest(db, root, advance) if ingest
+                   else ingest_sources(db, sources, root, advance))
     print_summary(summary, db)
     return summary
 
 
 def print_summary(summary, db: Path) -> None:
     """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
-    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
-    for name in names:
-        out.print(
-            f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
-            f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
-            f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
-            f" errors {summary.warnings.get(name, 0):>3,} warnings"
-        )
-    print_problems(summary.total_errors, summary.total_warnings, db)
-    out.print(f"database: {db}")
+    from brainlab.store.ingest_text import summary_lines
+
+    for line in summary_lines(summary, db):
+        out.print(line, markup=False, highlight=False)
 
 
 def print_problems(errors: int, warnings: int, db: Path) -> None:
     """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
+    from brainlab.store.ingest_text import problems_line
+
     if errors or warnings:
-        out.print(f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
-                  f" (see: brainlab errors --db {db})", style="yellow", markup=False,
+        out.print(problems_line(errors, warnings, db), style="yellow", markup=False,
                   highlight=False)
 
 
-def handle_errors(func):
-    """Decorator: BrainlabError -> one line on stderr and exit 1."""
+def handle_errors(func=None, *, code: int = 1):
+    """Decorator: BrainlabError -> one line on stderr and exit ``code`` (1; ``check``: 2)."""
+    if func is None:
+        return functools.partial(handle_errors, code=code)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -123,15 +121,63 @@ def handle_errors(func):
             return func(*args, **kwargs)
         except BrainlabError as exc:
             click.echo(f"Error: {exc}", err=True)
-            sys.exit(1)
+            sys.exit(code)
 
     return wrapper
 
 
 @click.group()
 @click.version_option(__version__, prog_name="brainlab")
-def main() -> None:
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Settings file ([thresholds], [regulator], [paths], timezone);"
+                                 " default: $BRAINLAB_CONFIG, else ./brainlab.toml when present.")
+@click.pass_context
+def main(ctx: click.Context, config_path: Path | None) -> None:
     """brainlab: load brain-protocol logs into DuckDB, replay them, report on them."""
+    if not config_requested(config_path):  # no settings file: SPEC defaults, nothing imported
+        return
+    from brainlab.config import load_settings
+
+    try:
+        ctx.obj = load_settings(config_path)
+    except BrainlabError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    _apply_settings(ctx, ctx.obj)
+
+
+def _apply_settings(ctx: click.Context, settings) -> None:
+    """Make a settings file the default of every command's --db/--out/--prices/--thresholds.
+
+    Through click's ``default_map`` (an option given on the command line still wins), and
+    ``$BRAINLAB_CONFIG`` for the notebooks and reports a command runs in a kernel.
+    """
+    if settings.source is None:
+        return
+    os.environ[CONFIG_ENV] = str(Path(settings.source).resolve())
+    swaps = {("db", DEFAULT_DB): settings.db, ("out_dir", DEFAULT_REPORTS): settings.reports,
+             ("prices", None): settings.prices, ("thresholds_file", None): settings.source}
+
+    def defaults(group: click.Group) -> dict:
+        found = {}
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found[name] = defaults(command)
+                continue
+            found[name] = {p.name: swaps[(p.name, p.default)] for p in command.params
+                           if swaps.get((p.name, p.default)) is not None}
+        return found
+
+    ctx.default_map = defaults(ctx.command)
+
+
+def settings() -> Settings:
+    """The settings the group loaded (SPEC defaults outside a command)."""
+    from brainlab.config import Settings
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Settings) if ctx else None
+    return found or Settings()
 
 
 _QUICK_EXIT: list[bool] = []  # set by a command that closed its store and every file
@@ -168,13 +214,12 @@ def ingest() -> None:
 @handle_errors
 def ingest_brain(path: Path, db: Path) -> None:
     """Ingest a brain checkout: metabolism logs, agents, contexts, claims, handoffs, workspaces."""
-    from brainlab.errors import SourceError
-    from brainlab.sources import brain_sources, no_brain_message
+    from brainlab.sources import brain_sources
+    from brainlab.store.ingest import ingest_brain as ingest_brain_files
+    from brainlab.store.ingest import require_brain
 
-    sources = brain_sources()
-    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
-        raise SourceError(no_brain_message(path))
-    run_ingest(db, sources, path, "brain")
+    require_brain(path)  # fails before the progress bar and the db
+    run_ingest(db, brain_sources(), path, "brain", ingest=ingest_brain_files)
 
 
 @ingest.command("sprints")
@@ -211,7 +256,7 @@ def simulate() -> None:
 def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, thresholds,
                     db) -> None:
     """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
-    from brainlab.config import Thresholds, parse_overrides
+    from brainlab.config import parse_overrides
     from brainlab.sim import broker
 
     kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
@@ -220,7 +265,7 @@ def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, t
         sprints, list(policies) or list(broker.DEFAULT_POLICIES),
         miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
         else miss_overhead,
-        thresholds=Thresholds().replace(**parse_overrides(list(thresholds))))
+        thresholds=settings().thresholds.replace(**parse_overrides(list(thresholds))))
     click.echo(broker.format_summary(result))
     if out_file:
         result.write(out_file)
@@ -302,7 +347,7 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
     """Synthesize a brain, ingest it, and print a short health summary."""
     from brainlab.demo import run_demo
 
-    run_demo(demo_dir, weeks=weeks, seed=seed, console=out, ingest=run_ingest)
+    run_demo(demo_dir, weeks=weeks, seed=seed, console=out)
 
 
 # --- regulator replay (issue 5): ingest circuits, simulate regulator -------------------------
@@ -333,8 +378,10 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
                        out_file: Path | None, per_ticket: Path | None) -> None:
     """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
     from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+    from brainlab.spec.regulator import named_rule_sets
 
-    result = replay(load_journals(db), list(rules), draws=draws, seed=seed)
+    rule_sets = named_rule_sets(list(rules), base=settings().rules)
+    result = replay(load_journals(db), rule_sets, draws=draws, seed=seed)
     click.echo(format_summary(result))
     if out_file:
         write_frame(result.summary, out_file)
@@ -522,16 +569,13 @@ def print_usage(found, db: Path) -> None:
               help="Comma-separated rule ids or prefixes to skip.")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
               help="Also read the Claude Code transcripts of this database (read-only).")
+@handle_errors(code=2)
 def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
     """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
     from brainlab.rules.check import check
     from brainlab.rules.formats import render
 
-    try:
-        result = check(path, select.split(","), ignore.split(","), db=db)
-    except BrainlabError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+    result = check(path, select.split(","), ignore.split(","), db=db)
     click.echo(render(result, fmt))
     sys.exit(1 if result.errors else 0)
 

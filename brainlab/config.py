@@ -1,69 +1,37 @@
-"""Paths, thresholds and rule defaults: SPEC values in frozen dataclasses, overridable by TOML.
+"""Settings loaded once: SPEC defaults (brainlab.spec) overridden by one TOML file.
 
-A user file (``brainlab.toml`` in the working directory, or ``--config PATH``) may hold a
-``[thresholds]`` table whose keys are the field names of :class:`Thresholds`.
+The file is ``--config PATH`` (a group-level option of the ``brainlab`` command), else
+``$BRAINLAB_CONFIG``, else ``brainlab.toml`` in the working directory when present. It may
+hold ``[thresholds]`` (fields of :class:`~brainlab.spec.thresholds.Thresholds`),
+``[regulator]`` (fields of :class:`~brainlab.spec.regulator.RegulatorRules`), ``[paths]``
+(``db``, ``reports``, ``prices``; relative to the file's folder) and ``timezone``. The CLI
+puts the loaded :class:`Settings` on click's context and exports ``BRAINLAB_CONFIG``, so
+notebooks and reports run by a command read the same file. A bad file or key is one
+ConfigError naming both.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import numbers
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from brainlab.errors import ConfigError
-from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR  # noqa: F401  (re-exported)
+from brainlab.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
+    CONFIG_ENV,
+    DEFAULT_CONFIG,
+    DEFAULT_DB,
+    DEFAULT_REPORTS,
+    DEMO_DIR,
+    config_requested,
+)
+from brainlab.spec.regulator import RegulatorRules
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
+from brainlab.spec.values import parse_overrides, typed_value  # noqa: F401  (re-exported)
 
-CONTEXT_WINDOW_TOKENS = 200_000  # SPEC §2.5 / §7: budget reference and default window
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Every metabolism threshold of SPEC §3.3 and breath alert of SPEC §4.4, with SPEC defaults."""
-
-    # SPEC §3.3 saturation_flag by profile
-    saturation_peak_use: float = 80.0  # use-brain: peak > this and todos_closed = 0
-    saturation_peak_build: float = 85.0  # build-brain: peak > this and kernel_files_touched = 0
-    # SPEC §3.3 rolling ratio n_use / (n_build + 0.5 n_explore)
-    ratio_window: int = 7  # size of the window
-    ratio_window_unit: str = "days"  # "days" (calendar, default) or "sessions"
-    ratio_explore_weight: float = 0.5
-    ratio_healthy: float = 1.0  # >= healthy
-    ratio_watch: float = 0.5  # >= watch, below: narcissistic loop
-    # SPEC §3.3 coach auto-trigger at boot
-    coach_ratio: float = 0.40  # ratio <= this
-    coach_health: float = 0.80  # health < this over the last N sessions
-    coach_last_n: int = 3
-    coach_health_mode: str = "each"  # "each" of the last N, or their "mean"
-    # SPEC §3.3 conserve mode
-    conserve_peak: float = 70.0  # peak > this and health < conserve_health: inefficient session
-    conserve_health: float = 1.0
-    conserve_close: float = 60.0  # context_at_close > this: conserve next session
-    # SPEC §3.3 cold-start KPI
-    cold_start_window: int = 7
-    cold_start_stable: float = 0.80
-    cold_start_watch: float = 0.60
-    # SPEC §2.5 agent cost: "always loaded" share of sessions, "little use" share of loads
-    always_loaded_share: float = 0.80
-    little_use_share: float = 0.10
-    # SPEC §4.4 breath alerts
-    context_load_max: float = 2.0
-    stale_ratio_max: float = 0.30
-    exhale_rate_min: float = 0.50
-    breath_depth_rising_sprints: int = 3
-
-    def replace(self, **changes: Any) -> Thresholds:
-        """Return a copy with some fields changed; unknown names raise ConfigError."""
-        known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(changes) - known)
-        if unknown:
-            raise ConfigError(f"unknown threshold(s): {', '.join(unknown)}; known: {sorted(known)}")
-        clean = {name: typed_value(f"threshold {name}", getattr(self, name), value)
-                 for name, value in changes.items()}
-        return dataclasses.replace(self, **clean)
+PATH_KEYS = ("db", "reports", "prices")
+TOP_KEYS = ("thresholds", "regulator", "paths", "timezone")
 
 
 @dataclass(frozen=True)
@@ -71,68 +39,66 @@ class Settings:
     """Everything a command needs to know besides its arguments."""
 
     thresholds: Thresholds = field(default_factory=Thresholds)
+    rules: RegulatorRules = field(default_factory=RegulatorRules)  # base of --rules specs
+    db: Path | None = None  # [paths] db: the store commands use when --db is not given
+    reports: Path | None = None  # [paths] reports: where `report weekly` writes
+    prices: Path | None = None  # [paths] prices: a price file (as --prices / $BRAINLAB_PRICES)
+    timezone: str | None = None  # IANA name for dated views and reports (issue 24 fills it in)
     source: Path | None = None  # the TOML file these settings came from, if any
 
 
+def config_file(path: str | os.PathLike | None = None) -> Path | None:
+    """The settings file to read: ``path``, else ``$BRAINLAB_CONFIG``, else ``./brainlab.toml``.
+
+    None when no path is given and the default file does not exist (SPEC defaults).
+    """
+    if path:
+        return Path(path)
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    return DEFAULT_CONFIG if config_requested() else None
+
+
 def load_settings(path: str | os.PathLike | None = None) -> Settings:
-    """Read settings from ``path`` (or ``./brainlab.toml`` when present), else the defaults."""
-    candidate = Path(path) if path else Path("brainlab.toml")
-    if not candidate.exists():
-        if path:
-            raise ConfigError(f"config file not found: {candidate}")
+    """Read settings from :func:`config_file` (``path`` first), else the SPEC defaults."""
+    candidate = config_file(path)
+    if candidate is None:
         return Settings()
+    if not candidate.is_file():
+        raise ConfigError(f"config file not found: {candidate} (give an existing TOML file)")
+    import tomllib
+
     try:
         data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise ConfigError(f"{candidate}: not a readable TOML file ({exc})") from exc
+    try:
+        return _settings(data, candidate)
+    except ConfigError as exc:
         raise ConfigError(f"{candidate}: {exc}") from exc
-    thresholds = Thresholds().replace(**data.get("thresholds", {}))
-    return Settings(thresholds=thresholds, source=candidate)
 
 
-def _is_flag(value: Any) -> bool:
-    """True for Python and numpy booleans (numpy not imported: read commands start fast)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
-
-
-def typed_value(what: str, default: Any, value: Any) -> Any:
-    """``value`` as the type of ``default`` (a number for a number, true/false for a flag).
-
-    A value of the wrong type would only fail later, deep in a replay, with a traceback;
-    here it is a ConfigError naming ``what``. Integers are accepted for float fields.
-    """
-    if isinstance(default, bool):
-        if not _is_flag(value):
-            raise ConfigError(f"{what} expects true or false, got {value!r}")
-        return bool(value)
-    if isinstance(default, int | float):
-        if _is_flag(value) or not isinstance(value, numbers.Real):
-            raise ConfigError(f"{what} expects a number, got {value!r}")
-        if isinstance(default, int):
-            if not float(value).is_integer():
-                raise ConfigError(f"{what} expects an integer, got {value!r}")
-            return int(value)
-        return float(value)
-    return value
-
-
-def parse_overrides(pairs: list[str]) -> dict[str, Any]:
-    """Turn ``["key=value", ...]`` into a dict, parsing numbers and booleans."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ConfigError(f"expected key=value, got {pair!r}")
-        key, raw = pair.split("=", 1)
-        out[key.strip()] = _parse_scalar(raw.strip())
-    return out
-
-
-def _parse_scalar(raw: str) -> Any:
-    low = raw.lower()
-    if low in {"true", "false"}:
-        return low == "true"
-    for kind in (int, float):
-        try:
-            return kind(raw)
-        except ValueError:
-            pass
-    return raw
+def _settings(data: dict[str, Any], source: Path) -> Settings:
+    """Check every key of a parsed file and build its Settings."""
+    unknown = sorted(set(data) - set(TOP_KEYS))
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(TOP_KEYS)}")
+    tables = {name: data.get(name, {}) for name in ("thresholds", "regulator", "paths")}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{name} must be a table ([{name}]), got {table!r}")
+    paths = tables["paths"]
+    unknown = sorted(set(paths) - set(PATH_KEYS))
+    if unknown:
+        raise ConfigError(f"unknown path(s) {', '.join(unknown)}; known: {', '.join(PATH_KEYS)}")
+    resolved = {}
+    for key, value in paths.items():
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"path {key} expects a file or folder name, got {value!r}")
+        resolved[key] = (source.parent / Path(value).expanduser())
+    timezone = data.get("timezone")
+    if timezone is not None and not isinstance(timezone, str):
+        raise ConfigError(f"timezone expects a name such as Europe/Paris, got {timezone!r}")
+    return Settings(thresholds=Thresholds().replace(**tables["thresholds"]),
+                    rules=RegulatorRules().replace(**tables["regulator"]),
+                    timezone=timezone, source=source, **resolved)

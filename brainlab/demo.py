@@ -22,20 +22,27 @@ def demo_paths(demo_dir: Path) -> tuple[Path, Path]:
     return demo_dir / "brain", demo_dir / "brainlab.duckdb"
 
 
-def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) -> Path:
+def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=None) -> Path:
     """Generate, ingest, summarise and render the latest week's report; return the database path.
 
-    ``ingest(db, sources, root, label)`` is the CLI's progress-reporting ingest, passed in so
-    the library does not depend on the CLI.
+    The brain is ingested by the library's :func:`brainlab.store.ingest.ingest_brain`, its
+    summary printed on ``console``. ``ingest(db, sources, root, label)``: an older caller's
+    own ingest, used instead when given.
     """
     from brainlab.sources import brain_sources
+    from brainlab.store.ingest import ingest_brain
+    from brainlab.store.ingest_text import summary_lines
 
     brain_dir, db = demo_paths(Path(demo_dir))
     console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
     manifest = synthesize(brain_dir, SynthOptions(weeks=weeks, seed=seed))
     console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
     console.print(f"[bold]2/4 ingest[/bold] into {db}")
-    ingest(db, brain_sources(), brain_dir, "brain")
+    if ingest is not None:
+        ingest(db, brain_sources(), brain_dir, "brain")
+    else:
+        for line in summary_lines(ingest_brain(db, brain_dir), db):
+            console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
     console.print("[bold]3/4 summary[/bold]")
     print_summary(db, console)
@@ -45,6 +52,29 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest) ->
     report = render_weekly(db, None, Path(demo_dir) / "reports")
     console.print(f"weekly report: {report}", markup=False, highlight=False)
     return db
+
+
+def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
+                workers: int | None = None, transcripts: bool = True):
+    """Synthesize a brain into ``brain_dir`` and ingest it into ``db``; return the manifest.
+
+    The brain files through :func:`~brainlab.store.ingest.ingest_brain`, then (unless
+    ``transcripts`` is false) its Claude Code transcripts, as ``brainlab demo`` does, with
+    ``workers`` parse workers. The one way tests and benchmarks build a synthetic store.
+    """
+    from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.store.ingest import ingest_brain
+
+    manifest = synthesize(Path(brain_dir), SynthOptions(weeks=weeks, seed=seed))
+    ingest_brain(db, brain_dir)
+    if transcripts:
+        con = open_writer(db)
+        try:
+            ingest_claude(con, Path(brain_dir) / "claude", workers=workers)
+        finally:
+            con.close()
+    return manifest
 
 
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:

@@ -39,7 +39,7 @@ def commands(group: click.Group = cli_main, prefix: str = "brainlab") -> list[tu
 def render() -> str:
     """The whole of docs/cli.md."""
     parts = [HEADER]
-    for full, command in commands():
+    for full, command in [("brainlab", cli_main), *commands()]:  # the group: --config
         ctx = click.Context(command, info_name=full, terminal_width=100, max_content_width=100)
         help_text = command.get_help(ctx)
         parts.append(f"\n## `{full}`\n\n```text\n{help_text}\n```\n")

@@ -1,12 +1,14 @@
 """The brainlab exception hierarchy: every error a user can meet, one class each.
 
 The CLI turns any ``BrainlabError`` into a one-line ``Error: ...`` and exit code 1; anything
-else is a bug and keeps its traceback.
+else is a bug and keeps its traceback. The root class and ``ConfigError`` are defined in
+:mod:`brainlab.spec.errors` (the spec layer raises them and imports nothing of brainlab).
 """
 
+from brainlab.spec.errors import BrainlabError, ConfigError
 
-class BrainlabError(Exception):
-    """Base class of every error brainlab raises on purpose."""
+__all__ = ["BrainlabError", "ConfigError", "LakeError", "ReportError", "SimulationError",
+           "SourceError", "StoreError", "StoreLockedError", "StoreMissingError"]
 
 
 class StoreError(BrainlabError):
@@ -19,10 +21,6 @@ class StoreLockedError(StoreError):
 
 class StoreMissingError(StoreError):
     """A reader asked for a database file that does not exist yet."""
-
-
-class ConfigError(BrainlabError):
-    """A configuration file or a rule/threshold override is invalid."""
 
 
 class SourceError(BrainlabError):

@@ -8,12 +8,28 @@ commands start fast).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
 
 DEFAULT_DB = Path("data/brainlab.duckdb")
 DEMO_DIR = Path("data/demo")
 DEFAULT_REPORTS = Path("reports")
 
 CACHE_ENV = "BRAINLAB_CACHE_DIR"
+CONFIG_ENV = "BRAINLAB_CONFIG"  # the settings file (brainlab.config), for kernels a command runs
+DEFAULT_CONFIG = Path("brainlab.toml")  # read when present in the working directory
+
+
+def config_requested(path: str | os.PathLike | None = None) -> bool:
+    """True when a settings file must be read: given, in ``$BRAINLAB_CONFIG``, or ./brainlab.toml.
+
+    A stat at most, so a command without settings never imports the settings code.
+    """
+    import os
+
+    return bool(path or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG.exists())
 
 
 def cache_dir() -> Path:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from brainlab.sources import brain_sources
-from brainlab.store import ingest, open_writer, query
+from brainlab.demo import build_store
+from brainlab.store import ingest as store_ingest
+from brainlab.store import open_writer, query
 from brainlab.store.claude_ingest import ingest_claude
-from brainlab.synth import SynthOptions, synthesize
 
 
 def write(root: Path, relative: str, text: str | bytes) -> Path:
@@ -26,12 +26,8 @@ def write(root: Path, relative: str, text: str | bytes) -> Path:
 
 
 def ingest_brain(root: Path, db: Path):
-    """Ingest ``root`` into ``db`` with the brain sources; return the summary."""
-    con = open_writer(db)
-    try:
-        return ingest.run(con, brain_sources(), root)
-    finally:
-        con.close()
+    """Ingest ``root`` into ``db`` with the brain sources; return the summary (the library's)."""
+    return store_ingest.ingest_brain(db, root)
 
 
 def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
@@ -77,14 +73,9 @@ def demo(tmp_path_factory) -> dict:
     """A 12-week synthetic brain (seed 7) with its transcripts, ingested once for the whole run."""
     base = tmp_path_factory.mktemp("demo")
     root = base / "brain"
-    manifest = synthesize(root, SynthOptions(weeks=12, seed=7))
     database = base / "brainlab.duckdb"
-    ingest_brain(root, database)
-    con = open_writer(database)
-    try:
-        ingest_claude(con, root / "claude", workers=1)  # the demo's transcripts, as `brainlab demo`
-    finally:
-        con.close()
+    # brain files, then the demo's transcripts, as `brainlab demo`
+    manifest = build_store(root, database, weeks=12, seed=7, workers=1)
     return {"root": root, "db": database, "manifest": manifest,
             "planted": {p["effect"].split(":")[0]: p for p in manifest.planted}}
 

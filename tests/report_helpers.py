@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer
 from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
@@ -44,7 +43,7 @@ def build_brain_db(root: Path, weeks: int = 8, seed: int = 11) -> tuple[Path, ob
     db = root / "brainlab.duckdb"
     con = open_writer(db)
     try:
-        ingest.run(con, brain_sources(), brain)
+        ingest.ingest_brain(con, brain)
         ingest_claude(con, brain / "claude", workers=1)  # the demo's transcripts (SPEC §7)
     finally:
         con.close()

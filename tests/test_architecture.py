@@ -1,49 +1,217 @@
-"""Data flows one way (DESIGN §1): no package layer imports a layer downstream of it."""
+"""Data flows one way (DESIGN §1): each package imports only the layers below it, and no cycle.
+
+``ALLOWED`` has a row for every package and top-level module of brainlab (a new one fails
+``test_every_package_has_a_row`` until it gets its row); imports are read from the source with
+``ast``, function-level imports included, so a lazy import cannot hide an upward dependency
+or a cycle.
+"""
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "brainlab"
 
-# layer -> layers it must never import (downstream of it, or beside it in the flow)
-FORBIDDEN = {
-    "sources": {"store", "metrics", "sim", "viz", "report", "synth", "cli", "demo", "lab"},
-    "store": {"metrics", "sim", "viz", "report", "synth", "cli", "demo", "lab"},
-    "metrics": {"sim", "viz", "report", "synth", "cli", "demo", "lab"},
-    "sim": {"viz", "report", "synth", "cli", "demo", "lab"},
-    "viz": {"report", "cli", "demo", "lab"},
-    "synth": {"store", "metrics", "viz", "report", "cli", "demo", "lab"},
+# the bottom: the spec layer (imports nothing of brainlab) and what every layer may use
+SPEC = {"spec"}
+BASE = SPEC | {"brainlab", "errors", "paths", "terminal"}  # "brainlab": the package's __init__
+# package (or top-level module) -> the packages and modules it may import
+ALLOWED: dict[str, set[str]] = {
+    "spec": set(),
+    "errors": SPEC,
+    "paths": set(),
+    "terminal": set(),
+    "brainlab": set(),
+    # re-export shims of brainlab.spec kept for sources/claude_marks.py (issue 23 item 3)
+    "protocol": SPEC,
+    "modes": SPEC,
+    "config": BASE,
+    "tables": BASE,
+    "sources": BASE | {"protocol", "modes"},
+    "store": BASE | {"sources"},
+    "otel": BASE | {"sources", "store"},  # telemetry sits with sources/store (issue 26)
+    "lake": BASE | {"sources", "store"},
+    "rules": BASE | {"sources", "store"},
+    "metrics": BASE | {"config", "store"},
+    "live": BASE | {"config", "sources", "store", "metrics"},  # hooks, status line (issue 25)
+    "sim": BASE | {"config", "sources", "store", "metrics"},
+    "synth": BASE,
+    "viz": BASE | {"config", "store", "metrics", "sim"},
+    "report": BASE | {"config", "tables", "store", "metrics", "sim", "viz"},
+    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz"},
+    "lab": BASE | {"config", "store", "demo"},
+    "docgen": BASE | {"cli", "rules", "store"},
+    "cli": set(),  # the top: checked by nothing below importing it
 }
+TOP = {"cli", "docgen"}  # may import anything
+# private names read across modules that issue 23 item 3 (the transcripts package) removes
+PRIVATE_ALLOWED = {("brainlab.sources.claude_fast", "brainlab.sources.claude_code")}
 
 
-def imported_layers(path: Path) -> set[str]:
-    layers = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit(module: str) -> str:
+    """The row of ``module``: its package under brainlab, or the top-level module's name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "brainlab"
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def resolve(name: str) -> str:
+    """The brainlab module an import names: the longest existing module prefix of ``name``."""
+    parts = name.split(".")
+    while parts and ".".join(parts) not in MODULES:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return skip
+
+
+def imports(path: Path) -> list[tuple[str, list[str]]]:
+    """Every ``(module, names)`` imported anywhere in the file (TYPE_CHECKING blocks aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_nodes(tree)
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, [a.name for a in node.names]))
         elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "brainlab" and len(parts) > 1:
-                layers.add(parts[1])
-    return layers
+            found += [(a.name, []) for a in node.names]
+    return found
 
 
-def test_no_layer_imports_downstream():
+def edges(path: Path) -> set[str]:
+    """The brainlab modules this file imports (``from pkg import mod`` names the module)."""
+    out = set()
+    for module, names in imports(path):
+        if module != "brainlab" and not module.startswith("brainlab."):
+            continue
+        if not names:
+            out.add(resolve(module))
+        for imported in names:
+            full = f"{module}.{imported}"
+            out.add(full if full in MODULES else resolve(module))
+    return out - {""}
+
+
+GRAPH = {name: edges(path) - {name} for name, path in MODULES.items()}
+
+
+def test_every_package_has_a_row():
+    missing = sorted({unit(m) for m in MODULES} - set(ALLOWED))
+    assert missing == [], f"add a row to ALLOWED for {missing}"
+
+
+def test_no_package_imports_above_its_layer():
     problems = []
-    for layer, forbidden in FORBIDDEN.items():
-        for path in sorted((PACKAGE / layer).rglob("*.py")):
-            bad = imported_layers(path) & forbidden
-            if bad:
-                problems.append(f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}")
+    for name, targets in sorted(GRAPH.items()):
+        layer = unit(name)
+        if layer in TOP:
+            continue
+        bad = sorted({unit(t) for t in targets} - ALLOWED[layer] - {layer})
+        if bad:
+            problems.append(f"{MODULES[name].relative_to(PACKAGE.parent)} imports {bad}")
     assert problems == []
 
 
-def test_rule_catalogue_is_pure_data():
-    """The store writes the catalogue as a lookup table: it must not pull rules/ code in."""
-    assert imported_layers(PACKAGE / "rules" / "catalogue.py") == set()
+def test_spec_imports_nothing_of_brainlab():
+    """The spec layer is the bottom: the store writes it as lookup tables, everything reads it."""
+    assert {t for m, ts in GRAPH.items() if unit(m) == "spec" for t in ts
+            if unit(t) != "spec"} == set()
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def test_find_cycles_sees_a_cycle_hidden_in_a_function():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycles(graph) == [["a", "b", "c"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle():
+    """Over the whole import graph, function-level imports included."""
+    assert find_cycles(GRAPH) == []
+
+
+def test_no_private_name_crosses_modules():
+    """``from brainlab.x import _name`` or ``x._name`` on an imported brainlab module."""
+    problems = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {}
+        for module, names in imports(path):
+            if not module.startswith("brainlab"):
+                continue
+            for imported in names:
+                full = f"{module}.{imported}"
+                if imported.startswith("_") and not imported.startswith("__"):
+                    problems.append(f"{name} imports {full}")
+                if full in MODULES:
+                    aliases[imported] = full
+        for node in ast.walk(tree):
+            if isinstance(node, ast.alias) and node.asname and node.name in aliases:
+                aliases[node.asname] = aliases[node.name]
+        reads = defaultdict(set)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                reads[aliases[node.value.id]].add(node.attr)
+        problems += [f"{name} reads {target}.{sorted(attrs)}" for target, attrs in reads.items()
+                     if (name, target) not in PRIVATE_ALLOWED]
+    assert problems == []
 
 
 def test_only_the_factory_calls_duckdb_connect():

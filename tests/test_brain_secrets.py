@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from conftest import write
 
 from brainlab.cli import main
-from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer, query
 
 RNG = random.Random(10)
@@ -78,7 +77,7 @@ def test_no_brain_secret_in_database_export_or_cli(brain, tmp_path):
     db = tmp_path / "b.duckdb"
     con = open_writer(db)
     con.execute("SET force_compression = 'uncompressed'")  # so a byte scan sees every string
-    summary = ingest.run(con, brain_sources(), brain)
+    summary = ingest.ingest_brain(con, brain)
     assert sum(summary.rows.values()) >= 12
     con.execute("CHECKPOINT")
     export = tmp_path / "export"

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from brainlab.config import Thresholds
 from brainlab.errors import SimulationError
 from brainlab.sim.broker import replay, sprints_from_records
 from brainlab.sim.broker_reference import replay_reference
 from brainlab.sim.policies import Policy, make_policy, register
+from brainlab.spec.thresholds import Thresholds
 from brainlab.synth.sprints import CONTRACT, PROJECT, sprint_plan, sprint_records
 
 CONTRACT_P = {"p": {"auth": ["a.ts", "b.ts", "c.ts", "d.ts"], "video": ["v.ts", "w.ts"]}}

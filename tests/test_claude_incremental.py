@@ -127,6 +127,8 @@ PARSER = ("brainlab.sources.claude_code", "brainlab.sources.claude_fast",
           "brainlab.store.claude_writer",
           # the catalogue's check at open: its files' stat only (schema.catalog_files_key)
           "brainlab.protocol", "brainlab.modes", "brainlab.rules.catalogue",
+          "brainlab.spec.vocabulary", "brainlab.spec.modes", "brainlab.spec.rules",
+          "brainlab.spec.stops", "brainlab.spec.session_types",
           "importlib.resources", "zipfile")
 
 

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from brainlab.cli import main
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError
 from brainlab.sim.circuit_arrays import compile_journals
 from brainlab.sim.regulator import replay
+from brainlab.spec.thresholds import Thresholds
 from brainlab.synth.circuits import generate_tickets
 
 

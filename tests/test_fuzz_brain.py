@@ -26,7 +26,6 @@ from conftest import write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainlab.sources import brain_sources
 from brainlab.store import ingest, open_writer
 
 BOMB = "\n".join(['a: &a ["x","x","x","x","x","x","x","x","x"]',
@@ -150,7 +149,7 @@ def setup(tmp_path_factory):
     db = base / "good.duckdb"
     shutil.copy(template, db)
     con = open_writer(db)
-    ingest.run(con, brain_sources(), brain)
+    ingest.ingest_brain(con, brain)
     good = {str((brain / rel).resolve()) for rel in GOOD}
     expected = table_rows(con, good, brain)
     logged = {r[0] for r in con.execute("SELECT file FROM ingest_files").fetchall()}
@@ -181,7 +180,7 @@ def test_bad_files_never_cost_good_rows(setup, bad):
     con = open_writer(db)
     try:
         try:
-            ingest.run(con, brain_sources(), brain)
+            ingest.ingest_brain(con, brain)
         except Exception:
             tally["crashes"] += 1
             raise

@@ -12,7 +12,7 @@ from claude_factory import assistant, tool_use, usage, user, write
 from conftest import CORPUS, ingest_brain
 from conftest import write as write_file
 
-from brainlab.protocol import parse_session_keywords
+from brainlab.spec.vocabulary import parse_session_keywords
 from brainlab.store import open_writer, query
 from brainlab.store.claude_ingest import ingest_claude
 

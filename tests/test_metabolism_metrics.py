@@ -7,7 +7,7 @@ import pytest
 from conftest import ingest_brain, write
 
 from brainlab import metrics
-from brainlab.config import Thresholds
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from brainlab.errors import ConfigError
 from brainlab.sim.regulator import replay
-from brainlab.sim.rules import ADMISSION_REASONS, RegulatorRules, parse_rules
+from brainlab.spec.regulator import ADMISSION_REASONS, RegulatorRules, parse_rules
 
 
 class Journal:

@@ -9,11 +9,11 @@ from datetime import datetime
 import pytest
 from report_helpers import active_content
 
-from brainlab.config import Thresholds
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
 from brainlab.report import sections
 from brainlab.sources.sprints import sprint_sources
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import StoreConfig, connect, ingest, open_writer
 
 WEEK = Week.parse("2026-W48")

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from conftest import ingest_transcripts, write
 
 from brainlab.cli import main
-from brainlab.protocol import parse_session_keywords
 from brainlab.rules.check import check
+from brainlab.spec.vocabulary import parse_session_keywords
 from brainlab.store import reader
 
 T0 = datetime(2026, 3, 1, 3, 0)

@@ -23,9 +23,9 @@ from datetime import datetime
 
 import pytest
 
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError, SimulationError
 from brainlab.sim import tuning
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import open_writer
 
 SESSIONS = [  # id, started_at, todos_closed, context_peak_pct, context_at_close

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import pytest
 
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError
-from brainlab.sim import broker, tuning, tuning_breath
+from brainlab.sim import broker, tuning
+from brainlab.sim.tuning import breath as tuning_breath
+from brainlab.spec.thresholds import Thresholds
 
 
 def record(name, day, refs, loaded, todos):

@@ -32,9 +32,10 @@ from datetime import datetime, timedelta
 import pytest
 
 from brainlab.errors import ConfigError, SimulationError
-from brainlab.sim import tuning, tuning_tickets
-from brainlab.sim.rules import RegulatorRules
+from brainlab.sim import tuning
+from brainlab.sim.tuning import tickets as tuning_tickets
 from brainlab.sources.circuits import CircuitsSource
+from brainlab.spec.regulator import RegulatorRules
 from brainlab.store import open_writer
 from brainlab.store.ingest import run
 

@@ -16,14 +16,13 @@ from pathlib import Path
 
 from brainlab.errors import SourceError
 from brainlab.sources import claude_files
-from brainlab.store.schema import empty_store
+from brainlab.store.schema import LOOKUP_TABLES, empty_store
 
 PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path order
 EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
 GLOBAL_TABLES = ("cc_prices",)  # team-wide, not partitioned
-NOT_EXPORTED = ("brainlab_meta", "session_categories", "claim_ttl", "rule_catalogue",
-                "stop_codes", "session_modes", "mode_perimeters",
-                "mode_budgets",  # lookup tables: rebuilt by attach
+NOT_EXPORTED = ("brainlab_meta",
+                *LOOKUP_TABLES,  # lookup tables of brainlab.spec: rebuilt by attach
                 "cc_usage_rollup")  # derived per store: an attached lake reads the usage views
 ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
            "rollup_usage_models")

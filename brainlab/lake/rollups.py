@@ -10,6 +10,7 @@ cc_requests, usage_daily_models); tests check both give the same figures.
 from __future__ import annotations
 
 from brainlab.lake import layout
+from brainlab.lake.spark_io import read_table
 
 MEASURES = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 
@@ -18,8 +19,6 @@ def dedup_requests(spark, lake: str, columns: dict):
     """SPEC §7: one row per API call across the lake, with its day, price row and cost_usd."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
-
-    from brainlab.lake.spark_ingest import read_table
 
     lines = read_table(spark, lake, "cc_request_lines", columns)
     prices = read_table(spark, lake, "cc_prices", columns)

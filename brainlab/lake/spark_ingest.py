@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from brainlab.errors import LakeError
-from brainlab.lake import layout
+from brainlab.lake import layout, rollups
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
 from brainlab.sources import claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
@@ -25,11 +26,6 @@ TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results"
 WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
 PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
            " payload binary")
-_SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
-                "BOOLEAN": "boolean", "DOUBLE": "double", "TIMESTAMP": "string",
-                "DATE": "date"}
-
-
 @dataclass
 class LakeSummary:
     """What one Spark run did: files read / unchanged / reset / removed, rows, errors."""
@@ -78,7 +74,6 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     """Ingest the transcripts under ``root`` into ``lake`` (only what is new since the last run)."""
     from pyspark.sql import functions as F
 
-    from brainlab.lake import rollups
     from brainlab.store.claude_ingest import load_prices
 
     lake = layout.normalize(lake)
@@ -147,31 +142,16 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                              touched, drops)
         write_prices(spark, lake, price_rows, columns["cc_prices"])
         if (touched or prices is not None
-                or not _exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
+                or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
             summary.rollups = rollups.write_rollups(spark, lake, columns)
     finally:
         parsed.unpersist()
     return summary
 
 
-def read_table(spark, lake: str, table: str, columns: dict):
-    """The lake's ``table`` as a DataFrame (store columns + partitions), None if it has no files."""
-    from pyspark.sql import functions as F
-
-    uri = layout.table_uri(lake, table)
-    if not _exists(spark, uri):
-        return None
-    df = spark.read.option("basePath", uri).parquet(uri)
-    cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else _SPARK_TYPES.get(t, "string"))
-            .alias(c) for c, t in columns[table]]
-    names = {c for c, _ in columns[table]}
-    return df.select(*cols, *[F.col(p).cast("string") for p in layout.partitions(table)
-                              if p not in names])
-
-
 def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
     """Replace the team-wide price table (the package's prices, or the file given)."""
-    schema = ", ".join(f"{c} {_SPARK_TYPES[t]}" for c, t in columns)
+    schema = ", ".join(f"{c} {SPARK_TYPES[t]}" for c, t in columns)
     data = [tuple(row.get(c) for c, _ in columns) for row in rows]
     (spark.createDataFrame(data, schema).coalesce(1).write.mode("overwrite")
      .parquet(layout.table_uri(lake, "cc_prices")))
@@ -227,7 +207,7 @@ def _decode(parsed, table: str, columns: list[tuple[str, str]]):
     from pyspark.sql import functions as F
 
     names = [c for c, _ in columns]
-    arrow_schema = ", ".join(f"`{c}` {_SPARK_TYPES[t]}" for c, t in columns)
+    arrow_schema = ", ".join(f"`{c}` {SPARK_TYPES[t]}" for c, t in columns)
 
     def decode(batches):
         for batch in batches:
@@ -290,22 +270,5 @@ def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touc
         kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
                 .collect()}
         for u, m in touched - kept:
-            _delete(spark, f"{uri}/user={u}/machine={m}")
+            delete_path(spark, f"{uri}/user={u}/machine={m}")
     out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
-
-
-def _hadoop_path(spark, uri: str):
-    jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(uri)
-    return path, path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-
-
-def _exists(spark, uri: str) -> bool:
-    path, fs = _hadoop_path(spark, uri)
-    return bool(fs.exists(path))
-
-
-def _delete(spark, uri: str) -> None:
-    path, fs = _hadoop_path(spark, uri)
-    if fs.exists(path):
-        fs.delete(path, True)

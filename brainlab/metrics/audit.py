@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.metrics.metabolism import BASES, DB, signals
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
 
 

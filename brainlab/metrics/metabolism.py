@@ -10,8 +10,8 @@ from datetime import datetime
 
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
 
 DB = str | os.PathLike

@@ -1,7 +1,7 @@
 """Data for the weekly health report: one function per report section, DataFrames out.
 
 Every figure comes from a SQL view or table macro (store/views/*.sql); these functions pick
-the ISO week, pass a :class:`~brainlab.config.Thresholds` set through and open the database
+the ISO week, pass a :class:`~brainlab.spec.thresholds.Thresholds` set through and open the database
 read-only. Sections about tables other engineers add later (sprints, tickets) return ``None``
 while those relations are missing or empty, so the report works before and after they land.
 """
@@ -16,9 +16,9 @@ from datetime import date, datetime, timedelta
 import numpy as np
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError
 from brainlab.metrics.metabolism import basis_of
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query, reader
 
 DB = str | os.PathLike
@@ -298,7 +298,7 @@ def sprint_breath(db: DB, week: Week, thresholds: Thresholds | None = None,
     """The week's sprints with their SPEC §4.4 breath metrics and alerts; None without sprints.
 
     ``measured`` is the broker replay of the recorded source maps, one row per sprint
-    (``brainlab.sim.tuning_breath.sprint_alerts``: loads against references, the four alerts
+    (``brainlab.sim.tuning.breath.sprint_alerts``: loads against references, the four alerts
     with the accumulation one); the report passes it, and its metrics come first. The values
     the broker printed in its expire blocks (``broker_recorded_releases``) stay beside them as
     ``printed_*`` (measured beside logged, DESIGN §3). Without ``measured``, the printed values

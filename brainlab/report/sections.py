@@ -303,7 +303,7 @@ def agents(ctx: ReportContext) -> str:
 
 def breath_table(ctx: ReportContext) -> pd.DataFrame | None:
     """The week's sprints: measured breath (replay of the recorded source maps) beside printed."""
-    from brainlab.sim import tuning_breath
+    from brainlab.sim.tuning import breath as tuning_breath
 
     replayable = data.has_rows(ctx.db, "sprint_agent_inputs")
     sprints = tuning_breath.load(ctx.db) if replayable else None

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from brainlab.errors import ConfigError, SourceError
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
-from brainlab.sources import brain_sources
-from brainlab.store import ingest, open_writer
+from brainlab.store import open_writer
+from brainlab.store.ingest import ingest_brain
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
         scratch = None
         con = open_writer(":memory:", describe=False)
     try:
-        summary = ingest.run(con, brain_sources(), root)
+        summary = ingest_brain(con, root)
         if db is not None:
             copy_transcripts(con, Path(db))
         rows = con.execute(

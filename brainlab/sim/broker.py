@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.errors import SimulationError
 from brainlab.sim.output import write_frame
 from brainlab.sim.policies import Policy, make_policy
@@ -26,6 +25,7 @@ from brainlab.sim.sprintset import (
     sorted_unique,
     sprints_from_records,
 )
+from brainlab.spec.thresholds import Thresholds
 
 DEFAULT_MISS_OVERHEAD_TOKENS = 250  # SPEC §4.5 per-miss turn overhead (a tool call + result)
 DEFAULT_POLICIES = ("protocol", "greedy-domain", "on-demand", "history", "recorded")

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.sim.policies import Policy, iter_views, make_policy
 from brainlab.sim.sprintset import SprintSet
+from brainlab.spec.thresholds import Thresholds
 
 
 def replay_reference(ss: SprintSet, policies: Sequence[str | Policy],

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from brainlab.errors import SimulationError
-from brainlab.sim.rules import ADMISSION_REASONS, FICHE_REASON
+from brainlab.spec.regulator import ADMISSION_REASONS, FICHE_REASON
 
 OUTCOMES = ("integrated", "ended", "escalated")
 SESSIONS, TOKENS, WAKEUPS, LOOPS = range(4)

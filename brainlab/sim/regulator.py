@@ -40,7 +40,7 @@ from brainlab.sim.circuit_arrays import (
     describe_not_replayed,
 )
 from brainlab.sim.output import write_frame  # noqa: F401  (the CLI writes --out with it)
-from brainlab.sim.rules import RegulatorRules, named_rule_sets
+from brainlab.spec.regulator import RegulatorRules, named_rule_sets
 
 METRICS = ("wakeups_per_ticket", "loop_sessions_per_ticket", "integrated_share",
            "sessions_per_ticket", "tokens_per_ticket")

@@ -21,17 +21,13 @@ from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.spec.stops import STOP_CODES  # SPEC §6.2
 
 EVENTS = ("step", "stop", "decision", "admission", "review", "session", "end")
 DECIDERS = ("table", "regulator", "supervisor")
 DECISION_KINDS = ("RELANCE_REPRENDRE", "RELANCE_DEPUIS", "MONTE")
 OUTCOMES = ("integrated", "ended", "escalated")
 VERDICTS = {"ACCEPTÉ": "ACCEPTÉ", "ACCEPTE": "ACCEPTÉ", "RENDU": "RENDU"}
-# SPEC §6.2: stop names and their exit codes (controles has none).
-STOP_CODES = {
-    "sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,
-    "hors-portee": 19, "besoin": 20, "references": 23, "controles": None,
-}
 # SPEC §6.7 required fields of each event, besides ticket, ts and event (a controles stop has
 # no code, SPEC §6.2). Everything else is optional.
 REQUIRED = {

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from brainlab.protocol import METABOLISM_MANDATORY
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 from brainlab.sources.text import (
@@ -29,6 +28,7 @@ from brainlab.sources.text import (
     split_table_row,
     strip_markup,
 )
+from brainlab.spec.vocabulary import METABOLISM_MANDATORY
 
 SESS_ID_PATTERN = re.compile(r"^sess-[0-9A-Za-z][\w.-]*$")  # SPEC §2.1
 _SESS_STAMP = re.compile(r"^sess-(\d{8})-(\d{4})")

@@ -57,11 +57,11 @@ def column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
 def schema_types() -> None:
     """Every table's column types from the schema alone (an in-memory database, ~0.2 s)."""
     from brainlab.store.connection import StoreConfig, connect
-    from brainlab.store.schema import _sql_files
+    from brainlab.store.schema import sql_files
 
     mem = connect(StoreConfig(path=Path(":memory:"), read_only=False))
     try:
-        for _, sql in _sql_files("schema"):
+        for _, sql in sql_files("schema"):
             mem.execute(sql)
         column_types(mem)
     finally:

@@ -32,7 +32,7 @@ def engine(full: bool = False):
     """
     if not full:
         try:
-            import _duckdb
+            import _duckdb  # noqa: PLC2701  (duckdb's own engine module)
 
             return _duckdb
         except ImportError:

@@ -18,6 +18,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from brainlab.errors import SourceError
+from brainlab.sources import brain_sources, no_brain_message
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
 from brainlab.sources.redact import redact
@@ -203,6 +205,44 @@ def run(
             con.execute("COMMIT")
             summary.add("removed", source.name, len(gone))
     return summary
+
+
+def ingest_sources(db: str | Path | duckdb.DuckDBPyConnection, sources: Iterable[Source],
+                   root: Path, progress: ProgressFn | None = None) -> IngestSummary:
+    """Ingest ``root`` with ``sources`` into ``db`` (a store path, or an open writer).
+
+    Given a path, the store is opened as the one writer and closed at the end; given a
+    connection (``brainlab check``'s throw-away store), it is used and left open.
+    """
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        return run(db, sources, root, progress)
+    from brainlab.store.schema import open_writer  # the schema code: loaded by writers only
+
+    con = open_writer(db)
+    try:
+        return run(con, sources, root, progress)
+    finally:
+        con.close()
+
+
+def ingest_brain(db: str | Path | duckdb.DuckDBPyConnection, root: Path,
+                 progress: ProgressFn | None = None, require_files: bool = False
+                 ) -> IngestSummary:
+    """Ingest a brain checkout (metabolism logs, agents, contexts, claims, ...) into ``db``.
+
+    The one library entry point for ``brainlab ingest brain``, ``brainlab demo``,
+    ``brainlab check`` and the tests. ``require_files``: refuse (SourceError, before the
+    store is touched) a folder in which no brain source finds a file.
+    """
+    if require_files:
+        require_brain(root)
+    return ingest_sources(db, brain_sources(), root, progress)
+
+
+def require_brain(root: Path) -> None:
+    """Raise SourceError, naming what was looked for, when no brain source finds a file."""
+    if not any(s.discover(Path(root).resolve()) for s in brain_sources()):
+        raise SourceError(no_brain_message(Path(root)))
 
 
 def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed:

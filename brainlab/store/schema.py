@@ -29,11 +29,15 @@ if TYPE_CHECKING:
 
 _FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
 # the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
-_CATALOG_SOURCES = ("schema", "views", "models", "../protocol.py", "../modes.py",
-                    "../rules/catalogue.py")
+# the lookup tables _write_lookups writes from brainlab.spec (the lake rebuilds, not exports them)
+LOOKUP_TABLES = ("session_categories", "claim_ttl", "session_type_sets", "rule_catalogue",
+                 "stop_codes", "session_modes", "mode_perimeters", "mode_budgets")
+_CATALOG_SOURCES = ("schema", "views", "models", "../spec/vocabulary.py", "../spec/modes.py",
+                    "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py")
 
 
-def _sql_files(folder: str) -> list[tuple[str, str]]:
+def sql_files(folder: str) -> list[tuple[str, str]]:
+    """``(name, text)`` of every ``.sql`` file of ``folder`` (schema, views), in name order."""
     base = _FOLDER / folder
     files = sorted((p.name, p.read_text(encoding="utf-8")) for p in base.iterdir()
                    if p.name.endswith(".sql"))
@@ -61,7 +65,7 @@ def models() -> dict[str, dict]:
 def schema_fingerprint() -> str:
     """A hash of the table definitions: a change means an old database must be rebuilt."""
     digest = hashlib.sha256()
-    for name, text in _sql_files("schema"):
+    for name, text in sql_files("schema"):
         digest.update(name.encode() + b"\0" + text.encode())
     return digest.hexdigest()[:16]
 
@@ -69,20 +73,18 @@ def schema_fingerprint() -> str:
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab import protocol
+    from brainlab.spec import modes, rules, session_types, stops, vocabulary
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for folder in ("views", "models"):
         base = _FOLDER / folder
         for entry in sorted(base.iterdir(), key=lambda p: p.name):
             digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    from brainlab import modes
-    from brainlab.rules import catalogue
-
-    digest.update(repr((sorted(protocol.SESSION_CATEGORIES.items()),
-                        sorted(protocol.CLAIM_TTL_HOURS.items()),
-                        catalogue.RULES, sorted(catalogue.STOP_CODES.items()))).encode())
+    digest.update(repr((sorted(vocabulary.SESSION_CATEGORIES.items()),
+                        sorted(vocabulary.CLAIM_TTL_HOURS.items()),
+                        rules.RULES, sorted(stops.STOP_CODES.items()))).encode())
     digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
+    digest.update(repr(sorted(session_types.SESSION_TYPE_SETS.items())).encode())
     return digest.hexdigest()[:16]
 
 
@@ -129,10 +131,10 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
         rebuilt = True
     con.execute("BEGIN TRANSACTION")
     try:
-        for _name, text in _sql_files("schema"):
+        for _name, text in sql_files("schema"):
             con.execute(text)
         _write_lookups(con)
-        for _name, text in _sql_files("views"):
+        for _name, text in sql_files("views"):
             con.execute(text)
         _write_violations(con)
         if describe:
@@ -147,24 +149,30 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
 
 
 def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
-    """Protocol vocabulary from brainlab.protocol, as tables the views join."""
-    from brainlab import protocol
+    """The spec layer's vocabulary (brainlab.spec), as tables the views join."""
+    from brainlab.spec import session_types, vocabulary
 
     con.execute("CREATE OR REPLACE TABLE session_categories (type VARCHAR PRIMARY KEY,"
                 " category VARCHAR NOT NULL)")
     con.executemany("INSERT INTO session_categories VALUES (?, ?)",
-                    sorted(protocol.SESSION_CATEGORIES.items()))
+                    sorted(vocabulary.SESSION_CATEGORIES.items()))
     con.execute("CREATE OR REPLACE TABLE claim_ttl (type VARCHAR PRIMARY KEY,"
                 " ttl_hours DOUBLE NOT NULL)")
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
-                    sorted(protocol.CLAIM_TTL_HOURS.items()))
+                    sorted(vocabulary.CLAIM_TTL_HOURS.items()))
+    con.execute("CREATE OR REPLACE TABLE session_type_sets (set_name VARCHAR, type VARCHAR,"
+                " spec VARCHAR, PRIMARY KEY (set_name, type))")
+    con.executemany("INSERT INTO session_type_sets VALUES (?, ?, ?)",
+                    [(name, t, spec) for name, (spec, types)
+                     in sorted(session_types.SESSION_TYPE_SETS.items()) for t in types])
     _write_rule_lookups(con)
     _write_mode_lookups(con)
 
 
 def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
-    """The compliance rule catalogue and the SPEC §6.2 stop table (data only, see rules/)."""
-    from brainlab.rules import catalogue
+    """The compliance rule catalogue and the SPEC §6.2 stop table (brainlab.spec)."""
+    from brainlab.spec import rules as catalogue
+    from brainlab.spec.stops import STOP_CODES
 
     con.execute("CREATE OR REPLACE TABLE rule_catalogue (rule VARCHAR PRIMARY KEY, name VARCHAR,"
                 " spec VARCHAR, seed VARCHAR, subject_kind VARCHAR, severity VARCHAR,"
@@ -173,7 +181,7 @@ def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
                     [(r.id, r.name, r.spec, r.seed, r.subject_kind, r.severity, r.checks,
                       r.evidence) for r in catalogue.RULES])
     con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
-    con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(catalogue.STOP_CODES.items()))
+    con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(STOP_CODES.items()))
 
 
 def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
@@ -184,7 +192,7 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
     ``rows_view`` are read from it once, so what they share is computed once; each of them
     also gets its ``rule_<id>`` view, a filter of that relation.
     """
-    from brainlab.rules import catalogue
+    from brainlab.spec import rules as catalogue
 
     sources: dict[str, list[str]] = {}
     for rule in catalogue.RULES:
@@ -209,8 +217,8 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
-    """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab/modes.py)."""
-    from brainlab import modes
+    """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab.spec.modes)."""
+    from brainlab.spec import modes
 
     con.execute("CREATE OR REPLACE TABLE session_modes (mode VARCHAR PRIMARY KEY,"
                 " kind VARCHAR, mode_file VARCHAR, source VARCHAR)")

@@ -17,14 +17,15 @@ import uuid
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from brainlab.spec.session_types import COACH_TYPES, PROJECT_LAYER_TYPES, TODO_SCRIBE_TYPES
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth.model import SynthSession
 
 BRAIN = "/home/user/brain"
 CLOSE_PROMPT = "on wrappe"  # seeds/session-orchestrator.md.txt:291, a close trigger
 BOOT_CAP_TOKENS = 24_000  # 12% of 200k: under every synthetic context's total_boot (>= 18%)
-L3_TYPES = ("work", "deploy", "debug")  # SPEC §2.3 layer 3 (projets/X + todo/X)
-TODO_TYPES = ("work", "sprint", "debug")  # SPEC §2.4 step 2
-COACH_TYPES = ("brain", "work", "sprint", "debug", "coach")  # SPEC §2.4 step 4
+L3_TYPES = PROJECT_LAYER_TYPES  # SPEC §2.3 layer 3 (projets/X + todo/X)
+TODO_TYPES = TODO_SCRIBE_TYPES  # SPEC §2.4 step 2
 _PROJECT_FILE = re.compile(r"(^|/)(projets|todo)/[^/]+\.md$")
 _BOOKKEEPING = re.compile(r"(^|/)(claims/[^/]+\.ya?ml$|BRAIN-INDEX\.md$|focus\.md$|now\.md$"
                           r"|progression/|handoffs/|todo/)")
@@ -243,7 +244,7 @@ def _extra_read(path: str):
 
 def _boot_at_peak(s: SynthSession):
     """The request of the first productive action carries the session's peak context."""
-    peak = max(6_000, s.context_peak_pct * 200_000 // 100)
+    peak = max(6_000, s.context_peak_pct * CONTEXT_WINDOW_TOKENS // 100)
 
     def change(lines):
         productive = _calls(lines, lambda b: b["name"] in ("Edit", "Write")

@@ -12,6 +12,8 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+from brainlab.spec.session_types import PROJECT_LAYER_TYPES
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth.model import (
     PROJECTS,
     WASTED_AGENT,
@@ -72,7 +74,7 @@ def write_contexts(w: Writer) -> None:
     for kind, agents in BOOT_AGENTS.items():
         l1 = "\n".join(f"  - agents/{a}.md" for a in agents)
         l2 = ('L2:\n  template: "projets/{project}.md"\n  extras:\n    - "todo/{project}.md"\n'
-              if kind in ("work", "deploy", "debug") else "L2: []\n")
+              if kind in PROJECT_LAYER_TYPES else "L2: []\n")
         total = targets.get(kind, 20)
         w.write(f"contexts/session-{kind}.yml", (
             f"# session-{kind}.yml — synthetic\nsession_type: {kind}\n"
@@ -130,7 +132,8 @@ def metabolism_log(s: SynthSession, variant: str, rng: random.Random) -> str:
                   "|-------|---------------|"]
         lines += [f"| {a} | ~{sizes.get(a, 2000) / 1000:.1f}k |" for a in s.agents_loaded]
         total = sum(sizes.get(a, 2000) for a in s.agents_loaded)
-        lines.append(f"| total | ~{total / 1000:.0f}k tokens ({total * 100 // 200_000}% budget) |")
+        share = total * 100 // CONTEXT_WINDOW_TOKENS
+        lines.append(f"| total | ~{total / 1000:.0f}k tokens ({share}% budget) |")
     signals = []
     if saturation:
         signals.append("saturation_flag: peak > 80% with no todo closed")

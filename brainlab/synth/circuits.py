@@ -19,7 +19,7 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from brainlab.sim.rules import ADMISSION_REASONS, FICHE_REASON, RegulatorRules
+from brainlab.spec.regulator import ADMISSION_REASONS, FICHE_REASON, RegulatorRules
 
 COMPONENTS = ("lexer", "parser", "store", "api", "cli", "ui")
 PLANTED_KIND = "references-instables"

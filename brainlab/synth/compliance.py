@@ -16,12 +16,11 @@ import shutil
 from datetime import date, timedelta
 from pathlib import Path
 
+from brainlab.spec.stops import CODED_STOPS
 from brainlab.synth import boot_close_plants, mode_plants
 from brainlab.synth.model import SynthOptions, SynthSession
 
 UNKNOWN_TYPE = "hotfix"  # not a SPEC §2.2 type
-STOP_CODES = {"sans-livraison": 15, "relecture-arret": 16, "integration": 17, "question": 18,
-              "hors-portee": 19, "besoin": 20, "references": 23}
 
 
 def plant(out_dir: Path, sessions: list[SynthSession], options: SynthOptions,
@@ -232,7 +231,7 @@ def _circuit_stop(out: Path) -> list[dict]:
     lines = path.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
         event = json.loads(line)
-        if event.get("event") == "stop" and event.get("name") in STOP_CODES:
+        if event.get("event") == "stop" and event.get("name") in CODED_STOPS:
             event["code"] = 23 if event["name"] != "references" else 15
             lines[i] = json.dumps(event, ensure_ascii=False)
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -21,9 +21,9 @@ from dataclasses import replace
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
-from brainlab.modes import BUDGETS as MODE_BUDGETS
+from brainlab.spec.modes import BUDGETS as MODE_BUDGETS
 from brainlab.synth.model import SynthSession, agent_sizes
-from brainlab.synth.transcripts import _Session, _tool, session_lines
+from brainlab.synth.transcripts import TranscriptWriter, session_lines, tool_use
 
 BUDGETS = {b.mode: b for b in MODE_BUDGETS}  # SPEC §3.3, as the rules read them
 UNKNOWN_MODE = "turbo"  # no mode file, boot flag or working mode
@@ -139,13 +139,13 @@ def _entry(effect: str, where: str, violations: list[tuple[str, str]],
     return entry
 
 
-def _before_exit(w: _Session, make) -> None:
+def _before_exit(w: TranscriptWriter, make) -> None:
     """Insert the lines ``make(at)`` returns just before the closing ``/exit`` prompt."""
     end = datetime.strptime(w.lines[-1]["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ")
     w.lines[-1:-1] = make(end - timedelta(seconds=30))
 
 
-def _call(w: _Session, at: datetime, block: dict, result: str | None = None) -> list[dict]:
+def _call(w: TranscriptWriter, at: datetime, block: dict, result: str | None = None) -> list[dict]:
     """One API call with one block (and the tool's result when it is a tool use)."""
     lines = w.call(at, 12_000, 50, [block])
     if result is not None:
@@ -153,33 +153,33 @@ def _call(w: _Session, at: datetime, block: dict, result: str | None = None) -> 
     return lines
 
 
-def _prompt(w: _Session, at: datetime, text: str) -> dict:
+def _prompt(w: TranscriptWriter, at: datetime, text: str) -> dict:
     line = w._base("user", at)
     line["message"] = {"role": "user", "content": text}
     return line
 
 
-def _read_mode_file(w: _Session) -> None:
+def _read_mode_file(w: TranscriptWriter) -> None:
     """Boot: read modes/brain-navigate.md right after the first message (ADR-019:81)."""
     at = datetime.strptime(w.lines[0]["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ")
-    read = _tool(w._id("toolu"), "Read", file_path="/home/user/brain/modes/brain-navigate.md")
+    read = tool_use(w._id("toolu"), "Read", file_path="/home/user/brain/modes/brain-navigate.md")
     w.lines[1:1] = _call(w, at + timedelta(seconds=1), read, "mode")
 
 
-def _late_mode(w: _Session) -> None:
+def _late_mode(w: TranscriptWriter) -> None:
     _before_exit(w, lambda at: [_prompt(w, at, "what next?"),
                                 _prompt(w, at + timedelta(seconds=5), "brain +coach")])
 
 
-def _out_of_perimeter(w: _Session) -> None:
-    edit = _tool(w._id("toolu"), "Edit", file_path="/home/user/projets/originsdigital/src/"
+def _out_of_perimeter(w: TranscriptWriter) -> None:
+    edit = tool_use(w._id("toolu"), "Edit", file_path="/home/user/projets/originsdigital/src/"
                  "login.ts", old_string="a", new_string="b")
-    commit = _tool(w._id("toolu"), "Bash", command="git commit -am 'fix the login form'")
+    commit = tool_use(w._id("toolu"), "Bash", command="git commit -am 'fix the login form'")
     _before_exit(w, lambda at: [*_call(w, at, edit, "ok"),
                                 *_call(w, at + timedelta(seconds=5), commit, "[main 1a2b] ok")])
 
 
-def _redirects(w: _Session) -> None:
+def _redirects(w: TranscriptWriter) -> None:
     text = {"type": "text", "text": REDIRECT_FR}
     _before_exit(w, lambda at: [
         _prompt(w, at, "can you fix the login bug in originsdigital?"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from importlib import resources
 
-from brainlab.protocol import category_of
+from brainlab.spec.vocabulary import category_of
 
 DEFAULT_END = date(2026, 11, 29)  # fixed so a seed always gives the same brain
 

@@ -24,12 +24,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from brainlab.synth.sprints import PLANTED_DOMAIN, PROJECT, expire_text, inhale_text
-from brainlab.synth.transcripts import SUB_MODEL, _Session, _tool, _write_jsonl
+from brainlab.synth.transcripts import SUB_MODEL, TranscriptWriter, tool_use, write_jsonl
 
 TOOLS = {"read": "Read", "search": "Grep", "edit": "Edit", "write": "Write"}
 
 
-class _SprintSession(_Session):
+class _SprintSession(TranscriptWriter):
     """One sprint's session: the transcript writer of synth/transcripts.py, in the repo."""
 
     def __init__(self, cwd: str, rng: random.Random):
@@ -68,7 +68,7 @@ def sprint_session(sprint: dict, rng: random.Random) -> _SprintSession:
         context += rng.randint(2_000, 6_000)
         tool_id = w._id("toolu")
         role = agent["agent"]
-        w.lines += w.call(at, context, 300, [_tool(tool_id, "Task", subagent_type=role,
+        w.lines += w.call(at, context, 300, [tool_use(tool_id, "Task", subagent_type=role,
                                                    description=f"{role} {sprint['domain']}",
                                                    prompt=f"sprint {sprint['sprint']}")])
         agent_id = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
@@ -78,7 +78,7 @@ def sprint_session(sprint: dict, rng: random.Random) -> _SprintSession:
             sub_tool = w._id("toolu")
             path = f"{sprint['repo']}/{ref['path']}"
             sub += w.call(sub_at, 9_000 + 3_000 * j, rng.randint(100, 1_200),
-                          [_tool(sub_tool, TOOLS[ref["kind"]],
+                          [tool_use(sub_tool, TOOLS[ref["kind"]],
                                  **_args(ref["kind"], path, sprint["domain"]))],
                           agent=agent_id, model=SUB_MODEL)
             size = sprint["files"].get(ref["path"], 2_000) if ref["kind"] == "read" else 40
@@ -107,11 +107,11 @@ def write_sprint_transcripts(out_dir: Path, plan: list[dict],
         w = sprint_session(sprint, rng)
         folder = root / w.cwd.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
-        _write_jsonl(folder / f"{w.id}.jsonl", w.lines)
+        write_jsonl(folder / f"{w.id}.jsonl", w.lines)
         for agent_id, (role, lines) in w.sub_files.items():
             sub_dir = folder / w.id / "subagents"
             sub_dir.mkdir(parents=True, exist_ok=True)
-            _write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
+            write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
             (sub_dir / f"agent-{agent_id}.meta.json").write_text(
                 json.dumps({"agentType": role}), encoding="utf-8")
     billing = [s["sprint"] for s in plan if s["domain"] == PLANTED_DOMAIN]

@@ -20,16 +20,17 @@ import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth import boot_close_plants as boot_close
 from brainlab.synth.model import SynthSession, agent_sizes
 
-WINDOW = 200_000
+WINDOW = CONTEXT_WINDOW_TOKENS
 MAIN_MODEL = "claude-opus-4-5-20251101"
 SUB_MODEL = "claude-sonnet-4-5-20250929"
 VERSION = "2.0.42"
 
 
-class _Session:
+class TranscriptWriter:
     """Writes one session's lines, keeping ids and the clock consistent."""
 
     def __init__(self, s: SynthSession, rng: random.Random, sizes: dict[str, int]):
@@ -78,6 +79,7 @@ class _Session:
 
     def result(self, at: datetime, tool_id: str, content: str, agent: str | None = None,
                extra: dict | None = None) -> dict:
+        """The user line carrying the result of tool call ``tool_id``."""
         line = self._base("user", at, agent)
         line["message"] = {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": tool_id, "content": content}]}
@@ -90,13 +92,14 @@ def _ts(at: datetime) -> str:
     return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
 
 
-def _tool(tool_id: str, name: str, **args) -> dict:
+def tool_use(tool_id: str, name: str, **args) -> dict:
+    """A ``tool_use`` content block calling ``name`` with ``args``."""
     return {"type": "tool_use", "id": tool_id, "name": name, "input": args}
 
 
-def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) -> _Session:
+def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) -> TranscriptWriter:
     """Build the main chain and subagent files of one session."""
-    w = _Session(s, rng, sizes)
+    w = TranscriptWriter(s, rng, sizes)
     start, end = s.started_at, s.ended_at
     peak = max(6_000, s.context_peak_pct * WINDOW // 100)
     close = max(4_000, s.context_at_close * WINDOW // 100)
@@ -149,24 +152,24 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
             w.lines += close_lines
         elif kind == "read-agent":
             path = f"/home/user/brain/agents/{what}.md"
-            w.lines += w.call(at, context, 60, [_tool(tool_id, "Read", file_path=path)])
+            w.lines += w.call(at, context, 60, [tool_use(tool_id, "Read", file_path=path)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id,
                                     "x" * sizes.get(str(what), 2_000)))
         elif kind in ("read", "edit"):
             name = "Read" if kind == "read" else "Edit"
             args = {"file_path": what} if kind == "read" else {
                 "file_path": what, "old_string": "a", "new_string": "b"}
-            w.lines += w.call(at, context, rng.randint(80, 900), [_tool(tool_id, name, **args)])
+            w.lines += w.call(at, context, rng.randint(80, 900), [tool_use(tool_id, name, **args)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "ok " * 50))
         elif kind in ("write", "todos", "decisions"):
             w.lines += w.call(at, context, 200, [_v2_tool(tool_id, kind, what, w.cwd)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "ok"))
         elif kind == "commit":
             command = f"git add -A && git commit -m 'sprint step {what + 1}'"
-            w.lines += w.call(at, context, 120, [_tool(tool_id, "Bash", command=command)])
+            w.lines += w.call(at, context, 120, [tool_use(tool_id, "Bash", command=command)])
             w.lines.append(w.result(at + timedelta(seconds=2), tool_id, "[main abc123] ok"))
         else:  # task: launch a subagent of the agent's name
-            w.lines += w.call(at, context, 300, [_tool(tool_id, "Task", subagent_type=what,
+            w.lines += w.call(at, context, 300, [tool_use(tool_id, "Task", subagent_type=what,
                                                        description=f"{what} step",
                                                        prompt="do the step")])
             agent_id = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
@@ -177,7 +180,7 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
                 sub_tool = w._id("toolu")
                 target = f"{w.cwd}/src/module_{k}.py" if s.project else "/home/user/brain/KERNEL.md"
                 sub += w.call(sub_at, 8_000 + 4_000 * k, rng.randint(100, 1_500),
-                              [_tool(sub_tool, "Read", file_path=target)], agent=agent_id,
+                              [tool_use(sub_tool, "Read", file_path=target)], agent=agent_id,
                               model=SUB_MODEL)
                 sub.append(w.result(sub_at + timedelta(seconds=1), sub_tool, "code " * 40,
                                     agent=agent_id))
@@ -204,12 +207,12 @@ def write_transcripts(out_dir: Path, sessions: list[SynthSession],
             continue
         folder = root / w.cwd.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
-        _write_jsonl(folder / f"{w.id}.jsonl", w.lines)
+        write_jsonl(folder / f"{w.id}.jsonl", w.lines)
         for agent_id, (agent_type, lines) in w.sub_files.items():
             launched[agent_type] = launched.get(agent_type, 0) + 1
             sub_dir = folder / w.id / "subagents"
             sub_dir.mkdir(parents=True, exist_ok=True)
-            _write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
+            write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
             (sub_dir / f"agent-{agent_id}.meta.json").write_text(
                 json.dumps({"agentType": agent_type}), encoding="utf-8")
     return [{
@@ -226,18 +229,19 @@ def write_transcripts(out_dir: Path, sessions: list[SynthSession],
 def _v2_tool(tool_id: str, kind: str, what, cwd: str) -> dict:
     """A Write, a TodoWrite with ``what`` items completed, or ``what`` workspace decisions."""
     if kind == "write":
-        return _tool(tool_id, "Write", file_path=what, content="# written\n")
+        return tool_use(tool_id, "Write", file_path=what, content="# written\n")
     if kind == "todos":
-        return _tool(tool_id, "TodoWrite", todos=[
+        return tool_use(tool_id, "TodoWrite", todos=[
             {"content": f"step {i + 1}", "status": "completed", "activeForm": "working"}
             for i in range(what)])
     lines = "".join(f"2026-01-01 10:0{i % 10} | option {i}? | choisi : a | raison : b\n"
                     for i in range(what))
-    return _tool(tool_id, "Edit", file_path="/home/user/brain/workspace/explore-s1/log.md",
+    return tool_use(tool_id, "Edit", file_path="/home/user/brain/workspace/explore-s1/log.md",
                  old_string="", new_string=lines)
 
 
-def _write_jsonl(path: Path, lines: list[dict]) -> None:
+def write_jsonl(path: Path, lines: list[dict]) -> None:
+    """Write ``lines`` as compact JSON Lines (one object a line)."""
     with open(path, "w", encoding="utf-8") as handle:
         for line in lines:
             handle.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False))

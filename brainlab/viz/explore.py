@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 import altair as alt
 import pandas as pd
 
-from brainlab.config import Thresholds
-from brainlab.sim.tuning import METRIC_COLUMNS
+from brainlab.sim.tuning.scoring import METRIC_COLUMNS
+from brainlab.spec.thresholds import Thresholds
 from brainlab.viz import theme
 
 CATEGORY_COLORS = {"use-brain": "#1f77b4", "build-brain": "#ff7f0e",

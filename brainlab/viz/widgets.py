@@ -16,7 +16,7 @@ import ipywidgets as w
 import pandas as pd
 from IPython.display import display
 
-from brainlab.config import Thresholds
+from brainlab.spec.thresholds import Thresholds
 from brainlab.viz.explore import filter_sessions
 from brainlab.viz.render import chart_widget
 
@@ -39,7 +39,7 @@ SPEC_ADDRESS = {  # which SPEC section each field comes from, shown in the slide
     "little_use_share": "§2.5", "context_load_max": "§4.4", "stale_ratio_max": "§4.4",
     "exhale_rate_min": "§4.4", "breath_depth_rising_sprints": "§4.4",
     **{k: "§3.3" for k in CHOICES},
-    # RegulatorRules (brainlab.sim.rules): SPEC §6.5 limits, §6.3 stop table
+    # RegulatorRules (brainlab.spec.regulator): SPEC §6.5 limits, §6.3 stop table
     **{k: "§6.5" for k in ("max_relance_same_stop", "max_refusals", "max_fiche_reasks",
                            "max_question_rounds", "max_reviews", "max_regulator_stops",
                            "escalate_without_new_fact")},
@@ -110,7 +110,7 @@ def threshold_panel(render: Callable[[Thresholds], None], base: Thresholds | Non
     """Sliders for ``fields`` of ``base``; each change calls ``render(thresholds)`` into an Output.
 
     ``base`` may be any frozen dataclass with a ``replace(**changes)`` method, e.g. a
-    :class:`brainlab.sim.rules.RegulatorRules` for the SPEC §6.5 limits.
+    :class:`brainlab.spec.regulator.RegulatorRules` for the SPEC §6.5 limits.
     """
     base = base or Thresholds()
     controls = dataclass_controls(base, fields)
@@ -181,7 +181,7 @@ def show(*objects) -> None:
 
 def regulator_rules_class():
     """The regulator rule set class when the regulator replay is installed, else None."""
-    for module in ("brainlab.sim.rules", "brainlab.sim.regulator"):
+    for module in ("brainlab.spec.regulator", "brainlab.sim.regulator"):
         try:
             mod = __import__(module, fromlist=["RegulatorRules"])
         except ImportError:

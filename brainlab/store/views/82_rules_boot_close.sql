@@ -212,7 +212,8 @@ r_bot002 AS (
            json_object('type', r.type, 'files', list(DISTINCT regexp_extract(
                r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1)))::VARCHAR AS evidence
     FROM boot r
-    WHERE r.type IS NOT NULL AND r.type NOT IN ('work', 'deploy', 'debug')
+    WHERE r.type IS NOT NULL
+      AND r.type NOT IN (SELECT type FROM session_type_sets WHERE set_name = 'project-layer')
       AND regexp_matches(r.file_path, '(^|[/\\])(projets|todo)[/\\][^/\\]+\.md$')
       AND NOT EXISTS (
           SELECT 1 FROM context_files f
@@ -238,7 +239,8 @@ r_clo004 AS (
            json_object('type', type, 'close_agents', agents,
                        'todos_created', todos_created)::VARCHAR AS evidence
     FROM cs
-    WHERE (type IN ('work', 'sprint', 'debug') OR (type = 'brainstorm' AND todos_created > 0))
+    WHERE (type IN (SELECT type FROM session_type_sets WHERE set_name = 'todo-scribe')
+           OR (type = 'brainstorm' AND todos_created > 0))
       AND NOT list_contains(agents, 'todo-scribe')
 ),
 r_clo005 AS (
@@ -259,7 +261,7 @@ r_clo006 AS (
            type || ' session closed without the coach''s report' AS message,
            json_object('type', type, 'close_agents', agents)::VARCHAR AS evidence
     FROM cs
-    WHERE type IN ('brain', 'work', 'sprint', 'debug', 'coach')
+    WHERE type IN (SELECT type FROM session_type_sets WHERE set_name = 'coach')
       AND NOT list_contains(agents, 'coach')
 ),
 r_clo007 AS (

@@ -23,10 +23,10 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from brainlab.config import Thresholds
 from brainlab.errors import ConfigError, SimulationError
 from brainlab.sim import broker
 from brainlab.sim.sprintset import SprintSet
+from brainlab.spec.thresholds import Thresholds
 
 BREATH_ALERTS = ("alert_overload", "alert_noise", "alert_retention", "alert_accumulation")
 BREATH_FIELDS = ("context_load_max", "stale_ratio_max", "exhale_rate_min",

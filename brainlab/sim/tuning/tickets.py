@@ -3,7 +3,7 @@
 Labels come from the ``ticket_outcomes`` view (brainlab/store/views/60_tuning.sql): a ticket is
 bad when it reached the supervisor (SPEC §6.6 wake-ups > 0). Alerts come from the regulator
 replay (:func:`brainlab.sim.regulator.replay`) of the recorded circuits under a trial
-:class:`~brainlab.sim.rules.RegulatorRules`:
+:class:`~brainlab.spec.regulator.RegulatorRules`:
 
 - an *alert* is a ticket the rule set sends to the supervisor: replayed wake-ups >= 0.5. For a
   ticket the replay walks without a donor (cut or followed) wake-ups are whole, so this is
@@ -11,7 +11,8 @@ replay (:func:`brainlab.sim.regulator.replay`) of the recorded circuits under a 
   is the mean over the draws ("the supervisor is woken at least half a time on average");
 - alerts per week count tickets by the ISO week of their first event, over every week from the
   first replayed ticket's to the last one's; precision and recall as in
-  :mod:`brainlab.sim.tuning`. Open tickets (no end event) are neither replayed nor scored.
+  :mod:`brainlab.sim.tuning.scoring`. Open tickets (no end event) are neither replayed nor
+  scored.
 
 Under the SPEC defaults every ticket follows its journal, so the defaults alert exactly on the
 bad tickets (precision = recall = 1) by construction: what tuning shows is how a change of
@@ -27,23 +28,22 @@ from collections.abc import Iterable
 import pandas as pd
 
 from brainlab.errors import ConfigError, SimulationError
-from brainlab.sim import tuning
 from brainlab.sim.circuit_arrays import CompiledJournals
 from brainlab.sim.regulator import load_journals, replay
-from brainlab.sim.rules import RegulatorRules
+from brainlab.sim.tuning.scoring import DB, TICKET_METRIC_COLUMNS, score
+from brainlab.spec.regulator import RegulatorRules
 from brainlab.store import query
 
 DEFAULT_DRAWS = 20  # donor draws per continued ticket: enough for a slider, fast on the demo
 ALERT_WAKEUPS = 0.5
-TICKET_METRIC_COLUMNS = [c.replace("bad_sessions", "bad_tickets") for c in tuning.METRIC_COLUMNS]
 
 
-def outcomes(db: tuning.DB) -> pd.DataFrame:
+def outcomes(db: DB) -> pd.DataFrame:
     """Return every ticket's outcome label (view ``ticket_outcomes``, brainlab's own labels)."""
     return query(db, "SELECT * FROM ticket_outcomes ORDER BY started_at, ticket")
 
 
-def load(db: tuning.DB) -> CompiledJournals | None:
+def load(db: DB) -> CompiledJournals | None:
     """The store's finished circuits compiled for replay, or None when it holds none."""
     try:
         return load_journals(db)
@@ -51,7 +51,7 @@ def load(db: tuning.DB) -> CompiledJournals | None:
         return None
 
 
-def tickets_with_stop_kind(db: tuning.DB, kind: str) -> list[str]:
+def tickets_with_stop_kind(db: DB, kind: str) -> list[str]:
     """Tickets that raised at least one stop of ``kind`` (view circuit_stops, SPEC §6.3)."""
     found = query(db, "SELECT DISTINCT ticket FROM circuit_stops WHERE stop_kind = ? "
                       "ORDER BY ticket", [kind])
@@ -107,7 +107,7 @@ def ticket_alerts(db, rules=None, draws: int = DEFAULT_DRAWS, seed: int = 0,
 
 
 def _score(frame: pd.DataFrame) -> dict:
-    got = tuning.score(frame)
+    got = score(frame)
     got["bad_tickets"] = got.pop("bad_sessions")
     return {k: got[k] for k in TICKET_METRIC_COLUMNS}
 

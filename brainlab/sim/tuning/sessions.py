@@ -1,7 +1,7 @@
-"""Threshold tuning: score the SPEC §3.3 alerts against outcome labels, sweep a grid, recommend.
+"""Session-threshold tuning: score the SPEC §3.3 alerts against outcome labels, sweep a grid.
 
 Alerts come from :func:`brainlab.metrics.signals` (the SQL macro ``session_signals_for``) under
-a trial :class:`~brainlab.config.Thresholds` set; labels come from the ``session_outcomes`` view
+a trial :class:`~brainlab.spec.thresholds.Thresholds` set; labels come from the ``session_outcomes`` view
 (brainlab/store/views/60_tuning.sql: a session is bad when it saturates or the next scored
 session's health is below 0.80). Python only joins the two and counts.
 
@@ -14,27 +14,23 @@ Definitions (documented in docs/notebooks.md):
 - *recall* = alerted bad sessions / bad sessions (NaN when no session is bad).
 Unlabelled sessions (``is_bad`` NULL) count as alerts but not in precision or recall.
 
-The same scoring serves the regulator limits (:mod:`brainlab.sim.tuning_tickets`, tickets
-against ``ticket_outcomes``) and the breath alerts are counted per week by
-:mod:`brainlab.sim.tuning_breath`; ``sweep(..., kind=...)`` reaches all three.
+The counting (:func:`brainlab.sim.tuning.scoring.score`) is shared with the regulator limits
+(:mod:`brainlab.sim.tuning.tickets`); :func:`brainlab.sim.tuning.sweep` reaches all three kinds.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
-import os
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
 from brainlab import metrics
-from brainlab.config import Thresholds
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.errors import ConfigError
+from brainlab.sim.tuning.scoring import DB, METRIC_COLUMNS, score
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
-
-DB = str | os.PathLike
 
 # SPEC §3.3 signals computed per session by session_signals_for; each is one alert kind.
 SESSION_SIGNALS = ("coach_triggered", "is_inefficient", "recommend_conserve_next",
@@ -49,8 +45,6 @@ SIGNAL_FIELDS = frozenset({
     "ratio_explore_weight", "ratio_healthy", "ratio_watch", "coach_ratio", "coach_health",
     "coach_last_n", "coach_health_mode", "conserve_peak", "conserve_health", "conserve_close",
 })
-METRIC_COLUMNS = ["weeks", "alerts", "alerts_per_week", "labelled_alerts", "true_positives",
-                  "false_positives", "false_negatives", "bad_sessions", "precision", "recall"]
 
 
 def outcomes(db: DB, bad_health: float = 0.80) -> pd.DataFrame:
@@ -76,34 +70,6 @@ def label_alerts(signals: pd.DataFrame, labels: pd.DataFrame,
         on="sess_id", how="inner")
     frame["is_alert"] = frame[list(names)].fillna(False).astype(bool).any(axis=1)
     return frame
-
-
-def score(frame: pd.DataFrame) -> dict:
-    """Alerts per week, precision and recall of a :func:`label_alerts` frame (see module doc)."""
-    if frame.empty:
-        weeks = 0
-    else:
-        starts = pd.to_datetime(frame["week_start"])
-        weeks = int((starts.max() - starts.min()).days // 7 + 1)
-    alert = frame["is_alert"].astype(bool)
-    labelled = frame["is_bad"].notna()
-    bad = labelled & frame["is_bad"].fillna(False).astype(bool)
-    tp = int((alert & bad).sum())
-    fp = int((alert & labelled & ~bad).sum())
-    fn = int((~alert & bad).sum())
-    alerts = int(alert.sum())
-    return {
-        "weeks": weeks,
-        "alerts": alerts,
-        "alerts_per_week": alerts / weeks if weeks else math.nan,
-        "labelled_alerts": tp + fp,
-        "true_positives": tp,
-        "false_positives": fp,
-        "false_negatives": fn,
-        "bad_sessions": int(bad.sum()),
-        "precision": tp / (tp + fp) if tp + fp else math.nan,
-        "recall": tp / (tp + fn) if tp + fn else math.nan,
-    }
 
 
 def evaluate(db: DB, thresholds: Thresholds | None = None,
@@ -160,33 +126,16 @@ def _grid_points(grid: dict[str, Iterable]) -> list[dict]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
 
 
-def sweep(db: DB, grid: dict[str, Iterable], base=None,
+def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
           alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-          bad_health: float = 0.80, *, kind: str = "sessions", **options) -> pd.DataFrame:
+          bad_health: float = 0.80, **options) -> pd.DataFrame:
     """Score every combination of ``grid`` (threshold name -> values) over ``base``.
 
-    ``kind`` picks what is alerted and scored:
-
-    - ``"sessions"`` (default): SPEC §3.3 session signals against ``session_outcomes``. One row
-      per combination: the grid values, then weeks, alerts, alerts_per_week, labelled_alerts,
-      true/false positives, false negatives, bad_sessions, precision, recall. Signals are
-      computed once per distinct threshold set (in SQL, via metrics.signals).
-    - ``"tickets"``: SPEC §6.5 regulator limits (grid keys are RegulatorRules fields, ``base`` a
-      RegulatorRules) against ``ticket_outcomes``; ``options``: draws, seed, journals. See
-      :mod:`brainlab.sim.tuning_tickets` (bad_tickets replaces bad_sessions).
-    - ``"breath"``: SPEC §4.4 breath thresholds, alert volume per week only (no labels);
-      ``db`` may be a SprintSet; ``options``: policy. See :mod:`brainlab.sim.tuning_breath`.
+    SPEC §3.3 session signals against ``session_outcomes``. One row per combination: the
+    grid values, then weeks, alerts, alerts_per_week, labelled_alerts, true/false
+    positives, false negatives, bad_sessions, precision, recall. Signals are computed once
+    per distinct threshold set (in SQL, via metrics.signals).
     """
-    if kind == "tickets":
-        from brainlab.sim import tuning_tickets
-
-        return tuning_tickets.sweep(db, grid, base, **options)
-    if kind == "breath":
-        from brainlab.sim import tuning_breath
-
-        return tuning_breath.sweep(db, grid, base, **options)
-    if kind != "sessions":
-        raise ConfigError(f"kind must be sessions, tickets or breath; got {kind!r}")
     if options:
         raise ConfigError(f"unexpected options for session tuning: {sorted(options)}")
     base = base or Thresholds()
@@ -202,30 +151,6 @@ def sweep(db: DB, grid: dict[str, Iterable], base=None,
             cache[thresholds] = score(label_alerts(signals, labels, names))
         rows.append({**point, **cache[thresholds]})
     return pd.DataFrame(rows, columns=[*grid.keys(), *METRIC_COLUMNS])
-
-
-def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.Series:
-    """Pick the best row under the budget: max recall, then max precision, then fewest alerts.
-
-    Ties left after that keep the grid's order (the first row wins). Rows with NaN recall or
-    precision rank below any number. Raises SimulationError when no row fits the budget.
-    """
-    if "recall" not in sweep_result.columns:
-        raise ConfigError("this sweep has no outcome labels (breath alerts are scored by "
-                          "volume only): nothing to rank by recall")
-    if sweep_result.empty:
-        raise SimulationError("empty sweep: nothing to recommend")
-    fits = sweep_result[sweep_result["alerts_per_week"] <= alerts_per_week_budget]
-    if fits.empty:
-        lowest = sweep_result["alerts_per_week"].min()
-        raise SimulationError(f"no threshold set stays within {alerts_per_week_budget} alerts "
-                              f"per week (the lowest in this sweep is {lowest:.2f})")
-    ranked = fits.assign(_order=range(len(fits)),
-                         _recall=fits["recall"].fillna(-1.0),
-                         _precision=fits["precision"].fillna(-1.0))
-    ranked = ranked.sort_values(["_recall", "_precision", "alerts_per_week", "_order"],
-                                ascending=[False, False, True, True], kind="stable")
-    return ranked.drop(columns=["_order", "_recall", "_precision"]).iloc[0]
 
 
 def default_grid(thresholds: Thresholds | None = None) -> dict[str, list]:

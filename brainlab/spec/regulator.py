@@ -3,7 +3,8 @@
 A rule set is a frozen :class:`RegulatorRules`; ``default`` holds the SPEC values. A rule
 specification string names a variant and/or ``key=value`` overrides, comma-separated and
 applied left to right on top of ``default``: ``"max_relance_same_stop=2"``,
-``"lenient,max_reviews=4"``.
+``"lenient,max_reviews=4"``. Part of the spec layer: the replays (brainlab.sim), the
+synthetic circuits and the tuning notebooks read it from here.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from brainlab.config import parse_overrides
-from brainlab.errors import ConfigError
+from brainlab.spec.errors import ConfigError
+from brainlab.spec.values import parse_overrides, replace_fields
 
 # SPEC §6.5 admission rules: the reason a refused decision carries in its `admission` event.
 ADMISSION_REASONS: tuple[str, ...] = (
@@ -80,25 +81,7 @@ class RegulatorRules:
 
     def replace(self, **changes) -> RegulatorRules:
         """Return a copy with some fields changed; unknown names or bad types raise ConfigError."""
-        fields = {f.name: f for f in dataclasses.fields(self)}
-        unknown = sorted(set(changes) - set(fields))
-        if unknown:
-            raise ConfigError(
-                f"unknown regulator rule(s): {', '.join(unknown)}; known: {sorted(fields)}"
-            )
-        clean = {}
-        for name, value in changes.items():
-            want = type(getattr(self, name))
-            if want is bool and not isinstance(value, bool):
-                raise ConfigError(f"rule {name} expects true or false, got {value!r}")
-            if want is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ConfigError(f"rule {name} expects an integer, got {value!r}")
-            if want is int and value < 0:
-                raise ConfigError(f"rule {name} must be >= 0, got {value}")
-            if want is str:
-                value = str(value)
-            clean[name] = value
-        return dataclasses.replace(self, **clean)
+        return replace_fields(self, "regulator rule", changes, non_negative=True)
 
     def changes(self) -> dict:
         """The fields that differ from the SPEC defaults."""
@@ -118,9 +101,13 @@ VARIANTS: dict[str, dict] = {
 }
 
 
-def parse_rules(spec: str) -> RegulatorRules:
-    """Build a rule set from ``"variant,key=value,..."`` (items applied left to right)."""
-    rules = RegulatorRules()
+def parse_rules(spec: str, base: RegulatorRules | None = None) -> RegulatorRules:
+    """Build a rule set from ``"variant,key=value,..."`` (items applied left to right).
+
+    ``base``: the rule set the items apply to (default: the SPEC values; the CLI passes the
+    ``[regulator]`` table of the user's settings file).
+    """
+    rules = base or RegulatorRules()
     items = [item.strip() for item in spec.split(",") if item.strip()] if spec else []
     for item in items:
         if "=" in item:
@@ -135,12 +122,13 @@ def parse_rules(spec: str) -> RegulatorRules:
     return rules
 
 
-def named_rule_sets(specs: list[str] | tuple[str, ...]) -> dict[str, RegulatorRules]:
+def named_rule_sets(specs: list[str] | tuple[str, ...],
+                    base: RegulatorRules | None = None) -> dict[str, RegulatorRules]:
     """Parse several specifications into ``{label: rules}`` (label = the spec as given)."""
     out: dict[str, RegulatorRules] = {}
     for spec in specs or ["default"]:
         label = spec.strip() or "default"
         if label in out:
             raise ConfigError(f"rule set {label!r} given twice")
-        out[label] = parse_rules(label)
+        out[label] = parse_rules(label, base)
     return out

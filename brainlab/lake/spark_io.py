@@ -1,0 +1,50 @@
+"""Spark I/O on the lake: read a table with the store's column types, test and delete paths.
+
+The bottom of the lake's Spark modules: :mod:`brainlab.lake.spark_ingest` and
+:mod:`brainlab.lake.rollups` both read through :func:`read_table`, so neither imports the
+other for it. pyspark is imported lazily (inside the functions).
+"""
+
+from __future__ import annotations
+
+from brainlab.lake import layout
+
+# store column type -> Spark SQL type
+SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
+               "BOOLEAN": "boolean", "DOUBLE": "double", "TIMESTAMP": "string",
+               "DATE": "date"}
+
+
+def read_table(spark, lake: str, table: str, columns: dict):
+    """The lake's ``table`` as a DataFrame (store columns + partitions), None if it has no files."""
+    from pyspark.sql import functions as F
+
+    uri = layout.table_uri(lake, table)
+    if not path_exists(spark, uri):
+        return None
+    df = spark.read.option("basePath", uri).parquet(uri)
+    cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
+            .alias(c) for c, t in columns[table]]
+    names = {c for c, _ in columns[table]}
+    return df.select(*cols, *[F.col(p).cast("string") for p in layout.partitions(table)
+                              if p not in names])
+
+
+def hadoop_path(spark, uri: str):
+    """The Hadoop Path of ``uri`` and the file system it lives on."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return path, path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+
+
+def path_exists(spark, uri: str) -> bool:
+    """True when ``uri`` exists on its file system."""
+    path, fs = hadoop_path(spark, uri)
+    return bool(fs.exists(path))
+
+
+def delete_path(spark, uri: str) -> None:
+    """Delete ``uri`` recursively when it exists."""
+    path, fs = hadoop_path(spark, uri)
+    if fs.exists(path):
+        fs.delete(path, True)

@@ -1,0 +1,32 @@
+"""What an ingest run did, as text: one line per source, the problems line, the store.
+
+Apart from :mod:`brainlab.store.ingest` (pyarrow, the sources, redaction) so every ingest
+command, ``ingest claude``'s nothing-new run included, prints its problems line without
+loading them (issue 12: that run imports no parser).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from brainlab.store.ingest import IngestSummary
+
+
+def summary_lines(summary: IngestSummary, db: str | Path) -> list[str]:
+    """What an ingest run did as text: one line per source, the problems line, the store."""
+    names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
+    lines = [f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
+             f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
+             f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
+             f" errors {summary.warnings.get(name, 0):>3,} warnings" for name in names]
+    if summary.total_errors or summary.total_warnings:
+        lines.append(problems_line(summary.total_errors, summary.total_warnings, db))
+    return [*lines, f"database: {db}"]
+
+
+def problems_line(errors: int, warnings: int, db: str | Path) -> str:
+    """How many errors (not loaded) and warnings (loaded, flagged) a run recorded."""
+    return (f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
+            f" (see: brainlab errors --db {db})")
