@@ -110,6 +110,7 @@ class Chunk:
 # apart, once per distinct day: see _day_state)
 _UTC_TEXT = re.compile(
     r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?Z")
+UNDATED = "usage line without a usable timestamp: counted in totals, left out of dated views"
 FUTURE_DAYS = 2  # a timestamp later than this many days after the run: a warning (value kept)
 MAX_TOKENS = 2**63 - 1  # BIGINT: a larger count is a warning and NULL, never a failed commit
 _DAYS: dict[str, int] = {}  # "YYYY-MM-DD" -> 0 valid, 1 impossible date, 2 in the future
@@ -333,6 +334,8 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
             nested, kept(cwd, 300),
             ctx.path, line_no,
         ))
+        if ts is None:  # counted in totals, left out of dated views (counting rule 4)
+            chunk.error(ctx.path, line_no, UNDATED, "warning")
     elif usage is not None:
         chunk.error(ctx.path, line_no, f"usage is {_shown(usage)}, not an object: no tokens"
                     " read", "warning")
