@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_files
 from brainlab.store import usage_rollup
-from brainlab.store.claude_plan import (HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes,
-                                        head_hash)
+from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes, head_hash
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
 
@@ -366,9 +365,9 @@ class Survey:
 
     The transcripts under ``roots`` (:func:`claude_files.discover`), and per file its size,
     the hash of its first HEAD_BYTES and its modification time (what :func:`plan_file`
-    compares with cc_files), or the OSError met (``hashes=False``, for a new store: sizes only). DuckDB releases the
-    GIL while it opens a store, so this costs the run nothing (812 files: 20-30 ms of open,
-    read and hash hidden behind a 30 ms open).
+    compares with cc_files), or the OSError met (``hashes=False``, for a new store: sizes
+    only). DuckDB releases the GIL while it opens a store, so this costs the run nothing
+    (812 files: 20-30 ms of open, read and hash hidden behind a 30 ms open).
     """
 
     def __init__(self, roots: list[Path], hashes: bool = True):

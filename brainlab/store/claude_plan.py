@@ -3,8 +3,9 @@
 A run first compares the files on disk with ``cc_files`` (:mod:`claude_ingest`); most runs
 (an ingest from a hook after each session) find little or nothing new. This module holds what
 that planning and a run's summary need (a file job, the hashes that notice a rewritten
-file: of its first block and of the last block read, the summary), so a run with nothing new never imports the parser's modules (msgspec
-Structs, orjson, the redaction rules: 50-60 ms of a 0.2 s run, issue 12).
+file: of its first block and of the last block read, the summary), so a run with nothing
+new never imports the parser's modules (msgspec Structs, orjson, the redaction rules:
+50-60 ms of a 0.2 s run, issue 12).
 """
 
 from __future__ import annotations
