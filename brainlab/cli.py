@@ -498,8 +498,12 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)
-        return
-    print_usage(found, db)
+    else:
+        print_usage(found, db)
+    if found.undated:  # counting rule 4: never a "day: null" row (stderr: JSON stays JSON)
+        click.echo(f"{found.undated} call(s) without a timestamp left out of this dated view"
+                   " (counted in `usage sessions` and `usage models`; see `brainlab errors`)",
+                   err=as_json or as_csv)
 
 
 def print_usage(found, db: Path) -> None:

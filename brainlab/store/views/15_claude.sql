@@ -128,6 +128,7 @@ SELECT day, model,
        sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
        CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
 FROM cc_usage_groups
+WHERE day IS NOT NULL  -- a call without a timestamp: in no day (counting rule 4)
 GROUP BY ALL;
 
 -- Usage by UTC day.
