@@ -599,16 +599,21 @@ def spark() -> None:
 @click.option("--machine", default=None, help="Machine of a plain projects/ tree (default: host).")
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML price file overriding/adding models.")
+@click.option("--prune", is_flag=True,
+              help="Remove the rows of transcripts gone from ROOT (kept by default).")
 @handle_errors
-def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) -> None:
+def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, prune) -> None:
     """Ingest ROOT/<user>/<machine>/projects/ transcripts into the lake (only what is new)."""
     from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
 
     summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
-                                  machine=machine, prices=prices)
+                                  machine=machine, prices=prices, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
                f" reset, {summary.removed} removed, {summary.errors} errors;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
+    if summary.gone > summary.removed:
+        click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
+                   " them)")
 
 
 if __name__ == "__main__":  # pragma: no cover
