@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -33,11 +34,9 @@ def ingest(tmp_path, con=None):
     return con
 
 
-def test_btw_sidechain_replay_counts_once_and_main_copy_wins(tmp_path):
-    """Rule 1 (+2): a /btw side question's sidechain file replays its parent's message under
-    the same message.id and a new requestId (ccusage issue #913, PR #1155): one call, the
-    parent's copy (20 cache reads, not the replay's 50,000); the side answer counts apart."""
-    project = tmp_path / "projects" / "-home-u-alpha"
+def btw_tree(root):
+    """A /btw side question: its sidechain file replays the parent's message (new requestId)."""
+    project = root / "projects" / "-home-u-alpha"
     write(project / f"{S}.jsonl", [assistant(S, DAY.format(0), "msg-parent", "req-parent",
                                              usage(0, 10, 0, 20))])
     write(project / S / "subagents" / "agent-aside.jsonl", [
@@ -45,6 +44,23 @@ def test_btw_sidechain_replay_counts_once_and_main_copy_wins(tmp_path):
                   usage(0, 10, 0, 50_000), sidechain=True, agent="aside"),
         assistant(S, DAY.format(2), "msg-sidechain-answer", "req-sidechain-answer",
                   usage(0, 30, 0, 700), sidechain=True, agent="aside")])
+
+
+def tied_tree(root):
+    """Two streaming copies of one call with the same timestamp, the complete one first."""
+    write(root / "projects" / "-home-u-beta" / f"{S}.jsonl", [
+        assistant(S, DAY.format(0), "m1", "r1", usage(1, 50, 0, 100)),
+        assistant(S, DAY.format(0), "m1", "r1", usage(1, 5, 0, 100))])
+
+
+TREES = {"btw": btw_tree, "tied": tied_tree}
+
+
+def test_btw_sidechain_replay_counts_once_and_main_copy_wins(tmp_path):
+    """Rule 1 (+2): a /btw side question's sidechain file replays its parent's message under
+    the same message.id and a new requestId (ccusage issue #913, PR #1155): one call, the
+    parent's copy (20 cache reads, not the replay's 50,000); the side answer counts apart."""
+    btw_tree(tmp_path)
     con = ingest(tmp_path)
     assert sums(con) == (2, 40, 720)  # before: (3, 50, 50_720)
     assert con.execute("SELECT message_id, agent_id FROM cc_requests ORDER BY message_id"
@@ -116,6 +132,23 @@ def test_usage_line_without_timestamp_is_a_warning_left_out_of_dated_views(tmp_p
                            " 'usage line without%'").fetchall() == [(str(path), 2, "warning")]
         assert con.execute("SELECT count(*) FROM usage_daily WHERE day IS NULL"
                            ).fetchone() == (0,)
+
+
+@pytest.mark.parametrize("case", sorted(TREES))
+def test_crafted_cases_equal_ccusage(tmp_path, case):
+    """Rules 1-3 on the crafted trees: per-day tokens equal ccusage 20.0.24's own output on
+    the same trees (tests/fixtures/ccusage_20.0.24_counting_rules.json, provenance inside)."""
+    oracle = json.loads((Path(__file__).parent / "fixtures"
+                         / "ccusage_20.0.24_counting_rules.json").read_text())[case]
+    TREES[case](tmp_path)
+    con = ingest(tmp_path)
+    ours = con.execute("SELECT CAST(day AS VARCHAR), input_tokens, output_tokens,"
+                       " cache_creation_tokens, cache_read_tokens, cost_usd FROM usage_daily"
+                       ).fetchall()
+    assert [r[:5] for r in ours] == [
+        (d["date"], d["inputTokens"], d["outputTokens"], d["cacheCreationTokens"],
+         d["cacheReadTokens"]) for d in oracle["daily"]]
+    assert [r[5] for r in ours] == pytest.approx([d["totalCost"] for d in oracle["daily"]])
 
 
 def test_lines_without_session_id_keep_their_project_apart(tmp_path):

@@ -65,6 +65,12 @@ def default_roots() -> list[Path]:
     return found
 
 
+def default_root() -> Path:
+    """The first Claude root (callers that take one root; ``ingest claude`` reads them all)."""
+    found, tried = claude_files.default_roots()
+    return found[0] if found else tried[-1]
+
+
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
     """Load price rows: the package's dated table, then the user's file (argument or env)."""
     package = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
@@ -462,5 +468,5 @@ def plan_file(path: Path, state: tuple | None,
                    rows_before or 0, errors_before or 0, mtime)
 
 
-__all__ = ["ClaudeSummary", "Survey", "default_roots", "ingest_claude", "ingest_claude_db",
+__all__ = ["ClaudeSummary", "Survey", "default_root", "default_roots", "ingest_claude", "ingest_claude_db",
            "load_prices", "plan_file", "write_prices"]
