@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from brainlab.sources import claude_broker, claude_marks
+from brainlab.sources import claude_broker, claude_files, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
 from brainlab.sources.secret_rules import has_candidate
 
@@ -60,8 +60,6 @@ TOOL_RESULT_COLUMNS = (
     "line")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
-# a session id as Claude Code names its files (sessionId, a UUID)
-_SESSION_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 @dataclass(frozen=True)
@@ -77,25 +75,15 @@ class FileContext:
     def of(cls, path: Path) -> FileContext:
         """Derive session and agent from the path, following both subagent layouts.
 
-        The session of a line without ``sessionId`` (counting rule 5, docs/transcripts.md):
-        the file's name (or its session folder's) when it is a session id as Claude Code
-        names them (a UUID: unique, so the same session wherever the file lies), else
-        ``<project folder>/<name>``, so ``a/shared.jsonl`` and ``b/shared.jsonl`` stay apart.
+        A line without ``sessionId`` takes :func:`claude_files.fallback_session` (rule 5).
         """
         match = _AGENT_FILE.match(path.name)
         if match and path.parent.name == "subagents":
-            return cls(str(path), _session_of(path.parent.parent), match.group(1), "subagent")
+            return cls(str(path), claude_files.fallback_session(path.parent.parent),
+                       match.group(1), "subagent")
         if match:
             return cls(str(path), None, match.group(1), "project-agent")
-        return cls(str(path), _session_of(path.with_suffix("")), None, "main")
-
-
-def _session_of(stem_path: Path) -> str:
-    """A session id from a file or folder name (see FileContext.of)."""
-    name = stem_path.name
-    if _SESSION_NAME.fullmatch(name):
-        return name
-    return f"{stem_path.parent.name}/{name}"
+        return cls(str(path), claude_files.fallback_session(path.with_suffix("")), None, "main")
 
 
 @dataclass

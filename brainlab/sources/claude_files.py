@@ -15,9 +15,26 @@ read the same calls: every folder of ``$CLAUDE_CONFIG_DIR`` (comma-separated), e
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+# a session id as Claude Code names its files (sessionId, a UUID)
+_SESSION_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                           r"[0-9a-fA-F]{12}")
+
+
+def fallback_session(stem_path: Path) -> str:
+    """The session of a line without ``sessionId``, from its file (or session folder) name.
+
+    The name itself when it is a session id as Claude Code names its files (a UUID: the same
+    session wherever the file lies), else ``<project folder>/<name>`` (counting rule 5).
+    """
+    name = stem_path.name
+    if _SESSION_NAME.fullmatch(name):
+        return name
+    return f"{stem_path.parent.name}/{name}"
 
 
 def default_roots() -> tuple[list[Path], list[Path]]:
