@@ -212,7 +212,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
                 progress(path, "unchanged")
         else:
             jobs.append(job)
-    missing = set(known) - seen
+    missing = set(known) - seen - {path for path, _ in refused}  # unreadable is not gone
     pruned = sorted(missing) if prune else []
     if opener is None:  # gone files keep their rows (issue 24): only noted, until pruned
         _note_gone(con, known, missing, seen, summary)
