@@ -470,31 +470,46 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
               help="Then print the daily usage table (as `brainlab usage daily`).")
 @click.option("--weekly", "table", flag_value="weekly",
               help="Then print the weekly usage table (as `brainlab usage weekly`).")
+@click.option("--prune", is_flag=True,
+              help="Remove the rows of transcripts gone from disk (kept by default).")
 @handle_errors
-def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None
-                      ) -> None:
-    """Ingest Claude Code transcripts (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
+def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None,
+                      prune: bool) -> None:
+    """Ingest Claude Code transcripts (default: every Claude root, as ccusage reads them).
 
-    Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
+    The roots: each folder of $CLAUDE_CONFIG_DIR (comma-separated), else
+    ~/.config/claude/projects and ~/.claude/projects. Reads only new files and the new tail of
+    grown files; tokens are deduplicated per API call. Transcripts Claude Code deleted keep
+    their rows unless --prune.
     """
-    from brainlab.store.claude_ingest import default_root, ingest_claude_db
+    from brainlab.store.claude_ingest import default_roots, ingest_claude_db
 
-    root = path or default_root()
+    root = path or default_roots()
     with late_progress("ingest claude") as advance:  # no bar for a quick run
-        summary = ingest_claude_db(db, root, prices=prices, progress=advance)
+        summary = ingest_claude_db(db, root, prices=prices, progress=advance, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
                f" {summary.errors} errors, {summary.warnings} warnings")
+    if summary.gone_kept:
+        click.echo(f"{summary.gone_kept} file(s) gone from disk, their rows kept"
+                   f" ({summary.gone} new this run; --prune removes them)")
+    if summary.removed:
+        click.echo(f"pruned: the rows of {summary.removed} gone file(s) removed"
+                   f" ({summary.removed_rows:,} rows)")
+    if summary.returned:
+        click.echo(f"{summary.returned} gone file(s) found again (not counted twice)")
     if summary.pending_files:
         click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:  # names come from data: never read as markup
         out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
                   markup=False, highlight=False)
-    if not (summary.read or summary.unchanged or summary.removed):  # an empty or wrong folder
-        click.echo(f"No transcript (*.jsonl) under {root}: Claude Code writes them as"
+    if not (summary.read or summary.unchanged or summary.removed or summary.gone_kept):
+        shown = root if isinstance(root, Path) else ", ".join(map(str, root))
+        click.echo(f"No transcript (*.jsonl) under {shown}: Claude Code writes them as"
                    " <projects>/<project>/<session>.jsonl; give that projects folder"
-                   " (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).")
+                   " (default: each $CLAUDE_CONFIG_DIR folder's projects/, else"
+                   " ~/.config/claude/projects and ~/.claude/projects).")
     print_problems(summary.errors, summary.warnings, db)
     click.echo(f"database: {db}")  # plain text: rich only for the coloured lines above
     if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
@@ -530,8 +545,12 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)
-        return
-    print_usage(found, db)
+    else:
+        print_usage(found, db)
+    if found.undated:  # counting rule 4: never a "day: null" row (stderr: JSON stays JSON)
+        click.echo(f"{found.undated} call(s) without a timestamp left out of this dated view"
+                   " (counted in `usage sessions` and `usage models`; see `brainlab errors`)",
+                   err=as_json or as_csv)
 
 
 def print_usage(found, db: Path) -> None:
@@ -624,16 +643,21 @@ def spark() -> None:
 @click.option("--machine", default=None, help="Machine of a plain projects/ tree (default: host).")
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A TOML price file overriding/adding models.")
+@click.option("--prune", is_flag=True,
+              help="Remove the rows of transcripts gone from ROOT (kept by default).")
 @handle_errors
-def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) -> None:
+def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, prune) -> None:
     """Ingest ROOT/<user>/<machine>/projects/ transcripts into the lake (only what is new)."""
     from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
 
     summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
-                                  machine=machine, prices=prices)
+                                  machine=machine, prices=prices, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
                f" reset, {summary.removed} removed, {summary.errors} errors;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
+    if summary.gone > summary.removed:
+        click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
+                   " them)")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -59,7 +59,7 @@ def test_tail_reads_truncated_line_and_cross_run_dedup(tmp_path):
     assert totals(cold) == totals(con)
 
 
-def test_rewritten_file_is_reread_and_removed_file_forgotten(tmp_path):
+def test_rewritten_file_is_reread_and_removed_file_kept_until_pruned(tmp_path):
     path = write(tmp_path / "projects" / "p" / f"{S}.jsonl",
                  [assistant(S, TS.format(0), "m1", "r1", usage(1, 10))])
     other = write(tmp_path / "projects" / "p" / "other.jsonl",
@@ -70,7 +70,12 @@ def test_rewritten_file_is_reread_and_removed_file_forgotten(tmp_path):
     write(path, [assistant(S, TS.format(0), "mX", "rX", usage(2, 20))])  # same size, new head
     other.unlink()
     summary = ingest_claude(con, tmp_path)
-    assert (summary.reset, summary.removed) == (1, 1)
+    assert (summary.reset, summary.removed, summary.gone, summary.gone_kept) == (1, 0, 1, 1)
+    assert totals(con) == [(1002, 20, 0, 2)]  # the vanished file's call is kept (issue 24)
+    summary = ingest_claude(con, tmp_path)  # noted once: nothing new
+    assert (summary.read, summary.gone, summary.gone_kept) == (0, 0, 1)
+    summary = ingest_claude(con, tmp_path, prune=True)
+    assert (summary.removed, summary.removed_rows, summary.gone_kept) == (1, 2, 0)
     assert totals(con) == [(2, 20, 0, 1)]
 
 
@@ -100,9 +105,9 @@ def test_survey_while_the_store_opens_plans_as_before(tmp_path):
     surveyed = ingest_claude_db(dbs["survey"], tmp_path / "survey")
     con = open_writer(dbs["plain"])
     plain = ingest_claude(con, tmp_path / "plain")
-    fields = ("read", "reset", "removed", "unchanged", "rows", "bytes_read")
+    fields = ("read", "reset", "gone", "unchanged", "rows", "bytes_read")
     assert [getattr(surveyed, f) for f in fields] == [getattr(plain, f) for f in fields]
-    assert (surveyed.read, surveyed.reset, surveyed.removed) == (3, 2, 1)
+    assert (surveyed.read, surveyed.reset, surveyed.gone) == (3, 2, 1)
     with duckdb.connect(str(dbs["survey"])) as survey_con:
         assert totals(survey_con) == totals(con)
         ids = {r[0] for r in survey_con.execute(

@@ -336,7 +336,7 @@ def test_measured_agrees_with_cc_sessions(corpus_store):
 
 
 def test_incremental_ingest_refreshes_only_what_changed(tmp_path):
-    """A tail appended updates its session's measures; a removed file removes them."""
+    """A tail appended updates its session's measures; a removed file, pruned, removes them."""
     crafted_session(tmp_path / "cc")
     other = "33333333-3333-4333-8333-333333333333"
     folder = tmp_path / "cc" / "projects" / "-home-u-brain"
@@ -351,7 +351,7 @@ def test_incremental_ingest_refreshes_only_what_changed(tmp_path):
     (folder / f"{other}.jsonl").unlink()
     con = open_writer(db)
     try:
-        ingest_claude(con, tmp_path / "cc", workers=1)
+        ingest_claude(con, tmp_path / "cc", workers=1, prune=True)  # kept without --prune
     finally:
         con.close()
     after = query(db, "SELECT transcript_session, commits, duration_min FROM cc_session_measures")

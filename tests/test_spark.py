@@ -189,6 +189,32 @@ def test_a_copy_on_a_second_machine_does_not_double_count(team, spark):
     assert users.requests.sum() == query(db, "SELECT sum(requests) AS n FROM usage_daily").n[0]
 
 
+def test_gone_files_keep_their_rows_until_pruned(team, spark):
+    """Issue 24: a transcript gone from the team tree keeps its lake rows; --prune drops them."""
+    from brainlab.lake.spark_ingest import ingest_claude_spark
+
+    copy = team["root"] / "alice" / "desktop"
+    if not copy.exists():  # the test above made it
+        shutil.copytree(team["root"] / "alice" / "laptop", copy)
+        ingest_claude_spark(spark, team["root"], team["inc_lake"])
+    copied = len(list(copy.rglob("*.jsonl")))
+    shutil.rmtree(copy)
+    lines = ("SELECT count(*) AS n FROM cc_request_lines WHERE source_file LIKE"
+             " '%/alice/desktop/%'")
+    kept = ingest_claude_spark(spark, team["root"], team["inc_lake"])
+    assert (kept.gone, kept.removed) == (copied, 0)
+    db = team["base"] / "gone.duckdb"
+    attach_lake(team["inc_lake"], db)
+    assert query(db, lines).n[0] > 0  # before: the rows were dropped
+    pruned = ingest_claude_spark(spark, team["root"], team["inc_lake"], prune=True)
+    assert (pruned.gone, pruned.removed) == (copied, copied)
+    db = team["base"] / "pruned.duckdb"
+    attach_lake(team["inc_lake"], db)
+    assert query(db, lines).n[0] == 0
+    for view in ("usage_daily", "usage_models", "usage_sessions"):
+        same(db, team["cold"], view)
+
+
 def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
     from click.testing import CliRunner
 

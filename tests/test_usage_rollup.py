@@ -93,9 +93,13 @@ def test_incremental_runs_refresh_the_touched_days(tmp_path):
     assert con.execute("SELECT sum(requests) FROM cc_usage_rollup WHERE day = '2026-04-01'"
                        ).fetchone()[0] is None
 
-    # the later file is removed: the call goes back to day 1
+    # the later file is removed: kept until pruned (issue 24); pruned, the call goes back
     (root / "q" / "other.jsonl").unlink()
     ingest_claude(con, root, workers=1)
+    assert_rollup_matches_views(con)
+    assert con.execute("SELECT sum(requests) FROM cc_usage_rollup WHERE day = '2026-04-01'"
+                       ).fetchone()[0] is None
+    ingest_claude(con, root, workers=1, prune=True)
     assert_rollup_matches_views(con)
     assert con.execute("SELECT sum(requests) FROM cc_usage_rollup WHERE day = '2026-04-01'"
                        ).fetchone()[0] == 1

@@ -34,9 +34,10 @@ def parse_transcript(path: str, size: int, state: tuple | None):
     """Plan and parse one transcript as the local ingest would; None when nothing is new.
 
     ``state`` is the file's manifest row (the store's ``cc_files`` columns from
-    ``source_file`` to ``errors``) or None for a new file. Returns (job, read, tables):
-    the plan, the parse result and its rows as Arrow tables by lake table name, including
-    ``ingest_errors``, ``cc_files`` and ``ingest_files`` rows as the local writer makes them.
+    ``source_file`` to ``errors``, then ``tail_sha256`` and ``mtime_ns``) or None for a new
+    file. Returns (job, read, tables): the plan, the parse result and its rows as Arrow
+    tables by lake table name, including ``ingest_errors``, ``cc_files`` and ``ingest_files``
+    rows as the local writer makes them.
     """
     _ensure_types()
     job = ci.plan_file(Path(path), state)
@@ -44,7 +45,7 @@ def parse_transcript(path: str, size: int, state: tuple | None):
         return None
     if job.size != size:  # the file grew since it was listed: read what the driver saw
         job = claude_read.FileJob(job.path, job.offset, job.lines_done, size, job.reset, job.is_new,
-                         job.runs, job.rows_before, job.errors_before)
+                         job.runs, job.rows_before, job.errors_before, job.mtime_ns)
     read = claude_read.parse_safely(job, arrow=True)  # the local ingest's own guarded parse
     tables = dict(read.rows)
     if read.errors:
@@ -62,7 +63,9 @@ def parse_transcript(path: str, size: int, state: tuple | None):
         "pending_bytes": pa.array([read.pending], pa.int64()), "head_sha256": [read.head],
         "size_seen": pa.array([job.size], pa.int64()), "runs": pa.array([job.runs + 1], pa.int32()),
         "rows_loaded": pa.array([rows_total], pa.int64()),
-        "errors": pa.array([errors_total], pa.int64())})
+        "errors": pa.array([errors_total], pa.int64()), "tail_sha256": [read.tail],
+        "mtime_ns": pa.array([job.mtime_ns], pa.int64()),
+        "gone_at": pa.array([None], pa.timestamp("us"))})
     tables["ingest_files"] = pa.table({
         "file": [job.path], "source": [cc.SOURCE], "sha256": [f"tail:{read.bytes_done}"],
         "bytes": pa.array([read.bytes_done], pa.int64()),

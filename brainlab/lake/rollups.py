@@ -1,8 +1,8 @@
 """Usage roll-ups written beside the lake's raw tables: daily, weekly, per user, per model.
 
 Computed by Spark after each ingest from ``cc_request_lines`` over the WHOLE lake, so the
-SPEC §7 deduplication (last line per (message.id, requestId); message.id alone without
-requestId) is global across users and machines: a transcript copied to a second machine
+SPEC §7 deduplication (one line per message.id: the main chain's copy, then the latest,
+then the largest output_tokens) is global across users and machines: a transcript copied to a second machine
 counts once. The rules are those of the store's views (views/30_claude.sql, cc_request_dedup,
 cc_requests, usage_daily_models); tests check both give the same figures.
 """
@@ -26,8 +26,10 @@ def dedup_requests(spark, lake: str, columns: dict):
         return None
     key = F.coalesce(F.col("message_id"),
                      F.concat(F.col("source_file"), F.lit(":"), F.col("line").cast("string")))
-    window = Window.partitionBy(key, F.col("request_id")).orderBy(
-        F.col("ts").desc_nulls_last(), F.col("source_file").desc(), F.col("line").desc())
+    window = Window.partitionBy(key).orderBy(
+        F.col("agent_id").isNull().desc(), F.col("ts").desc_nulls_last(),
+        F.col("output_tokens").desc_nulls_last(), F.col("source_file").desc(),
+        F.col("line").desc())
     kept = (lines.withColumn("_rank", F.row_number().over(window))
             .filter(F.col("_rank") == 1).drop("_rank"))
     names = [r["model"] for r in prices.select("model").collect()]

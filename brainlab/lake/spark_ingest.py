@@ -28,13 +28,14 @@ PAYLOAD = ("kind string, source_file string, user string, machine string, rows l
            " payload binary")
 @dataclass
 class LakeSummary:
-    """What one Spark run did: files read / unchanged / reset / removed, rows, errors."""
+    """What one Spark run did: files read / unchanged / reset / gone / removed, rows, errors."""
 
     files: int = 0
     read: int = 0
     unchanged: int = 0
     reset: int = 0
-    removed: int = 0
+    removed: int = 0  # gone files whose rows ``prune`` removed
+    gone: int = 0  # files of the manifest no longer on disk: their rows kept (issue 24)
     rows: dict[str, int] = field(default_factory=dict)
     errors: int = 0
     rollups: list[str] = field(default_factory=list)
@@ -70,8 +71,12 @@ def spark_session(master: str | None = "local[2]", conf: dict | None = None):
 
 
 def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str | None = None,
-                        prices=None) -> LakeSummary:
-    """Ingest the transcripts under ``root`` into ``lake`` (only what is new since the last run)."""
+                        prices=None, prune: bool = False) -> LakeSummary:
+    """Ingest the transcripts under ``root`` into ``lake`` (only what is new since the last run).
+
+    Files of the lake's manifest gone from ``root`` keep their rows, as in a local store
+    (Claude Code deletes old transcripts); ``prune`` removes them.
+    """
     from pyspark.sql import functions as F
 
     from brainlab.store.claude_ingest import load_prices
@@ -86,15 +91,18 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     manifest = read_table(spark, lake, "cc_files", columns)
     if manifest is not None:
         state = manifest.select("source_file", "bytes_done", "lines_done", "pending_bytes",
-                                "head_sha256", "runs", "rows_loaded", "errors")
+                                "head_sha256", "runs", "rows_loaded", "errors", "tail_sha256",
+                                "mtime_ns")
         jobs = listed.join(state, "source_file", "left")
         prefix = str(layout.normalize(root)) + os.sep
-        removed = (manifest.filter(F.col("source_file").startswith(prefix))
-                   .join(listed.select("source_file"), "source_file", "left_anti")
-                   .select("source_file", "user", "machine").collect())
+        gone = (manifest.filter(F.col("source_file").startswith(prefix))
+                .join(listed.select("source_file"), "source_file", "left_anti")
+                .select("source_file", "user", "machine").collect())
     else:
         jobs = listed
-        removed = []
+        gone = []
+    summary.gone = len(gone)
+    removed = gone if prune else []
     parts = max(spark.sparkContext.defaultParallelism * 4, min(len(files) // 20, 2000), 1)
     # checkpointed, not just cached: a recomputed parse would read the manifest this run has
     # already rewritten and see nothing new (the lineage must end here)
@@ -167,7 +175,8 @@ def _parse_partition(batches):
             if row.get("bytes_done") is not None:
                 state = (row["source_file"], row["bytes_done"], row["lines_done"],
                          row["pending_bytes"], row["head_sha256"], row["runs"],
-                         row["rows_loaded"], row["errors"])
+                         row["rows_loaded"], row["errors"], row.get("tail_sha256"),
+                         row.get("mtime_ns"))
             out = {"kind": [], "source_file": [], "user": [], "machine": [], "rows": [],
                    "payload": []}
 

@@ -68,6 +68,7 @@ class UsageTable:
     first_day: date | None = None
     last_day: date | None = None
     projects: list[str] = field(default_factory=list)
+    undated: int = 0  # calls without a timestamp a dated view leaves out (counting rule 4)
 
     def empty_message(self, db: str | os.PathLike) -> str:
         """Why there is nothing to show and which command adds it."""
@@ -121,8 +122,8 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
                 where=" WHERE project = $project" if project is not None else "") + ")"
         else:
             days = f"({_PROJECT_DAYS})" if project is not None else "usage_daily"
-        cond = _where(since, until, "day")
-        where = f" WHERE {' AND '.join(cond)}" if cond else ""
+        cond = _where(since, until, "day") + ["day IS NOT NULL"]  # undated: counted apart
+        where = f" WHERE {' AND '.join(cond)}"
         if view == "daily":
             key, select = "day", f"SELECT * FROM {days} d{where}"
         elif view == "weekly":
@@ -182,6 +183,12 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
         columns = [d[0] for d in cursor.description]
         found = UsageTable(view, columns, cursor.fetchall(),
                            {"since": since, "until": until, "project": project})
+        if view in ("daily", "weekly", "monthly"):
+            found.undated = con.execute(
+                ("SELECT coalesce(sum(requests), 0) FROM cc_usage_rollup WHERE day IS NULL"
+                 if rollup else "SELECT count(*) FROM cc_requests WHERE ts IS NULL")
+                + (" AND project = $project" if project is not None else ""),
+                {"project": project} if project is not None else {}).fetchone()[0]
         if not found.rows:
             source = ("(SELECT day AS d, project, requests AS n FROM cc_usage_rollup)" if rollup
                       else "(SELECT CAST(ts AS DATE) AS d, project, 1 AS n FROM cc_requests)")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from brainlab.sources import claude_broker, claude_marks
+from brainlab.sources import claude_broker, claude_files, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
 from brainlab.sources.secret_rules import has_candidate
 
@@ -73,13 +73,17 @@ class FileContext:
 
     @classmethod
     def of(cls, path: Path) -> FileContext:
-        """Derive session and agent from the path, following both subagent layouts."""
+        """Derive session and agent from the path, following both subagent layouts.
+
+        A line without ``sessionId`` takes :func:`claude_files.fallback_session` (rule 5).
+        """
         match = _AGENT_FILE.match(path.name)
         if match and path.parent.name == "subagents":
-            return cls(str(path), path.parent.parent.name, match.group(1), "subagent")
+            return cls(str(path), claude_files.fallback_session(path.parent.parent),
+                       match.group(1), "subagent")
         if match:
             return cls(str(path), None, match.group(1), "project-agent")
-        return cls(str(path), path.stem, None, "main")
+        return cls(str(path), claude_files.fallback_session(path.with_suffix("")), None, "main")
 
 
 @dataclass
@@ -110,6 +114,7 @@ class Chunk:
 # apart, once per distinct day: see _day_state)
 _UTC_TEXT = re.compile(
     r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?Z")
+UNDATED = "usage line without a usable timestamp: counted in totals, left out of dated views"
 FUTURE_DAYS = 2  # a timestamp later than this many days after the run: a warning (value kept)
 MAX_TOKENS = 2**63 - 1  # BIGINT: a larger count is a warning and NULL, never a failed commit
 _DAYS: dict[str, int] = {}  # "YYYY-MM-DD" -> 0 valid, 1 impossible date, 2 in the future
@@ -333,6 +338,8 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
             nested, kept(cwd, 300),
             ctx.path, line_no,
         ))
+        if ts is None:  # counted in totals, left out of dated views (counting rule 4)
+            chunk.error(ctx.path, line_no, UNDATED, "warning")
     elif usage is not None:
         chunk.error(ctx.path, line_no, f"usage is {_shown(usage)}, not an object: no tokens"
                     " read", "warning")

@@ -390,6 +390,8 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
             nested, kept_cwd, ctx.path, line_no,
         ))
+        if ts is None:  # counted in totals, left out of dated views (counting rule 4)
+            chunk.error(ctx.path, line_no, cc.UNDATED, "warning")
     if blocks.__class__ is list:  # in block order, as claude_code.scan_content
         main = agent_id is None
         calls = iter(tools)

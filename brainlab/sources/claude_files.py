@@ -6,14 +6,58 @@ files outside the root (``/etc/passwd``) or to another transcript of the tree, f
 read permission. Each path is resolved once; only regular files inside the root are read, a
 file reached by two paths is read once (under its resolved path), and every path refused is a
 problem (path, reason) the ingest records as an error row. Nothing here raises on a bad entry.
+
+Where Claude Code keeps transcripts (:func:`default_roots`) follows ccusage's rule, so both
+read the same calls: every folder of ``$CLAUDE_CONFIG_DIR`` (comma-separated), else both
+``$XDG_CONFIG_HOME/claude`` (``~/.config/claude``) and ``~/.claude``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+# a session id as Claude Code names its files (sessionId, a UUID)
+_SESSION_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                           r"[0-9a-fA-F]{12}")
+
+
+def fallback_session(stem_path: Path) -> str:
+    """The session of a line without ``sessionId``, from its file (or session folder) name.
+
+    The name itself when it is a session id as Claude Code names its files (a UUID: the same
+    session wherever the file lies), else ``<project folder>/<name>`` (counting rule 5).
+    """
+    name = stem_path.name
+    if _SESSION_NAME.fullmatch(name):
+        return name
+    return f"{stem_path.parent.name}/{name}"
+
+
+def default_roots() -> tuple[list[Path], list[Path]]:
+    """The ``projects/`` folders Claude Code writes to, as ccusage reads them; and those tried.
+
+    ``$CLAUDE_CONFIG_DIR`` may name several config folders, comma-separated (each holding
+    ``projects/``, or a ``projects/`` folder itself); when it is set, only those are read.
+    Else ``$XDG_CONFIG_HOME/claude/projects`` (``~/.config/claude/projects``) and
+    ``~/.claude/projects``. Returns (existing folders, without repeats; every folder tried).
+    """
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    if env is not None and env.strip(",").strip():
+        configs = [Path(part.strip()).expanduser() for part in env.split(",") if part.strip()]
+        configs = [c.parent if c.name == "projects" and c.is_dir() else c for c in configs]
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        configs = [Path(xdg) / "claude", Path.home() / ".claude"]
+    tried = [config / "projects" for config in configs]
+    found: dict[str, Path] = {}
+    for folder in tried:
+        if folder.is_dir():
+            found.setdefault(str(folder.resolve()), folder.resolve())
+    return list(found.values()), tried
 
 
 def discover(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:

@@ -2,7 +2,11 @@
 
 Each file keeps in ``cc_files`` the byte offset after its last complete line. A run reads only
 new bytes; an unfinished last line (a file still being written) is left for the next run. A
-file that shrank or whose first bytes changed was rewritten: its rows are replaced. A file's
+file that shrank, whose first bytes or last bytes read changed, or that was written since
+without growing, was rewritten: its rows are replaced (issue 29, integrity 3). A file gone
+from disk (Claude Code deletes transcripts after ``cleanupPeriodDays``) keeps its rows and is
+marked gone (``cc_files.gone_at``); only ``prune`` removes them, all in one transaction; a
+gone file that comes back is read as any other, so it is never counted twice. A file's
 rows, error rows (``ingest_errors``, source ``claude``) and new offset are written in one
 transaction (small files share one), so a crash never leaves half a file. The SPEC §7
 deduplication is global, so it lives in views over the raw line tables: appending lines never
@@ -21,15 +25,15 @@ import itertools
 import os
 import threading
 import tomllib
-from collections.abc import Callable
-from datetime import date
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.errors import ConfigError, SourceError
 from brainlab.sources import claude_files
 from brainlab.store import usage_rollup
-from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, head_hash
+from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes, head_hash
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
 
@@ -46,15 +50,25 @@ PRICES_ENV = "BRAINLAB_PRICES"
 STREAM_MIN_BYTES = 128 * 1024 * 1024
 
 ProgressFn = Callable[[Path, str], None]
+Roots = str | os.PathLike | Sequence[str | os.PathLike]  # one transcript root, or several
+
+
+def default_roots() -> list[Path]:
+    """Every ``projects/`` folder Claude Code writes to (:func:`claude_files.default_roots`).
+
+    A SourceError naming the folders tried when there is none.
+    """
+    found, tried = claude_files.default_roots()
+    if not found:
+        raise SourceError("no transcripts at " + ", ".join(str(t) for t in tried)
+                          + ": give the projects folder as PATH (or set CLAUDE_CONFIG_DIR)")
+    return found
 
 
 def default_root() -> Path:
-    """Where Claude Code keeps transcripts: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects."""
-    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-    if config_dir:
-        first = config_dir.split(",")[0].strip()
-        return Path(first).expanduser() / "projects"
-    return Path.home() / ".claude" / "projects"
+    """The first Claude root (callers that take one root; ``ingest claude`` reads them all)."""
+    found, tried = claude_files.default_roots()
+    return found[0] if found else tried[-1]
 
 
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
@@ -115,9 +129,9 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     return True
 
 
-def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
-                     prices: str | os.PathLike | None = None, progress: ProgressFn | None = None,
-                     workers: int | None = None) -> ClaudeSummary:
+def ingest_claude_db(db: str | os.PathLike, root: Roots, prices: str | os.PathLike | None = None,
+                     progress: ProgressFn | None = None, workers: int | None = None,
+                     prune: bool = False) -> ClaudeSummary:
     """:func:`ingest_claude` into the store at ``db``, opened (or created) and closed here.
 
     A new store is a copy of the cached empty store (0.04 CPU-s); when that template must
@@ -128,31 +142,35 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
 
     if Path(db).exists() or template_ready():
         # the file system is read while DuckDB opens the store (a new one: no hashes needed)
-        survey = Survey(_root(root), hashes=Path(db).exists())
+        survey = Survey(_roots(root), hashes=Path(db).exists())
         try:
             con = open_writer(db, engine_only=True)
         except BaseException:
             survey.result(quiet=True)
             raise
         try:
-            return ingest_claude(con, root, prices, progress, workers, survey)
+            return ingest_claude(con, root, prices, progress, workers, survey, prune)
         finally:
             con.close()
     opened: list[duckdb.DuckDBPyConnection] = []
     try:
         return ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))
                              or opened[0], root, prices,
-                             progress, workers)
+                             progress, workers, prune=prune)
     finally:
         for con in opened:
             con.close()
 
 
 def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyConnection],
-                  root: str | os.PathLike, prices: str | os.PathLike | None = None,
+                  root: Roots, prices: str | os.PathLike | None = None,
                   progress: ProgressFn | None = None, workers: int | None = None,
-                  survey: Survey | None = None) -> ClaudeSummary:
+                  survey: Survey | None = None, prune: bool = False) -> ClaudeSummary:
     """Read every transcript under ``root`` (only what is new since the last run).
+
+    ``root``: a folder or file, or several (every Claude root: :func:`default_roots`; a call
+    found under two of them counts once, as the deduplication is by message.id). Files known
+    under them and no longer on disk keep their rows; ``prune`` removes those rows.
 
     Files are parsed in ``workers`` processes (default: one per CPU; in this process when
     there is little to read) and written by this process, whole files per transaction.
@@ -160,19 +178,20 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     are parsing (every file is then new). ``survey``: the :class:`Survey` of ``root``
     started earlier (else it is taken here).
     """
-    root = _root(root) if survey is None else survey.root
+    roots = _roots(root) if survey is None else survey.roots
     summary = ClaudeSummary()
     price_rows, summary.prices_files = load_prices(prices)
-    files, refused = survey.result() if survey else claude_files.discover(root)
+    files, refused = survey.result() if survey else _discover(roots)
     heads = survey.heads if survey else {}
-    prefix = str(root) if root.is_file() else str(root) + os.sep
     opener = None
     if isinstance(con, engine().DuckDBPyConnection):
         known = {row[0]: row for row in con.execute(
             "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
-            " rows_loaded, errors FROM cc_files"
-            " WHERE source_file = ? OR starts_with(source_file, ?)",
-            [str(root), prefix]).fetchall()}
+            " rows_loaded, errors, tail_sha256, mtime_ns, gone_at FROM cc_files"
+            " WHERE source_file IN (SELECT unnest(?::VARCHAR[])) OR EXISTS (SELECT 1 FROM"
+            " unnest(?::VARCHAR[]) t(p) WHERE starts_with(source_file, p))",
+            [[str(r) for r in roots], [str(r) + os.sep for r in roots if not r.is_file()]]
+        ).fetchall()}
     else:  # a store still to create: nothing known; column types from the schema alone
         from brainlab.store.claude_rows import schema_types
 
@@ -193,13 +212,17 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
                 progress(path, "unchanged")
         else:
             jobs.append(job)
-    if opener is None and not jobs and not set(known) - seen:  # nothing new: no parser
+    missing = set(known) - seen - {path for path, _ in refused}  # unreadable is not gone
+    pruned = sorted(missing) if prune else []
+    if opener is None:  # gone files keep their rows (issue 24): only noted, until pruned
+        _note_gone(con, known, missing, seen, summary)
+    if opener is None and not jobs and not pruned:  # nothing new: no parser
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         _record_refused(con, refused, summary)
         return _finish(con, summary, rollup_stale, [], [], not _measures_stored(con), [])
     from brainlab.store import claude_pool
     from brainlab.store.claude_pool import parse_all
-    from brainlab.store.claude_writer import Writer, delete_file
+    from brainlab.store.claude_writer import Writer, delete_files
 
     streamed = [job for job in jobs if job.size - job.offset >= STREAM_MIN_BYTES]
     pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
@@ -213,7 +236,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             first = next(parsed_files, None)
             parsed_files = itertools.chain([first] if first else [], parsed_files)
             con = opened[0]
-        removed = sorted(set(known) - seen)
+        removed = pruned
         # the usage roll-up (issue 12): rewritten when prices or rows change, or it is stale
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         if jobs or removed:
@@ -257,12 +280,15 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
         " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
         [[job.path for job in jobs] + removed]).fetchall()]
-    for gone in removed:
+    if removed:  # --prune: every gone file's rows in one transaction (a kill: before or after)
         con.execute("BEGIN TRANSACTION")
-        delete_file(con, gone)
-        con.execute("DELETE FROM cc_files WHERE source_file = ?", [gone])
-        con.execute("COMMIT")
-        summary.removed += 1
+        try:
+            summary.removed_rows = delete_files(con, removed)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        summary.removed, summary.gone_kept = len(removed), 0
     return _finish(con, summary, rollup_stale, jobs, removed, measure_all, touched)
 
 
@@ -294,27 +320,65 @@ def _unpriced(con: duckdb.DuckDBPyConnection) -> list[str]:
         " ORDER BY model NULLS LAST").fetchall()]
 
 
-def _root(root: str | os.PathLike) -> Path:
-    """``root`` resolved; a SourceError when there is nothing there."""
-    path = Path(root).expanduser()
-    if not path.exists():
-        raise SourceError(f"no transcripts at {path}")
-    return path.resolve()
+def _roots(root: Roots) -> list[Path]:
+    """``root`` (one or several) resolved, without repeats; a SourceError for a missing one."""
+    found: dict[str, Path] = {}
+    for item in [root] if isinstance(root, (str, os.PathLike)) else root:
+        path = Path(item).expanduser()
+        if not path.exists():
+            raise SourceError(f"no transcripts at {path}")
+        found.setdefault(str(path.resolve()), path.resolve())
+    return list(found.values())
+
+
+def _discover(roots: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """:func:`claude_files.discover` over every root: files sorted, each once."""
+    if len(roots) == 1:
+        return claude_files.discover(roots[0])
+    files: dict[str, Path] = {}
+    refused: list[tuple[str, str]] = []
+    for root in roots:
+        found, problems = claude_files.discover(root)
+        files.update((str(f), f) for f in found)
+        refused += problems
+    return sorted(files.values()), refused
+
+
+def _note_gone(con: duckdb.DuckDBPyConnection, known: dict[str, tuple], missing: set[str],
+               seen: set[str], summary: ClaudeSummary) -> None:
+    """Mark files newly missing as gone and files found again as present (one transaction).
+
+    Their rows stay: usage views are unchanged. A run where nothing went or came back writes
+    nothing (the usual run from a hook).
+    """
+    went = sorted(k for k in missing if known[k][10] is None)
+    back = sorted(k for k in seen if k in known and known[k][10] is not None)
+    summary.gone, summary.returned = len(went), len(back)
+    summary.gone_kept = len(missing)
+    if not (went or back):
+        return
+    now = datetime.now(UTC).replace(tzinfo=None)
+    con.execute("BEGIN TRANSACTION")
+    con.execute("UPDATE cc_files SET gone_at = ? WHERE source_file IN"
+                " (SELECT unnest(?::VARCHAR[]))", [now, went])
+    con.execute("UPDATE cc_files SET gone_at = NULL WHERE source_file IN"
+                " (SELECT unnest(?::VARCHAR[]))", [back])
+    con.execute("COMMIT")
 
 
 class Survey:
     """What planning reads from the file system, read in a thread while the store opens.
 
-    The transcripts under ``root`` (:func:`claude_files.discover`), and per file its size
-    and the hash of its first HEAD_BYTES (what :func:`plan_file` compares with cc_files),
-    or the OSError met (``hashes=False``, for a new store: sizes only). DuckDB releases the
-    GIL while it opens a store, so this costs the run nothing (812 files: 20-30 ms of open,
-    read and hash hidden behind a 30 ms open).
+    The transcripts under ``roots`` (:func:`claude_files.discover`), and per file its size,
+    the hash of its first HEAD_BYTES and its modification time (what :func:`plan_file`
+    compares with cc_files), or the OSError met (``hashes=False``, for a new store: sizes
+    only). DuckDB releases the GIL while it opens a store, so this costs the run nothing
+    (812 files: 20-30 ms of open, read and hash hidden behind a 30 ms open).
     """
 
-    def __init__(self, root: Path, hashes: bool = True):
-        self.root, self.hashes = root, hashes
-        self.heads: dict[str, tuple[int, str | None] | OSError] = {}
+    def __init__(self, roots: list[Path], hashes: bool = True):
+        self.roots, self.hashes = roots, hashes
+        self.heads: dict[str, tuple[int, str | None, int] | OSError] = {}
         self._found: tuple[list[Path], list[tuple[str, str]]] | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="brainlab-survey", daemon=True)
@@ -322,12 +386,14 @@ class Survey:
 
     def _run(self) -> None:
         try:
-            files, refused = claude_files.discover(self.root)
+            files, refused = _discover(self.roots)
             for path in files:
                 try:
-                    size = os.stat(path).st_size
+                    st = os.stat(path)
+                    size = st.st_size
                     self.heads[str(path)] = (size, head_hash(path, HEAD_BYTES)
-                                             if self.hashes and size >= HEAD_BYTES else None)
+                                             if self.hashes and size >= HEAD_BYTES else None,
+                                             st.st_mtime_ns)
                 except OSError as exc:  # vanished or unreadable: refused when planned
                     self.heads[str(path)] = exc
             self._found = files, refused
@@ -369,27 +435,38 @@ def _measures_stored(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def plan_file(path: Path, state: tuple | None,
-              seen: tuple[int, str | None] | OSError | None = None) -> FileJob | None:
+              seen: tuple[int, str | None, int] | OSError | None = None) -> FileJob | None:
     """Decide what to read of ``path`` given its cc_files row; None when nothing is new.
 
-    ``seen``: its (size, hash of its first HEAD_BYTES or None) or the error, from a
-    :class:`Survey`; else read here.
+    ``state``: the cc_files columns source_file to errors, then (optionally) tail_sha256 and
+    mtime_ns. ``seen``: its (size, hash of its first HEAD_BYTES or None, mtime) or the
+    error, from a :class:`Survey`; else read here. Rewritten, read again from the start: a
+    file that shrank or whose first bytes changed; a grown file whose last block read changed
+    (truncated and written again past its old size); a file of the same size written since
+    it was read (issue 29, integrity 3). Unchanged files cost no read beyond the Survey's.
     """
     if isinstance(seen, OSError):
         raise seen
-    size, first = seen if seen is not None else (path.stat().st_size, None)
+    if seen is None:
+        st = path.stat()
+        seen = (st.st_size, None, st.st_mtime_ns)
+    size, first, mtime = seen
     if state is None:
-        return FileJob(str(path), 0, 0, size, False, True, 0, 0, 0)
-    _, bytes_done, lines_done, pending, head, runs, rows_before, errors_before = state
+        return FileJob(str(path), 0, 0, size, False, True, 0, 0, 0, mtime)
+    bytes_done, lines_done, pending, head, runs, rows_before, errors_before = state[1:8]
+    tail, mtime_read = state[8:10] if len(state) > 9 else (None, None)
     same_head = (first if first is not None and bytes_done >= HEAD_BYTES
                  else head_hash(path, bytes_done)) == head
+    reread = FileJob(str(path), 0, 0, size, True, False, runs, 0, 0, mtime)
     if size == bytes_done + pending and same_head:
-        return None
-    if size < bytes_done or not same_head:  # rewritten: read again from the start
-        return FileJob(str(path), 0, 0, size, True, False, runs, 0, 0)
+        return None if mtime_read is None or mtime == mtime_read else reread
+    if size < bytes_done or not same_head:
+        return reread
+    if tail is not None and bytes_done > HEAD_BYTES and edge_hashes(path, bytes_done)[1] != tail:
+        return reread
     return FileJob(str(path), bytes_done, lines_done, size, False, False, runs,
-                   rows_before or 0, errors_before or 0)
+                   rows_before or 0, errors_before or 0, mtime)
 
 
-__all__ = ["ClaudeSummary", "Survey", "default_root", "ingest_claude", "ingest_claude_db",
+__all__ = ["ClaudeSummary", "Survey", "default_root", "default_roots", "ingest_claude", "ingest_claude_db",
            "load_prices", "plan_file", "write_prices"]

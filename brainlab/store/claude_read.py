@@ -20,7 +20,7 @@ import orjson
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
 from brainlab.sources.redact import redact_truncate
-from brainlab.store.claude_plan import FileJob, head_hash
+from brainlab.store.claude_plan import FileJob, edge_hashes
 from brainlab.store.claude_rows import to_arrow, to_columns
 
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
@@ -42,6 +42,7 @@ class FileRead:
     head: str
     layout: str
     counts: tuple[int, int] | None = None  # (rows, request rows) when the group holds them
+    tail: str | None = None  # hash of the last HEAD_BYTES read (claude_plan.edge_hashes)
 
 
 @dataclass
@@ -134,29 +135,32 @@ def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
         meta = cc.read_meta(path, ctx)
         if meta:
             chunk.agent_links.append(meta)
+    head, tail = edge_hashes(path, bytes_done)
     return tables(final=True), FileRead({}, chunk.errors, bytes_done, lines_done, pending,
-                                         head_hash(path, bytes_done), ctx.layout)
+                                         head, ctx.layout, tail=tail)
 
 
 def last_per_call(requests: list[tuple]) -> list[tuple]:
-    """Keep, per (message.id, requestId), the row the SPEC §7 view would keep among these.
+    """Keep, per message.id, the row the SPEC §7 view (cc_request_dedup) would keep among these.
 
-    All rows come from one file, so the view's order (ts, file, line) reduces to (ts, line):
+    All rows come from one file, so the view's order (main chain first, then ts, then
+    output_tokens, then file and line) reduces to (main chain, ts, output_tokens, line):
     dropping the others here changes no result and halves the rows stored. Timestamps are
     ISO text of one shape, so text order is time order; rows without a timestamp are kept.
     """
-    best: dict[tuple, tuple] = {}
+    best: dict[str, tuple] = {}  # message.id -> (order, row)
     kept = []
     for row in requests:
         message_id, ts = row[3], row[5]
         if message_id is None or ts is None:
             kept.append(row)
             continue
-        key = (message_id, row[2])
-        old = best.get(key)
-        if old is None or (ts, row[-1]) > (old[5], old[-1]):
-            best[key] = row
-    kept.extend(best.values())
+        output = row[7]
+        order = (row[1] is None, ts, -1 if output is None else output, row[-1])
+        old = best.get(message_id)
+        if old is None or order > old[0]:
+            best[message_id] = (order, row)
+    kept.extend(row for _, row in best.values())
     return kept
 
 
@@ -176,10 +180,10 @@ def _failed(job: FileJob, exc: Exception) -> FileRead:
              f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
              " next run", "source": cc.SOURCE, "severity": "error"}
     try:
-        head = head_hash(Path(job.path), job.offset)
+        head, tail = edge_hashes(Path(job.path), job.offset)
     except OSError:
-        head = ""
-    return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main")
+        head, tail = "", None
+    return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main", tail=tail)
 
 
 def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,

@@ -129,7 +129,8 @@ class Writer:
             insert_columns(con, "ingest_errors", names,
                            [[e[n] for e in read.errors] for n in names])
         self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
-                           read.head, job.size, job.runs + 1, rows_total, errors_total))
+                           read.head, job.size, job.runs + 1, rows_total, errors_total,
+                           read.tail, job.mtime_ns, None))
         summary.read += 1
         summary.reset += job.reset
         summary.bytes_read += read.bytes_done - job.offset
@@ -150,7 +151,8 @@ class Writer:
                 self.insert(table, parts)
             if self.files:
                 names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
-                         "head_sha256", "size_seen", "runs", "rows_loaded", "errors")
+                         "head_sha256", "size_seen", "runs", "rows_loaded", "errors",
+                         "tail_sha256", "mtime_ns", "gone_at")
                 columns = [list(c) for c in zip(*self.files, strict=True)]
                 insert_columns(self.con, "cc_files", names, columns, replace=True)
                 self.con.execute(
@@ -168,6 +170,23 @@ class Writer:
             self.con.execute("ROLLBACK")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
         self.tables, self.started = {}, set()
+
+
+def delete_files(con: duckdb.DuckDBPyConnection, keys: list[str]) -> int:
+    """Delete every row of ``keys`` and their cc_files rows; the line-table rows deleted.
+
+    The caller holds the transaction (``--prune`` removes every gone file in one).
+    """
+    deleted = 0
+    for table in TABLES:
+        deleted += con.execute(f'DELETE FROM "{table}" WHERE source_file IN'
+                               " (SELECT unnest(?::VARCHAR[]))", [keys]).fetchone()[0]
+    for table, column in (("ingest_errors", "file"), ("ingest_files", "file"),
+                          ("cc_files", "source_file")):
+        extra = " AND source = ?" if table != "cc_files" else ""
+        con.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT unnest(?::VARCHAR[])){extra}",
+                    [keys, cc.SOURCE] if extra else [keys])
+    return deleted
 
 
 def delete_file(con: duckdb.DuckDBPyConnection, key: str) -> None:

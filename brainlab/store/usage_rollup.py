@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     import duckdb
 
 META_KEY = "cc_usage_rollup"
-# the call a request line belongs to: cc_request_dedup partitions by it and request_id
-# (SPEC §7), so the lines sharing it are deduplicated together, whatever their request_id
+# the call a request line belongs to: cc_request_dedup partitions by it (SPEC §7), so the
+# lines sharing it are deduplicated together, whatever their request_id
 KEY = "coalesce(message_id, source_file || ':' || line)"
 TOUCHED = "temp.cc_usage_touched"  # (day, session_id, key) of lines this run adds or deletes
 _SAME_PAIR = ("{a}.day IS NOT DISTINCT FROM {b}.day"

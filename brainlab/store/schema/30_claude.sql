@@ -13,7 +13,10 @@ CREATE TABLE IF NOT EXISTS cc_files (
     size_seen     BIGINT,
     runs          INTEGER,   -- how many ingest runs read something from this file
     rows_loaded   BIGINT,    -- usage lines (cc_request_lines) the file has contributed
-    errors        BIGINT     -- error and warning rows it has produced
+    errors        BIGINT,    -- error and warning rows it has produced
+    tail_sha256   VARCHAR,   -- hash of the last 4 KiB read: a file rewritten past it is read again
+    mtime_ns      BIGINT,    -- modification time when read: a same-size rewrite is read again
+    gone_at       TIMESTAMP  -- UTC time of the first run that did not find it (rows kept); NULL while on disk
 );
 
 -- API usage lines (assistant lines and usage nested in progress lines) BEFORE the global

@@ -2,9 +2,12 @@
 -- session / model, transcript sessions and agent loads in the protocol's shape.
 
 -- SPEC §7: one API call is several lines repeating message.id, requestId and usage;
--- deduplicate on (message.id, requestId) across ALL files, keeping the last line (final
--- output_tokens). Lines without requestId deduplicate on message.id alone; a line without
--- message.id is its own call. "Last" = latest timestamp, then file path, then line number.
+-- deduplicate on message.id across ALL files (docs/transcripts.md, counting rules): a /btw
+-- side question replays its parent's message under the same message.id and a new requestId
+-- (ccusage PR #1155, issue #913), and a message.id names one API response. A line without
+-- message.id is its own call. Kept: the main chain's copy (agent_id NULL) over a sidechain
+-- or subagent replay, then the latest timestamp, then the most complete line (largest
+-- output_tokens: streaming copies with equal timestamps), then file path and line number.
 -- The calls one incremental refresh of cc_usage_rollup recomputes (brainlab/store/
 -- usage_rollup.py sets the variable cc_usage_keys for that statement; unset, every call is in
 -- scope): a call's lines are kept or cut together, so its deduplication is unchanged.
@@ -15,8 +18,9 @@ WHERE getvariable('cc_usage_keys') IS NULL
    OR coalesce(message_id, source_file || ':' || line)
       IN (SELECT unnest(getvariable('cc_usage_keys')))
 QUALIFY row_number() OVER (
-    PARTITION BY coalesce(message_id, source_file || ':' || line), request_id
-    ORDER BY ts DESC NULLS LAST, source_file DESC, line DESC) = 1;
+    PARTITION BY coalesce(message_id, source_file || ':' || line)
+    ORDER BY agent_id IS NULL DESC, ts DESC NULLS LAST, output_tokens DESC NULLS LAST,
+             source_file DESC, line DESC) = 1;
 
 -- SPEC §7 Cost: the price row of each model seen (exact name, else without -YYYYMMDD).
 CREATE OR REPLACE VIEW cc_model_prices AS
@@ -124,6 +128,7 @@ SELECT day, model,
        sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
        CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
 FROM cc_usage_groups
+WHERE day IS NOT NULL  -- a call without a timestamp: in no day (counting rule 4)
 GROUP BY ALL;
 
 -- Usage by UTC day.
