@@ -1,7 +1,8 @@
 """Paths, thresholds and rule defaults: SPEC values in frozen dataclasses, overridable by TOML.
 
 A user file (``brainlab.toml`` in the working directory, or ``--config PATH``) may hold a
-``[thresholds]`` table whose keys are the field names of :class:`Thresholds`.
+``[thresholds]`` table whose keys are the field names of :class:`Thresholds`, and top-level
+``timezone`` (IANA name) and ``start_of_week`` keys for the dated usage views.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Settings:
 
     thresholds: Thresholds = field(default_factory=Thresholds)
     source: Path | None = None  # the TOML file these settings came from, if any
+    timezone: str | None = None  # IANA zone of dated usage views (None: the machine's)
+    start_of_week: str | None = None  # "monday" (ISO, default) or "sunday"
 
 
 def load_settings(path: str | os.PathLike | None = None) -> Settings:
@@ -86,7 +89,8 @@ def load_settings(path: str | os.PathLike | None = None) -> Settings:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{candidate}: {exc}") from exc
     thresholds = Thresholds().replace(**data.get("thresholds", {}))
-    return Settings(thresholds=thresholds, source=candidate)
+    return Settings(thresholds=thresholds, source=candidate, timezone=data.get("timezone"),
+                    start_of_week=data.get("start_of_week"))
 
 
 def _is_flag(value: Any) -> bool:

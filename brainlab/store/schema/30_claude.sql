@@ -163,14 +163,18 @@ CREATE TABLE IF NOT EXISTS cc_session_measures (
     source_file            VARCHAR
 );
 
--- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC day,
--- session, main chain or subagent, project and model, so `brainlab usage` reads a few hundred
--- rows instead of deduplicating every request line (issue 12). Rewritten by each ingest that
--- changed rows or prices (brainlab/store/usage_rollup.py).
+-- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC
+-- 15-minute bucket, session, main chain or subagent, project and model, so `brainlab usage`
+-- reads a few thousand rows instead of deduplicating every request line (issue 12), and
+-- re-buckets them into any time zone's days (every zone's offset is a multiple of 15 minutes)
+-- or into 5-hour blocks (issue 24). Rewritten by each ingest that changed rows or prices
+-- (brainlab/store/usage_rollup.py).
 CREATE TABLE IF NOT EXISTS cc_usage_rollup (
+    bucket                TIMESTAMP,
     day                   DATE,
     session_id            VARCHAR,
     is_subagent           BOOLEAN,
+    is_nested             BOOLEAN,
     project               VARCHAR,
     model                 VARCHAR,
     priced_as             VARCHAR,

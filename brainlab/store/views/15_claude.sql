@@ -61,7 +61,7 @@ WITH d AS (
            r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens AS context_tokens
     FROM cc_request_dedup r
 ), m AS (
-    SELECT d.*, a.subagent_type, p.priced_as, p.input_usd_mtok, p.output_usd_mtok,
+    SELECT d.*, a.subagent_type, sp.project, p.priced_as, p.input_usd_mtok, p.output_usd_mtok,
            p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
            CASE WHEN p.long_context_threshold IS NOT NULL
                  AND d.context_tokens > p.long_context_threshold THEN p.long_input_multiplier
@@ -72,6 +72,7 @@ WITH d AS (
     FROM d
     LEFT JOIN cc_agents a ON a.session_id = d.session_id AND a.agent_id = d.agent_id
     LEFT JOIN cc_model_prices p ON p.model = d.model
+    LEFT JOIN cc_session_projects sp ON sp.session_id = d.session_id
 )
 SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
        input_tokens, output_tokens, cache_creation_tokens, cache_creation_5m_tokens,
@@ -81,8 +82,7 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw5m * cache_write_5m_usd_mtok * in_mult
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) / 1e6 AS cost_usd,
-       priced_as, is_nested,
-       regexp_extract(cwd, '([^/\\]+)[/\\]*$', 1) AS project, cwd, source_file, line
+       priced_as, is_nested, project, cwd, source_file, line
 FROM m;
 
 -- Models without a price: reported, never priced at zero (SPEC §7 Cost).
@@ -96,10 +96,13 @@ WHERE model NOT IN (SELECT model FROM cc_model_prices WHERE priced_as IS NOT NUL
 GROUP BY model;
 
 -- The grain `brainlab usage` sums (stored as cc_usage_rollup by each `ingest claude`): one
--- row per UTC day, session, main chain or subagent, project and model of the deduplicated
--- calls (SPEC §7): token, cost and call sums, and the first and last call.
+-- row per UTC 15-minute bucket, session, main chain or subagent, nested in a progress line or
+-- not, project and model of the
+-- deduplicated calls (SPEC §7): token, cost and call sums, and the first and last call. A
+-- bucket lies in one day of every time zone (offsets are multiples of 15 minutes).
 CREATE OR REPLACE VIEW cc_usage_groups AS
-SELECT CAST(ts AS DATE) AS day, session_id, agent_id IS NOT NULL AS is_subagent, project,
+SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, session_id,
+       agent_id IS NOT NULL AS is_subagent, coalesce(is_nested, false) AS is_nested, project,
        model, priced_as,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
@@ -227,8 +230,7 @@ SELECT s.session_id,
        coalesce(s.main_ended_at, s.ended_at) AS ended_at,
        round(date_diff('second', coalesce(s.main_started_at, s.started_at),
                        coalesce(s.main_ended_at, s.ended_at)) / 60.0, 1) AS duration_min,
-       s.cwd, regexp_extract(s.cwd, '([^/\\]+)[/\\]*$', 1) AS project,
-       m.context_window_tokens,
+       s.cwd, sp.project, m.context_window_tokens,
        round(100.0 * m.context_peak_tokens / m.context_window_tokens, 1) AS context_peak_pct,
        round(100.0 * m.context_close_tokens / m.context_window_tokens, 1) AS context_at_close,
        m.context_close_tokens AS tokens_used,
@@ -241,7 +243,8 @@ FROM spans s
 LEFT JOIN main m USING (session_id)
 LEFT JOIN usage_sessions u USING (session_id)
 LEFT JOIN tools t USING (session_id)
-LEFT JOIN compact c USING (session_id);
+LEFT JOIN compact c USING (session_id)
+LEFT JOIN cc_session_projects sp USING (session_id);
 
 -- Transcript sessions in the shape of the protocol's `sessions` view (source = 'transcript');
 -- what a transcript cannot know (type, todos, handoff, health) is NULL.
