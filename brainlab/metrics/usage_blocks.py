@@ -80,12 +80,17 @@ class Block:
             return None
         return sum(self.tokens) / minutes, self.cost_usd / minutes * 60
 
-    def projection(self, now: datetime) -> tuple[int, int, float] | None:
-        """(minutes left, projected tokens, projected cost) for the active block."""
-        burn = self.burn()
-        if not self.is_active or burn is None:
-            return None
+    def projection(self, now: datetime) -> tuple[int | None, int | None, float | None]:
+        """(minutes left, projected tokens, projected cost) of the active block, else Nones.
+
+        The projection needs a burn rate (two calls apart in time), as ccusage's.
+        """
+        if not self.is_active:
+            return None, None, None
         left = round((self.end - now).total_seconds() / 60)
+        burn = self.burn()
+        if burn is None:
+            return left, None, None
         return (left, round(sum(self.tokens) + burn[0] * left),
                 round(self.cost_usd + burn[1] / 60 * left, 2))
 
@@ -162,7 +167,7 @@ def usage_blocks(db: str | os.PathLike, since: str | date | None = None,
             block.last_call.astimezone(zone) if block.last_call and not block.is_gap else None,
             block.is_active, block.is_gap, block.requests, *block.tokens, sum(block.tokens),
             block.cost_usd, list(block.models), burn[0] if burn else None,
-            burn[1] if burn else None, *(projection or (None, None, None))))
+            burn[1] if burn else None, *projection))
     return COLUMNS, rows, tz
 
 
@@ -174,12 +179,13 @@ def table_rows(rows: list[tuple]) -> tuple[list[str], list[tuple]]:
     for row in rows:
         if row[at["is_gap"]]:
             hours = (row[at["block_end"]] - row[at["block_start"]]).total_seconds() / 3600
-            status = f"gap {hours:.0f}h"
+            status = f"gap {int(hours)}h"
         elif row[at["is_active"]]:
             status = (f"ACTIVE, {row[at['minutes_left']] // 60}h"
-                      f" {row[at['minutes_left']] % 60:02d}m left, projected"
-                      f" {row[at['projected_tokens']]:,} tok ${row[at['projected_cost_usd']]:.2f}"
-                      if row[at["minutes_left"]] is not None else "ACTIVE")
+                      f" {row[at['minutes_left']] % 60:02d}m left")
+            if row[at["projected_tokens"]] is not None:
+                status += (f", projected {row[at['projected_tokens']]:,} tokens"
+                           f" ${row[at['projected_cost_usd']]:.2f}")
         else:
             minutes = int((row[at["last_call"]] - row[at["block_start"]]).total_seconds() // 60)
             status = f"{minutes // 60}h {minutes % 60:02d}m"
