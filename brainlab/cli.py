@@ -605,5 +605,9 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) 
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
 
 
+from brainlab.metrics.price_commands import prices_cmd  # noqa: E402
+
+main.add_command(prices_cmd)
+
 if __name__ == "__main__":  # pragma: no cover
     run()

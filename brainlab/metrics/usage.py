@@ -180,10 +180,11 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
     if project is not None:
         cond.append("project = $project")
     where = f" WHERE {' AND '.join(cond)}" if cond else ""
-    select = (f"SELECT model, any_value(priced_as) AS priced_as, {_DAY_SUMS},"
+    select = ("SELECT CASE WHEN speed = 'fast' THEN model || ' (fast)' ELSE model END"
+              f" AS model, any_value(priced_as) AS priced_as, {_DAY_SUMS},"
               " CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd,"
               f" CAST(sum(requests) AS BIGINT) AS requests FROM {source}{where}"
-              " GROUP BY model ORDER BY cost_usd DESC NULLS LAST, model")
+              " GROUP BY 1 ORDER BY cost_usd DESC NULLS LAST, model")
     return select + (f" LIMIT {int(limit)}" if limit else ""), params
 
 

@@ -100,9 +100,11 @@ CREATE TABLE IF NOT EXISTS cc_spans (
     source_file VARCHAR NOT NULL
 );
 
--- The price table in force (package file, or the user's override), loaded at each ingest.
+-- The price table (package file, or the user's override), loaded at each ingest: one row per
+-- model and period of validity (brainlab/store/prices.py); a call takes the row in force on
+-- its UTC day.
 CREATE TABLE IF NOT EXISTS cc_prices (
-    model                    VARCHAR PRIMARY KEY,
+    model                    VARCHAR NOT NULL,
     input_usd_mtok           DOUBLE,
     output_usd_mtok          DOUBLE,
     cache_write_5m_usd_mtok  DOUBLE,
@@ -111,6 +113,11 @@ CREATE TABLE IF NOT EXISTS cc_prices (
     long_context_threshold   BIGINT,
     long_input_multiplier    DOUBLE,
     long_output_multiplier   DOUBLE,
+    fast_multiplier          DOUBLE,
+    valid_from               DATE,
+    valid_until              DATE,
+    source                   VARCHAR,
+    source_date              DATE,
     prices_as_of             DATE,
     prices_file              VARCHAR
 );
@@ -175,6 +182,7 @@ CREATE TABLE IF NOT EXISTS cc_usage_rollup (
     session_id            VARCHAR,
     is_subagent           BOOLEAN,
     is_nested             BOOLEAN,
+    speed                 VARCHAR,
     project               VARCHAR,
     model                 VARCHAR,
     priced_as             VARCHAR,
