@@ -463,7 +463,7 @@ from brainlab.metrics.usage_options import timezone_options  # noqa: E402  (usag
 @main.command("usage")
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
-                                   "blocks"]))
+                                   "blocks", "projects", "agents", "tickets"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -478,7 +478,8 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
               as_csv: bool, timezone: str | None, start_of_week: str | None) -> None:
     """Claude Code tokens and cost by VIEW (default: daily).
 
-    VIEW is daily, weekly, monthly, sessions, models or blocks (5-hour windows). Days are
+    VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
+    agents (subagent types) or tickets (sessions in .claude/worktrees/<ticket>). Days are
     days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from brainlab.errors import ConfigError
+from brainlab.metrics.usage_groups import GROUP_VIEWS, group_sql
 from brainlab.metrics.usage_time import (
     local_sql,
     resolve_timezone,
@@ -29,7 +30,7 @@ from brainlab.metrics.usage_time import (
 )
 from brainlab.store import reader, usage_rollup
 
-VIEWS = ("daily", "weekly", "monthly", "sessions", "models")
+VIEWS = ("daily", "weekly", "monthly", "sessions", "models", *GROUP_VIEWS)
 DEFAULT_VIEW = "daily"
 
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
@@ -80,6 +81,9 @@ class UsageTable:
             return (f"No Claude Code usage in {db}: it holds no transcript request yet. "
                     "Add them with: brainlab ingest claude [PATH] --db " + str(db))
         asked = ", ".join(f"--{k} {v}" for k, v in self.filters.items() if v is not None)
+        if self.view == "tickets" and not asked:
+            return (f"No Claude Code session in {db} ran in a ticket's worktree"
+                    " (a working directory .claude/worktrees/<ticket>).")
         span = f"{self.first_day} to {self.last_day}"
         known = ", ".join(self.projects[:8]) + (", ..." if len(self.projects) > 8 else "")
         return (f"No Claude Code usage matches {asked}: the store holds requests from {span}"
@@ -162,6 +166,12 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
             return (f"SELECT * FROM ({select} ORDER BY {key} DESC LIMIT {int(limit)}) "
                     f"ORDER BY {key}", params)
         return f"{select} ORDER BY {key}", params
+    if view in GROUP_VIEWS:
+        cond = _where(since, until, "day")
+        if project is not None:
+            cond.append("project = $project")
+        select = group_sql(view, cond, rollup)
+        return select + (f" LIMIT {int(limit)}" if limit else ""), params
     if view == "sessions":
         cond = _where(since, until, "", "CAST(first_ts AS DATE)")
         if project is not None:
@@ -210,6 +220,10 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
         columns = [d[0] for d in cursor.description]
         found = UsageTable(view, columns, cursor.fetchall(),
                            {"since": since, "until": until, "project": project}, timezone=tz)
+        if view in GROUP_VIEWS:
+            from brainlab.metrics.usage_groups import TABLE_COLUMNS
+
+            found.table_columns = TABLE_COLUMNS[view]
         if not found.rows:
             source = (f"(SELECT CAST({local_sql('bucket')} AS DATE) AS d, project,"
                       " requests AS n FROM " + ("cc_usage_rollup" if rollup
