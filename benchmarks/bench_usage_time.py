@@ -17,7 +17,6 @@ command, the roll-up's row count, and the load average before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -103,12 +102,11 @@ def main() -> int:
         for _ in range(options.repeat):
             for label, code, args in commands:
                 times[label].append(_run(code, args))
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        rollup = subprocess.run(
-            [sys.executable, "-m", "brainlab.cli", "sql", "--db", str(ours), "--json",
-             "SELECT count(*) AS n FROM cc_usage_rollup"], cwd="/", env=env,
-            capture_output=True, text=True)
-        rows = json.loads(rollup.stdout)[0]["n"] if rollup.returncode == 0 else "?"
+        from brainlab.store.connection import engine
+
+        con = engine().connect(str(ours), read_only=True)
+        rows = con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()[0]
+        con.close()
         print(f"store: {options.copies} cop{'y' if options.copies == 1 else 'ies'} of"
               f" {options.tree}; cc_usage_rollup rows: {rows}; {options.repeat} rounds")
         for label, values in times.items():
