@@ -6,7 +6,6 @@ prints (a table fitted to the terminal through :mod:`brainlab.tables`, or JSON /
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -40,6 +39,8 @@ def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool) -> No
         click.echo(tables.to_csv(COLUMNS, report.rows), nl=False)
         return
     if as_json:
+        import json
+
         click.echo(json.dumps({
             "files": report.files, "prices": json.loads(tables.to_json(COLUMNS, report.rows)),
             "store": report.store,

@@ -208,7 +208,8 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     the machine's zone and Monday (:mod:`brainlab.metrics.usage_time`).
     """
     since, until = _parse_day(since, "since"), _parse_day(until, "until")
-    configured_tz, configured_week = settings_defaults()
+    configured_tz, configured_week = (settings_defaults() if timezone is None
+                                      or start_of_week is None else (None, None))
     tz = resolve_timezone(timezone, configured_tz)
     week_start = resolve_week_start(start_of_week, configured_week)
     if limit is not None and limit < 1:

@@ -145,7 +145,7 @@ def usage_blocks(db: str | os.PathLike, since: str | date | None = None,
     from brainlab.metrics.usage import _parse_day
 
     since, until = _parse_day(since, "since"), _parse_day(until, "until")
-    tz = resolve_timezone(timezone, settings_defaults()[0])
+    tz = resolve_timezone(timezone, settings_defaults()[0] if timezone is None else None)
     zone = ZoneInfo(tz)
     now = _utc(now) if now is not None else datetime.now(UTC)
     with reader(db, engine_only=True) as con:

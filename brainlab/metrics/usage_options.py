@@ -6,9 +6,12 @@ the same help; the values are checked by :mod:`brainlab.metrics.usage_time`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def timezone_options(command: Callable) -> Callable:
