@@ -24,7 +24,6 @@ the same 15 minutes, counts that bucket in the earlier block.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -56,20 +55,24 @@ _BUCKETS = """
     GROUP BY bucket ORDER BY bucket"""
 
 
-@dataclass
 class Block:
-    """One 5-hour window (or the gap between two), as ccusage reports it."""
+    """One 5-hour window (or the gap between two), as ccusage reports it.
 
-    start: datetime  # UTC, aware
-    end: datetime
-    last_call: datetime | None = None
-    first_call: datetime | None = None
-    is_gap: bool = False
-    requests: int = 0
-    tokens: tuple[int, int, int, int] = (0, 0, 0, 0)
-    cost_usd: float = 0.0
-    models: tuple[str, ...] = ()
-    is_active: bool = False
+    A plain class: a dataclass would compile its methods at import (tens of ms at start-up).
+    """
+
+    __slots__ = ("start", "end", "last_call", "first_call", "is_gap", "requests", "tokens",
+                 "cost_usd", "models", "is_active")
+
+    def __init__(self, start: datetime, end: datetime, last_call: datetime | None = None,
+                 first_call: datetime | None = None, is_gap: bool = False) -> None:
+        self.start, self.end = start, end  # UTC, aware
+        self.last_call, self.first_call, self.is_gap = last_call, first_call, is_gap
+        self.requests = 0
+        self.tokens: tuple[int, ...] = (0, 0, 0, 0)
+        self.cost_usd = 0.0
+        self.models: tuple[str, ...] = ()
+        self.is_active = False
 
     def burn(self) -> tuple[float, float] | None:
         """(tokens per minute, dollars per hour) between the first and last call, if apart."""
