@@ -54,8 +54,10 @@ def resolve_timezone(option: str | None = None, configured: str | None = None) -
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"unknown time zone {name!r}: give an IANA name like Europe/Paris,"
-                          " America/New_York or UTC") from None
+        where = ("" if option else "brainlab.toml timezone: " if configured
+                 else "this machine's time zone: ")
+        raise ConfigError(f"{where}unknown time zone {name!r}: give an IANA name like"
+                          " Europe/Paris, America/New_York or UTC") from None
     return name
 
 
