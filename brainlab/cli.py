@@ -519,29 +519,42 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     _QUICK_EXIT.append(True)  # the store is closed: the console script may skip teardown
 
 
+from brainlab.metrics.usage_options import timezone_options  # noqa: E402  (usage's options)
+
+
 @main.command("usage")
 @click.argument("by", metavar="[VIEW]", default="daily",
-                type=click.Choice(["daily", "weekly", "monthly", "sessions", "models"]))
+                type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
+                                   "blocks", "projects", "agents", "tickets"]))
 @db_option()
-@click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
-@click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
+@click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
 @click.option("--project", default=None, help="One project (the folder name of its cwd).")
 @click.option("--limit", type=int, default=None,
               help="Newest N periods or sessions; top N models by cost.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+@timezone_options
 @handle_errors
 def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
-              as_csv: bool) -> None:
+              as_csv: bool, timezone: str | None, start_of_week: str | None) -> None:
     """Claude Code tokens and cost by VIEW (default: daily).
 
-    VIEW is daily, weekly, monthly, sessions or models. Days are UTC days; cost is USD at
-    the prices `ingest claude` used.
+    VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
+    agents (subagent types) or tickets (sessions in .claude/worktrees/<ticket>). Days are
+    days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
+    is USD at the prices `ingest claude` used.
     """
     from brainlab import tables
     from brainlab.metrics.usage import usage_table
 
-    found = usage_table(db, by, since=since, until=until, project=project, limit=limit)
+    if by == "blocks":
+        from brainlab.metrics.usage_blocks import blocks_table
+
+        found = blocks_table(db, since=since, until=until, project=project, timezone=timezone)
+    else:
+        found = usage_table(db, by, since=since, until=until, project=project, limit=limit,
+                            timezone=timezone, start_of_week=start_of_week)
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)
@@ -561,14 +574,15 @@ def print_usage(found, db: Path) -> None:
         click.echo(found.empty_message(db))
         return
     rows, columns = tables.usage_rows(found.view, found.columns, found.rows), found.columns
+    if found.display:  # a view with its own terminal rows (usage blocks)
+        columns, rows = found.display
+    spec = found.table_columns or tables.USAGE_COLUMNS[found.view]
     text, hidden = tables.render_text(  # the same characters as rich's table, without rich
-        columns, rows, width=out.width, columns=tables.USAGE_COLUMNS[found.view], totals=True,
-        bold=out.styled)
+        columns, rows, width=out.width, columns=spec, totals=True, bold=out.styled)
     if text is not None:
         click.echo(text, nl=False)
     else:
-        table, hidden = tables.render(columns, rows, width=out.width,
-                                      columns=tables.USAGE_COLUMNS[found.view], totals=True)
+        table, hidden = tables.render(columns, rows, width=out.width, columns=spec, totals=True)
         out.print(table)
     if hidden:  # wrapped at the width, as rich wrapped it
         import textwrap
@@ -659,6 +673,10 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
         click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
                    " them)")
 
+
+from brainlab.metrics.price_commands import prices_cmd  # noqa: E402
+
+main.add_command(prices_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     run()

@@ -4,7 +4,7 @@ The file is ``--config PATH`` (a group-level option of the ``brainlab`` command)
 ``$BRAINLAB_CONFIG``, else ``brainlab.toml`` in the working directory when present. It may
 hold ``[thresholds]`` (fields of :class:`~brainlab.spec.thresholds.Thresholds`),
 ``[regulator]`` (fields of :class:`~brainlab.spec.regulator.RegulatorRules`), ``[paths]``
-(``db``, ``reports``, ``prices``; relative to the file's folder) and ``timezone``. The CLI
+(``db``, ``reports``, ``prices``; relative to the file's folder), ``timezone`` and ``start_of_week``. The CLI
 puts the loaded :class:`Settings` on click's context and exports ``BRAINLAB_CONFIG``, so
 notebooks and reports run by a command read the same file. A bad file or key is one
 ConfigError naming both.
@@ -31,7 +31,7 @@ from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: 
 from brainlab.spec.values import parse_overrides, typed_value  # noqa: F401  (re-exported)
 
 PATH_KEYS = ("db", "reports", "prices")
-TOP_KEYS = ("thresholds", "regulator", "paths", "timezone")
+TOP_KEYS = ("thresholds", "regulator", "paths", "timezone", "start_of_week")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class Settings:
     db: Path | None = None  # [paths] db: the store commands use when --db is not given
     reports: Path | None = None  # [paths] reports: where `report weekly` writes
     prices: Path | None = None  # [paths] prices: a price file (as --prices / $BRAINLAB_PRICES)
-    timezone: str | None = None  # IANA name for dated views and reports (issue 24 fills it in)
+    timezone: str | None = None  # IANA zone of dated views (None: the machine's)
+    start_of_week: str | None = None  # "monday" (ISO, default) or "sunday"
     source: Path | None = None  # the TOML file these settings came from, if any
 
 
@@ -99,6 +100,9 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
     timezone = data.get("timezone")
     if timezone is not None and not isinstance(timezone, str):
         raise ConfigError(f"timezone expects a name such as Europe/Paris, got {timezone!r}")
+    start_of_week = data.get("start_of_week")
+    if start_of_week is not None and start_of_week not in ("monday", "sunday"):
+        raise ConfigError(f"start_of_week expects monday or sunday, got {start_of_week!r}")
     return Settings(thresholds=Thresholds().replace(**tables["thresholds"]),
                     rules=RegulatorRules().replace(**tables["regulator"]),
-                    timezone=timezone, source=source, **resolved)
+                    timezone=timezone, start_of_week=start_of_week, source=source, **resolved)

@@ -36,8 +36,12 @@ def dedup_requests(spark, lake: str, columns: dict):
     priced_as = F.when(F.col("model").isin(names), F.col("model")).otherwise(
         F.regexp_replace(F.col("model"), "-[0-9]{8}$", ""))
     p = prices.select(*[F.col(c).alias(f"p_{c}") for c in prices.columns])
+    day = F.coalesce(F.to_date("ts"), F.lit("9999-12-30").cast("date"))  # the row in force
+    in_force = ((F.col("_priced_as") == F.col("p_model"))
+                & (day >= F.coalesce(F.col("p_valid_from"), F.lit("0001-01-01").cast("date")))
+                & (day < F.coalesce(F.col("p_valid_until"), F.lit("9999-12-31").cast("date"))))
     d = (kept.withColumn("_priced_as", priced_as)
-         .join(p, F.col("_priced_as") == F.col("p_model"), "left")
+         .join(p, in_force, "left")
          .withColumn("context_tokens", F.col("input_tokens") + F.col("cache_creation_tokens")
                      + F.col("cache_read_tokens")))
     long_ctx = (F.col("p_long_context_threshold").isNotNull()
@@ -51,7 +55,9 @@ def dedup_requests(spark, lake: str, columns: dict):
             + F.col("output_tokens") * F.col("p_output_usd_mtok") * out_mult
             + cw5m * F.col("p_cache_write_5m_usd_mtok") * in_mult
             + cw1h * F.col("p_cache_write_1h_usd_mtok") * in_mult
-            + F.col("cache_read_tokens") * F.col("p_cache_read_usd_mtok") * in_mult) / 1e6
+            + F.col("cache_read_tokens") * F.col("p_cache_read_usd_mtok") * in_mult
+            ) * F.when(F.col("speed") == "fast", F.coalesce(F.col("p_fast_multiplier"),
+                                                            F.lit(1.0))).otherwise(1.0) / 1e6
     return d.select(*kept.columns, F.col("p_model").alias("priced_as"),
                     cost.alias("cost_usd"), F.to_date("ts").alias("day"))
 

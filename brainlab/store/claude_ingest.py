@@ -24,18 +24,18 @@ import gc
 import itertools
 import os
 import threading
-import tomllib
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab.errors import ConfigError, SourceError
+from brainlab.errors import SourceError
 from brainlab.sources import claude_files
 from brainlab.store import usage_rollup
 from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes, head_hash
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
+from brainlab.store.prices import PRICES_ENV, load_prices, write_prices  # noqa: F401
 
 # The parser's modules (claude_pool, claude_read, claude_writer, claude_rows and the sources
 # they import: 50-60 ms) are imported once planning found something to read: a run with
@@ -44,7 +44,6 @@ from brainlab.store.measured import refresh_measures
 if TYPE_CHECKING:
     import duckdb
 
-PRICES_ENV = "BRAINLAB_PRICES"
 # a file with more than this to read is parsed in this process and its rows inserted block by
 # block (memory bounded by the read block, whatever the file's size), after the pooled files
 STREAM_MIN_BYTES = 128 * 1024 * 1024
@@ -69,64 +68,6 @@ def default_root() -> Path:
     """The first Claude root (callers that take one root; ``ingest claude`` reads them all)."""
     found, tried = claude_files.default_roots()
     return found[0] if found else tried[-1]
-
-
-def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
-    """Load price rows: the package's dated table, then the user's file (argument or env)."""
-    package = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
-    tables = [("brainlab/data/prices.toml", package.read_text(encoding="utf-8"))]
-    user_file = user_file or os.environ.get(PRICES_ENV)
-    if user_file:
-        path = Path(user_file)
-        if not path.is_file():
-            raise ConfigError(f"price file not found: {path}")
-        tables.append((str(path.resolve()), path.read_text(encoding="utf-8")))
-    merged: dict[str, dict] = {}
-    for name, text in tables:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{name}: {exc}") from exc
-        as_of = data.get("as_of")
-        as_of = date.fromisoformat(str(as_of)) if as_of else None
-        for model, rates in (data.get("models") or {}).items():
-            missing = {"input", "output", "cache_write_5m", "cache_read"} - set(rates)
-            if missing:
-                raise ConfigError(f"{name}: model {model!r} lacks {sorted(missing)}")
-            merged[model] = {
-                "model": model, "input_usd_mtok": float(rates["input"]),
-                "output_usd_mtok": float(rates["output"]),
-                "cache_write_5m_usd_mtok": float(rates["cache_write_5m"]),
-                "cache_write_1h_usd_mtok": float(rates.get("cache_write_1h",
-                                                           rates["cache_write_5m"])),
-                "cache_read_usd_mtok": float(rates["cache_read"]),
-                "long_context_threshold": rates.get("long_context_threshold"),
-                "long_input_multiplier": rates.get("long_input_multiplier"),
-                "long_output_multiplier": rates.get("long_output_multiplier"),
-                "prices_as_of": as_of, "prices_file": name,
-            }
-    return list(merged.values()), [name for name, _ in tables]
-
-
-def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
-    """Replace the price table in the store (one transaction); False when it was unchanged."""
-    cursor = con.execute("SELECT * FROM cc_prices")
-    names = [d[0] for d in cursor.description]
-    stored = sorted(cursor.fetchall(), key=lambda r: r[0])
-    wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=lambda r: r[0])
-    if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
-        return False
-    from brainlab.store.claude_rows import insert_columns
-
-    con.execute("BEGIN TRANSACTION")
-    try:
-        con.execute("DELETE FROM cc_prices")
-        insert_columns(con, "cc_prices", names, [list(c) for c in zip(*wanted, strict=True)])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return True
 
 
 def ingest_claude_db(db: str | os.PathLike, root: Roots, prices: str | os.PathLike | None = None,

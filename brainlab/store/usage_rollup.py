@@ -2,18 +2,22 @@
 
 The derivation stays a SQL view (views/15_claude.sql, SPEC §7 deduplication and cost); it
 reads every request line, so `brainlab usage` would pay the global deduplication on each
-call. The claude ingest stores its rows instead, once per run that changed anything.
+call. The claude ingest stores its rows instead, once per run that changed anything. Its
+grain is the UTC 15-minute bucket (issue 24): any time zone's days and the 5-hour blocks are
+sums of buckets (:mod:`brainlab.metrics.usage_time`), without touching the call rows.
 
 A run that changed prices, or found the roll-up stale, rewrites it whole (:func:`refresh`).
-Otherwise only the groups its lines can change are recomputed (:func:`refresh_touched`):
+Otherwise only the sessions its lines can change are recomputed (:func:`refresh_touched`):
 the deduplication is global by (message.id, requestId), so a new line can move the kept
-line of a call into another session or day, and a deleted line (a rewritten or removed file)
-can hand it back. The touched lines (new, and about to be deleted: :func:`capture_deleted`)
-name the calls; every line of those calls names the (day, session) pairs whose groups can
-change; the keys of every line in those pairs are the calls to deduplicate again, through
-the same views, cut to those calls by the variable ``cc_usage_keys``
-(``cc_in_usage_scope`` in views/15_claude.sql). The deduplication of one call needs only
-that call's lines, so the groups of those pairs come out exactly as a full rebuild's.
+line of a call into another session or bucket, and a deleted line (a rewritten or removed
+file) can hand it back; and a session's project is its latest working directory (views/
+14_projects.sql), so any new line of a session can move all its groups to another project.
+The touched lines (new, and about to be deleted: :func:`capture_deleted`) name the calls and
+the sessions; every line of those calls names more sessions; the keys of every line of those
+sessions are the calls to deduplicate again, through the same views, cut to those calls by
+the variable ``cc_usage_keys`` (``cc_in_usage_scope`` in views/15_claude.sql). The
+deduplication of one call needs only that call's lines, so the groups of those sessions come
+out exactly as a full rebuild's.
 
 A ``brainlab_meta`` entry (``cc_usage_rollup``) holds the number of request lines the roll-up
 was computed from; it is removed before a run writes and set again in the refresh's
@@ -36,9 +40,8 @@ META_KEY = "cc_usage_rollup"
 # the call a request line belongs to: cc_request_dedup partitions by it (SPEC §7), so the
 # lines sharing it are deduplicated together, whatever their request_id
 KEY = "coalesce(message_id, source_file || ':' || line)"
-TOUCHED = "temp.cc_usage_touched"  # (day, session_id, key) of lines this run adds or deletes
-_SAME_PAIR = ("{a}.day IS NOT DISTINCT FROM {b}.day"
-              " AND {a}.session_id IS NOT DISTINCT FROM {b}.session_id")
+TOUCHED = "temp.cc_usage_touched"  # (session_id, key) of lines this run adds or deletes
+_SAME_PAIR = "{a}.session_id IS NOT DISTINCT FROM {b}.session_id"
 
 
 def is_current(con: duckdb.DuckDBPyConnection) -> bool:
@@ -74,18 +77,22 @@ def refresh(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def capture_deleted(con: duckdb.DuckDBPyConnection, files: Iterable[str]) -> None:
-    """Note the request lines of ``files`` before a run deletes them (rewritten or removed).
+    """Note the request lines and sessions of ``files`` before a run deletes them.
 
-    Their calls may have kept one of these lines: :func:`refresh_touched` recomputes the
-    groups they leave. Call it once per run, before any write (it starts the touched set).
+    Their calls may have kept one of these lines, and their sessions may lose the line that
+    named their project: :func:`refresh_touched` recomputes those sessions. Call it once per
+    run, before any write (it starts the touched set).
     """
-    con.execute(f"CREATE OR REPLACE TEMP TABLE cc_usage_touched AS SELECT CAST(ts AS DATE) AS day,"
-                f" session_id, {KEY} AS key FROM cc_request_lines"
-                " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [sorted(set(files))])
+    files = sorted(set(files))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE cc_usage_touched AS SELECT session_id,"
+                f" {KEY} AS key FROM cc_request_lines"
+                " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [files])
+    con.execute(f"INSERT INTO {TOUCHED} SELECT DISTINCT session_id, NULL FROM cc_spans"
+                " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [files])
 
 
 def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, int]]) -> int:
-    """Recompute the roll-up groups a run's lines can change; return the (day, session) pairs.
+    """Recompute the roll-up groups of the sessions a run can change; return how many.
 
     ``grown``: (file, lines before this run) of every file read: its lines after that number
     are new (0 for a new or rewritten file). Needs :func:`capture_deleted` earlier in the run
@@ -95,21 +102,23 @@ def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, i
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(  # the new lines (a file's lines are numbered in order)
-            f"INSERT INTO {TOUCHED} SELECT CAST(l.ts AS DATE), l.session_id, {KEY}"
+            f"INSERT INTO {TOUCHED} SELECT l.session_id, {KEY}"
             " FROM cc_request_lines l JOIN (SELECT unnest(?::VARCHAR[]) AS f,"
             " unnest(?::BIGINT[]) AS n) g ON l.source_file = g.f AND l.line > g.n",
             [list(files), list(lines)])
-        # every (day, session) where a touched call has, or had, a line
+        con.execute(  # the sessions of every file read (a new cwd can change their project)
+            f"INSERT INTO {TOUCHED} SELECT DISTINCT session_id, NULL FROM cc_spans"
+            " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))", [list(files)])
+        # every session where a touched call has, or had, a line
         con.execute("CREATE OR REPLACE TEMP TABLE cc_usage_pairs AS"
-                    f" SELECT DISTINCT day, session_id FROM {TOUCHED} UNION"
-                    " SELECT CAST(ts AS DATE) AS day, session_id FROM cc_request_lines"
-                    f" WHERE {KEY} IN (SELECT key FROM {TOUCHED})")
-        # the calls with a line in those pairs: deduplicated again, whole (the view's scope)
+                    f" SELECT DISTINCT session_id FROM {TOUCHED} UNION"
+                    " SELECT session_id FROM cc_request_lines"
+                    f" WHERE {KEY} IN (SELECT key FROM {TOUCHED} WHERE key IS NOT NULL)")
+        # the calls with a line in those sessions: deduplicated again, whole (the view's scope)
         con.execute("SET VARIABLE cc_usage_keys = (SELECT coalesce(list(DISTINCT"
                     f" {KEY}), [])"
                     " FROM cc_request_lines l SEMI JOIN cc_usage_pairs p"
-                    " ON CAST(l.ts AS DATE) IS NOT DISTINCT FROM p.day"
-                    " AND l.session_id IS NOT DISTINCT FROM p.session_id)")
+                    " ON l.session_id IS NOT DISTINCT FROM p.session_id)")
         con.execute("DELETE FROM cc_usage_rollup r WHERE EXISTS (SELECT 1 FROM cc_usage_pairs p"
                     " WHERE " + _SAME_PAIR.format(a="r", b="p") + ")")
         con.execute("INSERT INTO cc_usage_rollup BY NAME SELECT g.* FROM cc_usage_groups g"

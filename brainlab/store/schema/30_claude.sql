@@ -103,9 +103,11 @@ CREATE TABLE IF NOT EXISTS cc_spans (
     source_file VARCHAR NOT NULL
 );
 
--- The price table in force (package file, or the user's override), loaded at each ingest.
+-- The price table (package file, or the user's override), loaded at each ingest: one row per
+-- model and period of validity (brainlab/store/prices.py); a call takes the row in force on
+-- its UTC day.
 CREATE TABLE IF NOT EXISTS cc_prices (
-    model                    VARCHAR PRIMARY KEY,
+    model                    VARCHAR NOT NULL,
     input_usd_mtok           DOUBLE,
     output_usd_mtok          DOUBLE,
     cache_write_5m_usd_mtok  DOUBLE,
@@ -114,6 +116,11 @@ CREATE TABLE IF NOT EXISTS cc_prices (
     long_context_threshold   BIGINT,
     long_input_multiplier    DOUBLE,
     long_output_multiplier   DOUBLE,
+    fast_multiplier          DOUBLE,
+    valid_from               DATE,
+    valid_until              DATE,
+    source                   VARCHAR,
+    source_date              DATE,
     prices_as_of             DATE,
     prices_file              VARCHAR
 );
@@ -166,14 +173,19 @@ CREATE TABLE IF NOT EXISTS cc_session_measures (
     source_file            VARCHAR
 );
 
--- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC day,
--- session, main chain or subagent, project and model, so `brainlab usage` reads a few hundred
--- rows instead of deduplicating every request line (issue 12). Rewritten by each ingest that
--- changed rows or prices (brainlab/store/usage_rollup.py).
+-- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC
+-- 15-minute bucket, session, main chain or subagent, project and model, so `brainlab usage`
+-- reads a few thousand rows instead of deduplicating every request line (issue 12), and
+-- re-buckets them into any time zone's days (every zone's offset is a multiple of 15 minutes)
+-- or into 5-hour blocks (issue 24). Rewritten by each ingest that changed rows or prices
+-- (brainlab/store/usage_rollup.py).
 CREATE TABLE IF NOT EXISTS cc_usage_rollup (
+    bucket                TIMESTAMP,
     day                   DATE,
     session_id            VARCHAR,
     is_subagent           BOOLEAN,
+    is_nested             BOOLEAN,
+    speed                 VARCHAR,
     project               VARCHAR,
     model                 VARCHAR,
     priced_as             VARCHAR,

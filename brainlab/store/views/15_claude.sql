@@ -22,15 +22,21 @@ QUALIFY row_number() OVER (
     ORDER BY agent_id IS NULL DESC, ts DESC NULLS LAST, output_tokens DESC NULLS LAST,
              source_file DESC, line DESC) = 1;
 
--- SPEC §7 Cost: the price row of each model seen (exact name, else without -YYYYMMDD).
+-- SPEC §7 Cost: the price name of each model seen (exact name, else without -YYYYMMDD), with
+-- the rates of its latest price row (a call is priced by the row in force on its day: see
+-- cc_requests).
 CREATE OR REPLACE VIEW cc_model_prices AS
-WITH seen AS (SELECT DISTINCT model FROM cc_request_lines)
+WITH seen AS (SELECT DISTINCT model FROM cc_request_lines), latest AS (
+    SELECT * FROM cc_prices
+    QUALIFY row_number() OVER (PARTITION BY model
+                               ORDER BY coalesce(valid_from, DATE '0001-01-01') DESC) = 1
+)
 SELECT s.model, p.model AS priced_as, p.input_usd_mtok, p.output_usd_mtok,
        p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
        p.long_context_threshold, p.long_input_multiplier, p.long_output_multiplier,
        p.prices_as_of
 FROM seen s
-LEFT JOIN cc_prices p
+LEFT JOIN latest p
   ON p.model = CASE WHEN s.model IN (SELECT model FROM cc_prices) THEN s.model
                     ELSE regexp_replace(s.model, '-[0-9]{8}$', '') END;
 
@@ -52,9 +58,12 @@ WHERE agent_id IS NOT NULL
 GROUP BY session_id, agent_id;
 
 -- One row per API call after deduplication, with its subagent type and cost.
--- Cost (SPEC §7): tokens x rate / 1e6; cache writes split 5 min / 1 h when the line says
--- (else all 5 min); long-context models bill the whole request at the higher rates when
--- its input side exceeds the threshold. cost_usd is NULL when the model has no price.
+-- Cost (SPEC §7): tokens x rate / 1e6 at the price row in force on the call's UTC day
+-- (cc_prices valid_from <= day < valid_until; a call without a timestamp takes the row in
+-- force now); cache writes split 5 min / 1 h when the line says (else all 5 min);
+-- long-context rows bill the whole request at the higher rates when its input side exceeds
+-- the threshold; a fast-mode call (usage.speed = 'fast') has every rate times the row's
+-- fast_multiplier (none known: standard rates). cost_usd is NULL when the model has no price.
 CREATE OR REPLACE VIEW cc_requests AS
 WITH d AS (
     SELECT r.*,
@@ -65,8 +74,11 @@ WITH d AS (
            r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens AS context_tokens
     FROM cc_request_dedup r
 ), m AS (
-    SELECT d.*, a.subagent_type, p.priced_as, p.input_usd_mtok, p.output_usd_mtok,
-           p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
+    SELECT d.*, a.subagent_type, sp.project, mp.priced_as, p.input_usd_mtok,
+           p.output_usd_mtok, p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok,
+           p.cache_read_usd_mtok,
+           CASE WHEN d.speed = 'fast' THEN coalesce(p.fast_multiplier, 1.0) ELSE 1.0 END
+               AS speed_mult,
            CASE WHEN p.long_context_threshold IS NOT NULL
                  AND d.context_tokens > p.long_context_threshold THEN p.long_input_multiplier
                 ELSE 1.0 END AS in_mult,
@@ -75,7 +87,13 @@ WITH d AS (
                 ELSE 1.0 END AS out_mult
     FROM d
     LEFT JOIN cc_agents a ON a.session_id = d.session_id AND a.agent_id = d.agent_id
-    LEFT JOIN cc_model_prices p ON p.model = d.model
+    LEFT JOIN cc_model_prices mp ON mp.model = d.model
+    LEFT JOIN cc_prices p ON p.model = mp.priced_as
+     AND coalesce(CAST(d.ts AS DATE), DATE '9999-12-30')
+         >= coalesce(p.valid_from, DATE '0001-01-01')
+     AND coalesce(CAST(d.ts AS DATE), DATE '9999-12-30')
+         < coalesce(p.valid_until, DATE '9999-12-31')
+    LEFT JOIN cc_session_projects sp ON sp.session_id = d.session_id
 )
 SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
        input_tokens, output_tokens, cache_creation_tokens, cache_creation_5m_tokens,
@@ -84,9 +102,9 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + output_tokens * output_usd_mtok * out_mult
         + cw5m * cache_write_5m_usd_mtok * in_mult
         + cw1h * cache_write_1h_usd_mtok * in_mult
-        + cache_read_tokens * cache_read_usd_mtok * in_mult) / 1e6 AS cost_usd,
-       priced_as, is_nested,
-       regexp_extract(cwd, '([^/\\]+)[/\\]*$', 1) AS project, cwd, source_file, line
+        + cache_read_tokens * cache_read_usd_mtok * in_mult) * speed_mult / 1e6 AS cost_usd,
+       CASE WHEN input_usd_mtok IS NULL THEN NULL ELSE priced_as END AS priced_as, is_nested,
+       project, cwd, source_file, line, speed
 FROM m;
 
 -- Models without a price: reported, never priced at zero (SPEC §7 Cost).
@@ -100,10 +118,14 @@ WHERE model NOT IN (SELECT model FROM cc_model_prices WHERE priced_as IS NOT NUL
 GROUP BY model;
 
 -- The grain `brainlab usage` sums (stored as cc_usage_rollup by each `ingest claude`): one
--- row per UTC day, session, main chain or subagent, project and model of the deduplicated
--- calls (SPEC §7): token, cost and call sums, and the first and last call.
+-- row per UTC 15-minute bucket, session, main chain or subagent, nested in a progress line or
+-- not, speed (fast mode or standard), project and model of the
+-- deduplicated calls (SPEC §7): token, cost and call sums, and the first and last call. A
+-- bucket lies in one day of every time zone (offsets are multiples of 15 minutes).
 CREATE OR REPLACE VIEW cc_usage_groups AS
-SELECT CAST(ts AS DATE) AS day, session_id, agent_id IS NOT NULL AS is_subagent, project,
+SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, session_id,
+       agent_id IS NOT NULL AS is_subagent, coalesce(is_nested, false) AS is_nested,
+       CASE WHEN speed = 'fast' THEN 'fast' ELSE 'standard' END AS speed, project,
        model, priced_as,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
@@ -172,9 +194,11 @@ SELECT session_id, min(ts) AS first_ts, max(ts) AS last_ts,
 FROM cc_requests
 GROUP BY session_id;
 
--- Usage by model (the name the transcript gives, and the price row it matched).
+-- Usage by model (the name the transcript gives, and the price row it matched); fast-mode
+-- calls are their own row, "<model> (fast)".
 CREATE OR REPLACE VIEW usage_models AS
-SELECT model, any_value(priced_as) AS priced_as,
+SELECT CASE WHEN speed = 'fast' THEN model || ' (fast)' ELSE model END AS model,
+       any_value(priced_as) AS priced_as,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
@@ -182,7 +206,7 @@ SELECT model, any_value(priced_as) AS priced_as,
            AS BIGINT) AS total_tokens,
        sum(cost_usd) AS cost_usd, count(*) AS requests
 FROM cc_requests
-GROUP BY model;
+GROUP BY 1;
 
 -- One row per tool call (tool_use id seen once even when a resumed session repeats it).
 CREATE OR REPLACE VIEW cc_tool_calls AS
@@ -232,8 +256,7 @@ SELECT s.session_id,
        coalesce(s.main_ended_at, s.ended_at) AS ended_at,
        round(date_diff('second', coalesce(s.main_started_at, s.started_at),
                        coalesce(s.main_ended_at, s.ended_at)) / 60.0, 1) AS duration_min,
-       s.cwd, regexp_extract(s.cwd, '([^/\\]+)[/\\]*$', 1) AS project,
-       m.context_window_tokens,
+       s.cwd, sp.project, m.context_window_tokens,
        round(100.0 * m.context_peak_tokens / m.context_window_tokens, 1) AS context_peak_pct,
        round(100.0 * m.context_close_tokens / m.context_window_tokens, 1) AS context_at_close,
        m.context_close_tokens AS tokens_used,
@@ -246,7 +269,8 @@ FROM spans s
 LEFT JOIN main m USING (session_id)
 LEFT JOIN usage_sessions u USING (session_id)
 LEFT JOIN tools t USING (session_id)
-LEFT JOIN compact c USING (session_id);
+LEFT JOIN compact c USING (session_id)
+LEFT JOIN cc_session_projects sp USING (session_id);
 
 -- Transcript sessions in the shape of the protocol's `sessions` view (source = 'transcript');
 -- what a transcript cannot know (type, todos, handoff, health) is NULL.

@@ -112,7 +112,7 @@ SELECT s.session_id AS transcript_session,
        coalesce(s.main_ended_at, s.ended_at) AS ended_at,
        round(date_diff('second', coalesce(s.main_started_at, s.started_at),
                        coalesce(s.main_ended_at, s.ended_at)) / 60.0, 1) AS duration_min,
-       s.cwd, regexp_extract(s.cwd, '([^/\\]+)[/\\]*$', 1) AS project,
+       s.cwd, sp.project,
        lower(coalesce(p.keyword_type, b.boot_type, 'unknown')) AS type,
        p.keyword_mode AS mode,
        CASE WHEN p.keyword_type IS NOT NULL THEN 'first message (' || p.keyword_rule || ')'
@@ -147,7 +147,8 @@ LEFT JOIN decisions d USING (session_id)
 LEFT JOIN files f USING (session_id)
 LEFT JOIN commits c USING (session_id)
 LEFT JOIN agents a USING (session_id)
-LEFT JOIN named nm USING (session_id);
+LEFT JOIN named nm USING (session_id)
+LEFT JOIN cc_session_projects sp USING (session_id);
 
 -- Each metabolism log matched to its transcript (issue 13 §2). Candidates: transcripts that
 -- start within `tolerance_min` of the log's start, or whose file paths name the log's sess_id

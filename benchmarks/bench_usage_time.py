@@ -1,0 +1,122 @@
+"""`usage blocks` and the `--timezone` views against `usage daily` (issue 24 speed target).
+
+Usage: python benchmarks/bench_usage_time.py [--repeat 7] [--copies 1]
+       [--tree /work/shared/corpora/claude-code] [--before /work/main]
+
+Ingests the corpus (``--copies N``: N copies of it under distinct session ids and shifted
+days, for a bigger store) once with this tree's code and, with ``--before CHECKOUT``, once
+with that checkout's code (the baseline: its ``usage daily``, UTC days from the per-day
+roll-up). Then times, as a user runs them (a fresh ``python -m brainlab.cli`` per run, from
+``/``), interleaved one of each per round so machine load hits them alike: the baseline's
+``usage daily``, and this tree's ``usage daily --timezone UTC``, ``--timezone Europe/Paris``,
+``weekly --timezone Asia/Kathmandu --start-of-week sunday``, ``sessions --timezone
+America/New_York`` and ``blocks --timezone Europe/Paris``. Prints median and range per
+command, the roll-up's row count, and the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path("/work/shared/corpora/claude-code")
+
+
+def _copy_tree(tree: Path, out: Path, copies: int) -> Path:
+    """``copies`` copies of the corpus: session ids and timestamps' years made distinct."""
+    root = out / "projects"
+    for n in range(copies):
+        for path in (tree / "projects").rglob("*.jsonl"):
+            rel = path.relative_to(tree / "projects")
+            target = root / f"c{n}-{rel.parts[0]}" / Path(*rel.parts[1:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if n:  # another session id space and 5 weeks later: distinct calls and days
+                text = text.replace('"sessionId":"', f'"sessionId":"c{n}-').replace(
+                    '"id":"msg_', f'"id":"msg_c{n}').replace('"requestId":"req_',
+                                                              f'"requestId":"req_c{n}')
+            target.write_text(text, encoding="utf-8")
+    return root
+
+
+def _ingest(code: Path, projects: Path, db: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude", str(projects),
+                    "--db", str(db)], cwd="/", env=env, check=True, capture_output=True)
+
+
+def _run(code: Path, args: list[str]) -> float:
+    env = {**os.environ, "PYTHONPATH": str(code), "COLUMNS": "100"}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd="/", env=env,
+                          capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--tree", type=Path, default=CORPUS)
+    parser.add_argument("--before", type=Path, default=None,
+                        help="Another checkout whose `usage daily` is the baseline.")
+    options = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}")
+    work = Path(tempfile.mkdtemp(prefix="bench_usage_time_"))
+    try:
+        projects = (options.tree / "projects" if options.copies == 1
+                    else _copy_tree(options.tree, work, options.copies))
+        ours = work / "ours.duckdb"
+        _ingest(ROOT, projects, ours)
+        commands: list[tuple[str, Path, list[str]]] = []
+        if options.before:
+            theirs = work / "before.duckdb"
+            _ingest(options.before, projects, theirs)
+            commands.append(("before: usage daily (UTC roll-up)", options.before,
+                             ["usage", "daily", "--db", str(theirs)]))
+        for label, args in [
+                ("usage daily --timezone UTC", ["daily", "--timezone", "UTC"]),
+                ("usage daily --timezone Europe/Paris", ["daily", "--timezone", "Europe/Paris"]),
+                ("usage weekly Asia/Kathmandu sunday", ["weekly", "--timezone",
+                                                        "Asia/Kathmandu", "--start-of-week",
+                                                        "sunday"]),
+                ("usage sessions America/New_York", ["sessions", "--timezone",
+                                                     "America/New_York"]),
+                ("usage blocks --timezone Europe/Paris", ["blocks", "--timezone",
+                                                          "Europe/Paris"])]:
+            commands.append((label, ROOT, ["usage", *args, "--db", str(ours)]))
+        for _label, code, args in commands:  # warm the page cache and bytecode
+            _run(code, args)
+        times: dict[str, list[float]] = {label: [] for label, _c, _a in commands}
+        for _ in range(options.repeat):
+            for label, code, args in commands:
+                times[label].append(_run(code, args))
+        from brainlab.store.connection import engine
+
+        con = engine().connect(str(ours), read_only=True)
+        rows = con.execute("SELECT count(*) FROM cc_usage_rollup").fetchone()[0]
+        con.close()
+        print(f"store: {options.copies} cop{'y' if options.copies == 1 else 'ies'} of"
+              f" {options.tree}; cc_usage_rollup rows: {rows}; {options.repeat} rounds")
+        for label, values in times.items():
+            print(f"  {label:40s} median {statistics.median(values) * 1000:6.0f} ms"
+                  f"  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"load average after: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

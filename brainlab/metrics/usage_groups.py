@@ -1,0 +1,65 @@
+"""Cost where people ask for it (issue 24): `brainlab usage projects|agents|tickets`.
+
+Sums of the same deduplicated, priced calls as the other usage views, grouped by:
+
+- ``projects``: the session's project (views/14_projects.sql), with its sessions;
+- ``agents``: who made the call: ``main`` (the main chain), else the subagent's type
+  (``cc_agents``), else ``subagent (type unknown)``;
+- ``tickets``: the circuit ticket of the session: a Claude Code session whose working
+  directory is a worktree ``.claude/worktrees/<ticket>`` (or a folder below it) belongs to
+  ``<ticket>`` (the circuit runs each ticket in its own worktree); view ``ticket_usage``,
+  joined to the protocol's ``tickets`` by ``tickets_measured``.
+
+Days (``--since``/``--until``) are days of the chosen time zone, as in every usage view.
+Projects and tickets are read from the roll-up when it is current; agents from the calls.
+"""
+
+from __future__ import annotations
+
+from brainlab.metrics.usage_time import local_sql
+from brainlab.tables import Column
+
+GROUP_VIEWS = ("projects", "agents", "tickets")
+TICKET = r"regexp_extract(cwd, '[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)', 1)"
+
+_SUMS = ("CAST(sum(input_tokens) AS BIGINT) AS input_tokens,"
+         " CAST(sum(output_tokens) AS BIGINT) AS output_tokens,"
+         " CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,"
+         " CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,"
+         " CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd,"
+         " CAST(sum(requests) AS BIGINT) AS requests,"
+         " count(DISTINCT session_id) AS sessions")
+
+_NUMBERS = [
+    Column("sessions", "sessions", drop_rank=1),
+    Column("input_tokens", "input", drop_rank=2), Column("output_tokens", "output", drop_rank=2),
+    Column("cache_creation_tokens", "cache write", drop_rank=3),
+    Column("cache_read_tokens", "cache read", drop_rank=3),
+    Column("total_tokens", "total tokens"), Column("cost_usd", "cost"),
+    Column("requests", "calls", drop_rank=1),
+]
+TABLE_COLUMNS = {"projects": [Column("project", "project"), *_NUMBERS],
+                 "agents": [Column("agent", "agent"), *_NUMBERS],
+                 "tickets": [Column("ticket", "ticket"), *_NUMBERS]}
+
+
+def group_sql(view: str, where: list[str], rollup: bool) -> str:
+    """The SQL of one grouped view; ``where``: conditions on ``day`` (local) and ``project``."""
+    cond = f" WHERE {' AND '.join(where)}" if where else ""
+    if view == "agents":
+        calls = (f"SELECT *, CAST({local_sql('ts')} AS DATE) AS day,"
+                 " input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens"
+                 " AS total_tokens, 1 AS requests FROM cc_requests")
+        key = ("CASE WHEN agent_id IS NULL THEN 'main'"
+               " ELSE coalesce(subagent_type, 'subagent (type unknown)') END")
+        return (f"SELECT {key} AS agent, {_SUMS} FROM ({calls}){cond} GROUP BY 1"
+                " ORDER BY cost_usd DESC NULLS LAST, 1")
+    source = "cc_usage_rollup" if rollup else "cc_usage_groups"
+    groups = f"SELECT *, CAST({local_sql('bucket')} AS DATE) AS day FROM {source}"
+    if view == "projects":
+        return (f"SELECT project, {_SUMS} FROM ({groups}){cond} GROUP BY 1"
+                " ORDER BY cost_usd DESC NULLS LAST, 1")
+    tickets = (f"SELECT session_id, {TICKET} AS ticket FROM cc_session_projects"
+               f" WHERE {TICKET} <> ''")
+    return (f"SELECT t.ticket, {_SUMS} FROM ({groups}) g JOIN ({tickets}) t USING (session_id)"
+            f"{cond} GROUP BY 1 ORDER BY 1")

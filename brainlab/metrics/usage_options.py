@@ -1,0 +1,25 @@
+"""The click options every dated usage command shares: ``--timezone`` and ``--start-of-week``.
+
+Kept apart from cli.py so the report and other dated commands take the same two options with
+the same help; the values are checked by :mod:`brainlab.metrics.usage_time`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def timezone_options(command: Callable) -> Callable:
+    """Add ``--timezone ZONE`` and ``--start-of-week monday|sunday`` to a click command."""
+    command = click.option(
+        "--start-of-week", "start_of_week", type=click.Choice(["monday", "sunday"]),
+        default=None, help="First day of a week (default: monday, ISO 8601).")(command)
+    return click.option(
+        "--timezone", "timezone", metavar="ZONE", default=None,
+        help="IANA time zone of the days, e.g. Europe/Paris or UTC (default: brainlab.toml's"
+             " `timezone`, else this machine's zone).")(command)

@@ -1,0 +1,150 @@
+"""The price table (SPEC §7 Cost, issue 24 rules 6-7): dated rows from prices.toml into cc_prices.
+
+brainlab/data/prices.toml holds ``[[prices]]`` rows: a model, the day its rates took effect
+(``valid_from``, none = always) and the day they stopped (``valid_until``, exclusive; none =
+still in force), the rates in USD per million tokens, an optional long-context tier and
+fast-mode multiplier, and where each fact comes from (``source``, ``source_date``). A call is
+priced by the row in force on its UTC day (views/15_claude.sql). The user's file
+(``--prices FILE`` or ``BRAINLAB_PRICES``) has the same shape, or the older one
+(``[models."name"]`` tables: one row valid at every date); its models replace the package's.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainlab.errors import ConfigError
+
+if TYPE_CHECKING:
+    import duckdb
+
+PRICES_ENV = "BRAINLAB_PRICES"
+PACKAGE_FILE = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
+_REQUIRED = {"input", "output", "cache_write_5m", "cache_read"}
+
+
+def _day(value, name: str, where: str) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise ConfigError(f"{where}: {name} must be a day like 2026-03-13, got {value!r}"
+                          ) from None
+
+
+def _row(name: str, model: str, rates: dict, as_of: date | None) -> dict:
+    where = f"{name}: model {model!r}"
+    missing = _REQUIRED - set(rates)
+    if missing:
+        raise ConfigError(f"{where} lacks {sorted(missing)}")
+    try:
+        row = {
+            "model": model, "input_usd_mtok": float(rates["input"]),
+            "output_usd_mtok": float(rates["output"]),
+            "cache_write_5m_usd_mtok": float(rates["cache_write_5m"]),
+            "cache_write_1h_usd_mtok": float(rates.get("cache_write_1h",
+                                                       rates["cache_write_5m"])),
+            "cache_read_usd_mtok": float(rates["cache_read"]),
+            "long_context_threshold": rates.get("long_context_threshold"),
+            "long_input_multiplier": rates.get("long_input_multiplier"),
+            "long_output_multiplier": rates.get("long_output_multiplier"),
+            "fast_multiplier": (float(rates["fast_multiplier"])
+                                if rates.get("fast_multiplier") is not None else None),
+            "valid_from": _day(rates.get("valid_from"), "valid_from", where),
+            "valid_until": _day(rates.get("valid_until"), "valid_until", where),
+            "source": rates.get("source"),
+            "source_date": _day(rates.get("source_date"), "source_date", where),
+            "prices_as_of": as_of, "prices_file": name,
+        }
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: a rate is not a number ({exc})") from None
+    if row["valid_from"] and row["valid_until"] and row["valid_until"] <= row["valid_from"]:
+        raise ConfigError(f"{where}: valid_until {row['valid_until']} is not after valid_from"
+                          f" {row['valid_from']}")
+    return row
+
+
+def _check_periods(name: str, rows: list[dict]) -> None:
+    """One model's rows must not overlap: a call's day names one row."""
+    low, high = date.min, date.max
+    by_model: dict[str, list[dict]] = {}
+    for row in rows:
+        by_model.setdefault(row["model"], []).append(row)
+    for model, periods in by_model.items():
+        spans = sorted((r["valid_from"] or low, r["valid_until"] or high) for r in periods)
+        for (_a, end), (start, _b) in zip(spans, spans[1:], strict=False):
+            if start < end:
+                raise ConfigError(f"{name}: model {model!r} has two price rows in force on"
+                                  f" {start} (give each row valid_from / valid_until days"
+                                  " that do not overlap)")
+
+
+def parse_prices(name: str, text: str) -> list[dict]:
+    """The price rows of one TOML file (``[[prices]]`` rows and/or ``[models."x"]`` tables)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: {exc}") from exc
+    as_of = _day(data.get("as_of"), "as_of", name)
+    rows = []
+    for model, rates in (data.get("models") or {}).items():
+        if not isinstance(rates, dict):
+            raise ConfigError(f"{name}: models.{model} must be a table of rates (a model name"
+                              f' with a dot needs quotes: [models."{model}"])')
+        rows.append(_row(name, model, rates, as_of))
+    for entry in data.get("prices") or []:
+        if not isinstance(entry, dict) or not entry.get("model"):
+            raise ConfigError(f"{name}: each [[prices]] row needs a model name")
+        rows.append(_row(name, str(entry["model"]), entry, as_of))
+    _check_periods(name, rows)
+    return rows
+
+
+def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
+    """Load price rows: the package's dated table, then the user's file (argument or env).
+
+    A model the user's file prices replaces every row of that model in the package's table.
+    """
+    tables = [("brainlab/data/prices.toml", PACKAGE_FILE.read_text(encoding="utf-8"))]
+    user_file = user_file or os.environ.get(PRICES_ENV)
+    if user_file:
+        path = Path(user_file)
+        if not path.is_file():
+            raise ConfigError(f"price file not found: {path}")
+        tables.append((str(path.resolve()), path.read_text(encoding="utf-8")))
+    merged: dict[str, list[dict]] = {}
+    for name, text in tables:
+        rows = parse_prices(name, text)
+        for model in {r["model"] for r in rows}:
+            merged[model] = [r for r in rows if r["model"] == model]
+    return [r for rows in merged.values() for r in rows], [name for name, _ in tables]
+
+
+def _key(row: tuple) -> tuple:
+    return tuple((v is None, str(v)) for v in row)
+
+
+def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
+    """Replace the price table in the store (one transaction); False when it was unchanged."""
+    cursor = con.execute("SELECT * FROM cc_prices")
+    names = [d[0] for d in cursor.description]
+    stored = sorted(cursor.fetchall(), key=_key)
+    wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=_key)
+    if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
+        return False
+    from brainlab.store.claude_rows import insert_columns
+
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM cc_prices")
+        insert_columns(con, "cc_prices", names, [list(c) for c in zip(*wanted, strict=True)])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return True
