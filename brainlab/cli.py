@@ -519,7 +519,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     _QUICK_EXIT.append(True)  # the store is closed: the console script may skip teardown
 
 
-from brainlab.metrics.usage_options import timezone_options  # noqa: E402  (usage's options)
+from brainlab.cli_options import timezone_options  # noqa: E402  (usage's options)
 
 
 @main.command("usage")
@@ -674,7 +674,7 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
                    " them)")
 
 
-from brainlab.metrics.price_commands import prices_cmd  # noqa: E402
+from brainlab.cli_prices import prices_cmd  # noqa: E402
 
 main.add_command(prices_cmd)
 

@@ -100,7 +100,8 @@ def _where(since: date | None, until: date | None, column: str, cast: str = "") 
     return out
 
 
-def _parse_day(value: str | date | None, option: str) -> date | None:
+def parse_day(value: str | date | None, option: str) -> date | None:
+    """``value`` as a day (``--since``/``--until``); a ConfigError naming ``option`` if not one."""
     if value is None or isinstance(value, date):
         return value
     try:
@@ -183,10 +184,10 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
                   " subagent_requests, CASE WHEN subagent_requests = 0 THEN 0.0"
                   " ELSE subagent_cost_usd END AS subagent_cost_usd FROM"
                   f" ({_SESSIONS.format(source=source)}){where}")
-        if limit:
-            return (f"SELECT * FROM ({select} ORDER BY first_ts DESC LIMIT {int(limit)}) "
-                    "ORDER BY first_ts", params)
-        return f"{select} ORDER BY first_ts", params
+        if limit:  # session_id breaks ties: the same rows from the roll-up and the views
+            return (f"SELECT * FROM ({select} ORDER BY first_ts DESC, session_id DESC"
+                    f" LIMIT {int(limit)}) ORDER BY first_ts, session_id", params)
+        return f"{select} ORDER BY first_ts, session_id", params
     cond = _where(since, until, "", f"CAST({local_sql('bucket')} AS DATE)")
     if project is not None:
         cond.append("project = $project")
@@ -208,7 +209,7 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     ``timezone`` (IANA) and ``start_of_week``: the option's, else ``brainlab.toml``'s, else
     the machine's zone and Monday (:mod:`brainlab.metrics.usage_time`).
     """
-    since, until = _parse_day(since, "since"), _parse_day(until, "until")
+    since, until = parse_day(since, "since"), parse_day(until, "until")
     configured_tz, configured_week = (settings_defaults() if timezone is None
                                       or start_of_week is None else (None, None))
     tz = resolve_timezone(timezone, configured_tz)

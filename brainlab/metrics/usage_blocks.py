@@ -145,9 +145,9 @@ def usage_blocks(db: str | os.PathLike, since: str | date | None = None,
     subagent calls nested in progress lines, as ccusage's blocks do (its daily report counts
     them, and so do brainlab's blocks by default: blocks add up to days).
     """
-    from brainlab.metrics.usage import _parse_day
+    from brainlab.metrics.usage import parse_day
 
-    since, until = _parse_day(since, "since"), _parse_day(until, "until")
+    since, until = parse_day(since, "since"), parse_day(until, "until")
     tz = resolve_timezone(timezone, settings_defaults()[0] if timezone is None else None)
     zone = ZoneInfo(tz)
     now = _utc(now) if now is not None else datetime.now(UTC)
