@@ -17,6 +17,8 @@ from pathlib import Path
 from brainlab.errors import LakeError
 from brainlab.lake import layout
 from brainlab.store import open_writer
+from brainlab.store.connection import sql_ident
+from brainlab.store.connection import sql_literal as _quote
 
 
 @dataclass
@@ -27,10 +29,6 @@ class AttachSummary:
     lake: str
     views: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
@@ -55,7 +53,8 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
             if not con.execute("SELECT count(*) FROM glob(?)", [glob]).fetchone()[0]:
                 summary.empty.append(table)
                 continue
-            select = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in columns)
+            select = ", ".join(f"CAST({sql_ident(c)} AS {t}) AS {sql_ident(c)}"
+                               for c, t in columns)
             where = _filter(table, users, machines)
             con.execute(f'DROP TABLE "{table}"')
             con.execute(

@@ -86,6 +86,23 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def sql_literal(text: str) -> str:
+    """``text`` as a SQL string literal (quotes doubled; NUL refused).
+
+    For statements DuckDB cannot prepare (``COPY ... TO``, ``CREATE VIEW ... read_parquet``).
+    """
+    if "\x00" in text:
+        raise StoreError(f"a path or name holds a NUL character: {text!r}")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_ident(name: str) -> str:
+    """``name`` as a quoted SQL identifier (double quotes doubled)."""
+    if "\x00" in name:
+        raise StoreError(f"a name holds a NUL character: {name!r}")
+    return '"' + name.replace('"', '""') + '"'
+
+
 def drop_orphan_wal(path: str | os.PathLike) -> None:
     """Remove the WAL of a store file that is gone, before a new store is made there.
 
