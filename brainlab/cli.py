@@ -18,6 +18,7 @@ import click
 from brainlab import __version__
 from brainlab.errors import BrainlabError
 from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
+from brainlab.plaintext import visible
 from brainlab.terminal import LazyConsole
 
 # rich Consoles made on first use: read commands print plain text without importing rich
@@ -122,7 +123,7 @@ def handle_errors(func):
         try:
             return func(*args, **kwargs)
         except BrainlabError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {visible(exc)}", err=True)
             sys.exit(1)
 
     return wrapper
@@ -261,7 +262,7 @@ def errors_cmd(db: Path, limit: int) -> None:
         return
     for file, line, severity, reason in found:
         where = file if line is None else f"{file}:{int(line)}"
-        click.echo(f"{where}: {severity}: {reason}")
+        click.echo(f"{visible(where)}: {severity}: {visible(reason)}")
     _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
                                              " count(*) FILTER (WHERE severity <> 'error')"
                                              " FROM ingest_errors")
@@ -441,7 +442,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     if summary.pending_files:
         click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:  # names come from data: never read as markup
-        out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
+        out.print("no price for model(s): " + ", ".join(map(visible, summary.unpriced_models))
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
                   markup=False, highlight=False)
     if not (summary.read or summary.unchanged or summary.removed):  # an empty or wrong folder
@@ -530,7 +531,7 @@ def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -
     try:
         result = check(path, select.split(","), ignore.split(","), db=db)
     except BrainlabError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {visible(exc)}", err=True)
         sys.exit(2)
     click.echo(render(result, fmt))
     sys.exit(1 if result.errors else 0)

@@ -6,7 +6,9 @@ MIT licence in ``brainlab/data/gitleaks.LICENSE``), vendored unchanged at the re
 the keywords one of which must be in the (lower-cased) text first, an optional secret group
 and an optional Shannon entropy floor. Go's syntax differs from Python's in two places used
 there: ``\\z`` (Python ``\\Z``) and an inline ``(?i)`` after the start (Python accepts it only
-at the start: the whole pattern is made case-blind, which redacts more, never less).
+at the start: the whole pattern is made case-blind, which redacts more, never less). The
+``[\\w.-]{0,50}?`` that keyword-context rules put before their keyword is dropped: it only
+widens the match to the left of the secret group, and costs quadratic time on hostile text.
 
 A rule is used unless :data:`EXCLUDED` names it with the reason; :data:`HINTS` replaces the
 keywords of a rule whose keyword is in most texts (``ey``, ``s.``, ``sk``). Parsing the TOML
@@ -25,6 +27,7 @@ GITLEAKS_VERSION = "8.30.1"  # the release tag the data file was taken from
 GITLEAKS_COMMIT = "83d9cd684c87d95d656c1458ef04895a7f1cbd8e"
 DATA = Path(__file__).resolve().parent.parent / "data" / "gitleaks.toml"
 DATA_SHA256 = "e163e53b9e7e8a8511e77271e2b323ed057759542a6d988258afe3a1fa329caf"
+TRANSLATION = 2  # bump when translate() changes: the cached rules are made again
 
 EXCLUDED: dict[str, str] = {
     "generic-api-key": "keyword-context rule for any `key`/`token`/`auth` name: brainlab's "
@@ -47,7 +50,9 @@ HINTS: dict[str, tuple[str, ...]] = {
 def translate(source: str) -> tuple[str, int]:
     """A gitleaks (Go RE2) regex as a Python regex and its flags."""
     flags = 0
-    body = source.replace(r"\z", r"\Z")
+    # The `[\w.-]{0,50}?` before a keyword only widens the match leftwards (the secret is a
+    # group after it) and makes a text of repeated keywords quadratic: left out.
+    body = source.replace(r"\z", r"\Z").replace(r"[\w.-]{0,50}?", "")
     if "(?i)" in body[1:]:
         body = body[:1] + body[1:].replace("(?i)", "")
         flags |= re.IGNORECASE
@@ -109,7 +114,7 @@ def _cache_path() -> Path | None:
     try:
         from brainlab.paths import cache_dir
 
-        key = hashlib.sha256(json.dumps([DATA_SHA256, sorted(EXCLUDED), HINTS],
+        key = hashlib.sha256(json.dumps([DATA_SHA256, sorted(EXCLUDED), HINTS, TRANSLATION],
                                         sort_keys=True).encode()).hexdigest()[:16]
         return cache_dir() / f"secret-patterns-gitleaks-{key}.json"
     except (OSError, RuntimeError):
