@@ -566,6 +566,9 @@ def attach_cmd(lake: str, db: Path, users: tuple[str, ...], machines: tuple[str,
     summary = attach_lake(lake, db, users=users, machines=machines)
     click.echo(f"{len(summary.views)} tables attached from {summary.lake}"
                f" ({len(summary.empty)} without files stay empty); database: {db}")
+    if summary.bad_files:
+        click.echo(f"{len(summary.bad_files)} bad lake file(s) skipped: see brainlab errors"
+                   f" --db {visible(db)}")
 
 
 @main.group()

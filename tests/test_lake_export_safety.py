@@ -173,3 +173,30 @@ def test_paths_reach_sql_as_literals():
         assert con.execute(f"SELECT {sql_literal(text)}").fetchone()[0] == text
         assert con.execute(f"SELECT 1 AS {sql_ident(text)}").description[0][0] == text
 
+
+
+def test_bad_lake_files_become_error_rows_and_the_rest_loads(tmp_path):
+    """Issue 29 integrity 2: wrong-schema, corrupt, truncated, empty and non-Parquet files."""
+    db = store(tmp_path, "alice")
+    lake = tmp_path / "lake"
+    cli(tmp_path, "export", "--db", str(db), "--lake", str(lake), "--user", "alice",
+        "--machine", "m")
+    good = next((lake / "cc_request_lines").rglob("*.parquet"))
+    bob = lake / "cc_request_lines" / "user=bob" / "machine=m"
+    bob.mkdir(parents=True)
+    data = good.read_bytes()
+    (bob / "truncated.parquet").write_bytes(data[: len(data) // 2])
+    (bob / "corrupt.parquet").write_bytes(data[:8] + b"\x00" * (len(data) - 16) + data[-8:])
+    (bob / "empty.parquet").write_bytes(b"")
+    (bob / "text.parquet").write_text("not parquet\n")
+    duckdb.connect().execute(f"COPY (SELECT 'x' AS input_tokens, 'y' AS ts) TO"
+                             f" '{bob / 'wrong.parquet'}' (FORMAT parquet)")
+    team = tmp_path / "team.duckdb"
+    done = cli(tmp_path, "attach", "--lake", str(lake), "--db", str(team))
+    assert "5 bad lake file(s) skipped" in done.stdout, done.stdout
+    usage = cli(tmp_path, "usage", "daily", "--json", "--db", str(team))
+    assert sum(r["requests"] for r in json.loads(usage.stdout)) == 12  # alice's rows load
+    errors = cli(tmp_path, "errors", "--db", str(team)).stdout
+    for name in ("truncated", "corrupt", "empty", "text", "wrong"):
+        assert f"{name}.parquet: error: lake file of cc_request_lines skipped" in errors, errors
+    assert "is VARCHAR, the store's is" in errors
