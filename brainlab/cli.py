@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from brainlab import __version__
-from brainlab.errors import BrainlabError
+from brainlab.errors import BrainlabError, fatal_message
 from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.plaintext import visible
 from brainlab.terminal import LazyConsole
@@ -125,6 +125,12 @@ def handle_errors(func):
         except BrainlabError as exc:
             click.echo(f"Error: {visible(exc)}", err=True)
             sys.exit(1)
+        except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C, a full disk: one line too
+            fatal = fatal_message(exc)
+            if fatal is None:
+                raise
+            click.echo(f"Error: {visible(fatal[0])}", err=True)
+            sys.exit(fatal[1])
 
     return wrapper
 
