@@ -23,6 +23,7 @@ from brainlab.sources.secret_rules import (
     SECRET_WORD_LOWER,
     Rule,
     has_candidate,
+    hints_present,
 )
 
 MARK = "[REDACTED:{}]"
@@ -57,15 +58,20 @@ def _redact(text: str, prefilter: bool = True) -> str:
     lowered = text.lower()
     if prefilter and not has_candidate(text, lowered):
         return text
+    cased, nocase = hints_present(text, lowered)  # one scan for all rules' hints
     for rule in RULES:
-        if not rule.may_apply(text, lowered):  # a rule's hint is part of it (mysql -p needs mysql)
-            continue
+        if rule.hint_set.isdisjoint(nocase if rule.nocase else cased):
+            continue  # a rule's hint is part of it (mysql -p needs mysql)
+        before = text
         if rule.kind == "secret-assignment":
             text = _assignments(rule, text, text.lower())
         elif rule.kind == "flag-value":
             text = rule.pattern.sub(lambda m, r=rule: _flag(r, m), text)
         else:
             text = rule.pattern.sub(lambda m, r=rule: _mark(r, m), text)
+        if text is not before and text != before:  # marks add or remove hints: scan again
+            lowered = text.lower()
+            cased, nocase = hints_present(text, lowered)
     if "[REDACTED:" in text:
         text = _GLUED.sub(lambda m: m.group(1) + MARK.format("glued-secret"), text)
     return text

@@ -91,6 +91,11 @@ class Rule:
         return wanted if isinstance(wanted, str) or self.pattern.groups >= wanted else 0
 
     @cached_property
+    def hint_set(self) -> frozenset[str]:
+        """The hint's substrings as a set (compared with :func:`hints_present`)."""
+        return frozenset(self.hint)
+
+    @cached_property
     def _scan(self):
         """The hint's substrings as one alternation regex (one C scan for all of them)."""
         return re.compile("|".join(map(re.escape, self.hint))).search
@@ -334,6 +339,32 @@ NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
 # Python generator (3x faster on a text holding none: most ids, model names, commands).
 _CASED_SCAN = re.compile("|".join(map(re.escape, CASED_HINTS))).search
 _NOCASE_SCAN = re.compile("|".join(map(re.escape, NOCASE_HINTS))).search
+
+
+def _finder(hints: tuple[str, ...]):
+    """One scan listing the hints present, overlapping ones included.
+
+    At each position the lookahead finds the longest hint starting there; every hint that is
+    a prefix of a found one is present too (:data:`_COVERS`).
+    """
+    ordered = sorted(hints, key=len, reverse=True)
+    return re.compile("(?=(" + "|".join(map(re.escape, ordered)) + "))").findall
+
+
+_FIND_CASED, _FIND_NOCASE = _finder(CASED_HINTS), _finder(NOCASE_HINTS)
+_COVERS = {found: frozenset(h for h in (*CASED_HINTS, *NOCASE_HINTS) if found.startswith(h))
+           for found in (*CASED_HINTS, *NOCASE_HINTS)}
+_NO_HINTS: frozenset[str] = frozenset()
+
+
+def hints_present(text: str, lowered: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(cased hints in ``text``, case-blind hints in ``lowered``): which rules may apply."""
+    def found(finder, haystack):
+        hits = set(finder(haystack))
+        if not hits:
+            return _NO_HINTS
+        return frozenset().union(*(_COVERS[h] for h in hits))
+    return found(_FIND_CASED, text), found(_FIND_NOCASE, lowered)
 
 
 def has_candidate(text: str, lowered: str) -> bool:
