@@ -15,6 +15,8 @@ import sys
 import duckdb
 import pytest
 from claude_factory import assistant, tool_use, usage, user, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from brainlab.sources.gitleaks_rules import DATA_SHA256, GITLEAKS_VERSION, data_digest
 from brainlab.sources.redact import redact
@@ -159,3 +161,18 @@ def test_no_shape_in_any_stored_column_the_lake_or_an_output(tmp_path):
     assert "docker login -u bob -p [REDACTED:flag-value]" in blobs["store"]  # the scan sees
     assert _leaks(blobs) == []
     json.loads(blobs["usage json"])
+
+
+_HINTS = sorted({h for r in RULES for h in r.hint})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_HINTS), st.text(max_size=12)), max_size=10))
+def test_the_one_scan_finds_exactly_the_hints_a_text_holds(parts):
+    """hints_present (a trie scan plus `in` tests for overlaps) equals testing every hint."""
+    from brainlab.sources.secret_rules import CASED_HINTS, NOCASE_HINTS, hints_present
+
+    text = "".join(parts)
+    cased, nocase = hints_present(text, text.lower())
+    assert cased == {h for h in CASED_HINTS if h in text}
+    assert nocase == {h for h in NOCASE_HINTS if h in text.lower()}
