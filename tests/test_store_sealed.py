@@ -58,3 +58,16 @@ def test_a_store_view_or_a_statement_cannot_read_local_files(tmp_path, store):
         assert SECRET_FILE_TEXT not in done.stdout + done.stderr
     done = cli(tmp_path, "sql", "SELECT count(*) AS n FROM cc_request_lines", "--db", str(store))
     assert done.returncode == 0, done.stderr  # the store itself still reads
+
+
+def test_a_read_waits_briefly_for_an_ingest_holding_the_store(tmp_path, store):
+    """Issue 29 integrity 4: a report or read started during an ingest waits, not fails."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]);"
+         " print('held', flush=True); time.sleep(2); c.close()", str(store)],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"  # the writer lock is taken
+    done = cli(tmp_path, "sql", "SELECT count(*) AS n FROM cc_request_lines", "--db",
+               str(store))
+    holder.wait(timeout=60)
+    assert done.returncode == 0, done.stderr

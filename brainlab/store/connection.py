@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -61,6 +62,10 @@ class StoreConfig:
     engine_only: bool = False  # open with DuckDB's engine module alone (see engine()): for
     # callers that execute SQL and fetch tuples, never relations or DataFrames
     allowed: tuple[str, ...] = ()  # directories a reader may still read or write
+    lock_wait: float | None = None  # seconds a reader waits for a writer (None: LOCK_WAIT)
+
+
+LOCK_WAIT = 5.0  # a read (a report, a notebook) waits this long for an ingest to finish
 
 
 def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
@@ -75,8 +80,17 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         path.parent.mkdir(parents=True, exist_ok=True)
         drop_orphan_wal(path)
     duckdb = engine(full=not config.engine_only)
+    wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
+    deadline = time.monotonic() + (wait if config.read_only else 0.0)
     try:
-        con = duckdb.connect(str(path), read_only=config.read_only)
+        while True:
+            try:
+                con = duckdb.connect(str(path), read_only=config.read_only)
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)  # an ingest holds the store: a reader waits briefly
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             holder = _lock_holder(str(exc))
