@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 import click
 
 from brainlab import __version__
-from brainlab.errors import BrainlabError
+from brainlab.errors import BrainlabError, fatal_message
 from brainlab.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR, config_requested
+from brainlab.plaintext import visible
 from brainlab.terminal import LazyConsole
 
 if TYPE_CHECKING:
@@ -120,8 +121,14 @@ def handle_errors(func=None, *, code: int = 1):
         try:
             return func(*args, **kwargs)
         except BrainlabError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {visible(exc)}", err=True)
             sys.exit(code)
+        except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C, a full disk: one line too
+            fatal = fatal_message(exc)
+            if fatal is None:
+                raise
+            click.echo(f"Error: {visible(fatal[0])}", err=True)
+            sys.exit(fatal[1])
 
     return wrapper
 
@@ -306,7 +313,7 @@ def errors_cmd(db: Path, limit: int) -> None:
         return
     for file, line, severity, reason in found:
         where = file if line is None else f"{file}:{int(line)}"
-        click.echo(f"{where}: {severity}: {reason}")
+        click.echo(f"{visible(where)}: {severity}: {visible(reason)}")
     _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
                                              " count(*) FILTER (WHERE severity <> 'error')"
                                              " FROM ingest_errors")
@@ -501,7 +508,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     if summary.pending_files:
         click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
     if summary.unpriced_models:  # names come from data: never read as markup
-        out.print("no price for model(s): " + ", ".join(summary.unpriced_models)
+        out.print("no price for model(s): " + ", ".join(map(visible, summary.unpriced_models))
                   + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
                   markup=False, highlight=False)
     if not (summary.read or summary.unchanged or summary.removed or summary.gone_kept):
@@ -642,6 +649,9 @@ def attach_cmd(lake: str, db: Path, users: tuple[str, ...], machines: tuple[str,
     summary = attach_lake(lake, db, users=users, machines=machines)
     click.echo(f"{len(summary.views)} tables attached from {summary.lake}"
                f" ({len(summary.empty)} without files stay empty); database: {db}")
+    if summary.bad_files:
+        click.echo(f"{len(summary.bad_files)} bad lake file(s) skipped: see brainlab errors"
+                   f" --db {visible(db)}")
 
 
 @main.group()

@@ -37,3 +37,29 @@ class SimulationError(BrainlabError):
 
 class LakeError(BrainlabError):
     """The Parquet lake cannot be written or read as asked, or Spark is not installed."""
+
+
+def fatal_message(exc: BaseException) -> tuple[str, int] | None:
+    """The one-line message and exit code of an interrupt or a full disk, else None.
+
+    Ctrl-C inside a DuckDB transaction surfaces as a ``TransactionException`` whose context
+    is the ``KeyboardInterrupt``; a full disk as an ``OSError`` (ENOSPC) or a DuckDB error
+    saying so. Both are the user's situation, not a bug: one ``Error:`` line (issue 29).
+    """
+    import errno
+
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 20:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if any(isinstance(e, KeyboardInterrupt) or "Query interrupted" in str(e)
+           or str(e).startswith("INTERRUPT Error") for e in chain):  # DuckDB's own SIGINT
+        return ("interrupted: the store keeps what its last committed step wrote; run the"
+                " command again to finish", 130)
+    for e in chain:
+        text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        if (isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)) \
+                or "No space left on device" in text or "disk is full" in text.lower():
+            return (f"the disk is full ({text or e.__class__.__name__}): free space and run the"
+                    " command again", 1)
+    return None

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from brainlab.plaintext import json_safe, visible
+
 MISSING = "—"  # the one missing-value marker of every table (terminal and HTML)
 
 COUNT_WORDS = ("tokens", "requests", "sessions", "loads", "count", "calls", "tickets",
@@ -85,7 +87,7 @@ def format_cell(value: object, kind: str) -> str:
             return value.strftime("%Y-%m-%d")
     except (TypeError, ValueError, AttributeError):
         pass
-    return str(value)
+    return visible(value)
 
 
 def week_label(day: date) -> str:
@@ -111,7 +113,7 @@ class Column:
 
 def plain_columns(names: Sequence[str]) -> list[Column]:
     """Columns named after a query's own column names, none droppable."""
-    return [Column(n, n) for n in names]
+    return [Column(n, visible(n)) for n in names]
 
 
 def _resolve(columns: Sequence[Column], names: Sequence[str], rows: Sequence[Sequence]):
@@ -276,8 +278,8 @@ def _plain(value: object) -> object:
 
 def to_json(names: Sequence[str], rows: Sequence[Sequence]) -> str:
     """JSON records (dates ISO 8601, missing values null) for machines."""
-    return json.dumps([{n: _plain(v) for n, v in zip(names, row, strict=True)} for row in rows],
-                      indent=1, ensure_ascii=False)
+    return json_safe(json.dumps([{n: _plain(v) for n, v in zip(names, row, strict=True)}
+                                 for row in rows], indent=1, ensure_ascii=False))
 
 
 def to_csv(names: Sequence[str], rows: Sequence[Sequence]) -> str:

@@ -58,6 +58,7 @@ class LazyConsole:
     """A rich Console made on first use; ``width`` and ``styled`` answer without it."""
 
     def __init__(self, **options) -> None:
+        options = {"markup": False, "highlight": False, **options}  # data is never markup
         object.__setattr__(self, "_options", options)
         object.__setattr__(self, "_console", None)
 

@@ -6,6 +6,11 @@ holds is replaced by a view with the store's exact columns and types, so every m
 ``machines`` keep only those partitions (a per-user or per-team view). Object-store lakes
 (``s3://``) are read through DuckDB's httpfs extension with the credential chain (docs/lake.md).
 The file is rebuilt whole at each attach and swapped in atomically.
+
+One bad lake file never blocks the team (issue 29): each file is opened before its view is
+made; a corrupt, truncated, empty, non-Parquet or wrong-schema file becomes an error row
+(its path and the reason, source ``lake``) in ``ingest_errors`` (``brainlab errors``) and
+the view reads the other files only.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from pathlib import Path
 from brainlab.errors import LakeError
 from brainlab.lake import layout
 from brainlab.store import open_writer
+from brainlab.store.connection import sql_ident
+from brainlab.store.connection import sql_literal as _quote
 
 
 @dataclass
@@ -27,10 +34,7 @@ class AttachSummary:
     lake: str
     views: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    bad_files: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
 
 def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
@@ -50,19 +54,32 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         if layout.is_remote(uri):
             con.execute("INSTALL httpfs; LOAD httpfs;"
                         " CREATE OR REPLACE SECRET lake (TYPE s3, PROVIDER credential_chain)")
+        bodies: dict[str, str] = {}
         for table, columns in sorted(layout.store_columns().items()):
             glob = f"{layout.table_uri(uri, table)}/**/*.parquet"
-            if not con.execute("SELECT count(*) FROM glob(?)", [glob]).fetchone()[0]:
+            files = [r[0] for r in con.execute("SELECT file FROM glob(?)", [glob]).fetchall()]
+            good = []
+            for file in files:
+                problem = _file_problem(con, file, columns)
+                if problem:
+                    summary.bad_files.append((file, f"lake file of {table} skipped: {problem}"))
+                else:
+                    good.append(file)
+            if not good:
                 summary.empty.append(table)
                 continue
-            select = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in columns)
+            source = _quote(glob) if len(good) == len(files) else \
+                "[" + ", ".join(_quote(f) for f in good) + "]"
+            select = ", ".join(f"CAST({sql_ident(c)} AS {t}) AS {sql_ident(c)}"
+                               for c, t in columns)
             where = _filter(table, users, machines)
-            con.execute(f'DROP TABLE "{table}"')
-            con.execute(
-                f'CREATE VIEW "{table}" AS SELECT {select} FROM read_parquet({_quote(glob)},'
-                f" hive_partitioning = true, hive_types_autocast = false,"
-                f" union_by_name = true){where}")
+            con.execute(f"DROP TABLE {sql_ident(table)}")
+            bodies[table] = (f"SELECT {select} FROM read_parquet({source},"
+                             f" hive_partitioning = true, hive_types_autocast = false,"
+                             f" union_by_name = true){where}")
+            con.execute(f"CREATE VIEW {sql_ident(table)} AS {bodies[table]}")
             summary.views.append(table)
+        _record_bad_files(con, summary.bad_files, bodies.get("ingest_errors"))
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('lake', ?), ('lake_users', ?),"
                     " ('lake_machines', ?)", [uri, ",".join(users), ",".join(machines)])
         con.execute("CHECKPOINT")
@@ -70,6 +87,53 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         con.close()
     os.replace(tmp, db)
     return summary
+
+
+def _file_problem(con, file: str, columns: list[tuple[str, str]]) -> str | None:
+    """Why ``file`` cannot be read as part of a table with ``columns``, or None."""
+    try:
+        found = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM"
+                                 " read_parquet(?, hive_partitioning = false))", [file]).fetchall())
+    except Exception as exc:  # noqa: BLE001 - any DuckDB error: corrupt, empty, not Parquet
+        text = str(exc).strip().splitlines()
+        return text[0] if text else type(exc).__name__
+    wanted = dict(columns)
+    common = [c for c in wanted if c in found]
+    if not common:
+        return "none of the table's columns (another table's file, or another program's)"
+    for column in common:
+        if not _castable(found[column], wanted[column]):
+            return f"column {column} is {found[column]}, the store's is {wanted[column]}"
+    return None
+
+
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+            "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+_TIME = ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_NS", "TIMESTAMP_MS",
+         "TIMESTAMP_S")
+
+
+def _castable(have: str, want: str) -> bool:
+    """Whether a Parquet column of type ``have`` reads as the store's ``want`` without failing."""
+    def family(t: str) -> str:
+        base = t.split("(")[0].upper()
+        return "num" if base in _NUMERIC else "time" if base in _TIME else base
+    return have == want or want.upper() == "VARCHAR" or family(have) == family(want)
+
+
+def _record_bad_files(con, bad: list[tuple[str, str]], errors_view: str | None) -> None:
+    """Bad files as ``ingest_errors`` rows (source ``lake``), beside the lake's own rows."""
+    if not bad:
+        return
+    rows = [(file, reason) for file, reason in bad]
+    if errors_view is None:  # ingest_errors is still the store's table
+        con.executemany("INSERT INTO ingest_errors VALUES (?, NULL, ?, 'lake', 'error')", rows)
+        return
+    con.execute("CREATE TABLE lake_file_errors (file VARCHAR NOT NULL, line BIGINT, reason"
+                " VARCHAR NOT NULL, source VARCHAR NOT NULL, severity VARCHAR NOT NULL)")
+    con.executemany("INSERT INTO lake_file_errors VALUES (?, NULL, ?, 'lake', 'error')", rows)
+    con.execute(f"CREATE OR REPLACE VIEW ingest_errors AS {errors_view}"
+                " UNION ALL SELECT * FROM lake_file_errors")
 
 
 def _filter(table: str, users: tuple[str, ...], machines: tuple[str, ...]) -> str:

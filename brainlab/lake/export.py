@@ -1,15 +1,25 @@
 """``brainlab export``: write a store's raw tables into the lake, one user and machine at a time.
 
-Idempotent: each table's ``user=<u>/machine=<m>`` partition is written to a staging folder
-and swapped in whole, so a second export of the same store leaves the same files and an
-export of a store that lost rows removes them. Rows are written sorted (``ORDER BY ALL``),
-which makes the bytes repeatable and the Parquet row-group statistics useful.
+Idempotent: each table's ``user=<u>/machine=<m>`` partition is written to a staging folder,
+so a second export of the same store leaves the same files and an export of a store that lost
+rows removes them. Rows are written sorted (``ORDER BY ALL``), which makes the bytes
+repeatable and the Parquet row-group statistics useful.
+
+One export is one atomic, locked operation (issue 29): it takes the lake's lock file
+(``_export.lock``, an ``flock``), writes every table to staging first (a full disk or a kill
+then leaves the lake as it was), records the swaps in ``_export.journal`` and then swaps all
+partitions; the next export finishes a journal a killed one left and removes its leftover
+``_staging-*`` and ``*.old-*`` folders. Paths reach SQL only through :func:`sql_literal`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +27,11 @@ from pathlib import Path
 from brainlab.errors import LakeError, StoreMissingError
 from brainlab.lake import layout
 from brainlab.store import reader
+from brainlab.store.connection import engine, sql_ident, sql_literal
+
+LOCK = "_export.lock"
+JOURNAL = "_export.journal"
+LOCK_WAIT = 60.0  # seconds an export waits for another one on the same lake
 
 
 @dataclass
@@ -30,68 +45,134 @@ class ExportSummary:
 
 
 def export_store(db: str | os.PathLike, lake: str | os.PathLike, user: str | None = None,
-                 machine: str | None = None) -> ExportSummary:
+                 machine: str | None = None, lock_wait: float = LOCK_WAIT) -> ExportSummary:
     """Write every raw table of ``db`` into ``lake`` as ``user`` on ``machine``."""
     if layout.is_remote(str(lake)):
         raise LakeError(f"export writes a local or mounted folder, not {lake}: export to a"
                         " folder and copy it to the object store (docs/lake.md)")
     if not Path(db).exists():
         raise StoreMissingError(f"no database at {db}: run `brainlab ingest ...` first")
-    user = layout.check_name("user", user or layout.default_user())
-    machine = layout.check_name("machine", machine or layout.default_machine())
+    user = layout.check_name("user", layout.default_user() if user is None else user)
+    machine = layout.check_name("machine", layout.default_machine() if machine is None
+                                else machine)
     root = Path(layout.normalize(lake))
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with _locked(root, lock_wait):
+            recover(root)
+            return _export(db, root, user, machine)
+    except OSError as exc:
+        raise LakeError(f"export to {root} failed, the lake is left as it was: {exc.strerror or exc}"
+                        " (free space or fix permissions, then export again)") from None
+
+
+@contextlib.contextmanager
+def _locked(root: Path, wait: float):
+    """Hold the lake's export lock (waiting up to ``wait`` seconds for another export)."""
+    with open(root / LOCK, "a+") as handle:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LakeError(f"another export is writing to {root} (lock {LOCK}):"
+                                    " wait for it to end and export again") from None
+                time.sleep(0.1)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _export(db, root: Path, user: str, machine: str) -> ExportSummary:
     staging = root / f"_staging-{uuid.uuid4().hex}"
     summary = ExportSummary(str(root), user, machine)
     columns = layout.store_columns()
+    swaps: list[tuple[str, str, str]] = []
     try:
-        with reader(db) as con:
+        with reader(db, allowed=(str(root),)) as con:
             present = {r[0] for r in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
             for table in sorted(columns):
                 if table not in present:
                     continue
-                summary.rows[table] = _export_table(con, table, root, staging, user, machine)
+                n, new, target = _stage_table(con, table, root, staging, user, machine)
+                summary.rows[table] = n
+                if new is not None:
+                    swaps.append((str(new), str(target),
+                                  str(target.with_name(target.name + f".old-{uuid.uuid4().hex}"))))
+        _write_journal(root, swaps)
+        recover(root)  # swaps every partition, then removes the journal and the old copies
+    except engine().Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise LakeError(f"export to {root} failed, the lake is left as it was: {first}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return summary
 
 
-def _export_table(con, table: str, root: Path, staging: Path, user: str, machine: str) -> int:
-    """Write one table's partition(s) to staging, then swap them into place; return rows."""
-    n = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+def _stage_table(con, table: str, root: Path, staging: Path, user: str, machine: str):
+    """Write one table's partition(s) to staging; return (rows, staged folder, target)."""
+    name = sql_ident(table)
+    n = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
     extra = layout.partitions(table)[len(layout.PARTITIONS):]
     if not layout.partitions(table):  # team-wide: one file, replaced (never by nothing)
         if not n:
-            return 0
-        target = root / table
+            return 0, None, None
         out = staging / table
         out.mkdir(parents=True)
-        con.execute(f"COPY (SELECT * FROM \"{table}\" ORDER BY ALL) TO '{out / 'data.parquet'}'"
-                    " (FORMAT parquet)")
-        _swap(out, target)
-        return n
-    target = root / table / f"user={user}" / f"machine={machine}"
+        con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO"
+                    f" {sql_literal(str(out / 'data.parquet'))} (FORMAT parquet)")
+        return n, out, root / table
     out = staging / table / f"user={user}" / f"machine={machine}"
     out.mkdir(parents=True)
     if n:
         if extra:
-            names = ", ".join(f'"{c}"' for c in extra)
-            con.execute(f"COPY (SELECT * FROM \"{table}\" ORDER BY ALL) TO '{out}'"
+            names = ", ".join(sql_ident(c) for c in extra)
+            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO {sql_literal(str(out))}"
                         f" (FORMAT parquet, PARTITION_BY ({names}), OVERWRITE_OR_IGNORE)")
         else:
-            con.execute(f"COPY (SELECT * FROM \"{table}\" ORDER BY ALL)"
-                        f" TO '{out / 'data.parquet'}' (FORMAT parquet)")
-    _swap(out, target)
-    return n
+            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL)"
+                        f" TO {sql_literal(str(out / 'data.parquet'))} (FORMAT parquet)")
+    return n, out, root / table / f"user={user}" / f"machine={machine}"
 
 
-def _swap(new: Path, target: Path) -> None:
-    """Replace folder ``target`` by ``new`` (an empty ``new`` removes ``target``)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    old = target.with_name(target.name + f".old-{uuid.uuid4().hex}")
-    if target.exists():
-        target.rename(old)
-    if any(new.rglob("*.parquet")):
-        new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+def _write_journal(root: Path, swaps: list[tuple[str, str, str]]) -> None:
+    partial = root / f"{JOURNAL}.{uuid.uuid4().hex}"
+    with open(partial, "w", encoding="utf-8") as out:
+        json.dump(swaps, out)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, root / JOURNAL)
+
+
+def recover(root: Path) -> None:
+    """Finish the swaps a journal lists, then remove every leftover of a killed export.
+
+    Each swap moves the target aside (``*.old-*``) and the staged folder in; then the journal,
+    ``_staging-*`` and ``*.old-*`` folders go. Run under the lock.
+    """
+    journal = root / JOURNAL
+    if journal.exists():
+        try:
+            swaps = json.loads(journal.read_text(encoding="utf-8"))
+        except ValueError:  # a journal cut short was never acted on: the staging goes below
+            swaps = []
+        for new, target, old in swaps:
+            new, target, old = Path(new), Path(target), Path(old)
+            if not new.exists():
+                continue  # done
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.exists() and not old.exists():
+                target.rename(old)
+            if any(new.rglob("*.parquet")) and not target.exists():
+                new.rename(target)
+        journal.unlink()
+    for leftover in root.glob(f"{JOURNAL}.*"):
+        leftover.unlink(missing_ok=True)
+    for stale in root.glob("_staging-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in [*root.glob("*.old-*"), *root.glob("*/*/*.old-*")]:
+        shutil.rmtree(stale, ignore_errors=True)

@@ -58,7 +58,8 @@ def table_uri(lake: str, table: str) -> str:
 
 def check_name(kind: str, value: str) -> str:
     """A user or machine name usable as a partition value (no slash, no '=')."""
-    if not value or not _NAME.match(value):
+    if not value or not _NAME.match(value) or value in (".", "..") \
+            or value.upper() == "__HIVE_DEFAULT_PARTITION__":
         raise SourceError(f"{kind} name {value!r} cannot be a lake partition: use letters,"
                           " digits and . _ @ + - only")
     return value

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from urllib.parse import quote
 
 from brainlab import __version__
+from brainlab.plaintext import json_safe, visible
 from brainlab.rules.check import CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+# GitHub code scanning accepts at most this many results per run (its SARIF upload limits).
+SARIF_MAX_RESULTS = 25_000
 FORMATS = ("text", "json", "sarif")
 
 
@@ -25,8 +29,8 @@ def render(result: CheckResult, fmt: str) -> str:
 
 def text(result: CheckResult) -> str:
     """One line per violation, then a summary line (counts by severity and rule)."""
-    lines = [f"{v.file}:{v.line or 1}: {v.rule} [{v.severity}] {v.subject}: {v.message}"
-             for v in result.violations]
+    lines = [f"{visible(v.file)}:{v.line or 1}: {v.rule} [{v.severity}] {visible(v.subject)}: "
+             f"{visible(v.message)}" for v in result.violations]
     if result.not_evaluated:  # before the summary, which stays the last line
         lines.append(f"Not evaluated (they read transcripts: give --db DB): "
                      f"{', '.join(r.id for r in result.not_evaluated)}.")
@@ -40,17 +44,22 @@ def text(result: CheckResult) -> str:
     else:
         lines.append(f"No violation of the {len(result.rules)} rule(s) checked.")
     for file, line, reason in result.parse_problems:
-        lines.append(f"{file}:{line or 1}: could not be read, skipped: {reason}")
+        lines.append(f"{visible(file)}:{line or 1}: could not be read, skipped: "
+                     f"{visible(reason)}")
     return "\n".join(lines)
 
 
 def as_json(result: CheckResult) -> str:
     """A JSON list of violations: rule, severity, subject, file, line, message and more."""
-    return json.dumps(result.as_dicts(), indent=2, ensure_ascii=False)
+    return json_safe(json.dumps(result.as_dicts(), indent=2, ensure_ascii=False))
 
 
-def sarif(result: CheckResult) -> str:
-    """A SARIF 2.1.0 log with one run: the catalogue rules checked and one result each."""
+def sarif(result: CheckResult, max_results: int = SARIF_MAX_RESULTS) -> str:
+    """A SARIF 2.1.0 log with one run: the catalogue rules checked and one result each.
+
+    URIs are percent-encoded (RFC 3986: a space, ``#``, ``%`` or control character in a file
+    name); past ``max_results`` results the rest are left out with a warning notification.
+    """
     rules = [{
         "id": r.id, "name": r.name,
         "shortDescription": {"text": r.checks},
@@ -60,15 +69,26 @@ def sarif(result: CheckResult) -> str:
         "properties": {"spec": r.spec, "seed": r.seed, "subject_kind": r.subject_kind},
     } for r in result.rules]
     index = {r.id: i for i, r in enumerate(result.rules)}
+    rank = {"error": 0, "warning": 1, "info": 2}
+    kept = sorted(result.violations, key=lambda v: rank.get(v.severity, 3))[:max_results]
+    left_out = len(result.violations) - len(kept)
     results = [{
         "ruleId": v.rule, "ruleIndex": index[v.rule], "level": SARIF_LEVELS[v.severity],
         "message": {"text": f"{v.subject}: {v.message}"},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": v.file, "uriBaseId": "BRAINROOT"},
+            "artifactLocation": {"uri": quote(str(v.file), safe="/"), "uriBaseId": "BRAINROOT"},
             "region": {"startLine": v.line or 1}}}],
         "properties": {"subject_kind": v.subject_kind, "subject": v.subject, "at": v.at,
                        "evidence": v.evidence, "spec": v.spec},
-    } for v in result.violations]
+    } for v in kept]
+    notes = [{"level": "note", "associatedRule": {"id": r.id},
+              "message": {"text": f"{r.id} not evaluated: it reads transcripts "
+                                  "(give --db DB)."}} for r in result.not_evaluated]
+    if left_out:  # said in the log, errors kept first
+        notes.append({"level": "warning", "message": {"text": (
+            f"{left_out} of {len(result.violations)} results left out: code scanning accepts "
+            f"{max_results:,} per run (errors, then warnings, kept); `brainlab check --format "
+            "json` lists all.")}})
     log = {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",
         "runs": [{
@@ -77,10 +97,8 @@ def sarif(result: CheckResult) -> str:
             "originalUriBaseIds": {"BRAINROOT": {"uri": result.root.as_uri() + "/"}},
             "results": results,
             # rules that read transcripts, not run without --db: said, not silently dropped
-            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [{
-                "level": "note", "associatedRule": {"id": r.id},
-                "message": {"text": f"{r.id} not evaluated: it reads transcripts "
-                                    "(give --db DB)."}} for r in result.not_evaluated]}],
+            "invocations": [{"executionSuccessful": True,
+                             "toolExecutionNotifications": notes}],
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False)
+    return json_safe(json.dumps(log, indent=2, ensure_ascii=False))

@@ -13,27 +13,38 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from brainlab.sources.gitleaks_rules import entropy
 from brainlab.sources.secret_rules import (
     NAME_CHARS,
+    P_PASSWORD_COMMANDS,
     RULES,
+    SECRET_FLAGS,
     SECRET_WORD,
     SECRET_WORD_LOWER,
     Rule,
     has_candidate,
+    hints_present,
 )
 
 MARK = "[REDACTED:{}]"
 # Token characters glued right after a mark: the rest of a secret that the rule which matched
 # first ate into (``ghp_<36>sk-proj-<40>``: the GitHub rule takes ``sk`` and the OpenAI rule,
 # which starts only at a word boundary, no longer sees its key). Redacted as a whole.
-_GLUED = re.compile(r"(?<=\[REDACTED:)([a-z0-9-]++\])([A-Za-z0-9_\-]{8,}+)")
+_GLUED = re.compile(r"(?<=\[REDACTED:)([a-z0-9-]++\])([A-Za-z0-9_\-]{8,}+(?:[/+=]"
+                    r"[A-Za-z0-9_\-/+=]*+)?+)")  # an AWS secret glued to its key id has '/'
+_COMMAND_START = re.compile(r"(?:^|[\n;|&(`]|\$\()\s*+")
 _EDGE = " \t\r\n=:\"'"  # delimiters a pattern may match around the secret itself
 
 
 def _mark(rule: Rule, match: re.Match[str]) -> str:
     start, end = match.span(rule.group)
     whole = match.group(0)
+    if start < 0 and rule.group:  # an alternation: the first group that took part
+        start, end = next((match.span(g) for g in range(1, (match.re.groups or 0) + 1)
+                           if match.start(g) >= 0), (-1, -1))
     if start < 0:
+        return whole
+    if rule.min_entropy and entropy(match.string[start:end]) < rule.min_entropy:
         return whole
     first, last = start - match.start(), end - match.start()
     while first < last and whole[first] in _EDGE:
@@ -47,13 +58,20 @@ def _redact(text: str, prefilter: bool = True) -> str:
     lowered = text.lower()
     if prefilter and not has_candidate(text, lowered):
         return text
+    cased, nocase = hints_present(text, lowered)  # one scan for all rules' hints
     for rule in RULES:
-        if not rule.may_apply(text, lowered):  # a rule's hint is part of it (mysql -p needs mysql)
-            continue
+        if rule.hint_set.isdisjoint(nocase if rule.nocase else cased):
+            continue  # a rule's hint is part of it (mysql -p needs mysql)
+        before = text
         if rule.kind == "secret-assignment":
             text = _assignments(rule, text, text.lower())
+        elif rule.kind == "flag-value":
+            text = rule.pattern.sub(lambda m, r=rule: _flag(r, m), text)
         else:
             text = rule.pattern.sub(lambda m, r=rule: _mark(r, m), text)
+        if text is not before and text != before:  # marks add or remove hints: scan again
+            lowered = text.lower()
+            cased, nocase = hints_present(text, lowered)
     if "[REDACTED:" in text:
         text = _GLUED.sub(lambda m: m.group(1) + MARK.format("glued-secret"), text)
     return text
@@ -84,9 +102,32 @@ def _assignments(rule: Rule, text: str, lowered: str) -> str:
             end += 1
         tail = rule.pattern.match(text, end)
         if tail:
-            out += [text[done:tail.start(2)], MARK.format(rule.kind)]
-            done = end = tail.end(2)
+            group = next(g for g in (2, 3, 4) if tail.start(g) >= 0)
+            stop = tail.end(group)
+            if "phrase" in lowered[start:word.end() + 8] and group == 4:  # words to line end
+                newline = text.find("\n", stop)
+                stop = len(text) if newline < 0 else newline
+            out += [text[done:tail.start(group)], MARK.format(rule.kind)]
+            done = end = stop
     return "".join(out) + text[done:] if out else text
+
+
+def _flag(rule: Rule, match: re.Match[str]) -> str:
+    """A secret-bearing flag's next argument; ``-p X`` only after a command that means it."""
+    flag = match.group(1)
+    if flag == "-p":
+        starts = list(_COMMAND_START.finditer(match.string, max(0, match.start() - 300),
+                                              match.start()))
+        line = match.string[starts[-1].end() if starts else max(0, match.start() - 300):
+                            match.start()]
+        if not any(word.rsplit("/", 1)[-1] in P_PASSWORD_COMMANDS for word in line.split()[:2]):
+            return match.group(0)
+    elif flag.lstrip("-").replace("-", "").replace("_", "").lower() not in SECRET_FLAGS:
+        return match.group(0)
+    group = next(g for g in (2, 3, 4) if match.start(g) >= 0)
+    start, end = match.start(group) - match.start(), match.end(group) - match.start()
+    whole = match.group(0)
+    return whole[:start] + MARK.format(rule.kind) + whole[end:]
 
 
 _redact_short = lru_cache(maxsize=65536)(_redact)  # cwd, model, paths repeat on every line

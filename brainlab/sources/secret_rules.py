@@ -6,9 +6,12 @@ package on the first run of each installed version and kept in the user's cache 
 (importing the plugins costs 50-60 ms), so upgrading the package updates the rules. A plugin is either
 used (:data:`USED_PLUGINS`, with the substrings one of which must be present before its
 patterns run) or left out with a reason (:data:`EXCLUDED_PLUGINS`); a test fails when a new
-plugin appears in neither. brainlab's own rules cover what detect-secrets does not redact in
-a command line: whole private key blocks, Anthropic/Google/Hugging Face keys, ``KEY=value``
-assignments, ``mysql -p<pw>``, ``echo <pw> | sudo -S``, bearer headers and URL passwords.
+plugin appears in neither. Vendor token formats also come from gitleaks' maintained rule list
+(:mod:`brainlab.sources.gitleaks_rules`, its data file vendored with version and licence).
+brainlab's own rules cover what neither redacts in a command line: whole private key blocks,
+``KEY=value`` assignments, the value after a secret-bearing flag (``--token X``, ``docker
+login -p X``, ``htpasswd -b f u X``), ``mysql -p<pw>``, ``echo <pw> | sudo -S``, bearer and
+basic headers, ``curl -u u:pw``, URL passwords and tokens, and formats seen in the wild.
 
 Every pattern runs in linear time on any text: detect-secrets patterns that start with a word
 character are guarded so they start only at a word boundary (``eyJeyJeyJ...`` is one start,
@@ -70,17 +73,27 @@ class Rule:
     origin: str = "brainlab"
     nocase: bool = False  # the hint is looked for in the lower-cased text
     flags: int = 0  # the regex's flags
+    min_entropy: float | None = None  # gitleaks' floor: a lower-entropy match is kept
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
         """The compiled regex (compiled once, when first needed)."""
-        return re.compile(self.source, self.flags)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # gitleaks' Go `[[` is a plain `[`
+            return re.compile(self.source, self.flags)
 
     @cached_property
     def group(self) -> str | int:
         """The group of a match that is the secret (0: the whole match)."""
         wanted = self.wanted_group
         return wanted if isinstance(wanted, str) or self.pattern.groups >= wanted else 0
+
+    @cached_property
+    def hint_set(self) -> frozenset[str]:
+        """The hint's substrings as a set (compared with :func:`hints_present`)."""
+        return frozenset(self.hint)
 
     @cached_property
     def _scan(self):
@@ -216,7 +229,7 @@ def _plugin_rules() -> list[Rule]:
     return rules
 
 
-_SECRET_WORDS = (r"key|secret|token|passw(?:or)?d|pwd|pass|credential|auth|private|session"
+_SECRET_WORDS = (r"key|secret|token(?!s)|passw(?:or)?d|pwd|pass|credential|auth|private|session"
                  r"|cookie|signature|salt|dsn")
 
 
@@ -246,10 +259,44 @@ OWN_FIRST: list[Rule] = [
     _own("huggingface-token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}+", ("hf_",)),
     _own("jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{5,}+\.eyJ[A-Za-z0-9_\-]{5,}+\."
          r"[A-Za-z0-9_\-]{5,}+", ("eyJ",)),
-    _own("url-password", r"(?<=://)[^/\s:@]++:(?!\[REDACTED)([^@\s/]++)(?=@)", ("://",), 1),
+    _own("url-password", r"(?<=://)[^/\s:@]*+:(?!\[REDACTED)([^@\s/]++)(?=@)", ("://",), 1),
+    # https://<token>@github.com: a long token as the whole user part.
+    _own("url-token", r"(?<=://)(?!\[REDACTED)[A-Za-z0-9_\-.~]{20,}+(?=@)", ("://",)),
+    # ghp_ right after letters (`tokenghp_...`): the 36 characters of a classic token.
+    _own("github-token", r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])", _GH),
+    _own("basic-auth", r"(?i)(?<=basic )[A-Za-z0-9+/]{6,}+=*+", ("basic ",), nocase=True),
+    # curl -u user:pw / --user=user:pw: the password after the colon.
+    _own("curl-user", r"(?<![\w-])(?:-u|--user)(?:=|[ \t]++)(['\"]?+)[^\s:'\"]*+:"
+         r"(?!\[REDACTED)([^\s'\"]++)\1", ("curl",), 2, nocase=True),
+    _own("htpasswd-password", r"\bhtpasswd[ \t]++-(?=[A-Za-z]*b)[A-Za-z]++[ \t]++(?:-[A-Za-z]++"
+         r"[ \t]++)*+[^\s-]\S*+[ \t]++\S++[ \t]++(['\"]?+)([^\s'\"]++)\1", ("htpasswd",), 2),
+    _own("aws-configure", r"\baws[ \t]++configure[ \t]++set[ \t]++\S*?(?:secret|token|passw)"
+         r"\S*+[ \t]++(['\"]?+)([^\s'\"]++)\1", ("aws",), 2, nocase=True),
+    # Formats seen with no rule of either list outside a keyword context.
+    _own("new-relic-key", r"(?<![A-Za-z0-9])NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])", ("NRAK-",)),
+    _own("mailgun-key", r"(?<![A-Za-z0-9])key-[a-f0-9]{32}(?![A-Za-z0-9])", ("key-",)),
+    _own("sentry-token", r"(?<![A-Za-z0-9])sntry[su]_[A-Za-z0-9+/=_]{40,}+", ("sntry",)),
+    _own("atlassian-token", r"(?<![A-Za-z0-9])ATATT3x[A-Za-z0-9_\-=]{20,}+", ("ATATT3",)),
+    _own("heroku-key", r"(?<![A-Za-z0-9])HRKU-[A-Za-z0-9_\-]{20,}+", ("HRKU-",)),
+    _own("vault-token", r"(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_\-]{20,}+", ("hvs.", "hvb.", "hvr.")),
 ]
+# Long flags whose next argument is a secret (compared with '-' and '_' removed, lower-cased).
+SECRET_FLAGS = frozenset({
+    "password", "passwd", "pass", "pw", "token", "apikey", "apitoken", "authtoken",
+    "accesstoken", "secret", "secretkey", "clientsecret", "withapikey", "withtoken",
+    "httppassword", "httppasswd", "proxypassword", "ftppassword", "registrypassword",
+    "dbpassword", "encryptionkey", "keypassword", "storepass", "keypass", "privatekey",
+    "secretaccesskey", "awssecretaccesskey", "refreshtoken", "bearertoken", "botoken",
+    "bottoken", "passphrase", "sessiontoken", "webhooksecret", "masterkey", "adminpassword",
+})
+# Commands whose `-p X` (space between) is a password, not a port or a prompt.
+P_PASSWORD_COMMANDS = ("docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras",
+                       "sshpass", "az", "crane", "regctl", "cf", "oc")
 # Applied after them: command-line passwords and generic assignments.
 OWN_LAST: list[Rule] = [
+    # A secret-bearing flag's next argument: `--token X`, `--apiKey=X`, `docker login -p X`.
+    _own("flag-value", r"(?<![\w-])(-p|--?[A-Za-z][A-Za-z0-9_-]*+)(?:=|[ \t]++)(?!-|\[REDACTED)"
+         r"(?:\"([^\"\n]++)\"|'([^'\n]++)'|([^\s'\";|&]++))", ("--", "-p ", "-p\t")),
     # mysql -p<pw> / mysqldump -p'pw' (the password glued to -p; `-p` alone prompts).
     _own("mysql-password", r"(?<![\w-])-p(['\"]?+)([^\s'\";|&]++)\1", ("mysql", "mariadb"), 2,
          nocase=True),
@@ -261,11 +308,14 @@ OWN_LAST: list[Rule] = [
     # KEY=value / KEY: value where the name says it is a secret: .env lines, `export
     # TOKEN=...`, `password: hunter2`, JSON "apiKey": "...". Found word first (SECRET_WORD),
     # then the name around it and this tail after it: see redact._assignments.
-    _own("secret-assignment", r"(\"?\s*+[:=]\s*+\"?)(?!\[REDACTED)([^\s\"',;&|]{4,}+)",
+    _own("secret-assignment", r"(\"?\s*+[:=]\s*+)(?!\[REDACTED)(?:\"([^\"\n]{4,}+)\"|'"
+         r"([^'\n]{4,}+)'|((?:[^\s\"',;&|]|;(?=[^\s;&|]))(?:[^\s\"',;&|]|;(?=[^\s;&|]))"
+         r"{3,}+))",
          ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "session",
           "cookie", "signature", "salt", "dsn"), 2, nocase=True),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
-    _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED)([^\s\"'`;&|]{6,}+)",
+    _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED)((?:[^\s\"'`;&|]|;"
+         r"(?=[^\s;&|]))(?:[^\s\"'`;&|]|;(?=[^\s;&|])){5,}+)",
          ("=",), 1),
 ]
 
@@ -273,14 +323,84 @@ SECRET_WORD = re.compile(rf"(?i){_SECRET_WORDS}")  # a secret-assignment name ho
 SECRET_WORD_LOWER = re.compile(_SECRET_WORDS)  # the same, on lower-cased text
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
-RULES: list[Rule] = [*OWN_FIRST, *_plugin_rules(), *OWN_LAST]
+def _gitleaks_rules() -> list[Rule]:
+    from brainlab.sources.gitleaks_rules import GITLEAKS_VERSION, load_rules
+
+    return [Rule(row["id"], row["regex"], tuple(row["hints"]), row["group"],
+                 f"gitleaks {GITLEAKS_VERSION} {row['id']}", nocase=row["nocase"],
+                 flags=row["flags"], min_entropy=row["entropy"]) for row in load_rules()]
+
+
+RULES: list[Rule] = [*OWN_FIRST, *_plugin_rules(), *_gitleaks_rules(), *OWN_LAST]
 # What every text pays: a few substring tests. A text holding none has no candidate secret.
 CASED_HINTS = tuple(sorted({h for r in RULES if not r.nocase for h in r.hint}))
 NOCASE_HINTS = tuple(sorted({h for r in RULES if r.nocase for h in r.hint}))
-# The hints as one alternation of literals each: one C scan instead of 73 ``in`` tests from a
-# Python generator (3x faster on a text holding none: most ids, model names, commands).
-_CASED_SCAN = re.compile("|".join(map(re.escape, CASED_HINTS))).search
-_NOCASE_SCAN = re.compile("|".join(map(re.escape, NOCASE_HINTS))).search
+
+
+def trie_regex(words) -> str:
+    """The literals ``words`` as one regex shaped like their trie (``xox(?:b|p)?``...).
+
+    A flat alternation of ~300 literals makes the engine try each one at every position;
+    the trie tries one branch per distinct next character, and at each node the longer
+    word first (a greedy optional tail), so a match is the longest word starting there.
+    """
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        alts = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie)
+
+
+# The hints as one trie-shaped regex each: one C scan instead of ~300 ``in`` tests (most
+# texts, ids, model names, commands, hold none).
+_CASED_SCAN = re.compile(trie_regex(CASED_HINTS)).search
+_NOCASE_SCAN = re.compile(trie_regex(NOCASE_HINTS)).search
+
+
+class _Finder:
+    """Which of ``hints`` a text holds, in one C scan plus a few ``in`` tests.
+
+    The trie regex finds, left to right, the longest hint at each place and skips past it;
+    every hint that is a prefix of a found one is present too (:attr:`covers`). A hint that
+    starts inside a found one is not seen by the scan: the hints that can (a suffix of the
+    found one begins them, or they lie inside it) are tested with ``in`` (:attr:`inside`).
+    """
+
+    def __init__(self, hints: tuple[str, ...]) -> None:
+        self.findall = re.compile(trie_regex(hints)).findall
+        self.covers = {h: frozenset(g for g in hints if h.startswith(g)) for h in hints}
+        self.inside = {h: tuple(g for g in hints if any(
+            g.startswith(h[i:]) or h[i:].startswith(g) for i in range(1, len(h))))
+            for h in hints}
+
+    def __call__(self, haystack: str) -> frozenset[str]:
+        hits = set(self.findall(haystack))
+        if not hits:
+            return _NO_HINTS
+        present = set()
+        for hit in hits:
+            present |= self.covers[hit]
+            present.update(g for g in self.inside[hit] if g not in present and g in haystack)
+        return frozenset(present)
+
+
+_NO_HINTS: frozenset[str] = frozenset()
+_FIND_CASED, _FIND_NOCASE = _Finder(CASED_HINTS), _Finder(NOCASE_HINTS)
+
+
+def hints_present(text: str, lowered: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(cased hints in ``text``, case-blind hints in ``lowered``): which rules may apply."""
+    return _FIND_CASED(text), _FIND_NOCASE(lowered)
 
 
 def has_candidate(text: str, lowered: str) -> bool:

@@ -3,11 +3,20 @@
 Set-up runs in a fixed order (connect, settings, schema for writers). Writers are the ingest
 commands only; readers open the file read-only and briefly, so an open notebook never keeps an
 ingest waiting (DuckDB lets one process write, or several read, at a time).
+
+A ``.duckdb`` file is code (issue 29): a view can read any local file. Readers therefore run
+with DuckDB's external access off and the configuration locked, except the directories they
+are meant to read (the lake folder an attached store names in ``brainlab_meta``, or what the
+caller allows, e.g. an export's lake); a store whose raw table is a view, outside a store made
+by ``brainlab attach``, is refused.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,6 +61,11 @@ class StoreConfig:
     memory_limit: str | None = None  # e.g. "2GB"; None = DuckDB's default (80% of RAM)
     engine_only: bool = False  # open with DuckDB's engine module alone (see engine()): for
     # callers that execute SQL and fetch tuples, never relations or DataFrames
+    allowed: tuple[str, ...] = ()  # directories a reader may still read or write
+    lock_wait: float | None = None  # seconds a reader waits for a writer (None: LOCK_WAIT)
+
+
+LOCK_WAIT = 5.0  # a read (a report, a notebook) waits this long for an ingest to finish
 
 
 def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
@@ -66,8 +80,17 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         path.parent.mkdir(parents=True, exist_ok=True)
         drop_orphan_wal(path)
     duckdb = engine(full=not config.engine_only)
+    wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
+    deadline = time.monotonic() + (wait if config.read_only else 0.0)
     try:
-        con = duckdb.connect(str(path), read_only=config.read_only)
+        while True:
+            try:
+                con = duckdb.connect(str(path), read_only=config.read_only)
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)  # an ingest holds the store: a reader waits briefly
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             holder = _lock_holder(str(exc))
@@ -79,11 +102,79 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
+    if config.read_only:
+        try:
+            seal(con, path, config.allowed)
+        except BaseException:
+            con.close()
+            raise
     if config.threads:
         con.execute(f"SET threads = {int(config.threads)}")
     if config.memory_limit:
         con.execute("SET memory_limit = ?", [config.memory_limit])
     return con
+
+
+@functools.cache
+def raw_table_names() -> frozenset[str]:
+    """The store's raw tables, from the schema files (``CREATE TABLE`` names)."""
+    folder = Path(__file__).resolve().parent / "schema"
+    found = set()
+    for sql in folder.glob("*.sql"):
+        found |= set(re.findall(r"(?i)CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+"
+                                r"EXISTS\s+)?\"?(\w+)", sql.read_text(encoding="utf-8")))
+    return frozenset(found | {"brainlab_meta"})
+
+
+def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
+    """Turn a reader's external access off (but ``allowed`` and its lake); lock the settings.
+
+    A store whose raw table is a view is refused, unless it is an attached store (its
+    ``brainlab_meta`` names a lake, the one folder its views may read).
+    """
+    kinds = dict(con.execute(
+        "SELECT table_name, 'table' FROM duckdb_tables() WHERE schema_name = 'main'"
+        " UNION ALL SELECT view_name, 'view' FROM duckdb_views()"
+        " WHERE schema_name = 'main' AND NOT internal").fetchall())
+    lake = None
+    if kinds.get("brainlab_meta") == "table":
+        row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'lake'").fetchone()
+        lake = row[0] if row and row[0] else None
+    else:
+        kinds.pop("brainlab_meta", None)
+    if lake is None:
+        views = sorted(n for n in raw_table_names() if kinds.get(n) == "view")
+        if views:
+            raise StoreError(
+                f"database {path} is refused: its raw table(s) {', '.join(views[:5])} are views,"
+                " not tables (a store can hide code in a view). Ingest into a new store, or"
+                " rebuild an attached one with `brainlab attach`")
+    dirs = [str(d).rstrip("/") + "/" for d in allowed]
+    if lake:
+        dirs.append(lake.rstrip("/") + "/")
+        if re.match(r"^[a-z][a-z0-9+.-]*://", lake) and not lake.startswith("file:"):
+            con.execute("LOAD httpfs")  # an object-store lake: before access is closed
+    if dirs:
+        con.execute("SET allowed_directories = ?", [dirs])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+
+
+def sql_literal(text: str) -> str:
+    """``text`` as a SQL string literal (quotes doubled; NUL refused).
+
+    For statements DuckDB cannot prepare (``COPY ... TO``, ``CREATE VIEW ... read_parquet``).
+    """
+    if "\x00" in text:
+        raise StoreError(f"a path or name holds a NUL character: {text!r}")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_ident(name: str) -> str:
+    """``name`` as a quoted SQL identifier (double quotes doubled)."""
+    if "\x00" in name:
+        raise StoreError(f"a name holds a NUL character: {name!r}")
+    return '"' + name.replace('"', '""') + '"'
 
 
 def drop_orphan_wal(path: str | os.PathLike) -> None:
@@ -112,13 +203,15 @@ def _lock_holder(message: str) -> str:
 
 
 @contextmanager
-def reader(path: str | os.PathLike = DEFAULT_DB,
-           engine_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
+           allowed: tuple[str, ...] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
     """A short-lived read-only connection; closed on exit so writers are never blocked.
 
-    ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`).
+    ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`);
+    ``allowed``: directories it may still read or write (external access is off otherwise).
     """
-    con = connect(StoreConfig(path=Path(path), read_only=True, engine_only=engine_only))
+    con = connect(StoreConfig(path=Path(path), read_only=True, engine_only=engine_only,
+                              allowed=tuple(allowed)))
     try:
         yield con
     finally:

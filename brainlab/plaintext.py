@@ -1,0 +1,47 @@
+"""Data strings printed as plain text: control characters made visible (issue 29, injection 2).
+
+Model names, project names, paths, commands and file contents come from transcripts and brain
+files anyone can write. Printed raw, an ESC or C1 CSI (U+009B) sequence clears the screen,
+retitles the window or plants an OSC-8 hyperlink; a line or paragraph separator (U+2028/9)
+or a bidi override hides what follows. :func:`visible` turns each such character into its
+``\\xNN`` / ``\\uNNNN`` escape, so what is printed is the data's text and nothing else;
+every printer of data calls it (tables' cells and headers, ``check`` text, ``errors``,
+``ingest claude``'s unpriced models, one-line errors). rich never reads markup from data:
+brainlab's consoles are made with markup off (:mod:`brainlab.terminal`).
+
+:func:`json_safe` does the same for JSON and SARIF, which may carry U+009B and U+2028 raw
+(``ensure_ascii=False``): they are written as ``\\u`` escapes, which every JSON reader
+decodes back to the same string.
+"""
+
+from __future__ import annotations
+
+import re
+
+# DEL, C1, line/paragraph separators, bidi embeddings/overrides/isolates, BOM; and C0.
+_OTHER = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff"
+_CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f{_OTHER}]")  # a tab kept
+_CONTROL_WITH_TAB = re.compile(f"[\x00-\x1f{_OTHER}]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object, keep_tabs: bool = False) -> str:
+    """``text`` with every control character shown as its escape (``\\x1b``, ``\\u009b``)."""
+    text = "" if text is None else str(text)
+    pattern = _CONTROL if keep_tabs else _CONTROL_WITH_TAB
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def visible_lines(text: str) -> str:
+    """Several lines of text: each line made :func:`visible`, the newlines kept."""
+    return "\n".join(visible(line) for line in str(text).split("\n"))
+
+
+def json_safe(document: str) -> str:
+    """A JSON text with DEL, C1, U+2028/9 and bidi controls written as ``\\u`` escapes."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", document)

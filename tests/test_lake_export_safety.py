@@ -1,0 +1,202 @@
+"""Issue 29 (Injection 1, Integrity 1 and 4): `brainlab export` is one atomic, locked
+operation whose lake path never reaches SQL as code.
+
+Through the real CLI in a subprocess: a lake path holding `'` exports; a crafted path that
+used to run a second statement writes nothing else; two exports racing on one user and
+machine leave every table from one store; a killed export's `_staging-*`, `*.old-*` and
+journal are finished or removed by the next one; a full disk (a small tmpfs the test mounts
+when it runs as root) ends in one `Error:` line and leaves the lake as it was.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pytest
+from claude_factory import assistant, tool_use, usage, user, write
+
+from brainlab.lake.export import JOURNAL, recover
+
+
+def _env(tmp_path):
+    return {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+
+def cli(tmp_path, *args, check=True):
+    done = subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd=tmp_path,
+                          env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def store(tmp_path, name, sessions=3, calls=4):
+    """A store from a small transcript whose session ids and commands say ``name``."""
+    root = tmp_path / f"cfg-{name}"
+    for s in range(sessions):
+        sid = f"{name}-s{s}"
+        lines = []
+        for i in range(calls):
+            t = f"2026-06-0{s + 1}T10:{i:02d}:00.000Z"
+            lines.append(user(sid, t, text=f"{name} task {i}"))
+            lines.append(assistant(sid, t, f"{name}m{s}{i}", f"{name}r{s}{i}", usage(10, 5),
+                                   content=[tool_use(f"{name}b{s}{i}", "Bash",
+                                                     command=f"echo {name}")]))
+        write(root / "projects" / f"-home-{name}" / f"{sid}.jsonl", lines)
+    db = tmp_path / f"{name}.duckdb"
+    cli(tmp_path, "ingest", "claude", str(root / "projects"), "--db", str(db))
+    return db
+
+
+def sessions_by_table(lake):
+    """For each table of the lake: the set of session-id prefixes (store names) it holds."""
+    con = duckdb.connect()
+    found = {}
+    for table in sorted(p.name for p in lake.iterdir() if p.is_dir()
+                        and not p.name.startswith("_")):
+        files = list((lake / table).rglob("*.parquet"))
+        if not files:
+            continue
+        cols = [r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)",
+                                          [str(files[0])]).fetchall()]
+        if "session_id" not in cols:
+            continue
+        found[table] = {r[0].split("-")[0] for r in con.execute(
+            "SELECT DISTINCT session_id FROM read_parquet(?, union_by_name = true)"
+            " WHERE session_id IS NOT NULL", [[str(f) for f in files]]).fetchall()}
+    return found
+
+
+@pytest.mark.parametrize("folder", ["it's a lake", "x.parquet' (FORMAT csv); COPY (SELECT 42)"
+                                    " TO 'pwned.csv' (FORMAT csv); --"])
+def test_a_lake_path_is_a_literal_never_code(tmp_path, folder):
+    db = store(tmp_path, "alice", sessions=1, calls=1)
+    lake = tmp_path / folder
+    done = cli(tmp_path, "export", "--db", str(db), "--lake", str(lake), "--user", "u",
+               "--machine", "m")
+    assert "exported" in done.stdout
+    assert list(lake.glob("cc_request_lines/user=u/machine=m/*.parquet"))
+    assert not list(tmp_path.rglob("pwned.csv"))
+
+
+def test_racing_exports_never_mix_two_stores(tmp_path):
+    a, b = store(tmp_path, "alice"), store(tmp_path, "bob")
+    lake = tmp_path / "lake"
+    for _ in range(3):
+        procs = [subprocess.Popen([sys.executable, "-m", "brainlab.cli", "export", "--db",
+                                   str(db), "--lake", str(lake), "--user", "u", "--machine",
+                                   "m"], cwd=tmp_path, env=_env(tmp_path),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for db in (a, b)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, err
+        held = sessions_by_table(lake)
+        assert len(held) >= 3
+        assert len(set().union(*held.values())) == 1, held  # one store in every table
+    assert not list(lake.glob("_staging-*")) and not list(lake.rglob("*.old-*"))
+
+
+def test_a_killed_export_is_finished_or_cleaned_by_the_next(tmp_path):
+    a, b = store(tmp_path, "alice"), store(tmp_path, "bob")
+    lake = tmp_path / "lake"
+    cli(tmp_path, "export", "--db", str(a), "--lake", str(lake), "--user", "u", "--machine", "m")
+    # A kill between writing the journal and swapping: half the partitions swapped.
+    staged = tmp_path / "staged"
+    cli(tmp_path, "export", "--db", str(b), "--lake", str(staged), "--user", "u",
+        "--machine", "m")
+    staging = lake / "_staging-killed"
+    swaps = []
+    for i, part in enumerate(sorted(staged.glob("*/user=u/machine=m"))):
+        table = part.parent.parent.name
+        new = staging / table / "user=u" / "machine=m"
+        new.parent.mkdir(parents=True)
+        part.rename(new)
+        target = lake / table / "user=u" / "machine=m"
+        old = target.with_name("machine=m.old-killed")
+        if i % 2 and target.exists():  # this one was half done: target moved aside
+            target.rename(old)
+        swaps.append((str(new), str(target), str(old)))
+    (lake / JOURNAL).write_text(json.dumps(swaps))
+    (lake / "_staging-older").mkdir()  # and an older kill before its journal
+    recover(lake)
+    held = sessions_by_table(lake)
+    assert set().union(*held.values()) == {"bob"}, held
+    assert not list(lake.glob("_staging-*")) and not list(lake.rglob("*.old-*"))
+    assert not (lake / JOURNAL).exists()
+
+
+def test_bad_partition_names_are_refused(tmp_path):
+    db = store(tmp_path, "alice", sessions=1, calls=1)
+    for name in ("__HIVE_DEFAULT_PARTITION__", ".", "..", ""):
+        done = cli(tmp_path, "export", "--db", str(db), "--lake", str(tmp_path / "lake"),
+                   "--user", name, "--machine", "m", check=False)
+        assert done.returncode != 0 and done.stderr.startswith("Error: "), done.stderr
+        assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_full_disk_leaves_the_lake_as_it_was(tmp_path):
+    a = store(tmp_path, "alice")
+    b = store(tmp_path, "bob", sessions=30, calls=40)
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(mnt)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        lake = mnt / "lake"
+        cli(tmp_path, "export", "--db", str(a), "--lake", str(lake), "--user", "u",
+            "--machine", "m")
+        before = sessions_by_table(lake)
+        filler = mnt / "filler"
+        free = os.statvfs(mnt).f_bavail * os.statvfs(mnt).f_frsize
+        filler.write_bytes(b"x" * max(0, free - 24 * 1024))
+        done = cli(tmp_path, "export", "--db", str(b), "--lake", str(lake), "--user", "u",
+                   "--machine", "m", check=False)
+        assert done.returncode != 0
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: "), done.stderr
+        assert sessions_by_table(lake) == before
+        assert not list(lake.glob("_staging-*"))
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_paths_reach_sql_as_literals():
+    from brainlab.store.connection import sql_ident, sql_literal
+
+    con = duckdb.connect()
+    for text in ("it's", "a'); DROP TABLE x; --", "\\'", '"q"'):
+        assert con.execute(f"SELECT {sql_literal(text)}").fetchone()[0] == text
+        assert con.execute(f"SELECT 1 AS {sql_ident(text)}").description[0][0] == text
+
+
+
+def test_bad_lake_files_become_error_rows_and_the_rest_loads(tmp_path):
+    """Issue 29 integrity 2: wrong-schema, corrupt, truncated, empty and non-Parquet files."""
+    db = store(tmp_path, "alice")
+    lake = tmp_path / "lake"
+    cli(tmp_path, "export", "--db", str(db), "--lake", str(lake), "--user", "alice",
+        "--machine", "m")
+    good = next((lake / "cc_request_lines").rglob("*.parquet"))
+    bob = lake / "cc_request_lines" / "user=bob" / "machine=m"
+    bob.mkdir(parents=True)
+    data = good.read_bytes()
+    (bob / "truncated.parquet").write_bytes(data[: len(data) // 2])
+    (bob / "corrupt.parquet").write_bytes(data[:8] + b"\x00" * (len(data) - 16) + data[-8:])
+    (bob / "empty.parquet").write_bytes(b"")
+    (bob / "text.parquet").write_text("not parquet\n")
+    duckdb.connect().execute(f"COPY (SELECT 'x' AS input_tokens, 'y' AS ts) TO"
+                             f" '{bob / 'wrong.parquet'}' (FORMAT parquet)")
+    team = tmp_path / "team.duckdb"
+    done = cli(tmp_path, "attach", "--lake", str(lake), "--db", str(team))
+    assert "5 bad lake file(s) skipped" in done.stdout, done.stdout
+    usage = cli(tmp_path, "usage", "daily", "--json", "--db", str(team))
+    assert sum(r["requests"] for r in json.loads(usage.stdout)) == 12  # alice's rows load
+    errors = cli(tmp_path, "errors", "--db", str(team)).stdout
+    for name in ("truncated", "corrupt", "empty", "text", "wrong"):
+        assert f"{name}.parquet: error: lake file of cc_request_lines skipped" in errors, errors
+    assert "is VARCHAR, the store's is" in errors
