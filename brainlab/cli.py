@@ -592,5 +592,12 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) 
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
 
 
+# --- OpenTelemetry files (issue 26, brainlab/otel, docs/otel.md) ------------------------------
+from brainlab.otel.commands import ingest_otel_cmd, usage_check_cmd  # noqa: E402
+
+ingest.add_command(ingest_otel_cmd)
+main.add_command(usage_check_cmd)
+
+
 if __name__ == "__main__":  # pragma: no cover
     run()

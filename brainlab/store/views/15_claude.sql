@@ -20,7 +20,8 @@ QUALIFY row_number() OVER (
 
 -- SPEC §7 Cost: the price row of each model seen (exact name, else without -YYYYMMDD).
 CREATE OR REPLACE VIEW cc_model_prices AS
-WITH seen AS (SELECT DISTINCT model FROM cc_request_lines)
+WITH seen AS (SELECT DISTINCT model FROM cc_request_lines
+              UNION SELECT model FROM otel_only_calls)  -- otel (issue 26): telemetry-only models
 SELECT s.model, p.model AS priced_as, p.input_usd_mtok, p.output_usd_mtok,
        p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
        p.long_context_threshold, p.long_input_multiplier, p.long_output_multiplier,
@@ -59,7 +60,10 @@ WITH d AS (
                AS cw5m,
            coalesce(r.cache_creation_1h_tokens, 0) AS cw1h,
            r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens AS context_tokens
-    FROM cc_request_dedup r
+    -- otel (issue 26): the transcripts' calls (record owns cc_request_dedup) plus the calls
+    -- seen only in telemetry (views/14_otel_calls.sql), each with its source
+    FROM (SELECT *, 'transcript' AS source FROM cc_request_dedup
+          UNION ALL BY NAME SELECT * FROM otel_only_calls) r
 ), m AS (
     SELECT d.*, a.subagent_type, p.priced_as, p.input_usd_mtok, p.output_usd_mtok,
            p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
@@ -82,7 +86,8 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) / 1e6 AS cost_usd,
        priced_as, is_nested,
-       regexp_extract(cwd, '([^/\\]+)[/\\]*$', 1) AS project, cwd, source_file, line
+       regexp_extract(cwd, '([^/\\]+)[/\\]*$', 1) AS project, cwd, source_file, line,
+       source  -- otel (issue 26): transcript | otel | otel-genai | otel-openinference
 FROM m;
 
 -- Models without a price: reported, never priced at zero (SPEC §7 Cost).
