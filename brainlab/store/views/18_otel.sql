@@ -72,20 +72,22 @@ FULL OUTER JOIN calls c ON c.session_id = m.session_id AND c.model = m.model;
 
 -- Each call of cc_requests with who made it and why, from its api_request event (request id).
 CREATE OR REPLACE VIEW otel_calls AS
-SELECT c.*, coalesce(e.user_email, e.user_account_uuid, e.user_id) AS user_name,
+SELECT c.session_id, c.agent_id, c.request_id, c.message_id, c.model, c.ts, c.input_tokens,
+       c.output_tokens, c.cache_creation_tokens, c.cache_read_tokens, c.cost_usd, c.project,
+       c.source, coalesce(e.user_email, e.user_account_uuid, e.user_id) AS user_name,
        e.user_email, e.user_account_uuid, e.organization_id, e.query_source, e.agent_name,
-       e.skill_name, e.mcp_server_name, e.effort, coalesce(c.speed_, e.speed) AS call_speed,
+       e.skill_name, e.mcp_server_name, e.effort, coalesce(l.speed, e.speed) AS speed,
        e.ttft_ms, e.duration_ms, e.cost_usd AS event_cost_usd, e.app_version
-FROM (SELECT r.*, l.speed AS speed_ FROM cc_requests r
-      LEFT JOIN (SELECT request_id, any_value(speed) AS speed FROM cc_request_lines
-                 WHERE request_id IS NOT NULL GROUP BY request_id) l USING (request_id)) c
+FROM cc_requests c
+LEFT JOIN (SELECT request_id, any_value(speed) AS speed FROM cc_request_lines
+           WHERE request_id IS NOT NULL GROUP BY request_id) l USING (request_id)
 LEFT JOIN otel_api_requests e ON e.request_id = c.request_id;
 
 -- Usage by UTC day and who spent it: user, organization, query source, agent, skill, MCP
 -- server, effort, speed, and the source of the calls (transcript, otel, otel-genai, ...).
 CREATE OR REPLACE VIEW usage_who AS
 SELECT CAST(ts AS DATE) AS day, user_name, organization_id, query_source, agent_name,
-       skill_name, mcp_server_name, effort, call_speed AS speed, source, model,
+       skill_name, mcp_server_name, effort, speed, source, model,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens,
        CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
