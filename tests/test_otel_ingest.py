@@ -234,3 +234,27 @@ def test_usage_check_names_the_disagreement(tmp_path, corpus_calls):
     lost = {c.session_id for c in calls[-5:]}
     assert any(session[:8] in check.stdout for session in lost), check.stdout
     assert "disagree" in check.stdout
+
+
+def test_metrics_are_the_usage_of_a_session_without_events(tmp_path, corpus_calls):
+    calls = teammate(corpus_calls, 30)  # a teammate who exports metrics only
+    folder = tmp_path / "otel"
+    export.write_json_lines(folder / "metrics.json", export.metrics_requests(calls,
+                                                                             cumulative=True))
+    db = tmp_path / "s.duckdb"
+    assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path).returncode == 0
+    found = rows(db, "SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),"
+                 " sum(cache_creation_tokens) FROM cc_requests WHERE source = 'otel-metrics'")[0]
+    assert found == (sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls),
+                     sum(c.cache_read_tokens for c in calls),
+                     sum(c.cache_creation_tokens for c in calls))
+    assert rows(db, "SELECT sum(input_tokens) FROM usage_daily")[0][0] == found[0]
+    check = run_cli("usage-check", "--db", str(db), cwd=tmp_path)
+    assert "metrics" in check.stdout and "teammate" in check.stdout, check.stdout
+    # once the session's events arrive, the metrics stop standing in for its calls
+    export.write_json_lines(folder / "logs.json", export.logs_requests(calls))
+    assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path).returncode == 0
+    assert rows(db, "SELECT count(*) FROM cc_requests WHERE source = 'otel-metrics'") == [(0,)]
+    assert rows(db, "SELECT count(*), sum(input_tokens) FROM cc_requests") == [
+        (len(calls), found[0])]
+    assert "agree" in run_cli("usage-check", "--db", str(db), cwd=tmp_path).stdout

@@ -103,7 +103,11 @@ def refresh_touched(con: duckdb.DuckDBPyConnection, grown: Sequence[tuple[str, i
         con.execute("CREATE OR REPLACE TEMP TABLE cc_usage_pairs AS"
                     f" SELECT DISTINCT day, session_id FROM {TOUCHED} UNION"
                     " SELECT CAST(ts AS DATE) AS day, session_id FROM cc_request_lines"
-                    f" WHERE {KEY} IN (SELECT key FROM {TOUCHED})")
+                    f" WHERE {KEY} IN (SELECT key FROM {TOUCHED})"
+                    # otel (issue 26): a touched session's telemetry-only groups of other
+                    # days (cc_requests' otel rows, which its new lines can cover) too
+                    " UNION SELECT day, session_id FROM cc_usage_rollup"
+                    f" WHERE session_id IN (SELECT session_id FROM {TOUCHED})")
         # the calls with a line in those pairs: deduplicated again, whole (the view's scope)
         con.execute("SET VARIABLE cc_usage_keys = (SELECT coalesce(list(DISTINCT"
                     f" {KEY}), [])"

@@ -1,31 +1,6 @@
 -- OpenTelemetry (issue 26): metric intervals, the check of metrics against calls, who spent
 -- what, and what telemetry adds that transcripts lack. Reads cc_requests (views/15_claude.sql).
 
--- Metric sums as per-interval values: a delta point is its interval; a cumulative point
--- minus the previous point of its series (same attributes and start time) is its interval
--- (the first point of a series counts whole; a drop means the series restarted). A point
--- exported twice (two files) counts once. Gauges and histograms stay in otel_metric_points.
-CREATE OR REPLACE VIEW otel_metric_intervals AS
-WITH p AS (
-    SELECT * FROM otel_metric_points
-    WHERE kind = 'sum' AND value IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY series_key, start_ts, ts
-                               ORDER BY file_key, line, record) = 1
-), w AS (
-    SELECT *, lag(value) OVER s AS previous_value, lag(ts) OVER s AS previous_ts
-    FROM p WINDOW s AS (PARTITION BY series_key, start_ts ORDER BY ts)
-)
-SELECT metric, unit, temporality, series_key,
-       CASE WHEN temporality = 'cumulative' THEN coalesce(previous_ts, start_ts)
-            ELSE start_ts END AS interval_start,
-       ts AS interval_end,
-       CASE WHEN temporality = 'cumulative' AND previous_value IS NOT NULL
-                 AND value >= previous_value THEN value - previous_value
-            ELSE value END AS value,
-       session_id, user_email, user_account_uuid, organization_id, model, type, tool_name,
-       decision, language, query_source, speed, effort, file_key, line, record
-FROM w;
-
 -- claude_code.token.usage and cost.usage per session and model, from the metric intervals.
 CREATE OR REPLACE VIEW otel_metric_usage AS
 SELECT session_id, model, min(interval_start) AS first_ts, max(interval_end) AS last_ts,
@@ -43,7 +18,8 @@ WHERE metric IN ('claude_code.token.usage', 'claude_code.cost.usage')
 GROUP BY ALL;
 
 -- Metric totals beside call totals per session and model: the calls of every source
--- (cc_requests) and, where no call exists, the metrics alone (only_in = 'metrics').
+-- (cc_requests, but the otel-metrics rows) and, where no call exists, the metrics alone
+-- (only_in = 'metrics').
 CREATE OR REPLACE VIEW otel_usage_check AS
 WITH calls AS (
     SELECT session_id, model, count(*) AS calls,
@@ -55,6 +31,7 @@ WITH calls AS (
     FROM cc_requests c
     LEFT JOIN (SELECT request_id, cost_usd FROM otel_api_requests) e USING (request_id)
     WHERE session_id IN (SELECT session_id FROM otel_metric_usage)
+      AND source <> 'otel-metrics'  -- the metrics themselves: not a second count
     GROUP BY ALL
 )
 SELECT coalesce(m.session_id, c.session_id) AS session_id, coalesce(m.model, c.model) AS model,
