@@ -111,7 +111,7 @@ def test_content_is_redacted_and_identities_hashed(tmp_path):
 def span(trace: int, attrs: dict, name: str = "chat") -> dict:
     return {"traceId": f"{trace:032x}", "spanId": f"{trace:016x}", "name": name, "kind": 3,
             "startTimeUnixNano": "1764496800000000000", "endTimeUnixNano": "1764496801000000000",
-            "attributes": [export._attr(k, v) for k, v in attrs.items()]}
+            "attributes": [export.attr(k, v) for k, v in attrs.items()]}
 
 
 def test_genai_and_openinference_spans_are_calls_without_their_cached_input(tmp_path):
@@ -126,7 +126,7 @@ def test_genai_and_openinference_spans_are_calls_without_their_cached_input(tmp_
         span(3, {"http.method": "GET"}, name="GET /"),  # not an LLM call
     ]
     request = {"resourceSpans": [{"resource": {"attributes": [
-        export._attr("service.name", "my-agent")]}, "scopeSpans": [{"spans": spans}]}]}
+        export.attr("service.name", "my-agent")]}, "scopeSpans": [{"spans": spans}]}]}
     folder = tmp_path / "traces"
     export.write_framed(folder / "traces.pb", [request])  # proto, as format: proto writes it
     db = tmp_path / "s.duckdb"

@@ -41,13 +41,15 @@ class Call:
     speed: str | None = None
 
 
-def _nanos(ts: datetime) -> str:
+def nanos(ts: datetime) -> str:
+    """A datetime (naive = UTC) as OTLP *UnixNano text."""
     if ts.tzinfo is None:
         ts = ts.replace(tzinfo=UTC)
     return str(int(ts.timestamp() * 1_000_000) * 1000)
 
 
-def _attr(key: str, value) -> dict:
+def attr(key: str, value) -> dict:
+    """One OTLP/JSON attribute: ints as intValue strings, floats as doubleValue."""
     if isinstance(value, bool):
         return {"key": key, "value": {"boolValue": value}}
     if isinstance(value, int):
@@ -58,8 +60,8 @@ def _attr(key: str, value) -> dict:
 
 
 def _resource(version: str = "2.1.0") -> dict:
-    return {"attributes": [_attr("service.name", "claude-code"),
-                           _attr("service.version", version), _attr("os.type", "linux")]}
+    return {"attributes": [attr("service.name", "claude-code"),
+                           attr("service.version", version), attr("os.type", "linux")]}
 
 
 def event_record(call: Call, sequence: int = 0) -> dict:
@@ -76,9 +78,9 @@ def event_record(call: Call, sequence: int = 0) -> dict:
                        ("speed", call.speed)):
         if value is not None:
             attrs[key] = value
-    return {"timeUnixNano": _nanos(call.ts), "observedTimeUnixNano": _nanos(call.ts),
+    return {"timeUnixNano": nanos(call.ts), "observedTimeUnixNano": nanos(call.ts),
             "severityNumber": 9, "body": {"stringValue": "claude_code.api_request"},
-            "attributes": [_attr(k, v) for k, v in attrs.items()]}
+            "attributes": [attr(k, v) for k, v in attrs.items()]}
 
 
 def logs_requests(calls: Sequence[Call], batch: int = 50) -> list[dict]:
@@ -101,10 +103,10 @@ def metrics_requests(calls: Sequence[Call], cumulative: bool = False,
     if not calls:
         return []
     ordered = sorted(calls, key=lambda c: c.ts)
-    start_ns = int(_nanos(ordered[0].ts)) - 1_000_000_000
+    start_ns = int(nanos(ordered[0].ts)) - 1_000_000_000
     buckets: dict[int, list[Call]] = defaultdict(list)
     for call in ordered:
-        buckets[(int(_nanos(call.ts)) - start_ns) // (interval_s * 1_000_000_000)].append(call)
+        buckets[(int(nanos(call.ts)) - start_ns) // (interval_s * 1_000_000_000)].append(call)
     totals: dict[tuple, float] = defaultdict(float)
     out = []
     for bucket in sorted(buckets):
@@ -122,8 +124,8 @@ def metrics_requests(calls: Sequence[Call], cumulative: bool = False,
         for key, value in sums.items():
             totals[key] += value
             name, session, model, email, kind = key
-            attrs = [_attr("session.id", session), _attr("user.email", email),
-                     _attr("model", model)] + ([_attr("type", kind)] if kind else [])
+            attrs = [attr("session.id", session), attr("user.email", email),
+                     attr("model", model)] + ([attr("type", kind)] if kind else [])
             number = totals[key] if cumulative else value
             point = {"attributes": attrs, "startTimeUnixNano": str(begin_ns),
                      "timeUnixNano": str(end_ns)}
@@ -147,15 +149,15 @@ def spans_requests(calls: Sequence[Call], batch: int = 50) -> list[dict]:
     for start in range(0, len(calls), batch):
         spans = []
         for i, c in enumerate(calls[start:start + batch], start):
-            begin = int(_nanos(c.ts)) - int(c.duration_ms * 1_000_000)
+            begin = int(nanos(c.ts)) - int(c.duration_ms * 1_000_000)
             spans.append({"traceId": f"{i + 1:032x}", "spanId": f"{i + 1:016x}",
                           "name": "claude_code.llm_request", "kind": 3,
-                          "startTimeUnixNano": str(begin), "endTimeUnixNano": _nanos(c.ts),
-                          "attributes": [_attr("session.id", c.session_id),
-                                         _attr("model", c.model),
-                                         _attr("ttft_ms", round(c.duration_ms / 4, 1)),
-                                         _attr("input_tokens", c.input_tokens),
-                                         _attr("output_tokens", c.output_tokens)]})
+                          "startTimeUnixNano": str(begin), "endTimeUnixNano": nanos(c.ts),
+                          "attributes": [attr("session.id", c.session_id),
+                                         attr("model", c.model),
+                                         attr("ttft_ms", round(c.duration_ms / 4, 1)),
+                                         attr("input_tokens", c.input_tokens),
+                                         attr("output_tokens", c.output_tokens)]})
         out.append({"resourceSpans": [{"resource": _resource(), "scopeSpans": [
             {"scope": {"name": "com.anthropic.claude_code.tracing"}, "spans": spans}]}]})
     return out
