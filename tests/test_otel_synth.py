@@ -53,3 +53,31 @@ def test_the_same_seed_writes_the_same_telemetry(tmp_path):
         path.unlink()
     write_telemetry(brain, random.Random(5 * 7919 + 26))
     assert {p.name: p.read_bytes() for p in Path(brain / "telemetry").iterdir()} == first
+
+
+def test_the_lake_exports_and_attaches_the_telemetry(tmp_path):
+    from brainlab.lake import attach_lake, export_store
+
+    brain = tmp_path / "brain"
+    synthesize(brain, SynthOptions(weeks=1, seed=9))
+    db = tmp_path / "s.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, brain / "claude", workers=1)
+        ingest_otel(con, discover([brain / "telemetry"]))
+        expected = con.execute("SELECT source, count(*), sum(input_tokens) FROM cc_requests"
+                               " GROUP BY 1 ORDER BY 1").fetchall()
+        events = con.execute("SELECT count(*) FROM otel_events").fetchone()[0]
+    finally:
+        con.close()
+    export_store(db, tmp_path / "lake", user="alice", machine="laptop")
+    assert any((tmp_path / "lake" / "otel_events").rglob("*.parquet"))
+    attached = tmp_path / "team.duckdb"
+    attach_lake(tmp_path / "lake", attached)
+    con = open_writer(attached)
+    try:
+        assert con.execute("SELECT count(*) FROM otel_events").fetchone()[0] == events
+        assert con.execute("SELECT source, count(*), sum(input_tokens) FROM cc_requests"
+                           " GROUP BY 1 ORDER BY 1").fetchall() == expected
+    finally:
+        con.close()
