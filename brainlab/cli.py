@@ -593,10 +593,11 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) 
 
 
 # --- OpenTelemetry files (issue 26, brainlab/otel, docs/otel.md) ------------------------------
-from brainlab.otel.commands import ingest_otel_cmd, usage_check_cmd  # noqa: E402
+from brainlab.otel import commands as otel_commands  # noqa: E402
 
-ingest.add_command(ingest_otel_cmd)
-main.add_command(usage_check_cmd)
+ingest.add_command(otel_commands.ingest_otel_cmd)
+main.add_command(otel_commands.usage_check_cmd)
+main.add_command(otel_commands.usage_who_cmd)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -107,6 +107,12 @@ def test_every_call_counted_once_across_transcripts_and_telemetry(corpus_store, 
     # who spent it: the teammate's calls by user and agent
     who = dict(rows(db, "SELECT user_name, sum(requests) FROM usage_who GROUP BY ALL"))
     assert who["mate@example.com"] == len(mates)
+    listed = run_cli("usage-who", "--by", "user", "--json", "--db", str(db), cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    by_user = {r["user"]: r for r in orjson.loads(listed.stdout)}
+    assert by_user["mate@example.com"]["requests"] == len(mates)
+    assert by_user["mate@example.com"]["sources"] == "otel"
+    assert sum(r["requests"] for r in by_user.values()) == before[0] + len(mates)
 
 
 def test_rotation_reingest_and_order_give_the_same_totals(corpus_store, corpus_calls, tmp_path):

@@ -50,3 +50,28 @@ def usage_check(db: str | os.PathLike, tolerance: float = 0.01) -> CheckResult:
     return CheckResult(COLUMNS, [(r[0][:8],) + tuple(r[1:]) for r in bad],
                        f"{len(bad)} of {len(found)} session/model pairs disagree beyond"
                        f" {tolerance:.0%} (only_in: the side that has the session)")
+
+
+# --- who spent it (usage_who) ---------------------------------------------------------------
+WHO = {"user": "user_name", "organization": "organization_id", "query_source": "query_source",
+       "agent": "agent_name", "skill": "skill_name", "mcp_server": "mcp_server_name",
+       "effort": "effort", "speed": "speed", "source": "source", "model": "model"}
+
+
+def usage_who(db: str | os.PathLike, by: str = "user", since: str | None = None,
+              until: str | None = None) -> CheckResult:
+    """Tokens, cost and calls grouped by ``by`` (a key of WHO), over UTC days since..until."""
+    column = WHO[by]
+    with reader(db) as con:
+        found = con.execute(
+            f"SELECT CAST({column} AS VARCHAR) AS {by},"
+            " CAST(sum(requests) AS BIGINT) AS requests,"
+            " CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd,"
+            " string_agg(DISTINCT source, ',' ORDER BY source) AS sources"
+            " FROM usage_who WHERE ($since IS NULL OR day >= CAST($since AS DATE))"
+            " AND ($until IS NULL OR day <= CAST($until AS DATE))"
+            " GROUP BY 1 ORDER BY cost_usd DESC NULLS LAST",
+            {"since": since, "until": until}).fetchall()
+    message = ("" if found else f"No Claude Code call in {db} for those days (add them with:"
+               " brainlab ingest claude / brainlab ingest otel)")
+    return CheckResult((by, "requests", "total_tokens", "cost_usd", "sources"), found, message)

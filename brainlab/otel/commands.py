@@ -1,4 +1,4 @@
-"""The otel commands: ``brainlab ingest otel PATH...`` and ``brainlab usage-check``.
+"""The otel commands: ``brainlab ingest otel PATH...``, ``usage-check`` and ``usage-who``.
 
 Registered in cli.py with ``add_command``; each parses options, calls the library, prints.
 cli.py imports this module at its end, so the helpers of cli.py are looked up when a command
@@ -67,15 +67,53 @@ def ingest_otel_cmd(paths: tuple[Path, ...], db: Path, hash_identities: bool) ->
 @handle_errors
 def usage_check_cmd(db: Path, tolerance: float) -> None:
     """Where Claude Code's metric totals and the call totals disagree (per day and model)."""
-    from brainlab import tables
     from brainlab.otel.check import usage_check
 
     found = usage_check(db, tolerance)
     if not found.rows:
         click.echo(found.message)
         return
-    text, _hidden = tables.render_text(found.columns, found.rows, width=160)
-    if text is None:  # a cell rich would have to wrap: plain columns
-        text = "".join("  ".join(str(c) for c in row) + "\n" for row in [found.columns, *found.rows])
-    click.echo(text, nl=False)
+    _print_table(found.columns, found.rows, totals=False)
     click.echo(found.message)
+
+
+@click.command("usage-who")
+@click.option("--by", default="user", show_default=True,
+              type=click.Choice(["user", "organization", "query_source", "agent", "skill",
+                                 "mcp_server", "effort", "speed", "source", "model"]),
+              help="Group calls by this attribute of their api_request event.")
+@db_option()
+@click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+@handle_errors
+def usage_who_cmd(by: str, db: Path, since, until, as_json: bool) -> None:
+    """Who spent it: tokens, cost and calls by user, organization, agent, skill, ... (issue 26).
+
+    Every call counts once (transcripts and telemetry); calls without an api_request event
+    show as the missing marker.
+    """
+    from brainlab import tables
+    from brainlab.otel.check import usage_who
+
+    found = usage_who(db, by, since, until)
+    if as_json:
+        click.echo(tables.to_json(list(found.columns), found.rows))
+        return
+    if not found.rows:
+        click.echo(found.message)
+        return
+    _print_table(found.columns, found.rows, totals=True)
+
+
+def _print_table(columns, rows, totals: bool) -> None:
+    """A table fitted to the terminal, as `brainlab usage` prints one (plain text or rich)."""
+    from brainlab import tables
+    from brainlab.cli import out
+
+    text, _hidden = tables.render_text(columns, rows, width=out.width, totals=totals,
+                                       bold=out.styled)
+    if text is not None:
+        click.echo(text, nl=False)
+    else:  # a cell that needs wrapping or is not plain ASCII: rich lays it out
+        out.print(tables.render(columns, rows, width=out.width, totals=totals)[0])
