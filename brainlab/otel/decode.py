@@ -24,6 +24,7 @@ from brainlab.sources.redact import redact, redact_truncate
 _TEMPORALITY = {1: "delta", 2: "cumulative", "AGGREGATION_TEMPORALITY_DELTA": "delta",
                 "AGGREGATION_TEMPORALITY_CUMULATIVE": "cumulative"}
 _KINDS = ("sum", "gauge", "histogram", "exponentialHistogram", "summary")
+_PLAIN = frozenset({"stringValue", "doubleValue", "boolValue"})
 _SIGNAL_TABLES = ("otel_events", "otel_metric_points", "otel_spans")
 _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
@@ -115,14 +116,32 @@ def any_value(value: Any) -> Any:
 def _attributes(items: Any) -> dict[str, Any]:
     if not isinstance(items, list):
         return {}
-    return {kv["key"]: any_value(kv.get("value")) for kv in items
-            if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
+    out = {}
+    for kv in items:
+        if type(kv) is not dict:
+            continue
+        key, value = kv.get("key"), kv.get("value")
+        if type(key) is not str:
+            continue
+        if type(value) is dict and len(value) == 1:  # the usual case, without any_value's walk
+            kind, plain = next(iter(value.items()))
+            if kind in _PLAIN:
+                out[key] = plain
+                continue
+        out[key] = any_value(value)
+    return out
 
 
 def _typed(value: Any, kind: str) -> Any:
     """``value`` as the column type, or raise ValueError."""
     if value is None:
         return None
+    exact = type(value)
+    if (kind == "BIGINT" and exact is int and -(2 ** 63) <= value < 2 ** 63) or (
+            kind == "VARCHAR" and exact is str):
+        return value
+    if kind == "DOUBLE" and (exact is float or exact is int):
+        return float(value)
     if kind == "VARCHAR":
         return value if isinstance(value, str) else orjson.dumps(value).decode()
     if kind == "BOOLEAN":
@@ -159,11 +178,11 @@ def _text(value: str, key: str, rows: Rows, line: int) -> str:
 
 def _fill(rows: Rows, line: int, record: int, signal: str, row: dict, attrs: dict,
           mapping: dict, level: str = "record") -> None:
-    """Put each attribute in its typed column, or in otel_attributes."""
+    """Put each attribute in its typed column (``mapping``: key -> column), or in otel_attributes."""
     side = rows.tables["otel_attributes"]
     filled: set[str] = set()  # a record's attribute overrides its resource's, not a sibling
     for key, value in attrs.items():
-        target = mapping.get(key) or vocab.COMMON.get(key)
+        target = mapping.get(key)
         if target is not None and target[0] not in filled:
             filled.add(target[0])
             column, kind = target
@@ -207,7 +226,7 @@ def _resource(rows: Rows, line: int, number: int, resource: dict, signal: str) -
     base: dict = {}
     rest = {k: v for k, v in attrs.items() if k not in vocab.COMMON}
     _fill(rows, line, number, signal, base, {k: v for k, v in attrs.items() if k in vocab.COMMON},
-          {})
+          vocab.COMMON)
     if rest:
         _fill(rows, line, number, signal, {}, rest, {}, level="resource")
     return base
@@ -236,7 +255,7 @@ def _logs(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> Non
                               "body", rows, line),
                    "source_file": rows.source_file}
             attrs.pop("event.timestamp", None)  # the record's own time says it
-            _fill(rows, line, record, "event", row, attrs, vocab.EVENT)
+            _fill(rows, line, record, "event", row, attrs, vocab.EVENT_ALL)
             if short and short not in vocab.KNOWN_EVENTS and (
                     name.startswith("claude_code.") or row.get("service_name") == "claude-code"):
                 rows.problem(line, f"line {line}: unknown Claude Code event {short!r}; kept")
@@ -282,7 +301,7 @@ def _metrics(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> 
                        "start_ts": _ts(point.get("startTimeUnixNano")),
                        "ts": _ts(point.get("timeUnixNano")), "value": value, "count": count,
                        "series_key": series, "source_file": rows.source_file}
-                _fill(rows, line, record, "point", row, attrs, vocab.POINT)
+                _fill(rows, line, record, "point", row, attrs, vocab.POINT_ALL)
                 out.append(row)
                 record += 1
 
@@ -324,7 +343,7 @@ def _spans(rows: Rows, line: int, number: int, resource: dict, ids_base64: bool)
                    "status_code": status.get("code"),
                    "convention": _convention(span.get("name"), attrs),
                    "source_file": rows.source_file}
-            _fill(rows, line, record, "span", row, attrs, vocab.SPAN)
+            _fill(rows, line, record, "span", row, attrs, vocab.SPAN_ALL)
             out.append(row)
             record += 1
 

@@ -186,12 +186,14 @@ def _column_types(con) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _arrow(typed: list[tuple[str, str]], rows: list[dict]):
-    import pyarrow as pa
-
-    kinds = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
-             "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "TIMESTAMP": pa.timestamp("us")}
-    return pa.table({c: pa.array([r.get(c) for r in rows], type=kinds[t]) for c, t in typed})
+def _insert(con, typed: list[tuple[str, str]], table: str, rows: list[dict]) -> None:
+    """Append ``rows`` as one list per column, unnested side by side (no Arrow, no pandas)."""
+    names = [c for c, _ in typed]
+    select = ", ".join(
+        f'make_timestamp(unnest(${i}::BIGINT[])) AS "{c}"' if t == "TIMESTAMP"
+        else f'unnest(${i}::{t}[]) AS "{c}"' for i, (c, t) in enumerate(typed, 1))
+    con.execute(f"INSERT INTO {table} BY NAME SELECT {select}",
+                [[r.get(c) for r in rows] for c in names])
 
 
 def _write(con, types, path: Path, file_key: str, known, start: int,
@@ -208,8 +210,7 @@ def _write(con, types, path: Path, file_key: str, known, start: int,
         for table in TABLES:
             table_rows = rows.tables.get(table)
             if table_rows:
-                arrow = _arrow(types[table], table_rows)  # noqa: F841 - read by the SQL below
-                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM arrow")
+                _insert(con, types[table], table, table_rows)
         if rows.problems:
             con.executemany("INSERT INTO ingest_errors (file, line, reason, source, severity)"
                             " VALUES (?, ?, ?, ?, ?)",

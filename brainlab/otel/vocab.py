@@ -119,6 +119,11 @@ SPAN = {
     "gen_ai.agent.name": ("agent_name", "VARCHAR"),
 }
 
+# Each signal's full mapping (its own keys win over the standard attributes).
+EVENT_ALL = {**COMMON, **EVENT}
+POINT_ALL = {**COMMON, **POINT}
+SPAN_ALL = {**COMMON, **SPAN}
+
 # Attributes whose value is user content (prompts, tool input and output, API bodies): kept
 # only after brainlab's secret redaction, and cut to CONTENT_LIMIT characters.
 CONTENT_KEYS = frozenset({
