@@ -52,10 +52,10 @@ def ingest_otel_cmd(paths: tuple[Path, ...], db: Path, hash_identities: bool) ->
         summary = ingest_otel_db(db, paths, hash_identities=hash_identities, progress=advance)
     rows = summary.rows
     click.echo(f"otel {summary.read} read, {summary.unchanged} unchanged, {summary.renamed}"
-               f" renamed, {summary.bytes_read / 1e6:.1f} MB: {rows.get('otel_events', 0):,}"
-               f" events, {rows.get('otel_metric_points', 0):,} metric points,"
-               f" {rows.get('otel_spans', 0):,} spans, {rows.get('otel_attributes', 0):,}"
-               " other attributes")
+               f" renamed, {summary.bytes_read / 1e6:.1f} MB")
+    click.echo(f"{rows.get('otel_events', 0):,} events, {rows.get('otel_metric_points', 0):,}"
+               f" metric points, {rows.get('otel_spans', 0):,} spans,"
+               f" {rows.get('otel_attributes', 0):,} other attributes")
     print_problems(summary.errors, summary.warnings, db)
     click.echo(f"database: {db}")
 
