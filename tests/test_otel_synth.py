@@ -81,3 +81,28 @@ def test_the_lake_exports_and_attaches_the_telemetry(tmp_path):
                            " GROUP BY 1 ORDER BY 1").fetchall() == expected
     finally:
         con.close()
+
+
+def test_the_weekly_report_shows_the_telemetry_section(tmp_path):
+    """The report as users render it: the CLI, papermill, one self-contained HTML file."""
+    import os
+    import subprocess
+    import sys
+
+    brain = tmp_path / "brain"
+    synthesize(brain, SynthOptions(weeks=1, seed=4))
+    db = tmp_path / "s.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, brain / "claude", workers=1)
+        ingest_otel(con, discover([brain / "telemetry"]))
+        week = con.execute("SELECT strftime(max(ts), '%G-W%V') FROM cc_requests").fetchone()[0]
+    finally:
+        con.close()
+    done = subprocess.run([sys.executable, "-m", "brainlab.cli", "report", "weekly", "--week",
+                           week, "--db", str(db), "--out", str(tmp_path / "reports")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "reports" / week / "weekly_health.html").read_text(encoding="utf-8")
+    assert "What telemetry adds" in page and MATE in page
