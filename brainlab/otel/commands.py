@@ -78,10 +78,11 @@ def usage_check_cmd(db: Path, tolerance: float) -> None:
 
 
 @click.command("usage-who")
-@click.option("--by", default="user", show_default=True,
+@click.option("--by", default="user", show_default=True, metavar="DIM",
               type=click.Choice(["user", "organization", "query_source", "agent", "skill",
                                  "mcp_server", "effort", "speed", "source", "model"]),
-              help="Group calls by this attribute of their api_request event.")
+              help="Group by: user, organization, query_source, agent, skill, mcp_server,"
+                   " effort, speed, source or model.")
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
