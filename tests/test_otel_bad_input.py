@@ -59,6 +59,7 @@ def test_bad_lines_become_rows_and_the_good_rows_load(tmp_path):
         log_line([{"key": "huge", "value": {"stringValue": "x" * 100_000}}]),  # line 4
         log_line([], body="claude_code.brand_new_event"),  # line 5
         b"[1, 2]",  # line 6: JSON, not an export request
+        b'{"resourceLogs": [{"scopeLogs": [{"logRecords": ["x"]}]}]}',  # line 7: not a record
         good[1],
         good[2],
     ]
@@ -66,10 +67,11 @@ def test_bad_lines_become_rows_and_the_good_rows_load(tmp_path):
     db = tmp_path / "s.duckdb"
     done = run_cli("ingest", "otel", str(path), "--db", str(db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "2 error(s), 3 warning(s) recorded" in done.stdout, done.stdout
+    assert "3 error(s), 3 warning(s) recorded" in done.stdout, done.stdout
     problems = rows(db, "SELECT line, severity, reason FROM ingest_errors ORDER BY line")
     assert [(line, severity) for line, severity, _ in problems] == [
-        (2, "error"), (3, "warning"), (4, "warning"), (5, "warning"), (6, "error")]
+        (2, "error"), (3, "warning"), (4, "warning"), (5, "warning"), (6, "error"),
+        (7, "error")]
     assert "not JSON" in problems[0][2] and "cost_usd" in problems[1][2]
     assert "brand_new_event" in problems[3][2]
     assert rows(db, "SELECT DISTINCT file FROM ingest_errors") == [(str(path),)]

@@ -239,6 +239,9 @@ def _logs(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> Non
     record = len(out) - rows.line_start["otel_events"]
     for scope in resource.get("scopeLogs") or []:
         for log in scope.get("logRecords") or []:
+            if not isinstance(log, dict):
+                rows.problem(line, f"line {line}: a log record that is not an object", "error")
+                continue
             attrs = _attributes(log.get("attributes"))
             body = any_value(log.get("body"))
             name = attrs.pop("event.name", None)
@@ -271,6 +274,9 @@ def _metrics(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> 
     record = len(out) - rows.line_start["otel_metric_points"]
     for scope in resource.get("scopeMetrics") or []:
         for metric in scope.get("metrics") or []:
+            if not isinstance(metric, dict):
+                rows.problem(line, f"line {line}: a metric that is not an object", "error")
+                continue
             name = metric.get("name")
             kind = next((k for k in _KINDS if k in metric), None)
             if kind is None:
@@ -279,6 +285,10 @@ def _metrics(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> 
             data = metric[kind] or {}
             temporality = _TEMPORALITY.get(data.get("aggregationTemporality"))
             for point in data.get("dataPoints") or []:
+                if not isinstance(point, dict):
+                    rows.problem(line, f"line {line}: metric {name!r}: a data point that is not"
+                                 " an object", "error")
+                    continue
                 attrs = _attributes(point.get("attributes"))
                 if kind in ("sum", "gauge"):
                     raw = point.get("asDouble", point.get("asInt"))
@@ -330,6 +340,9 @@ def _spans(rows: Rows, line: int, number: int, resource: dict, ids_base64: bool)
     record = len(out) - rows.line_start["otel_spans"]
     for scope in resource.get("scopeSpans") or []:
         for span in scope.get("spans") or []:
+            if not isinstance(span, dict):
+                rows.problem(line, f"line {line}: a span that is not an object", "error")
+                continue
             attrs = _attributes(span.get("attributes"))
             start, end = _ts(span.get("startTimeUnixNano")), _ts(span.get("endTimeUnixNano"))
             status = span.get("status") or {}

@@ -100,14 +100,24 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
     types = _column_types(con)
     wrote = False
     for path in files:
-        plan = _plan(con, path)
+        try:
+            plan = _plan(con, path)
+        except OSError as exc:  # unreadable: one error row, the other files go on
+            _unreadable(con, path, exc)
+            summary.errors += 1
+            continue
         if plan is None:
             summary.unchanged += 1
         else:
             file_key, start, lines, known, renamed = plan
             if renamed:
                 summary.renamed += 1
-            chunk = framing.read(path, start, lines)
+            try:
+                chunk = framing.read(path, start, lines)
+            except OSError as exc:
+                _unreadable(con, path, exc)
+                summary.errors += 1
+                continue
             if not chunk.messages and not chunk.problems and not chunk.whole \
                     and chunk.bytes_done == start:
                 summary.unchanged += 1
@@ -132,6 +142,14 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
     if wrote:
         usage_rollup.refresh(con)
     return summary
+
+
+def _unreadable(con, path: Path, exc: OSError) -> None:
+    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ? AND line IS NULL"
+                " AND starts_with(reason, 'cannot read: ')", [str(path), vocab.SOURCE])
+    con.execute("INSERT INTO ingest_errors (file, line, reason, source, severity)"
+                " VALUES (?, NULL, ?, ?, 'error')",
+                [str(path), f"cannot read: {exc.strerror or exc}", vocab.SOURCE])
 
 
 def _head(path: Path) -> tuple[bytes, int]:
