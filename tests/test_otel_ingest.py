@@ -217,6 +217,9 @@ def test_delta_and_cumulative_metrics_agree_with_the_calls(tmp_path, corpus_call
         export.write_json_lines(folder / "logs.json", export.logs_requests(calls))
         export.write_json_lines(folder / "metrics.json",
                                 export.metrics_requests(calls, cumulative=cumulative))
+        # the same points exported again by a second exporter, as proto: counted once
+        export.write_framed(folder / "metrics-copy.pb",
+                            export.metrics_requests(calls, cumulative=cumulative))
         assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path
                        ).returncode == 0
         metric, call = rows(db, "SELECT sum(metric_input_tokens + metric_cache_read_tokens),"
