@@ -24,7 +24,6 @@ from brainlab.sources.redact import redact, redact_truncate
 _TEMPORALITY = {1: "delta", 2: "cumulative", "AGGREGATION_TEMPORALITY_DELTA": "delta",
                 "AGGREGATION_TEMPORALITY_CUMULATIVE": "cumulative"}
 _KINDS = ("sum", "gauge", "histogram", "exponentialHistogram", "summary")
-_PLAIN = frozenset({"stringValue", "doubleValue", "boolValue"})
 _SIGNAL_TABLES = ("otel_events", "otel_metric_points", "otel_spans")
 _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
@@ -37,6 +36,7 @@ class Rows:
         self.tables: dict[str, list[dict]] = defaultdict(list)
         self.problems: list[tuple[int | None, str, str]] = []  # line, reason, severity
         self.line_start: dict[str, int] = {}  # rows per table before the current message
+        self.redacted: dict[str, str] = {}  # short strings already redacted in this read
 
     def problem(self, line: int | None, reason: str, severity: str = "warning") -> None:
         """Record an error (not loaded) or warning (loaded, flagged) of this file."""
@@ -114,21 +114,21 @@ def any_value(value: Any) -> Any:
 
 
 def _attributes(items: Any) -> dict[str, Any]:
-    if not isinstance(items, list):
+    if type(items) is not list:
         return {}
     out = {}
     for kv in items:
-        if type(kv) is not dict:
-            continue
-        key, value = kv.get("key"), kv.get("value")
-        if type(key) is not str:
-            continue
-        if type(value) is dict and len(value) == 1:  # the usual case, without any_value's walk
-            kind, plain = next(iter(value.items()))
-            if kind in _PLAIN:
-                out[key] = plain
+        try:  # the usual case first: {"key": str, "value": {"stringValue": ...}}
+            key, value = kv["key"], kv["value"]
+            plain = value["stringValue"]
+        except (TypeError, KeyError):
+            if type(kv) is not dict or type(kv.get("key")) is not str:
                 continue
-        out[key] = any_value(value)
+            key, value = kv["key"], kv.get("value")
+            out[key] = any_value(value)
+            continue
+        if type(key) is str:
+            out[key] = plain if len(value) == 1 else any_value(value)
     return out
 
 
@@ -173,7 +173,14 @@ def _text(value: str, key: str, rows: Rows, line: int) -> str:
         rows.problem(line, f"line {line}: attribute {key!r} has {len(value):,} characters;"
                      f" kept its first {vocab.MAX_VALUE_CHARS:,}")
         value = value[:vocab.MAX_VALUE_CHARS]
-    return redact(value)
+    if len(value) > 200:
+        return redact(value)
+    done = rows.redacted.get(value)  # models, sessions, users repeat on every record
+    if done is None:
+        if len(rows.redacted) > 50_000:  # unique ids (request ids) would only fill it
+            rows.redacted.clear()
+        done = rows.redacted[value] = redact(value)
+    return done
 
 
 def _fill(rows: Rows, line: int, record: int, signal: str, row: dict, attrs: dict,
@@ -186,6 +193,9 @@ def _fill(rows: Rows, line: int, record: int, signal: str, row: dict, attrs: dic
         if target is not None and target[0] not in filled:
             filled.add(target[0])
             column, kind = target
+            if kind == "VARCHAR" and type(value) is str and column not in vocab.IDENTITY_COLUMNS:
+                row[column] = _text(value, key, rows, line)  # the usual case, shortest path
+                continue
             try:
                 typed = _typed(value, kind)
             except (ValueError, OverflowError):
