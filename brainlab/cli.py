@@ -688,5 +688,13 @@ from brainlab.cli_prices import prices_cmd  # noqa: E402
 
 main.add_command(prices_cmd)
 
+# --- OpenTelemetry files (issue 26, brainlab/otel, docs/otel.md) ------------------------------
+from brainlab.otel import commands as otel_commands  # noqa: E402
+
+ingest.add_command(otel_commands.ingest_otel_cmd)
+main.add_command(otel_commands.usage_check_cmd)
+main.add_command(otel_commands.usage_who_cmd)
+
+
 if __name__ == "__main__":  # pragma: no cover
     run()

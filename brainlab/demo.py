@@ -44,6 +44,7 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
         for line in summary_lines(ingest_brain(db, brain_dir), db):
             console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
+    ingest_telemetry(db, brain_dir / "telemetry", console)  # otel (issue 26)
     console.print("[bold]3/4 summary[/bold]")
     print_summary(db, console)
     from brainlab.report import render_weekly
@@ -91,6 +92,23 @@ def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
         con.close()
     console.print(f"    transcripts: {summary.read:,} files, {summary.rows:,} rows,"
                   f" {tokens or 0:,} tokens, ${cost or 0:,.2f}")
+
+
+def ingest_telemetry(db: Path, root: Path, console: Console) -> None:
+    """Load the demo's OpenTelemetry files (issue 26) and say what they added."""
+    from brainlab.otel.ingest import discover, ingest_otel
+    from brainlab.store import open_writer
+
+    con = open_writer(db)
+    try:
+        summary = ingest_otel(con, discover([root]))
+        only = con.execute("SELECT count(*) FROM cc_requests WHERE source <> 'transcript'"
+                           ).fetchone()[0]
+    finally:
+        con.close()
+    console.print(f"    telemetry: {summary.read:,} files,"
+                  f" {summary.rows.get('otel_events', 0):,} events, {only:,} calls seen only"
+                  " in telemetry")
 
 
 def print_summary(db: Path, console: Console) -> None:

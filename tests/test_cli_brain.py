@@ -37,7 +37,7 @@ def test_synth_then_demo(tmp_path):
     assert demo.exit_code == 0, demo.output
     for heading in ("Sessions per category", "Health trend by ISO week", "Signals fired",
                     "Costliest agents", "brain-hypervisor", "What if: broker policies",
-                    "What if: regulator rules"):
+                    "What if: regulator rules", "telemetry:"):
         assert heading in demo.output
     assert (tmp_path / "demo" / "brainlab.duckdb").exists()
     report = next((tmp_path / "demo" / "reports").glob("*/weekly_health.html"))

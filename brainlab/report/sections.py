@@ -385,6 +385,28 @@ def usage(ctx: ReportContext) -> str:
     return show(section("usage", "Claude Code usage", *parts))
 
 
+def telemetry(ctx: ReportContext) -> str:
+    """What Claude Code's telemetry adds (issue 26): waits, tools, retries, compactions, who."""
+    from brainlab.metrics.telemetry import telemetry_week
+
+    found = telemetry_week(ctx.db, ctx.week)
+    if found is None:
+        return ""
+    activity, who = found["activity"], found["who"]
+    parts = []
+    if activity.empty:
+        parts.append(note("No Claude Code event or span this week."))
+    else:
+        row = activity.iloc[0]
+        parts.append(note(
+            f"{int(row.api_requests):,} API calls in telemetry; {int(row.api_errors):,} API"
+            f" errors of which {int(row.retries):,} retries; {int(row.tool_results):,} tool runs;"
+            f" {int(row.compactions):,} compactions."))
+        parts.append(table(activity.drop(columns=["week_start"])))
+    parts += ["<h3>Who spent it</h3>", table(who, empty="No call this week.")]
+    return show(section("telemetry", "What telemetry adds", *parts))
+
+
 def logged_vs_measured(ctx: ReportContext) -> str:
     """The week's logs audited against their transcripts (issue 13).
 

@@ -21,6 +21,7 @@ from brainlab.synth.circuits import write_circuits
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 from brainlab.synth.sprint_transcripts import write_sprint_transcripts
 from brainlab.synth.sprints import PROJECT, plan_for, write_sprints
+from brainlab.synth.telemetry import write_telemetry
 from brainlab.synth.transcripts import write_transcripts
 
 MANIFEST = "synth_manifest.json"
@@ -77,6 +78,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
                                         random.Random(options.seed * 7919 + 11))
     # last: breaches of the compliance rules (issue 14), edited into the files written above
     planted += compliance.plant(out_dir, sessions, options, sprint_plan, PROJECT)
+    # otel (issue 26): the telemetry those transcripts' sessions would have sent (own RNG)
+    planted += write_telemetry(out_dir, random.Random(options.seed * 7919 + 26))
     files = sum(1 for p in out_dir.rglob("*") if p.is_file()) + 1
     manifest = SynthManifest(out_dir, files, planted, sessions)
     (out_dir / MANIFEST).write_text(json.dumps({

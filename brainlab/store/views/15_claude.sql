@@ -26,7 +26,9 @@ QUALIFY row_number() OVER (
 -- the rates of its latest price row (a call is priced by the row in force on its day: see
 -- cc_requests).
 CREATE OR REPLACE VIEW cc_model_prices AS
-WITH seen AS (SELECT DISTINCT model FROM cc_request_lines), latest AS (
+WITH seen AS (SELECT DISTINCT model FROM cc_request_lines
+              UNION SELECT model FROM otel_only_calls),  -- otel (issue 26): telemetry-only models
+latest AS (
     SELECT * FROM cc_prices
     QUALIFY row_number() OVER (PARTITION BY model
                                ORDER BY coalesce(valid_from, DATE '0001-01-01') DESC) = 1
@@ -72,7 +74,10 @@ WITH d AS (
                AS cw5m,
            coalesce(r.cache_creation_1h_tokens, 0) AS cw1h,
            r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens AS context_tokens
-    FROM cc_request_dedup r
+    -- otel (issue 26): the transcripts' calls (record owns cc_request_dedup) plus the calls
+    -- seen only in telemetry (views/14_otel_calls.sql), each with its source
+    FROM (SELECT *, 'transcript' AS source FROM cc_request_dedup
+          UNION ALL BY NAME SELECT * FROM otel_only_calls) r
 ), m AS (
     SELECT d.*, a.subagent_type, sp.project, mp.priced_as, p.input_usd_mtok,
            p.output_usd_mtok, p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok,
@@ -104,7 +109,8 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) * speed_mult / 1e6 AS cost_usd,
        CASE WHEN input_usd_mtok IS NULL THEN NULL ELSE priced_as END AS priced_as, is_nested,
-       project, cwd, source_file, line, speed
+       project, cwd, source_file, line, speed,
+       source  -- otel (issue 26): transcript | otel | otel-genai | otel-openinference
 FROM m;
 
 -- Models without a price: reported, never priced at zero (SPEC §7 Cost).

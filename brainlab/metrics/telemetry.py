@@ -1,0 +1,33 @@
+"""What Claude Code's telemetry adds (issue 26) as DataFrames: the weekly report's section.
+
+Time to first token, permission waits, tool durations, API errors and retries, compactions
+(views/18_otel.sql ``otel_weekly_activity``), and the week's calls by who made them
+(``usage_who``); None when the store holds no telemetry.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from brainlab.metrics.report import Week, has_rows
+from brainlab.store import query
+
+DB = str | os.PathLike
+
+
+def telemetry_week(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
+    """The week's telemetry figures and its usage by user and source; None without telemetry."""
+    if not (has_rows(db, "otel_events") or has_rows(db, "otel_spans")
+            or has_rows(db, "otel_metric_points")):
+        return None
+    activity = query(db, "SELECT * FROM otel_weekly_activity WHERE week_start = ?",
+                     [week.start])
+    who = query(db, """
+        SELECT coalesce(user_name, '(no event)') AS user_name, source,
+               sum(requests) AS requests, sum(total_tokens) AS total_tokens,
+               sum(cost_usd) AS cost_usd
+        FROM usage_who WHERE day >= ? AND day < ? GROUP BY ALL
+        ORDER BY cost_usd DESC NULLS LAST LIMIT 15""", [week.start, week.end])
+    return {"activity": activity, "who": who}

@@ -1,0 +1,251 @@
+"""``brainlab ingest otel PATH...``: telemetry files into the store, incrementally, by content.
+
+A file is known by its content, not its path: ``file_key`` is the hash of its first bytes
+(up to HEAD_BYTES, as the transcript ingest's head hash, ``store/claude_plan.py``) with their
+length. A file the collector rotated (``data.json`` renamed ``data-2026-...json``) or a copy
+is the same file and is read only from where the last run stopped; a grown file is read from
+its byte offset; a whole-file zstd stream that grew is read again whole. Each file's new rows,
+problem rows and bookkeeping are written in one transaction; rows outlive their files.
+After a run that wrote rows the usage roll-up (``store/usage_rollup.py``) is rebuilt, since
+telemetry-only calls count in every usage view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brainlab.errors import ConfigError, SourceError
+from brainlab.otel import decode, framing, vocab
+
+HEAD_BYTES = 4096
+TABLES = ("otel_events", "otel_metric_points", "otel_spans", "otel_attributes")
+# names a folder walk takes (a file named on the command line is always read)
+SUFFIXES = {"", ".json", ".jsonl", ".ndjson", ".log", ".pb", ".proto", ".bin", ".zst", ".zstd"}
+IDENTITY_ENV = "BRAINLAB_IDENTITY_KEY"
+
+
+@dataclass
+class OtelSummary:
+    """What one ``ingest otel`` run did."""
+
+    read: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    bytes_read: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    errors: int = 0
+    warnings: int = 0
+    files: int = 0
+
+
+def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """The files to read: each file given, and the telemetry-named files under each folder."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file()
+                                and not p.name.startswith(".")
+                                and "".join(p.suffixes[-1:]).lower() in SUFFIXES))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise SourceError(f"{path}: no such file or folder; give the folder or files the"
+                              " collector's file exporter writes")
+    seen, unique = set(), []
+    for path in found:
+        real = path.resolve()
+        if real not in seen:
+            seen.add(real)
+            unique.append(real)
+    return unique
+
+
+def identity_key(hash_identities: bool) -> bytes | None:
+    """The key of ``--hash-identities`` ($BRAINLAB_IDENTITY_KEY), or None when not asked."""
+    if not hash_identities:
+        return None
+    key = os.environ.get(IDENTITY_ENV, "")
+    if len(key) < 16:
+        raise ConfigError(f"--hash-identities needs a secret key of 16 characters or more in"
+                          f" ${IDENTITY_ENV} (the same key gives the same hashes next run)")
+    return key.encode()
+
+
+def ingest_otel_db(db: str | os.PathLike, paths: Sequence[str | os.PathLike],
+                   hash_identities: bool = False,
+                   progress: Callable[[], None] | None = None) -> OtelSummary:
+    """Open the store read-write, ingest ``paths`` (:func:`ingest_otel`), close it."""
+    from brainlab.store import open_writer
+
+    files = discover(paths)
+    key = identity_key(hash_identities)
+    con = open_writer(db)
+    try:
+        return ingest_otel(con, files, identity=key, progress=progress)
+    finally:
+        con.close()
+
+
+def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
+                progress: Callable[[], None] | None = None) -> OtelSummary:
+    """Read each of ``files`` (new content only) into the otel tables of ``con``."""
+    from brainlab.store import usage_rollup
+
+    summary = OtelSummary(files=len(files))
+    types = _column_types(con)
+    wrote = False
+    for path in files:
+        try:
+            plan = _plan(con, path)
+        except OSError as exc:  # unreadable: one error row, the other files go on
+            _unreadable(con, path, exc)
+            summary.errors += 1
+            continue
+        if plan is None:
+            summary.unchanged += 1
+        else:
+            file_key, start, lines, known, renamed = plan
+            if renamed:
+                summary.renamed += 1
+            try:
+                chunk = framing.read(path, start, lines)
+            except OSError as exc:
+                _unreadable(con, path, exc)
+                summary.errors += 1
+                continue
+            if not chunk.messages and not chunk.problems and not chunk.whole \
+                    and chunk.bytes_done == start:
+                summary.unchanged += 1
+                _touch(con, file_key, path)
+            else:
+                if not wrote:
+                    usage_rollup.invalidate(con)
+                    wrote = True
+                rows = decode.Rows(file_key, str(path), identity)
+                rows.problems.extend(chunk.problems)
+                for message in chunk.messages:
+                    decode.decode_message(rows, message.line, message.kind, message.data)
+                _write(con, types, path, file_key, known, start, chunk, rows)
+                summary.read += 1
+                summary.bytes_read += chunk.bytes_done - (0 if chunk.whole else start)
+                for table, table_rows in rows.tables.items():
+                    summary.rows[table] = summary.rows.get(table, 0) + len(table_rows)
+                summary.errors += sum(1 for p in rows.problems if p[2] == "error")
+                summary.warnings += sum(1 for p in rows.problems if p[2] != "error")
+        if progress:
+            progress()
+    if wrote:
+        usage_rollup.refresh(con)
+    return summary
+
+
+def _unreadable(con, path: Path, exc: OSError) -> None:
+    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ? AND line IS NULL"
+                " AND starts_with(reason, 'cannot read: ')", [str(path), vocab.SOURCE])
+    con.execute("INSERT INTO ingest_errors (file, line, reason, source, severity)"
+                " VALUES (?, NULL, ?, ?, 'error')",
+                [str(path), f"cannot read: {exc.strerror or exc}", vocab.SOURCE])
+
+
+def _head(path: Path) -> tuple[bytes, int]:
+    with open(path, "rb") as handle:
+        return handle.read(HEAD_BYTES), os.fstat(handle.fileno()).st_size
+
+
+def _key(head: bytes) -> str:
+    return f"{len(head)}:{hashlib.sha256(head).hexdigest()[:40]}"
+
+
+def _plan(con, path: Path):
+    """(file_key, start byte, lines before it, known row or None, renamed) or None if unchanged."""
+    head, size = _head(path)
+    if size == 0:
+        return None
+    lengths = [n for (n,) in con.execute("SELECT DISTINCT head_bytes FROM otel_files"
+                                         " WHERE head_bytes <= ?", [len(head)]).fetchall()]
+    keys = sorted({_key(head[:n]) for n in lengths}, key=lambda k: -int(k.split(":")[0]))
+    known = None
+    for key in keys:
+        known = con.execute("SELECT file_key, source_file, bytes_done, lines_done, size_seen,"
+                            " encoding FROM otel_files WHERE file_key = ?", [key]).fetchone()
+        if known:
+            break
+    if known is None:
+        return _key(head), 0, 0, None, False
+    file_key, seen_at, bytes_done, lines_done, size_seen, encoding = known
+    renamed = seen_at != str(path)
+    if size == size_seen and size <= bytes_done:
+        if renamed:
+            _touch(con, file_key, path)
+            return file_key, bytes_done, lines_done, known, True  # reads nothing new
+        return None
+    if size < bytes_done or encoding == "zstd-stream":
+        return file_key, 0, 0, known, renamed  # rewritten, or a stream: read whole again
+    return file_key, bytes_done, lines_done, known, renamed
+
+
+def _touch(con, file_key: str, path: Path) -> None:
+    con.execute("UPDATE otel_files SET source_file = ? WHERE file_key = ?", [str(path), file_key])
+
+
+def _column_types(con) -> dict[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = {}
+    for table, column, data_type in con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns()"
+            " WHERE schema_name = 'main' AND database_name = current_database()"
+            " AND table_name IN (SELECT unnest(?::VARCHAR[])) ORDER BY table_name, column_index",
+            [list(TABLES)]).fetchall():
+        out.setdefault(table, []).append((column, data_type))
+    return out
+
+
+def _insert(con, typed: list[tuple[str, str]], table: str, rows: list[dict]) -> None:
+    """Append ``rows`` as one list per column, unnested side by side (no Arrow, no pandas)."""
+    names = [c for c, _ in typed]
+    select = ", ".join(
+        f'make_timestamp(unnest(${i}::BIGINT[])) AS "{c}"' if t == "TIMESTAMP"
+        else f'unnest(${i}::{t}[]) AS "{c}"' for i, (c, t) in enumerate(typed, 1))
+    con.execute(f"INSERT INTO {table} BY NAME SELECT {select}",
+                [[r.get(c) for r in rows] for c in names])
+
+
+def _write(con, types, path: Path, file_key: str, known, start: int,
+           chunk: framing.Chunk, rows: decode.Rows) -> None:
+    """One file's rows, problems and bookkeeping in one transaction."""
+    restart = known is not None and start == 0  # rewritten, or a stream read whole
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if restart:
+            for table in TABLES:
+                con.execute(f"DELETE FROM {table} WHERE file_key = ?", [file_key])
+            con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?",
+                        [known[1], vocab.SOURCE])
+        for table in TABLES:
+            table_rows = rows.tables.get(table)
+            if table_rows:
+                _insert(con, types[table], table, table_rows)
+        if rows.problems:
+            con.executemany("INSERT INTO ingest_errors (file, line, reason, source, severity)"
+                            " VALUES (?, ?, ?, ?, ?)",
+                            [[str(path), line, reason, vocab.SOURCE, severity]
+                             for line, reason, severity in rows.problems])
+        size = os.stat(path).st_size
+        con.execute(
+            "INSERT INTO otel_files VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (file_key)"
+            " DO UPDATE SET source_file = excluded.source_file, encoding = excluded.encoding,"
+            " bytes_done = excluded.bytes_done, lines_done = excluded.lines_done,"
+            " size_seen = excluded.size_seen, runs = otel_files.runs + 1,"
+            " records = CASE WHEN ? THEN 0 ELSE otel_files.records END + excluded.records,"
+            " errors = CASE WHEN ? THEN 0 ELSE otel_files.errors END + excluded.errors",
+            [file_key, str(path), int(file_key.split(":")[0]), chunk.encoding, chunk.bytes_done,
+             chunk.lines_done, size, rows.count(), len(rows.problems), restart, restart])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+

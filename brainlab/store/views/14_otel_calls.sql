@@ -1,0 +1,96 @@
+-- OpenTelemetry (issue 26, brainlab/otel): the API calls telemetry saw, in the shape the
+-- transcripts' call views read. Defined before views/15_claude.sql, whose cc_requests takes
+-- otel_only_calls in (one marked hunk there), so every usage view counts each call once.
+
+-- One row per claude_code.api_request event, each request id once (the same event exported
+-- to two files counts once): the first by time, then file content and position.
+CREATE OR REPLACE VIEW otel_api_requests AS
+SELECT *
+FROM otel_events
+WHERE event_name = 'api_request'
+QUALIFY row_number() OVER (
+    PARTITION BY coalesce(request_id, file_key || ':' || line || ':' || record)
+    ORDER BY ts NULLS LAST, file_key, line, record) = 1;
+
+-- Other agents' LLM calls: OTel GenAI (gen_ai.*) and OpenInference (llm.token_count.*) spans
+-- with token counts, each span once. Both count cached prompt tokens inside the input count:
+-- uncached_input_tokens subtracts them (the transcripts' input_tokens are uncached input).
+CREATE OR REPLACE VIEW otel_span_calls AS
+SELECT *,
+       greatest(coalesce(input_tokens, 0) - coalesce(cache_read_tokens, 0)
+                - coalesce(cache_creation_tokens, 0), 0) AS uncached_input_tokens
+FROM otel_spans
+WHERE convention IN ('gen_ai', 'openinference')
+  AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
+QUALIFY row_number() OVER (
+    PARTITION BY coalesce(trace_id || ':' || span_id, file_key || ':' || line || ':' || record)
+    ORDER BY start_ts NULLS LAST, file_key, line, record) = 1;
+
+-- Metric sums as per-interval values: a delta point is its interval; a cumulative point
+-- minus the previous point of its series (same attributes and start time) is its interval
+-- (the first point of a series counts whole; a drop means the series restarted). A point
+-- exported twice (two files) counts once. Gauges and histograms stay in otel_metric_points.
+CREATE OR REPLACE VIEW otel_metric_intervals AS
+WITH p AS (
+    SELECT * FROM otel_metric_points
+    WHERE kind = 'sum' AND value IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY series_key, start_ts, ts
+                               ORDER BY file_key, line, record) = 1
+), w AS (
+    SELECT *, lag(value) OVER s AS previous_value, lag(ts) OVER s AS previous_ts
+    FROM p WINDOW s AS (PARTITION BY series_key, start_ts ORDER BY ts)
+)
+SELECT metric, unit, temporality, series_key,
+       CASE WHEN temporality = 'cumulative' THEN coalesce(previous_ts, start_ts)
+            ELSE start_ts END AS interval_start,
+       ts AS interval_end,
+       CASE WHEN temporality = 'cumulative' AND previous_value IS NOT NULL
+                 AND value >= previous_value THEN value - previous_value
+            ELSE value END AS value,
+       session_id, user_email, user_account_uuid, organization_id, model, type, tool_name,
+       decision, language, query_source, speed, effort, file_key, line, record
+FROM w;
+
+-- Calls seen only in telemetry, as rows of cc_request_dedup plus their source: api_request
+-- events whose request id no transcript line has (request id first: a transcript line with
+-- the same requestId is the same call and keeps its cache split and message id), and the
+-- GenAI / OpenInference span calls (source otel-genai / otel-openinference), and where a
+-- session has no call at all (no event, no transcript line), its claude_code.token.usage
+-- metrics: one row per UTC day and model (source otel-metrics; a group, not one call).
+CREATE OR REPLACE VIEW otel_only_calls AS
+SELECT e.session_id, CAST(NULL AS VARCHAR) AS agent_id, e.request_id,
+       CAST(NULL AS VARCHAR) AS message_id, e.model, e.ts,
+       coalesce(e.input_tokens, 0) AS input_tokens, coalesce(e.output_tokens, 0) AS output_tokens,
+       coalesce(e.cache_creation_tokens, 0) AS cache_creation_tokens,
+       CAST(NULL AS BIGINT) AS cache_creation_5m_tokens,
+       CAST(NULL AS BIGINT) AS cache_creation_1h_tokens,
+       coalesce(e.cache_read_tokens, 0) AS cache_read_tokens, e.speed,
+       false AS is_nested, CAST(NULL AS VARCHAR) AS cwd, e.source_file, e.line,
+       'otel' AS source
+FROM otel_api_requests e
+WHERE e.request_id IS NULL
+   OR NOT EXISTS (SELECT 1 FROM cc_request_lines l WHERE l.request_id = e.request_id)
+UNION ALL
+SELECT s.session_id, CAST(NULL AS VARCHAR), s.request_id, CAST(NULL AS VARCHAR), s.model,
+       s.start_ts, s.uncached_input_tokens, coalesce(s.output_tokens, 0),
+       coalesce(s.cache_creation_tokens, 0), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
+       coalesce(s.cache_read_tokens, 0), CAST(NULL AS VARCHAR), false, CAST(NULL AS VARCHAR),
+       s.source_file, s.line,
+       CASE s.convention WHEN 'gen_ai' THEN 'otel-genai' ELSE 'otel-openinference' END
+FROM otel_span_calls s
+UNION ALL
+SELECT m.session_id, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR),
+       m.model, max(m.interval_end),
+       CAST(coalesce(sum(m.value) FILTER (WHERE m.type = 'input'), 0) AS BIGINT),
+       CAST(coalesce(sum(m.value) FILTER (WHERE m.type = 'output'), 0) AS BIGINT),
+       CAST(coalesce(sum(m.value) FILTER (WHERE m.type = 'cacheCreation'), 0) AS BIGINT),
+       CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
+       CAST(coalesce(sum(m.value) FILTER (WHERE m.type = 'cacheRead'), 0) AS BIGINT),
+       CAST(NULL AS VARCHAR), false, CAST(NULL AS VARCHAR), any_value(p.source_file),
+       min(m.line), 'otel-metrics'
+FROM otel_metric_intervals m
+JOIN otel_files p USING (file_key)
+WHERE m.metric = 'claude_code.token.usage' AND m.session_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM cc_request_lines l WHERE l.session_id = m.session_id)
+  AND NOT EXISTS (SELECT 1 FROM otel_api_requests e WHERE e.session_id = m.session_id)
+GROUP BY m.session_id, m.model, CAST(m.interval_end AS DATE);

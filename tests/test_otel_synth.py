@@ -1,0 +1,108 @@
+"""The synthetic brain's telemetry (issue 26 §6) and the weekly report's telemetry section."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from brainlab.otel.ingest import discover, ingest_otel
+from brainlab.report import sections
+from brainlab.store import open_writer
+from brainlab.store.claude_ingest import ingest_claude
+from brainlab.synth import SynthOptions, synthesize
+from brainlab.synth.telemetry import MATE, write_telemetry
+
+
+def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path):
+    brain = tmp_path / "brain"
+    manifest = synthesize(brain, SynthOptions(weeks=2, seed=3))
+    assert any(p["effect"] == "telemetry" for p in manifest.planted)
+    db = tmp_path / "s.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, brain / "claude", workers=1)
+        transcript = con.execute("SELECT count(*), sum(input_tokens + cache_read_tokens)"
+                                 " FROM cc_requests").fetchone()
+        summary = ingest_otel(con, discover([brain / "telemetry"]))
+        assert summary.read == 4 and summary.errors == 0 and summary.warnings == 0
+        by_source = dict(con.execute("SELECT source, count(*) FROM cc_requests GROUP BY 1"
+                                     ).fetchall())
+        events = con.execute("SELECT count(*) FROM otel_api_requests WHERE user_email <> ?",
+                             [MATE]).fetchone()[0]
+        mates = con.execute("SELECT count(*) FROM otel_api_requests WHERE user_email = ?",
+                            [MATE]).fetchone()[0]
+        disagree = con.execute("SELECT count(*) FROM otel_usage_check WHERE only_in IS NOT NULL"
+                               " OR metric_input_tokens <> call_input_tokens").fetchone()[0]
+        week = con.execute("SELECT strftime(max(ts), '%G-W%V') FROM cc_requests").fetchone()[0]
+    finally:
+        con.close()
+    # every transcript call has its event; the teammate's calls are the only telemetry-only ones
+    assert events == transcript[0]
+    assert by_source == {"transcript": transcript[0], "otel": mates} and mates > 0
+    assert disagree == 0
+    ctx = sections.open_report(str(db), week)
+    html = sections.telemetry(ctx)
+    assert "What telemetry adds" in html and MATE in html and "retries" in html
+
+
+def test_the_same_seed_writes_the_same_telemetry(tmp_path):
+    brain = tmp_path / "brain"
+    synthesize(brain, SynthOptions(weeks=1, seed=5))
+    first = {p.name: p.read_bytes() for p in (brain / "telemetry").iterdir()}
+    for path in (brain / "telemetry").iterdir():
+        path.unlink()
+    write_telemetry(brain, random.Random(5 * 7919 + 26))
+    assert {p.name: p.read_bytes() for p in Path(brain / "telemetry").iterdir()} == first
+
+
+def test_the_lake_exports_and_attaches_the_telemetry(tmp_path):
+    from brainlab.lake import attach_lake, export_store
+
+    brain = tmp_path / "brain"
+    synthesize(brain, SynthOptions(weeks=1, seed=9))
+    db = tmp_path / "s.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, brain / "claude", workers=1)
+        ingest_otel(con, discover([brain / "telemetry"]))
+        expected = con.execute("SELECT source, count(*), sum(input_tokens) FROM cc_requests"
+                               " GROUP BY 1 ORDER BY 1").fetchall()
+        events = con.execute("SELECT count(*) FROM otel_events").fetchone()[0]
+    finally:
+        con.close()
+    export_store(db, tmp_path / "lake", user="alice", machine="laptop")
+    assert any((tmp_path / "lake" / "otel_events").rglob("*.parquet"))
+    attached = tmp_path / "team.duckdb"
+    attach_lake(tmp_path / "lake", attached)
+    con = open_writer(attached)
+    try:
+        assert con.execute("SELECT count(*) FROM otel_events").fetchone()[0] == events
+        assert con.execute("SELECT source, count(*), sum(input_tokens) FROM cc_requests"
+                           " GROUP BY 1 ORDER BY 1").fetchall() == expected
+    finally:
+        con.close()
+
+
+def test_the_weekly_report_shows_the_telemetry_section(tmp_path):
+    """The report as users render it: the CLI, papermill, one self-contained HTML file."""
+    import os
+    import subprocess
+    import sys
+
+    brain = tmp_path / "brain"
+    synthesize(brain, SynthOptions(weeks=1, seed=4))
+    db = tmp_path / "s.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, brain / "claude", workers=1)
+        ingest_otel(con, discover([brain / "telemetry"]))
+        week = con.execute("SELECT strftime(max(ts), '%G-W%V') FROM cc_requests").fetchone()[0]
+    finally:
+        con.close()
+    done = subprocess.run([sys.executable, "-m", "brainlab.cli", "report", "weekly", "--week",
+                           week, "--db", str(db), "--out", str(tmp_path / "reports")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "reports" / week / "weekly_health.html").read_text(encoding="utf-8")
+    assert "What telemetry adds" in page and MATE in page
