@@ -13,7 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-import click
+if sys.argv[1:2] in (["statusline"], ["hook"]):  # issue 25: live commands start without click
+    from brainlab.live.fast import dispatch
+
+    dispatch(sys.argv)  # exits when it handled the command
+
+import click  # noqa: E402
 
 from brainlab import __version__
 from brainlab.errors import BrainlabError
@@ -590,6 +595,14 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) 
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
                f" reset, {summary.removed} removed, {summary.errors} errors;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
+
+
+# --- Claude Code hooks and status line (issue 25, brainlab/live, docs/live.md) ----------------
+from brainlab.live import commands as live_commands  # noqa: E402
+
+for _command in (live_commands.hooks_group, live_commands.hook_group,
+                 live_commands.statusline_cmd, live_commands.limits_cmd):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -135,17 +135,29 @@ def ingest_claude_db(db: str | os.PathLike, root: str | os.PathLike,
             survey.result(quiet=True)
             raise
         try:
-            return ingest_claude(con, root, prices, progress, workers, survey)
+            summary = ingest_claude(con, root, prices, progress, workers, survey)
+            _drain_live(con, prices, root)
+            return summary
         finally:
             con.close()
     opened: list[duckdb.DuckDBPyConnection] = []
     try:
-        return ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))
-                             or opened[0], root, prices,
-                             progress, workers)
+        summary = ingest_claude(lambda: opened.append(open_writer(db, engine_only=True))
+                                or opened[0], root, prices,
+                                progress, workers)
+        if opened:
+            _drain_live(opened[0], prices, root)
+        return summary
     finally:
         for con in opened:
             con.close()
+
+
+def _drain_live(con: duckdb.DuckDBPyConnection, prices, root) -> None:
+    """Take what the live hooks spooled while the store was busy (issue 25, brainlab/live)."""
+    from brainlab.live.spool import drain
+
+    drain(con, prices, skip_under=root)
 
 
 def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyConnection],
