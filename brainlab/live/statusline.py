@@ -155,7 +155,7 @@ def scan(state: dict, chunk: bytes, whole: bool = True) -> None:
     for line in chunk.split(b"\n"):
         if not line:
             continue
-        prompt = b'"type":"user"' in line and "prompt_seen" not in state
+        prompt = b'"user"' in line and "prompt_seen" not in state
         usage = b'"usage"' in line and b'"assistant"' in line
         commit = b"git commit" in line and b'"tool_use"' in line
         if not (prompt or usage or commit):
@@ -276,8 +276,11 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
 
 
 def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
-    """SPEC §3.3: over a mode's budget (max, unless commits exceed its count) or past its
-    watch line; over the category's saturation peak; else ok."""
+    """The context's tone against ``budget`` (SPEC §3.3).
+
+    Over a mode's max (unless commits exceed its count) or past its watch line; over the
+    category's saturation peak; else ok.
+    """
     if not budget:
         return "ok"
     if budget.get("over_above") is not None:
