@@ -256,3 +256,29 @@ def test_session_start_budget_and_coach(tmp_path, env):
         "coach (ratio)" in context[0]
     assert context[1] == "brainlab: claims: 2 open, 1 stale (SPEC §2.6)."
     assert context[2] == "brainlab: mode +conserve: stay under 40% of context (SPEC §3.3)."
+
+
+def test_installed_commands_run_through_a_shell_as_claude_code_does(tmp_path, env):
+    """The settings' commands (the -S launcher) print the line and spool the transcript."""
+    path = settings_file(tmp_path, {})
+    db = tmp_path / "store.duckdb"
+    assert cli(env, "hooks", "install", "--settings", path, "--db", db).returncode == 0
+    value = json.loads(path.read_text())
+    transcript = write_transcript(tmp_path, 2)
+    status = json.dumps({"session_id": SID, "transcript_path": str(transcript),
+                         "model": {"display_name": "Opus 4.5"},
+                         "cost": {"total_cost_usd": 0.5}}).encode()
+    shell_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}  # the launcher finds us
+    line = subprocess.run(["sh", "-c", value["statusLine"]["command"] + " --plain"],
+                          input=status, env=shell_env, capture_output=True, timeout=60)
+    assert (line.returncode, line.stderr) == (0, b"")
+    assert line.stdout.decode() == "Opus 4.5 | ctx 0% | $0.50 | today $0.50\n"
+    ingest = value["hooks"]["Stop"][0]["hooks"][0]["command"]
+    done = subprocess.run(["sh", "-c", ingest], input=hook_input(transcript), env=shell_env,
+                          capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    log = live(env) / "live.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.exists() and "ingested" in log.read_text()):
+        time.sleep(0.2)
+    assert requests(db) == 2

@@ -312,3 +312,17 @@ def test_today_adds_the_digest_sessions_of_the_same_day(tmp_path, live_env):
     line = run(full_input(transcript(tmp_path)), live_env, "--plain").stdout.decode()
     # this session counts by its own live cost (1.25), never twice through the digest
     assert "today $3.25" in line and "coach (health) breath: noise" in line
+
+
+def test_live_folder_follows_the_cache_rule(tmp_path, monkeypatch):
+    """brainlab.live.cache spells brainlab.paths' cache rule without pathlib: same folder."""
+    from brainlab import paths
+    from brainlab.live import cache
+
+    assert cache.CACHE_ENV == paths.CACHE_ENV
+    monkeypatch.delenv(paths.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert Path(cache.live_dir(create=False)) == paths.cache_dir() / "live"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Path(cache.live_dir(create=False)) == paths.cache_dir() / "live"

@@ -9,12 +9,16 @@ file, never half of one. Standard library only: the status line imports this at 
 
 from __future__ import annotations
 
-import hashlib
+import binascii
 import json
 import os
+import re
 import time
 
-from brainlab.paths import CACHE_ENV
+# brainlab.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
+# tenth of a status line started without site (tests/test_live_statusline.py checks both)
+CACHE_ENV = "BRAINLAB_CACHE_DIR"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 LOG_NAME = "live.log"
 SPOOL_NAME = "spool.jsonl"
@@ -26,8 +30,7 @@ LOG_MAX_BYTES = 1_000_000  # past it the log starts over (it is for diagnosis, n
 def live_dir(create: bool = True) -> str:
     """The live folder, made (mode 0700) when ``create``.
 
-    :func:`brainlab.paths.cache_dir`'s rule, with ``os.path`` strings: importing pathlib
-    would be a tenth of the status line's run.
+    :func:`brainlab.paths.cache_dir`'s rule, with ``os.path`` strings.
     """
     base = os.environ.get(CACHE_ENV)
     if base:
@@ -48,9 +51,14 @@ def file(name: str) -> str:
 
 
 def state_path(session_id: str) -> str:
-    """The state file of one session (its id hashed: any string is a safe file name)."""
-    digest = hashlib.sha1(session_id.encode("utf-8", "replace")).hexdigest()[:20]
-    return os.path.join(live_dir(), "sessions", f"{digest}.json")
+    """The state file of one session: its id made safe (hashlib costs 20 ms to import).
+
+    Claude Code's ids are UUIDs; anything else is cut to 64 safe characters and told apart
+    by the CRC-32 of the whole id.
+    """
+    raw = session_id.encode("utf-8", "replace")
+    name = f"{_UNSAFE.sub('_', session_id)[:64]}-{binascii.crc32(raw):08x}"
+    return os.path.join(live_dir(), "sessions", f"{name}.json")
 
 
 def read_json(path: str) -> dict | None:

@@ -68,10 +68,18 @@ def main(stream, foreground: bool = False, db: str | None = None) -> int:
 
 
 def spawn(db: Path) -> None:
-    """Start the worker detached (its own session, no inherited pipes)."""
+    """Start the worker detached (its own session, no inherited pipes).
+
+    It runs with ``site`` (it needs DuckDB) and this very ``brainlab`` package first on its
+    path (the launcher may have started without ``site``).
+    """
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     subprocess.Popen([sys.executable, "-m", "brainlab.live.hook_ingest", str(db)],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                     env=env)
 
 
 def work(db: Path) -> int:

@@ -29,8 +29,8 @@ from brainlab.errors import ConfigError
 INGEST_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "PreCompact")
 START_EVENT = "SessionStart"
 HOOK_TIMEOUT = 10  # seconds; the hook returns in well under one (the ingest is detached)
-OURS = re.compile(r"(^|[/\\\s'\"])brainlab(\.exe)?['\"]?\s+(hook\s+(ingest|session-start)"
-                  r"|statusline)\b")
+OURS = re.compile(r"(^|[/\\\s'\"])brainlab(\.exe|[/\\]live[/\\]launch\.py)?['\"]?\s+"
+                  r"(hook\s+(ingest|session-start)|statusline)\b")
 
 
 @dataclass
@@ -76,13 +76,23 @@ def brainlab_command() -> str:
     return str(script.resolve()) if script.name.startswith("brainlab") else "brainlab"
 
 
+def launcher() -> str:
+    """``<python> -S <brainlab/live/launch.py>``: the status line and ingest hook without site."""
+    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(Path(__file__).with_name('launch.py')))}"
+
+
 def commands(db: Path, program: str | None = None) -> dict[str, str]:
-    """The three commands brainlab writes: ingest, session-start, statusline."""
+    """The three commands brainlab writes: ingest, session-start, statusline.
+
+    The two that run after every message go through :func:`launcher` (no ``site``: a third
+    of the time); the session-start hook reads the store, so it runs the console script.
+    """
     exe = shlex.quote(program or brainlab_command())
+    fast = launcher() if program is None else exe
     store = shlex.quote(str(Path(db).expanduser().resolve()))
-    return {"ingest": f"{exe} hook ingest --db {store}",
+    return {"ingest": f"{fast} hook ingest --db {store}",
             "session-start": f"{exe} hook session-start --db {store}",
-            "statusline": f"{exe} statusline"}
+            "statusline": f"{fast} statusline"}
 
 
 def load(path: Path) -> tuple[str | None, dict]:
