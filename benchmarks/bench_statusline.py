@@ -9,8 +9,9 @@ For each tree (the real corpus copied 1 and ``--copies`` times with rewritten id
 benchmarks/bench_claude_ingest.py builds it) the store is ingested once, a "current
 session" transcript is added, and the hook's ingest writes the digest. Then each round
 appends one assistant message to that transcript (as Claude Code does before it runs the
-status line) and runs, one after the other, brainlab's console script ``brainlab
-statusline`` and ccusage 20.0.24's ``ccusage statusline --offline`` with the same JSON on
+status line) and runs, one after the other, brainlab's ``statusline`` as ``brainlab hooks
+install`` writes it (``python -S .../launch.py statusline``), the console script ``brainlab
+statusline``, and ccusage 20.0.24's ``ccusage statusline --offline``, with the same JSON on
 stdin (ccusage's own cache on, as installed; the new message makes its file cache stale as
 in a real session). ccusage runs in the first ``--ccusage-runs`` rounds only (it re-reads
 every transcript: seconds per run at 30x). Then ``brainlab hook ingest`` after one new
@@ -107,15 +108,18 @@ def bench_tree(label: str, tree: Path, work: Path, args) -> dict:
     timed([str(SCRIPT), "hook", "ingest", "--foreground", "--db", str(db)], hook, env)
     ccusage = [str(Path(args.ccusage_dir) / "node_modules" / ".bin" / "ccusage"),
                "statusline", "--offline"]
-    ours, theirs = [], []
+    ours, script, theirs = [], [], []
     sample = {}
+    installed = [sys.executable, "-S", str(REPO / "brainlab" / "live" / "launch.py"),
+                 "statusline"]  # what `brainlab hooks install` writes
     for i in range(args.runs):
         with open(transcript, "a") as handle:
             handle.write(message(i))
         data = status_input(transcript, i)
-        wall, out = timed([str(SCRIPT), "statusline"], data, env)
+        wall, out = timed(installed, data, env)
         ours.append(wall)
         sample.setdefault("brainlab", out.decode().strip())
+        script.append(timed([str(SCRIPT), "statusline"], data, env)[0])
         if i < args.ccusage_runs:
             wall, out = timed(ccusage, data, env)
             theirs.append(wall)
@@ -131,7 +135,7 @@ def bench_tree(label: str, tree: Path, work: Path, args) -> dict:
             handle.write(message(args.runs + args.hook_runs + i))
         bg.append(timed([str(SCRIPT), "hook", "ingest", "--db", str(db)], hook, env)[0])
         time.sleep(2.0)  # let the detached worker finish before the next round
-    return {"label": label, "ours": ours, "theirs": theirs, "fg": fg, "bg": bg,
+    return {"label": label, "ours": ours, "script": script, "theirs": theirs, "fg": fg, "bg": bg,
             "sample": sample}
 
 
@@ -139,8 +143,11 @@ def report(result: dict) -> None:
     ours, theirs = result["ours"], result["theirs"]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n== {result['label']} (load average {load}) ==")
-    print(f"brainlab statusline     n={len(ours):>3}  p50 {pct(ours, .5) * 1e3:7.1f} ms"
+    print(f"brainlab (installed)    n={len(ours):>3}  p50 {pct(ours, .5) * 1e3:7.1f} ms"
           f"  p95 {pct(ours, .95) * 1e3:7.1f} ms")
+    script = result["script"]
+    print(f"brainlab statusline     n={len(script):>3}  p50 {pct(script, .5) * 1e3:7.1f} ms"
+          f"  p95 {pct(script, .95) * 1e3:7.1f} ms  (console script, with site)")
     if theirs:
         print(f"ccusage statusline      n={len(theirs):>3}  p50 {pct(theirs, .5) * 1e3:7.1f} ms"
               f"  p95 {pct(theirs, .95) * 1e3:7.1f} ms")
