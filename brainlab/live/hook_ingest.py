@@ -98,11 +98,12 @@ def work(db: Path) -> int:
             return 0
         try:
             counts = spool.drain(con)
+            value, running = digest.collect(con)  # on the open store: no second open
         finally:
             con.close()
         cache.log(f"hook ingest: {counts['spooled']} transcript(s) ingested,"
                   f" {counts['snapshots']} limit snapshot(s) loaded into {db}")
-        digest.refresh(db)
+        digest.write(digest.with_breath(value, db, running))
     except (BrainlabError, OSError, ValueError) as exc:
         cache.log(f"hook ingest: {type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 - logged, and the spool keeps the paths
