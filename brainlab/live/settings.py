@@ -154,12 +154,12 @@ def remove_ours(settings: dict) -> None:
 def add_ours(settings: dict, cmds: dict[str, str]) -> str | None:
     """Add brainlab's handlers and status line; a note when the user's status line is kept."""
     hooks = settings.setdefault("hooks", {})
-    handler = {"type": "command", "timeout": HOOK_TIMEOUT}
+    def handler(command: str) -> dict:
+        return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+
     for event in INGEST_EVENTS:
-        hooks.setdefault(event, []).append(
-            {"hooks": [{**handler, "command": cmds["ingest"]}]})
-    hooks.setdefault(START_EVENT, []).append(
-        {"hooks": [{**handler, "command": cmds["session-start"]}]})
+        hooks.setdefault(event, []).append({"hooks": [handler(cmds["ingest"])]})
+    hooks.setdefault(START_EVENT, []).append({"hooks": [handler(cmds["session-start"])]})
     if "statusLine" in settings:
         return ("statusLine kept: the settings already run another status line"
                 f" ({settings['statusLine']!r}); set it to `{cmds['statusline']}` to use"
