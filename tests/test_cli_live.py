@@ -282,3 +282,24 @@ def test_installed_commands_run_through_a_shell_as_claude_code_does(tmp_path, en
     while time.monotonic() < deadline and not (log.exists() and "ingested" in log.read_text()):
         time.sleep(0.2)
     assert requests(db) == 2
+
+
+def test_detached_worker_waits_for_the_previous_writer(tmp_path, env):
+    """Two Stop hooks in a row: the second worker finds the store held, then gets it."""
+    path = write_transcript(tmp_path, 3)
+    db = tmp_path / "store.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        done = cli(env, "hook", "ingest", "--db", db, stdin=hook_input(path))
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+        time.sleep(1.0)
+    finally:
+        holder.communicate("", timeout=60)  # the writer goes within the worker's 10 s
+    log = live(env) / "live.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.exists() and "ingested" in log.read_text()):
+        time.sleep(0.2)
+    assert "in use" not in log.read_text()
+    assert requests(db) == 3

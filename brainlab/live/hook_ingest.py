@@ -3,9 +3,10 @@
 The hook reads Claude Code's JSON on stdin (``transcript_path``, and
 ``agent_transcript_path`` for SubagentStop), appends the paths to the spool
 (:mod:`brainlab.live.spool`) and starts a detached worker, then exits 0: the session never
-waits for DuckDB. The worker (``--foreground`` runs it in the hook's own process) opens the
-store without waiting for its lock: when another process holds it, the paths stay in the
-spool for the next ingest of any kind; otherwise it ingests every spooled transcript
+waits for DuckDB. The worker (``--foreground`` runs it in the hook's own process, trying the
+store once) opens the store without blocking on its lock; the detached one tries again for
+10 s (the previous hook's worker finishing). When another process still holds it, the paths
+stay in the spool for the next ingest of any kind; otherwise it ingests every spooled transcript
 incrementally (only their new tails), loads the limit snapshots, and refreshes the digest
 the status line reads. Every problem goes to the live log, never to Claude Code.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from brainlab.live import cache
@@ -82,22 +84,40 @@ def spawn(db: Path) -> None:
                      env=env)
 
 
-def work(db: Path) -> int:
-    """Drain the spool into ``db`` unless another process holds it; refresh the digest."""
+LOCK_RETRIES = 20  # the detached worker: 20 tries 0.5 s apart for a store another run holds
+LOCK_WAIT_S = 0.5
+
+
+def work(db: Path, retries: int = 0) -> int:
+    """Drain the spool into ``db`` unless another process holds it; refresh the digest.
+
+    ``retries``: how many more times to try a held store (the detached worker waits for the
+    previous hook's worker this way; nobody waits for it). Paths spooled while it ingests are
+    taken before it lets the store go.
+    """
     from brainlab.errors import BrainlabError, StoreLockedError
 
     try:
         from brainlab.live import digest, spool
         from brainlab.store.schema import open_writer
 
-        try:
-            con = open_writer(db, engine_only=True)
-        except StoreLockedError:
-            cache.log(f"hook ingest: {db} is in use by another process; paths left in the"
-                      " spool for the next ingest")
-            return 0
+        for attempt in range(retries + 1):
+            try:
+                con = open_writer(db, engine_only=True)
+                break
+            except StoreLockedError:
+                if attempt == retries:
+                    cache.log(f"hook ingest: {db} is in use by another process; paths left"
+                              " in the spool for the next ingest")
+                    return 0
+                time.sleep(LOCK_WAIT_S)
         try:
             counts = spool.drain(con)
+            for _ in range(3):  # what the next hooks spooled meanwhile
+                if not os.path.exists(cache.file(cache.SPOOL_NAME)):
+                    break
+                more = spool.drain(con)
+                counts = {k: counts[k] + more[k] for k in counts}
             value, running = digest.collect(con)  # on the open store: no second open
         finally:
             con.close()
@@ -112,4 +132,4 @@ def work(db: Path) -> int:
 
 
 if __name__ == "__main__":  # the detached worker: python -m brainlab.live.hook_ingest DB
-    sys.exit(work(Path(sys.argv[1])) if len(sys.argv) == 2 else 0)
+    sys.exit(work(Path(sys.argv[1]), LOCK_RETRIES) if len(sys.argv) == 2 else 0)
