@@ -99,7 +99,7 @@ def hook_session_start(db: str | None) -> None:
     """SessionStart: print the protocol's boot context (coach, KPI, claims, budget) if any."""
     from brainlab.live.session_start import main
 
-    sys.exit(main(sys.stdin.buffer, click.echo and (lambda t: click.echo(t, nl=False)), db))
+    sys.exit(main(sys.stdin.buffer, lambda text: click.echo(text, nl=False), db))
 
 
 @click.command("statusline")

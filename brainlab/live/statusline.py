@@ -131,12 +131,13 @@ def read_tail(state: dict, transcript: str) -> None:
             offset = state.get("offset") if isinstance(state.get("offset"), int) else 0
             if offset > size:  # rewritten or truncated: start over
                 offset = 0
-                state.pop("type", None), state.pop("mode", None), state.pop("commits", None)
+                for key in ("type", "mode", "budget", "commits", "prompt_seen"):
+                    state.pop(key, None)
             if offset == 0 and size > HEAD_BYTES + TAIL_BYTES:  # first sight of a long one
-                scan(state, handle.read(HEAD_BYTES), whole=False)
+                scan(state, handle.read(HEAD_BYTES))  # its cut last line fails to parse
                 handle.seek(size - TAIL_BYTES)
                 chunk = handle.read(TAIL_BYTES)
-                scan(state, chunk[chunk.find(b"\n") + 1:], whole=False)
+                scan(state, chunk[chunk.find(b"\n") + 1:])
                 state["offset"] = size - len(chunk) + chunk.rfind(b"\n") + 1
                 state["partial"] = True  # commits counted on the tail only
                 return
@@ -150,7 +151,7 @@ def read_tail(state: dict, transcript: str) -> None:
         state["offset"] = offset + end
 
 
-def scan(state: dict, chunk: bytes, whole: bool = True) -> None:
+def scan(state: dict, chunk: bytes) -> None:
     """Fold complete JSONL lines into ``state`` (first prompt, commits, last context)."""
     for line in chunk.split(b"\n"):
         if not line:
