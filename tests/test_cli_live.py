@@ -90,7 +90,7 @@ def test_users_status_line_is_kept(tmp_path, env):
 
 
 @pytest.mark.parametrize("text", ['{"hooks": {"Stop": [', "[1, 2]", '{"hooks": []}',
-                                  "\ufeff{oops}"])
+                                  '{"hooks": {"Stop": {}}}', "\ufeff{oops}", "\x00\xff"])
 def test_malformed_settings_untouched_one_error_line(tmp_path, env, text):
     path = tmp_path / "settings.json"
     path.write_text(text)

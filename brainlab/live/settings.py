@@ -115,7 +115,12 @@ def load(path: Path) -> tuple[str | None, dict]:
                           " object; left untouched: fix it, or pass --settings") from None
     hooks = value.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
-        raise ConfigError(f"settings file {path}: \"hooks\" is not an object; left untouched")
+        raise ConfigError(f"settings file {path}: \"hooks\" is not an object; left untouched:"
+                          " fix it, or pass --settings")
+    for event, groups in (hooks or {}).items():
+        if not isinstance(groups, list):
+            raise ConfigError(f"settings file {path}: hooks.{event} is not a list; left"
+                              " untouched: fix it, or pass --settings")
     return text, value
 
 
