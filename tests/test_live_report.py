@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import json
 import time
 from datetime import date
@@ -26,7 +27,7 @@ def test_limits_section_charts_the_weeks_windows(tmp_path, monkeypatch):
     con.close()
     ctx = sections.ReportContext(db=db, week=Week.parse("2026-W10"), thresholds=None)
     assert sections.limits(ctx) == ""  # no snapshot ever: no section
-    start = time.mktime((2026, 3, 3, 10, 0, 0, 0, 0, 0)) - time.timezone  # Tue 2026-03-03 UTC
+    start = calendar.timegm((2026, 3, 3, 10, 0, 0))  # Tuesday 2026-03-03 10:00 UTC
     snapshots(tmp_path / "cache" / "live", [
         {"ts": start + 60 * i, "session_id": "s", "five_hour_pct": 10.0 * i,
          "five_hour_resets_at": start + 4 * 3600, "seven_day_pct": 30 + i,

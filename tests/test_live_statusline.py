@@ -22,11 +22,11 @@ from claude_factory import assistant, tool_use, usage
 
 SCRIPT = Path(sys.executable).with_name("brainlab")
 SID = "sess-live-1"
-NOW = int(time.time())
 
 
 def full_input(transcript: Path | None = None) -> dict:
-    """A status line object of the documented shape, every field set."""
+    """A status line object of the documented shape, every field set (resets from now)."""
+    now = int(time.time())
     return {
         "hook_event_name": "Status", "session_id": SID,
         "transcript_path": str(transcript) if transcript else "/nonexistent/t.jsonl",
@@ -43,8 +43,8 @@ def full_input(transcript: Path | None = None) -> dict:
                            "current_usage": {"input_tokens": 8500, "output_tokens": 1200,
                                              "cache_creation_input_tokens": 5000,
                                              "cache_read_input_tokens": 2000}},
-        "rate_limits": {"five_hour": {"used_percentage": 23.5, "resets_at": NOW + 7200},
-                        "seven_day": {"used_percentage": 41.2, "resets_at": NOW + 86400}},
+        "rate_limits": {"five_hour": {"used_percentage": 23.5, "resets_at": now + 7200},
+                        "seven_day": {"used_percentage": 41.2, "resets_at": now + 86400}},
         "fast_mode": False, "exceeds_200k_tokens": False,
         "worktree": {"name": "main", "path": "/home/u/projets/alpha"},
     }
@@ -116,8 +116,8 @@ def test_full_input_prints_every_segment(tmp_path, live_env):
     assert done.returncode == 0 and done.stderr == b""
     line = done.stdout.decode()
     assert line.count("\n") == 1
-    for part in ("Opus 4.5", "ctx 42%", "$1.25", "today $1.25", "5h 24% ↻1h59", "work +sprint"):
-        assert part in line, (part, line)
+    for part in ("Opus 4.5", "ctx 42%", "$1.25", "today $1.25", "5h 24% ↻1h5", "work +sprint"):
+        assert part in line, (part, line)  # resets in 2 h, less the seconds the run took
     folder = Path(live_env["BRAINLAB_CACHE_DIR"]) / "live"
     assert (folder.stat().st_mode & 0o777) == 0o700
 
