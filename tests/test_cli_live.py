@@ -303,3 +303,14 @@ def test_detached_worker_waits_for_the_previous_writer(tmp_path, env):
         time.sleep(0.2)
     assert "in use" not in log.read_text()
     assert requests(db) == 3
+
+
+def test_unusable_store_logs_and_keeps_the_spool(tmp_path, env):
+    """A store path that is a folder: exit 0, one log line, the path still spooled."""
+    path = write_transcript(tmp_path, 1)
+    done = cli(env, "hook", "ingest", "--foreground", "--db", tmp_path, stdin=hook_input(path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert "hook ingest: " in (live(env) / "live.log").read_text()
+    spooled = [json.loads(line)["path"] for f in live(env).glob("spool*")
+               for line in f.read_text().splitlines()]
+    assert spooled == [str(path)]
