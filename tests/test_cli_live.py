@@ -314,3 +314,24 @@ def test_unusable_store_logs_and_keeps_the_spool(tmp_path, env):
     spooled = [json.loads(line)["path"] for f in live(env).glob("spool*")
                for line in f.read_text().splitlines()]
     assert spooled == [str(path)]
+
+
+def test_session_start_reads_the_store_through_its_views(demo, tmp_path, env):
+    """On the demo store: the claims line comes from claim_status_at, the digest is written."""
+    import shutil
+
+    db = tmp_path / "demo.duckdb"
+    shutil.copy(demo["db"], db)
+    con = duckdb.connect(str(db), read_only=True)
+    (stale,) = con.execute("SELECT count(*) FILTER (WHERE is_stale) FROM claim_status_at(?)",
+                           [time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())]).fetchone()
+    con.close()
+    data = json.dumps({"session_id": "new", "source": "startup",
+                       "hook_event_name": "SessionStart"}).encode()
+    done = cli(env, "hook", "session-start", "--db", db, stdin=data)
+    assert done.returncode == 0 and done.stderr == b""
+    assert stale >= 1  # the synth's history ends on a fixed date: its open claims are past TTL
+    digest = json.loads((live(env) / "digest.json").read_text())
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"{stale} stale (SPEC §2.6)" in context
+    assert digest["claims"]["stale"] == stale
