@@ -93,7 +93,11 @@ def drain(con, prices=None, skip_under: str | os.PathLike | None = None) -> dict
         done += 1
     for path in spool_files:
         path.unlink(missing_ok=True)
-    return {"spooled": done, "snapshots": load_limits(con)}
+    snapshots = load_limits(con)
+    if skip and (done or snapshots):  # an `ingest claude` run: its summary does not say it
+        cache.log(f"ingest claude: also {done} spooled transcript(s), {snapshots} limit"
+                  " snapshot(s)")
+    return {"spooled": done, "snapshots": snapshots}
 
 
 LIMIT_COLUMNS = ("snapshot_at", "session_id", "model_id", "five_hour_pct",
