@@ -15,7 +15,8 @@ statusline``, and ccusage 20.0.24's ``ccusage statusline --offline``, with the s
 stdin (ccusage's own cache on, as installed; the new message makes its file cache stale as
 in a real session). ccusage runs in the first ``--ccusage-runs`` rounds only (it re-reads
 every transcript: seconds per run at 30x). Then ``brainlab hook ingest`` after one new
-message, in the foreground (the whole ingest) and detached (what the session waits for).
+message, in the foreground (the whole ingest) and detached (what the session waits for),
+through the console script and as installed (``python -S .../launch.py hook ingest``).
 Prints p50 / p95 wall time, the ratio, and the load average beside the figures.
 """
 
@@ -130,13 +131,19 @@ def bench_tree(label: str, tree: Path, work: Path, args) -> dict:
             handle.write(message(args.runs + i))
         fg.append(timed([str(SCRIPT), "hook", "ingest", "--foreground", "--db", str(db)],
                         hook, env)[0])
+    launched = []
     for i in range(args.hook_runs):
         with open(transcript, "a") as handle:
             handle.write(message(args.runs + args.hook_runs + i))
         bg.append(timed([str(SCRIPT), "hook", "ingest", "--db", str(db)], hook, env)[0])
-        time.sleep(2.0)  # let the detached worker finish before the next round
-    return {"label": label, "ours": ours, "script": script, "theirs": theirs, "fg": fg, "bg": bg,
-            "sample": sample}
+        time.sleep(3.0)  # let the detached worker finish before the next round
+        with open(transcript, "a") as handle:
+            handle.write(message(args.runs + 2 * args.hook_runs + i))
+        launched.append(timed([*installed[:3], "hook", "ingest", "--db", str(db)], hook,
+                              env)[0])
+        time.sleep(3.0)
+    return {"label": label, "ours": ours, "script": script, "theirs": theirs, "fg": fg,
+            "bg": bg, "launched": launched, "sample": sample}
 
 
 def report(result: dict) -> None:
@@ -154,7 +161,8 @@ def report(result: dict) -> None:
         print(f"ratio ccusage/brainlab  p50 {pct(theirs, .5) / pct(ours, .5):5.1f}x"
               f"  p95 {pct(theirs, .95) / pct(ours, .95):5.1f}x")
     for name, values in (("hook ingest --foreground", result["fg"]),
-                         ("hook ingest (detached)  ", result["bg"])):
+                         ("hook ingest (detached)  ", result["bg"]),
+                         ("hook ingest (installed) ", result["launched"])):
         if values:
             print(f"{name} n={len(values):>3}  median {statistics.median(values) * 1e3:7.1f}"
                   f" ms  max {max(values) * 1e3:7.1f} ms")
