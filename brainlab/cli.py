@@ -14,7 +14,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
+if sys.argv[1:2] in (["statusline"], ["hook"]):  # issue 25: live commands start without click
+    from brainlab.live.fast import dispatch
+
+    dispatch(sys.argv)  # exits when it handled the command
+
+import click  # noqa: E402
 
 from brainlab import __version__
 from brainlab.errors import BrainlabError, fatal_message
@@ -91,7 +96,18 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
         summary = (ingest(db, root, advance) if ingest
                    else ingest_sources(db, sources, root, advance))
     print_summary(summary, db)
+    drain_live_spool(db)
     return summary
+
+
+def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:
+    """Every ingest takes what the live hooks spooled while the store was busy (issue 25)."""
+    from brainlab.live.spool import drain_db
+
+    done = drain_db(db, prices, root)
+    if done and (done["spooled"] or done["snapshots"]):
+        click.echo(f"live: {done['spooled']} spooled transcript(s), {done['snapshots']}"
+                   " limit snapshot(s) taken from the hooks' spool")
 
 
 def print_summary(summary, db: Path) -> None:
@@ -494,6 +510,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     root = path or default_roots()
     with late_progress("ingest claude") as advance:  # no bar for a quick run
         summary = ingest_claude_db(db, root, prices=prices, progress=advance, prune=prune)
+    drain_live_spool(db, prices, root if isinstance(root, Path) else None)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
                f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
                f" {summary.errors} errors, {summary.warnings} warnings")
@@ -694,6 +711,14 @@ from brainlab.otel import commands as otel_commands  # noqa: E402
 ingest.add_command(otel_commands.ingest_otel_cmd)
 main.add_command(otel_commands.usage_check_cmd)
 main.add_command(otel_commands.usage_who_cmd)
+
+
+# --- Claude Code hooks and status line (issue 25, brainlab/live, docs/live.md) ----------------
+from brainlab.live import commands as live_commands  # noqa: E402
+
+for _command in (live_commands.hooks_group, live_commands.hook_group,
+                 live_commands.statusline_cmd, live_commands.limits_cmd):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

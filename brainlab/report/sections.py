@@ -407,6 +407,20 @@ def telemetry(ctx: ReportContext) -> str:
     return show(section("telemetry", "What telemetry adds", *parts))
 
 
+def limits(ctx: ReportContext) -> str:
+    """Rate-limit use over the week (issue 25): the windows the status line saw; "" without any."""
+    from brainlab.metrics.limits import limits_frame
+
+    if not data.has_rows(ctx.db, "limit_snapshots"):
+        return ""
+    frame = limits_frame(ctx.db, since=ctx.week.start_at, until=ctx.week.end_at)
+    if frame.empty:
+        return show(section("limits", "Rate limits", note(
+            "No rate-limit window this week (the status line records them: docs/live.md).")))
+    parts = [figure(ctx, "limit-use", charts.limit_use(frame)), table(frame)]
+    return show(section("limits", "Rate limits", *parts))
+
+
 def logged_vs_measured(ctx: ReportContext) -> str:
     """The week's logs audited against their transcripts (issue 13).
 

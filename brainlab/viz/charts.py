@@ -140,6 +140,17 @@ def usage_per_day(daily: pd.DataFrame) -> alt.Chart:
     ).properties(width=theme.WIDTH, height=180)
 
 
+def limit_use(windows: pd.DataFrame) -> alt.Chart:
+    """Points and rules: the peak use of each 5-hour and 7-day limit window (usage_limits grain)."""
+    frame = windows.assign(kind=windows["window_kind"].map({"5h": "5-hour", "7d": "7-day"}))
+    base = alt.Chart(frame, title="Rate-limit use per window (peak %)")
+    return base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("window_start:T", title="window (UTC)"), x2="resets_at:T",
+        y=alt.Y("peak_used_pct:Q", title="peak used %", scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color("kind:N", title=None),
+    ).properties(width=theme.WIDTH, height=160)
+
+
 def violations_per_week(trend: pd.DataFrame) -> alt.Chart:
     """Stacked bars: protocol violations per ISO week by severity (metrics.compliance.weekly)."""
     return alt.Chart(trend, title="Protocol violations per week").mark_bar().encode(

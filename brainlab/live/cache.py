@@ -1,0 +1,118 @@
+"""The live folder: per-session status line state, the spool, limit snapshots and the log.
+
+``<cache>/live/`` (``$BRAINLAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/brainlab``, else
+``~/.cache/brainlab``), created with mode 0700 since it names the user's projects. Every
+write is atomic (a temporary file in the same folder, then ``os.replace``) or an append of
+one whole line (``O_APPEND``), so concurrent or killed runs leave either the old or the new
+file, never half of one. Standard library only: the status line imports this at each run.
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+import os
+import re
+import time
+
+# brainlab.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
+# tenth of a status line started without site (tests/test_live_statusline.py checks both)
+CACHE_ENV = "BRAINLAB_CACHE_DIR"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+LOG_NAME = "live.log"
+SPOOL_NAME = "spool.jsonl"
+LIMITS_NAME = "limit_snapshots.jsonl"
+DIGEST_NAME = "digest.json"
+LOG_MAX_BYTES = 1_000_000  # past it the log starts over (it is for diagnosis, not a record)
+
+
+def live_dir(create: bool = True) -> str:
+    """The live folder, made (mode 0700) when ``create``.
+
+    :func:`brainlab.paths.cache_dir`'s rule, with ``os.path`` strings.
+    """
+    base = os.environ.get(CACHE_ENV)
+    if base:
+        base = os.path.expanduser(base)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "brainlab")
+    path = os.path.join(base, "live")
+    if create and not os.path.isdir(path):
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)  # makedirs' mode is masked by the umask
+    return path
+
+
+def file(name: str) -> str:
+    """A file of the live folder (the folder made first)."""
+    return os.path.join(live_dir(), name)
+
+
+def state_path(session_id: str) -> str:
+    """The state file of one session: its id made safe (hashlib costs 20 ms to import).
+
+    Claude Code's ids are UUIDs; anything else is cut to 64 safe characters and told apart
+    by the CRC-32 of the whole id.
+    """
+    raw = session_id.encode("utf-8", "replace")
+    name = f"{_UNSAFE.sub('_', session_id)[:64]}-{binascii.crc32(raw):08x}"
+    return os.path.join(live_dir(), "sessions", f"{name}.json")
+
+
+def read_json(path: str) -> dict | None:
+    """A JSON object read from ``path``, or None (missing, unreadable or not an object)."""
+    try:
+        with open(path, "rb") as handle:
+            value = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def write_json(path: str, value: dict) -> None:
+    """Write ``value`` to ``path`` atomically (temporary file named by pid, then replace)."""
+    folder, name = os.path.split(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(value, handle, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def append_line(path: str, value: dict) -> None:
+    """Append ``value`` as one JSON line with a single ``write`` on an ``O_APPEND`` file."""
+    data = (json.dumps(value, separators=(",", ":")) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def log(message: str) -> None:
+    """Append one timestamped line to ``live.log``; never raises (a hook must exit 0)."""
+    try:
+        path = file(LOG_NAME)
+        try:
+            if os.path.getsize(path) > LOG_MAX_BYTES:
+                os.unlink(path)
+        except OSError:
+            pass
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} pid={os.getpid()} {message}"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line.replace("\n", " ") + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001 - logging must not be the thing that fails a hook
+        pass

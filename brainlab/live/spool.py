@@ -1,0 +1,191 @@
+"""What the live commands hand to the next ingest: spooled transcript paths and limit snapshots.
+
+``hook ingest`` appends the transcripts a hook named to ``spool.jsonl`` before anything else,
+so a path is never lost: when another process holds the store, the next ingest of any kind
+(``brainlab ingest claude``, the next hook) takes it. The status line appends what Claude
+Code told it about rate limits and the context window to ``limit_snapshots.jsonl``
+(:func:`brainlab.live.statusline.record_limits`); :func:`drain` loads them into the
+``limit_snapshots`` table. Both files are taken by renaming them under the store's write
+lock, so lines appended meanwhile go to a new file, and a failed drain leaves its taken
+files for the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from brainlab.live import cache
+
+TAKEN = ".taking"
+
+
+def add(paths: list[str]) -> None:
+    """Append ``paths`` to the spool (one JSON line each)."""
+    spool = cache.file(cache.SPOOL_NAME)
+    for path in paths:
+        cache.append_line(spool, {"path": path, "ts": round(time.time(), 3)})
+
+
+def take(name: str) -> list[Path]:
+    """Rename ``name`` aside and return it with every file an earlier failed drain left."""
+    folder = Path(cache.live_dir())
+    current = folder / name
+    if current.exists():
+        try:
+            os.replace(current, folder / f"{name}.{os.getpid()}.{time.time_ns()}{TAKEN}")
+        except OSError:
+            pass
+    return sorted(p for p in folder.iterdir()
+                  if p.name.startswith(name + ".") and p.name.endswith(TAKEN))
+
+
+def read_lines(files: list[Path]) -> list[tuple[str, int, dict | None]]:
+    """(file, line number, JSON object or None when the line is malformed) of ``files``."""
+    out = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:
+                value = None
+            out.append((str(path), number, value if isinstance(value, dict) else None))
+    return out
+
+
+def spooled_paths(lines) -> list[str]:
+    """The distinct transcript paths of spool lines, in order."""
+    seen: dict[str, None] = {}
+    for _file, _number, value in lines:
+        path = value.get("path") if value else None
+        if isinstance(path, str) and path.endswith(".jsonl"):
+            seen.setdefault(path, None)
+    return list(seen)
+
+
+def drain(con, prices=None, skip_under: str | os.PathLike | None = None) -> dict:
+    """Ingest the spooled transcripts and load the limit snapshots, on ``con`` (the writer).
+
+    ``skip_under``: a root the caller has just ingested (its files are not read twice).
+    Returns counts for the caller's message: ``spooled`` files ingested, ``snapshots``.
+    """
+    from brainlab.store.claude_ingest import ingest_claude
+
+    spool_files = take(cache.SPOOL_NAME)
+    paths = spooled_paths(read_lines(spool_files))
+    skip = str(Path(skip_under).resolve()) + os.sep if skip_under else None
+    done = 0
+    for path in paths:
+        if skip and str(Path(path).resolve()).startswith(skip):
+            continue
+        if not Path(path).is_file():  # gone since: the ingest of its root records that
+            cache.log(f"spool: {path} no longer exists, dropped")
+            continue
+        ingest_claude(con, path, prices)
+        done += 1
+    for path in spool_files:
+        path.unlink(missing_ok=True)
+    snapshots = load_limits(con)
+    if skip and (done or snapshots):  # an `ingest claude` run: its summary does not say it
+        cache.log(f"ingest claude: also {done} spooled transcript(s), {snapshots} limit"
+                  " snapshot(s)")
+    return {"spooled": done, "snapshots": snapshots}
+
+
+LIMIT_COLUMNS = ("snapshot_at", "session_id", "model_id", "five_hour_pct",
+                 "five_hour_resets_at", "seven_day_pct", "seven_day_resets_at",
+                 "context_used_pct", "context_window_size", "source_file", "line")
+
+
+def load_limits(con) -> int:
+    """Insert the taken snapshot lines into ``limit_snapshots``; bad lines become ingest errors."""
+    files = take(cache.LIMITS_NAME)
+    if not files:
+        return 0
+    rows, errors = [], []
+    for file, number, value in read_lines(files):
+        row = _limit_row(value, file, number) if value else None
+        if row is None:
+            errors.append((file, number, "limit snapshot line is not a snapshot object"))
+        else:
+            rows.append(row)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if rows:
+            con.execute("CREATE OR REPLACE TEMP TABLE live_limits_new AS SELECT * FROM"
+                        " limit_snapshots LIMIT 0")
+            con.executemany(f"INSERT INTO live_limits_new VALUES ({', '.join('?' * 11)})", rows)
+            con.execute("INSERT INTO limit_snapshots SELECT n.* FROM live_limits_new n"
+                        " WHERE NOT EXISTS (SELECT 1 FROM limit_snapshots s WHERE"
+                        " s.snapshot_at = n.snapshot_at AND s.session_id IS NOT DISTINCT FROM"
+                        " n.session_id)")
+            con.execute("DROP TABLE live_limits_new")
+        for file, number, reason in errors:
+            con.execute("INSERT INTO ingest_errors (source, file, line, severity, reason)"
+                        " VALUES ('limits', ?, ?, 'error', ?)", [file, number, reason])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    for path in files:
+        path.unlink(missing_ok=True)
+    return len(rows)
+
+
+def _limit_row(value: dict, file: str, number: int) -> tuple | None:
+    from datetime import UTC, datetime
+
+    def number_or_none(key):
+        v = value.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    def stamp(seconds):
+        try:
+            return None if seconds is None else datetime.fromtimestamp(
+                seconds, UTC).replace(tzinfo=None)
+        except (OverflowError, OSError, ValueError):
+            return None
+
+    ts = stamp(number_or_none("ts"))
+    if ts is None:
+        return None
+    size = number_or_none("context_window_size")
+    text = [v if isinstance(v := value.get(k), str) else None for k in ("session_id", "model_id")]
+    return (ts, *text, number_or_none("five_hour_pct"), stamp(number_or_none("five_hour_resets_at")),
+            number_or_none("seven_day_pct"), stamp(number_or_none("seven_day_resets_at")),
+            number_or_none("context_used_pct"), None if size is None else int(size), file, number)
+
+
+def pending() -> bool:
+    """True when the hooks or the status line left anything for the next ingest (one listdir)."""
+    folder = cache.live_dir(create=False)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(name.startswith((cache.SPOOL_NAME, cache.LIMITS_NAME)) for name in names)
+
+
+def drain_db(db: str | os.PathLike, prices=None, skip_under=None) -> dict | None:
+    """:func:`drain` into the store at ``db`` when something is pending (every ingest calls it).
+
+    The CLI's ingest commands call this once their own run has closed the store, so the store
+    layer never imports this package (DESIGN: data flows one way). None when nothing waited.
+    """
+    if not pending():
+        return None
+    from brainlab.store import open_writer
+
+    con = open_writer(db)
+    try:
+        return drain(con, prices, skip_under)
+    finally:
+        con.close()

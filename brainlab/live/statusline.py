@@ -1,0 +1,351 @@
+"""``brainlab statusline``: one line for Claude Code's status bar, from its JSON and a small state.
+
+Claude Code runs the command after each assistant message with a JSON object on stdin
+(``session_id``, ``transcript_path``, ``model``, ``cost``, ``context_window``, ``rate_limits``...;
+any of them may be missing or null: before the first call, after ``/compact``). The line shows
+model, context used (coloured against the SPEC §3.3 budget of the session's mode, else the
+saturation peak of its type's category), session cost, today's cost, the 5-hour limit and its
+reset, and the protocol's word: declared type and mode, the coach warning (SPEC §3.3), the
+running sprint's breath alert (SPEC §4.4).
+
+It never opens the store and never reads a whole transcript: a per-session state
+(:mod:`brainlab.live.cache`) keeps the offset reached in the transcript and what its new
+lines said (the declared type and mode, commits, the last call's context tokens); the store's
+side (today's cost of the other sessions, the coach and breath words) comes from the digest
+the last ingest wrote (:mod:`brainlab.live.digest`). Standard library only, besides the
+protocol's keyword parser the first time a session's first prompt is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from brainlab.live import cache
+
+SEGMENTS = ("model", "context", "cost", "today", "limit", "protocol")
+MAX_INPUT = 1 << 20  # bytes of stdin read; more is not a status line object
+HEAD_BYTES = 256 << 10  # a transcript seen first: its head (first prompt) and ...
+TAIL_BYTES = 256 << 10  # ... its tail (last call), never the middle
+STEP_BYTES = 4 << 20  # at most this much new transcript read per run (the rest next run)
+MINIMAL = "brainlab"
+_COLOURS = {"ok": "32", "watch": "33", "over": "31", "dim": "2", "alert": "35"}
+
+
+def read_stdin(stream) -> bytes:
+    """At most :data:`MAX_INPUT` bytes of ``stream`` (a binary file)."""
+    try:
+        return stream.read(MAX_INPUT + 1)
+    except (OSError, ValueError):
+        return b""
+
+
+def parse(raw: bytes) -> dict | None:
+    """The status line object, or None for empty, oversized or malformed input."""
+    if not raw or len(raw) > MAX_INPUT:
+        return None
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def field(obj, *keys, kind=None):
+    """``obj[k1][k2]...`` when every level is a dict and the leaf is of ``kind``; else None."""
+    for key in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    if kind is float:
+        return float(obj) if isinstance(obj, (int, float)) and not isinstance(obj, bool) \
+            and obj == obj else None
+    if kind is not None and not isinstance(obj, kind):
+        return None
+    return obj
+
+
+def render(data: dict | None, segments=SEGMENTS, plain: bool = False, width: int | None = None,
+           now: float | None = None) -> str:
+    """The status line for ``data`` (None: the minimal line); advances and saves the state."""
+    if data is None:
+        return MINIMAL
+    now = time.time() if now is None else now
+    session_id = field(data, "session_id", kind=str)
+    state = advance(session_id, field(data, "transcript_path", kind=str), data, now)
+    digest = cache.read_json(cache.file(cache.DIGEST_NAME)) or {}
+    parts = []
+    for name in segments:
+        piece = _SEGMENT_FUNCS.get(name, lambda *_: None)(data, state, digest, now, plain)
+        if piece:
+            parts.append(piece)
+    return fit(parts, width)
+
+
+def fit(parts: list[tuple[str, str]], width: int | None) -> str:
+    """Join (text, coloured text) pieces with `` | ``, dropping the last ones past ``width``."""
+    if not parts:
+        return MINIMAL
+    shown = list(parts)
+    while width and len(shown) > 1 and len(" | ".join(p[0] for p in shown)) > width:
+        shown.pop()
+    line = " | ".join(p[1] for p in shown)
+    if width and len(shown) == 1 and len(shown[0][0]) > width:
+        return shown[0][0][:max(width - 1, 1)] + "…"
+    return line
+
+
+def _paint(text: str, tone: str | None, plain: bool) -> tuple[str, str]:
+    if plain or not tone:
+        return text, text
+    return text, f"\x1b[{_COLOURS[tone]}m{text}\x1b[0m"
+
+
+# --- the per-session state ------------------------------------------------------------------
+def advance(session_id: str | None, transcript: str | None, data: dict, now: float) -> dict:
+    """Load the session's state, read the transcript's new lines, record limits, save it."""
+    if not session_id:
+        record_limits(None, {}, data, now)
+        return {}
+    path = cache.state_path(session_id)
+    state = cache.read_json(path) or {}
+    before = json.dumps(state, sort_keys=True)
+    if transcript and transcript != state.get("transcript"):
+        state = {"day": state.get("day"), "day_base_usd": state.get("day_base_usd"),
+                 "limits": state.get("limits"), "transcript": transcript, "offset": 0}
+    if transcript:
+        read_tail(state, transcript)
+    day_cost(state, field(data, "cost", "total_cost_usd", kind=float), now)
+    record_limits(session_id, state, data, now)
+    if json.dumps(state, sort_keys=True) != before:
+        cache.write_json(path, state)
+    return state
+
+
+def read_tail(state: dict, transcript: str) -> None:
+    """Advance ``state`` over the transcript's complete new lines (bounded per run)."""
+    try:
+        with open(transcript, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            offset = state.get("offset") if isinstance(state.get("offset"), int) else 0
+            if offset > size:  # rewritten or truncated: start over
+                offset = 0
+                for key in ("type", "mode", "budget", "commits", "prompt_seen"):
+                    state.pop(key, None)
+            if offset == 0 and size > HEAD_BYTES + TAIL_BYTES:  # first sight of a long one
+                scan(state, handle.read(HEAD_BYTES))  # its cut last line fails to parse
+                handle.seek(size - TAIL_BYTES)
+                chunk = handle.read(TAIL_BYTES)
+                scan(state, chunk[chunk.find(b"\n") + 1:])
+                state["offset"] = size - len(chunk) + chunk.rfind(b"\n") + 1
+                state["partial"] = True  # commits counted on the tail only
+                return
+            handle.seek(offset)
+            chunk = handle.read(min(size - offset, STEP_BYTES))
+    except OSError:
+        return
+    end = chunk.rfind(b"\n") + 1  # an unfinished last line waits for the next run
+    if end:
+        scan(state, chunk[:end])
+        state["offset"] = offset + end
+
+
+def scan(state: dict, chunk: bytes) -> None:
+    """Fold complete JSONL lines into ``state`` (first prompt, commits, last context)."""
+    for line in chunk.split(b"\n"):
+        if not line:
+            continue
+        prompt = b'"user"' in line and "prompt_seen" not in state
+        usage = b'"usage"' in line and b'"assistant"' in line
+        commit = b"git commit" in line and b'"tool_use"' in line
+        if not (prompt or usage or commit):
+            continue
+        try:
+            obj = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(obj, dict) or obj.get("isSidechain") is True:
+            continue
+        if prompt:
+            _first_prompt(state, obj)
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            continue
+        if usage and obj.get("type") == "assistant":
+            tokens = sum(v for k in ("input_tokens", "cache_creation_input_tokens",
+                                     "cache_read_input_tokens")
+                         if isinstance(v := field(message, "usage", k), int))
+            if tokens:
+                state["context_tokens"] = tokens
+        if commit and isinstance(message.get("content"), list):
+            state["commits"] = state.get("commits", 0) + sum(
+                1 for block in message["content"] if isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and "git commit" in str(field(block, "input", "command", kind=str)))
+
+
+def _first_prompt(state: dict, obj: dict) -> None:
+    """The type and mode the session's first human prompt declares (SPEC §2.7)."""
+    from brainlab.sources.claude_marks import prompt_mark  # the ingest's own rule, once
+
+    mark = prompt_mark(obj, None, None, "", 0)
+    if mark is None:
+        return
+    state["prompt_seen"] = True
+    if mark[4]:
+        state["type"] = mark[4]
+    if mark[5]:
+        state["mode"] = mark[5]
+    state["budget"] = budget_of(mark[5], mark[4])
+
+
+def day_cost(state: dict, total: float | None, now: float) -> None:
+    """Keep the session's cost at the start of today's UTC day (``day_base_usd``)."""
+    if total is None:
+        return
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    if state.get("day") != today:
+        # first sight of the session: all of its cost counts for today; a new day: from here
+        state["day_base_usd"] = state.get("last_cost_usd") if state.get("day") else 0.0
+        state["day"] = today
+    state["last_cost_usd"] = total
+
+
+LIMIT_FIELDS = (("five_hour_pct", ("rate_limits", "five_hour", "used_percentage"), float),
+                ("five_hour_resets_at", ("rate_limits", "five_hour", "resets_at"), float),
+                ("seven_day_pct", ("rate_limits", "seven_day", "used_percentage"), float),
+                ("seven_day_resets_at", ("rate_limits", "seven_day", "resets_at"), float),
+                ("context_used_pct", ("context_window", "used_percentage"), float),
+                ("context_window_size", ("context_window", "context_window_size"), float))
+
+
+def record_limits(session_id: str | None, state: dict, data: dict, now: float) -> None:
+    """Append the limit and context values seen, when they changed, to the snapshot file."""
+    values = {name: field(data, *keys, kind=kind) for name, keys, kind in LIMIT_FIELDS}
+    if all(v is None for v in values.values()) or state.get("limits") == values:
+        return
+    state["limits"] = values
+    try:
+        cache.append_line(cache.file(cache.LIMITS_NAME), {
+            "ts": round(now, 3), "session_id": session_id,
+            "model_id": field(data, "model", "id", kind=str), **values})
+    except OSError as exc:
+        cache.log(f"statusline: limit snapshot not written: {exc}")
+
+
+# --- segments ---------------------------------------------------------------------------------
+def _model(data, state, digest, now, plain):
+    name = field(data, "model", "display_name", kind=str) or field(data, "model", "id", kind=str)
+    return _paint(name[:30], None, plain) if name else None
+
+
+def context_pct(data: dict, state: dict) -> float | None:
+    """Context used: Claude Code's figure, else the last call's tokens over the window size."""
+    pct = field(data, "context_window", "used_percentage", kind=float)
+    if pct is not None:
+        return pct
+    size = field(data, "context_window", "context_window_size", kind=float) or 200_000
+    tokens = state.get("context_tokens")
+    return 100.0 * tokens / size if isinstance(tokens, int) and size > 0 else None
+
+
+def budget_of(mode: str | None, session_type: str | None) -> dict | None:
+    """The SPEC §3.3 line the context is coloured against, kept in the state once known.
+
+    A declared working mode's budget (``brainlab.modes.BUDGETS``: watch, max, commits);
+    else the saturation peak of the type's category (``Thresholds``: use-brain 80,
+    build-brain 85); None when the session declared neither.
+    """
+    if mode:
+        from brainlab.modes import BUDGETS
+
+        budget = next((b for b in BUDGETS if b.mode == mode.lower()), None)
+        if budget is not None:
+            return {"watch": budget.watch_pct, "max": budget.max_pct,
+                    "min_commits": budget.min_commits, "basis": f"+{budget.mode}"}
+    if session_type:
+        from brainlab.config import Thresholds
+        from brainlab.protocol import category_of
+
+        category, t = category_of(session_type), Thresholds()
+        peak = {"use-brain": t.saturation_peak_use,
+                "build-brain": t.saturation_peak_build}.get(category)
+        if peak is not None:
+            return {"over_above": peak, "basis": category}
+    return None
+
+
+def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
+    """The context's tone against ``budget`` (SPEC §3.3).
+
+    Over a mode's max (unless commits exceed its count) or past its watch line; over the
+    category's saturation peak; else ok.
+    """
+    if not budget:
+        return "ok"
+    if budget.get("over_above") is not None:
+        return "over" if pct > budget["over_above"] else "ok"
+    if budget.get("max") is not None and pct >= budget["max"] and not (
+            budget.get("min_commits") is not None and commits > budget["min_commits"]):
+        return "over"
+    if budget.get("watch") is not None and pct >= budget["watch"]:
+        return "watch"
+    return "ok"
+
+
+def _context(data, state, digest, now, plain):
+    pct = context_pct(data, state)
+    if pct is None:
+        return None
+    tone = budget_tone(pct, state.get("budget"), state.get("commits", 0))
+    return _paint(f"ctx {pct:.0f}%", tone, plain)
+
+
+def _cost(data, state, digest, now, plain):
+    total = field(data, "cost", "total_cost_usd", kind=float)
+    return _paint(f"${total:.2f}", None, plain) if total is not None else None
+
+
+def _today(data, state, digest, now, plain):
+    """Today's cost: the other sessions' (the digest, same UTC day) plus this one's today."""
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    others = 0.0
+    if digest.get("day") == today and isinstance(digest.get("sessions"), dict):
+        sid = field(data, "session_id", kind=str)
+        others = sum(v for k, v in digest["sessions"].items()
+                     if k != sid and isinstance(v, (int, float)))
+    mine = 0.0
+    if state.get("day") == today and isinstance(state.get("last_cost_usd"), (int, float)):
+        mine = state["last_cost_usd"] - (state.get("day_base_usd") or 0.0)
+    if not others and not mine and digest.get("day") != today:
+        return None
+    return _paint(f"today ${others + mine:.2f}", None, plain)
+
+
+def _limit(data, state, digest, now, plain):
+    pct = field(data, "rate_limits", "five_hour", "used_percentage", kind=float)
+    if pct is None:
+        return None
+    text = f"5h {pct:.0f}%"
+    resets = field(data, "rate_limits", "five_hour", "resets_at", kind=float)
+    if resets is not None and resets > now:
+        left = int(resets - now) // 60
+        text += f" ↻{left // 60}h{left % 60:02d}" if left >= 60 else f" ↻{left}m"
+    return _paint(text, "over" if pct >= 80 else "watch" if pct >= 50 else None, plain)
+
+
+def _protocol(data, state, digest, now, plain):
+    words = []
+    if state.get("type") or state.get("mode"):
+        words.append(" ".join(filter(None, [state.get("type"),
+                                            state.get("mode") and "+" + state["mode"]])))
+    alerts = [w for w in (digest.get("coach"), digest.get("breath")) if isinstance(w, str) and w]
+    if not words and not alerts:
+        return None
+    text = " ".join(words + alerts)
+    return _paint(text, "alert" if alerts else None, plain)
+
+
+_SEGMENT_FUNCS = {"model": _model, "context": _context, "cost": _cost, "today": _today,
+                  "limit": _limit, "protocol": _protocol}

@@ -1,0 +1,15 @@
+-- One row per change of the rate-limit and context values the status line saw (issue 25):
+-- what no transcript holds, appended by `brainlab statusline`, loaded by the next ingest.
+CREATE TABLE IF NOT EXISTS limit_snapshots (
+    snapshot_at         TIMESTAMP NOT NULL,
+    session_id          VARCHAR,
+    model_id            VARCHAR,
+    five_hour_pct       DOUBLE,
+    five_hour_resets_at TIMESTAMP,
+    seven_day_pct       DOUBLE,
+    seven_day_resets_at TIMESTAMP,
+    context_used_pct    DOUBLE,
+    context_window_size BIGINT,
+    source_file         VARCHAR NOT NULL,
+    line                BIGINT
+);
