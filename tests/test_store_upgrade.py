@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, TEMPLATE_BRAIN
 
 from brainlab.store import open_writer, upgrade
 from brainlab.store.claude_ingest import ingest_claude
@@ -141,15 +141,30 @@ def test_ingest_after_upgrade_equals_a_fresh_ingest(corpus, current_store, tmp_p
     assert len(lines) == 1 and "from schema 0ld0ld0ld0ld0ld0" in lines[0], done.stdout
     assert "derived tables to recompute" in lines[0]
     assert "store upgraded" not in fresh.stdout
+    assert_same_tables(old, tmp_path / "fresh.duckdb", skip=BOOKKEEPING)
     con = duckdb.connect(str(old), read_only=True)
     try:
         con.execute(f"ATTACH '{tmp_path / 'fresh.duckdb'}' AS fresh (READ_ONLY)")
+        # the bookkeeping: every present file read again whole, as a fresh store's
+        same = ("SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256,"
+                " rows_loaded, errors FROM {}.cc_files")
+        assert con.execute(f"SELECT count(*) FROM ({same.format('main')} EXCEPT ALL"
+                           f" {same.format('fresh')})").fetchone()[0] == 0
+    finally:
+        con.close()
+
+
+def assert_same_tables(store: Path, fresh: Path, skip=frozenset()) -> None:
+    """Every table of ``fresh`` holds the same rows in ``store`` (EXCEPT ALL both ways)."""
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        con.execute(f"ATTACH '{fresh}' AS fresh (READ_ONLY)")
         tables = [r[0] for r in con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'fresh'"
             " AND schema_name = 'main' AND table_name <> 'brainlab_meta'").fetchall()]
-        assert "cc_request_lines" in tables and "cc_usage_rollup" in tables
+        assert "agents" in tables and "cc_usage_rollup" in tables
         for table in tables:
-            if table in BOOKKEEPING:
+            if table in skip:
                 continue
             cols = con.execute(
                 "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name ="
@@ -162,13 +177,28 @@ def test_ingest_after_upgrade_equals_a_fresh_ingest(corpus, current_store, tmp_p
             for a, b in ((mine, theirs), (theirs, mine)):
                 extra = con.execute(f"SELECT count(*) FROM ({a} EXCEPT ALL {b})").fetchone()[0]
                 assert extra == 0, (table, a)
-        # the bookkeeping: every present file read again whole, as a fresh store's
-        same = ("SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256,"
-                " rows_loaded, errors FROM {}.cc_files")
-        assert con.execute(f"SELECT count(*) FROM ({same.format('main')} EXCEPT ALL"
-                           f" {same.format('fresh')})").fetchone()[0] == 0
     finally:
         con.close()
+
+
+def test_brain_files_are_read_again_after_an_upgrade(tmp_path):
+    """The brain ingest: every file re-read by the new code (ingest_files' hashes cleared)."""
+    old, fresh = tmp_path / "old.duckdb", tmp_path / "fresh.duckdb"
+    first = cli("ingest", "brain", TEMPLATE_BRAIN, "--db", old, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    con = duckdb.connect(str(old))
+    try:
+        assert con.execute("SELECT count(status) FROM agents").fetchone()[0] > 0
+        con.execute("UPDATE brainlab_meta SET value = '0ld0ld0ld0ld0ld0' WHERE key = 'schema'")
+        con.execute("DELETE FROM brainlab_meta WHERE key IN ('catalog', 'catalog_files')")
+        con.execute("ALTER TABLE agents DROP COLUMN status")  # a column the new parser fills
+    finally:
+        con.close()
+    done = cli("ingest", "brain", TEMPLATE_BRAIN, "--db", old, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "store upgraded from schema 0ld0ld0ld0ld0ld0" in done.stdout
+    assert cli("ingest", "brain", TEMPLATE_BRAIN, "--db", fresh, cwd=tmp_path).returncode == 0
+    assert_same_tables(old, fresh)  # agents.status filled again: the files were re-read
 
 
 @pytest.mark.parametrize("point", ["moved", "copied", "commit"])

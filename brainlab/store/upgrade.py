@@ -87,14 +87,16 @@ def kill_point(name: str) -> None:
 
 def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary"
-        " AND table_name <> 'brainlab_meta' ORDER BY table_name").fetchall()]
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
+        " AND schema_name = 'main' AND NOT temporary AND table_name <> 'brainlab_meta'"
+        " ORDER BY table_name").fetchall()]
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     return dict(con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main'"
-        " AND table_name = ? ORDER BY column_index", [table]).fetchall())
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name ="
+        " current_database() AND schema_name = 'main' AND table_name = ?"
+        " ORDER BY column_index", [table]).fetchall())
 
 
 def move_aside(con: duckdb.DuckDBPyConnection, old_schema: str) -> tuple[UpgradeSummary,
@@ -103,7 +105,7 @@ def move_aside(con: duckdb.DuckDBPyConnection, old_schema: str) -> tuple[Upgrade
     summary = UpgradeSummary(old_schema)
     for (name,) in con.execute(
         "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
-    ).fetchall():
+        " AND database_name = current_database()").fetchall():
         con.execute(f'DROP VIEW IF EXISTS "{name}"')
     moved = []
     for name in _tables(con):
