@@ -231,6 +231,14 @@ def ingest() -> None:
     """Load files into the database (the only commands that write)."""
 
 
+@ingest.result_callback()
+def _ingest_done(*_args, **_kwargs) -> None:
+    from brainlab.store import upgrade  # the store was upgraded to this schema (issue 24)
+
+    while upgrade.DONE:
+        click.echo(upgrade.DONE.pop(0).line())
+
+
 @ingest.command("brain")
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @db_option()

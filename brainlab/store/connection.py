@@ -214,6 +214,11 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
                               allowed=tuple(allowed)))
     try:
         yield con
+    except engine().Error as exc:  # a store of another schema: say how to upgrade it
+        stale = _stale_error(con, path, exc)
+        if stale is None:
+            raise
+        raise stale from exc
     finally:
         con.close()
 
@@ -245,4 +250,16 @@ def query_error(con, path, exc: Exception) -> StoreError:
             f"database {path} has no brainlab tables (an ingest stopped before writing"
             " its schema?): run `brainlab ingest ...` on it again, or pass another --db")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return StoreError(f"query failed on {path}: {first}")
+    return _stale_error(con, path, exc) or StoreError(f"query failed on {path}: {first}")
+
+
+def _stale_error(con, path, exc: Exception) -> StoreError | None:
+    """The error for a failed query on a store of another schema (issue 24), else None."""
+    from brainlab.store.schema import stale_schema
+
+    if not stale_schema(con):
+        return None
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"query failed on {path} ({first}): the store was written by another"
+                      " brainlab version; run an ingest on it (e.g. `brainlab ingest claude"
+                      f" --db {path}`) to upgrade it in place, keeping its rows")

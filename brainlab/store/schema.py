@@ -107,7 +107,11 @@ def catalog_files_key() -> str:
 
 
 def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
-    """Create tables, (re)create views and comments; return True when tables were rebuilt.
+    """Create tables, (re)create views and comments; return True when the store was upgraded.
+
+    A store written with other table definitions is upgraded in the same transaction:
+    recorded rows carried over, derived tables dropped for the next ingest to recompute
+    (:mod:`brainlab.store.upgrade`); a store whose rows do not fit raises StoreError.
 
     ``describe=False`` skips the ``COMMENT ON`` statements (a throw-away in-memory store, such
     as ``brainlab check``'s, has no reader to show them to; they are half the set-up time).
@@ -124,15 +128,18 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     if stored.get("catalog") == catalog:
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)", [files])
         return False
-    rebuilt = False
     fingerprint = schema_fingerprint()
-    if stored.get("schema") and stored["schema"] != fingerprint:
-        _drop_all(con)
-        rebuilt = True
+    rebuilt = bool(stored.get("schema")) and stored["schema"] != fingerprint
     con.execute("BEGIN TRANSACTION")
     try:
+        if rebuilt:  # keep recorded rows (store/upgrade.py), all in this one transaction
+            from brainlab.store import upgrade
+
+            summary, moved = upgrade.move_aside(con, stored["schema"])
         for _name, text in sql_files("schema"):
             con.execute(text)
+        if rebuilt:
+            upgrade.carry_over(con, summary, moved, _store_path(con))
         _write_lookups(con)
         for _name, text in sql_files("views"):
             con.execute(text)
@@ -141,11 +148,30 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
             _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?),"
                     " ('catalog_files', ?)", [fingerprint, catalog, files])
+        if rebuilt:
+            upgrade.kill_point("commit")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    if rebuilt:
+        upgrade.DONE.append(summary)
     return rebuilt
+
+
+def _store_path(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name ="
+                      " current_database()").fetchone()
+    return row[0] if row and row[0] else "the store"
+
+
+def stale_schema(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The schema fingerprint a store was written with, when it is not this package's."""
+    try:
+        row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'schema'").fetchone()
+    except engine().Error:  # no meta table: not a brainlab store of any version
+        return None
+    return row[0] if row and row[0] != schema_fingerprint() else None
 
 
 def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
@@ -234,18 +260,6 @@ def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
                     [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
                      for b in modes.BUDGETS])
-
-
-def _drop_all(con: duckdb.DuckDBPyConnection) -> None:
-    for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
-    ).fetchall():
-        con.execute(f'DROP VIEW IF EXISTS "{name}" CASCADE')
-    for (name,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
-        " AND table_name <> 'brainlab_meta'"
-    ).fetchall():
-        con.execute(f'DROP TABLE IF EXISTS "{name}" CASCADE')
 
 
 def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
