@@ -523,7 +523,10 @@ def print_usage(found, db: Path) -> None:
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
               help="Also read the Claude Code transcripts of this database (read-only).")
 def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
-    """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
+    """Lint a brain checkout against the protocol (SPEC §2-§6).
+
+    Exit 1 on an error or a file that could not be read, 2 on misuse.
+    """
     from brainlab.rules.check import check
     from brainlab.rules.formats import render
 
@@ -533,7 +536,7 @@ def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
     click.echo(render(result, fmt))
-    sys.exit(1 if result.errors else 0)
+    sys.exit(result.exit_code)
 
 
 # --- Team scale: the Parquet lake (brainlab/lake, docs/lake.md) -------------------------------
