@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from brainlab import __version__
-from brainlab.errors import BrainlabError
+from brainlab.errors import BrainlabError, ConfigError
 from brainlab.paths import DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR
 from brainlab.terminal import LazyConsole
 
@@ -35,6 +35,10 @@ def db_option(default: Path = DEFAULT_DB):
 
 def progress_bar():
     """The one progress display used by long commands (stderr, so stdout stays clean)."""
+    from brainlab.terminal import NoProgress, is_terminal
+
+    if not is_terminal(sys.stderr):  # a log or a pipe: no bar, and no blank line it leaves
+        return NoProgress()
     from rich import progress as rp
 
     BarColumn, MofNCompleteColumn, Progress = rp.BarColumn, rp.MofNCompleteColumn, rp.Progress
@@ -183,9 +187,13 @@ def ingest_brain(path: Path, db: Path) -> None:
 @handle_errors
 def ingest_sprints(path: Path, db: Path) -> None:
     """Ingest sprints: a JSONL sprint record, a broker output .md, a contract, or a brain folder."""
-    from brainlab.sources.sprints import sources_for
+    from brainlab.errors import SourceError
+    from brainlab.sources.sprints import nothing_found, sources_for
 
-    run_ingest(db, sources_for(path), path, "sprints")
+    sources = sources_for(path)
+    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
+        raise SourceError(nothing_found(path))
+    run_ingest(db, sources, path, "sprints")
 
 
 @main.group()
@@ -312,8 +320,11 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
 @handle_errors
 def ingest_circuits(path: Path, db: Path) -> None:
     """Ingest ticket circuit journals (SPEC §6.7): PATH/circuits/**/*.jsonl, or PATH/**/*.jsonl."""
+    from brainlab.errors import SourceError
     from brainlab.sources.circuits import CircuitsSource
 
+    if not CircuitsSource().discover(path.resolve()):  # fail before touching the db
+        raise SourceError(CircuitsSource.nothing_found(path))
     run_ingest(db, [CircuitsSource()], path, "circuits")
 
 
@@ -479,6 +490,8 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     from brainlab import tables
     from brainlab.metrics.usage import usage_table
 
+    if as_json and as_csv:
+        raise ConfigError("--json and --csv print different formats: give one of them")
     found = usage_table(db, by, since=since, until=until, project=project, limit=limit)
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),

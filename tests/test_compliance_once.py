@@ -37,7 +37,7 @@ def checked(root: Path, cwd: Path, *extra) -> Counter:
 def stored(db: Path) -> Counter:
     rows = query(db, "SELECT rule, count(*) AS n FROM violations WHERE rule LIKE 'BRK%' "
                      "GROUP BY rule")
-    return Counter(dict(zip(rows["rule"], rows["n"])))
+    return Counter(dict(zip(rows["rule"], rows["n"], strict=True)))
 
 
 def test_demo_store_and_check_count_each_broker_breach_once(demo, tmp_path):

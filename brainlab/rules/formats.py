@@ -53,8 +53,11 @@ def text(result: CheckResult) -> str:
 
 
 def as_json(result: CheckResult) -> str:
-    """A JSON list of violations (rule, severity, subject, file, line, message and more), then
-    one item per file that could not be read (``rule`` null: CheckResult.as_dicts)."""
+    """A JSON list of violations, then one item per file that could not be read.
+
+    A violation has rule, severity, subject, file, line, message and more; an unreadable file
+    the same keys with ``rule`` null (CheckResult.as_dicts).
+    """
     return json.dumps(result.as_dicts(), indent=2, ensure_ascii=False)
 
 

@@ -1,0 +1,62 @@
+"""Issue 28 items 10 and 11: what the CLI used to drop or hide is said, in one line.
+
+Every command runs in a subprocess from a shell-like cwd, stderr and stdout captured apart
+(not a terminal, as in a log or a CI job).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).parent / "brainlab"  # the console script pip installed
+
+
+def cli(*args, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def one_error_line(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode != 0, done.stdout
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), done.stderr
+    return lines[0]
+
+
+def test_sql_keeps_duckdbs_suggestions(empty_store, tmp_path):
+    line = one_error_line(cli("sql", "SELECT * FROM cc_session", "--db", empty_store,
+                              cwd=tmp_path))
+    assert 'Did you mean "cc_sessions"?' in line
+    line = one_error_line(cli("sql", "SELECT sesion_id FROM cc_sessions", "--db", empty_store,
+                              cwd=tmp_path))
+    assert 'Candidate bindings: "session_id"' in line
+
+
+@pytest.mark.parametrize("kind", ["sprints", "circuits"])
+def test_ingest_a_folder_holding_none_says_so(kind, tmp_path):
+    (tmp_path / "empty").mkdir()
+    db = tmp_path / "b.duckdb"
+    line = one_error_line(cli("ingest", kind, "empty", "--db", db, cwd=tmp_path))
+    assert "empty" in line and "looked for" in line and "nothing was written" in line
+    assert not db.exists()
+
+
+def test_json_and_csv_together_is_one_error(empty_store, tmp_path):
+    done = cli("usage", "--json", "--csv", "--db", empty_store, cwd=tmp_path)
+    assert "--json and --csv" in one_error_line(done)
+    assert done.stdout == ""
+
+
+def test_an_ingest_log_has_no_blank_first_line(brain, tmp_path):
+    (brain / "progression" / "sprints").mkdir(parents=True)
+    (brain / "progression" / "sprints" / "s.jsonl").write_text(
+        '{"sprint": "p-core-01", "agent": "developer"}\n', encoding="utf-8")
+    done = cli("ingest", "sprints", brain, "--db", tmp_path / "b.duckdb", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not done.stderr.startswith("\n"), repr(done.stderr[:80])
+    assert done.stdout.splitlines()[0].strip(), repr(done.stdout[:80])
