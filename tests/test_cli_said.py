@@ -60,3 +60,35 @@ def test_an_ingest_log_has_no_blank_first_line(brain, tmp_path):
     assert done.returncode == 0, done.stderr
     assert not done.stderr.startswith("\n"), repr(done.stderr[:80])
     assert done.stdout.splitlines()[0].strip(), repr(done.stdout[:80])
+
+
+@pytest.mark.parametrize("args", [["synth", "--end", "2026/01/01", "--out", "s"],
+                                  ["synth", "--weeks", "0", "--out", "s"],
+                                  ["demo", "--weeks", "0", "--dir", "d"]])
+def test_bad_synth_and_demo_options_are_one_error_line(args, tmp_path):
+    line = one_error_line(cli(*args, cwd=tmp_path))
+    assert args[1] in line
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_dotted_model_name_in_a_price_file_suggests_the_quoted_key(tmp_path):
+    (tmp_path / "prices.toml").write_text(
+        "[models.glm-4.7]\ninput = 1.0\noutput = 2.0\ncache_write_5m = 1.0\ncache_read = 0.1\n",
+        encoding="utf-8")
+    (tmp_path / "projects").mkdir()
+    line = one_error_line(cli("ingest", "claude", "projects", "--prices", "prices.toml",
+                              "--db", tmp_path / "b.duckdb", cwd=tmp_path))
+    assert '[models."glm-4.7"]' in line
+
+
+def test_an_index_and_a_reference_in_agents_are_not_agents(tmp_path):
+    """The template's agents/AGENTS.md (type: index) and bsi-schema.md (type: reference)."""
+    from conftest import SHARED, query
+
+    template = SHARED / "reference" / "cortex-template" / "Tetardtek__Cortex-Template"
+    db = tmp_path / "b.duckdb"
+    done = cli("ingest", "brain", template, "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    agents = set(query(db, "SELECT agent FROM agents")["agent"])
+    assert {"coach", "helloWorld", "metabolism-scribe", "context-broker"} <= agents
+    assert not agents & {"AGENTS", "bsi-schema"}

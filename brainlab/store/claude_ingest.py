@@ -77,6 +77,11 @@ def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict],
         as_of = date.fromisoformat(str(as_of)) if as_of else None
         for model, rates in (data.get("models") or {}).items():
             missing = {"input", "output", "cache_write_5m", "cache_read"} - set(rates)
+            if missing and any(isinstance(v, dict) for v in rates.values()):  # [models.a.b]
+                inner = next(k for k, v in rates.items() if isinstance(v, dict))
+                raise ConfigError(f'{name}: [models.{model}.{inner}] is read as model {model!r}'
+                                  f' holding a table {inner!r}: quote a model name holding a'
+                                  f' dot, [models."{model}.{inner}"]')
             if missing:
                 raise ConfigError(f"{name}: model {model!r} lacks {sorted(missing)}")
             merged[model] = {
