@@ -92,3 +92,21 @@ def test_an_index_and_a_reference_in_agents_are_not_agents(tmp_path):
     agents = set(query(db, "SELECT agent FROM agents")["agent"])
     assert {"coach", "helloWorld", "metabolism-scribe", "context-broker"} <= agents
     assert not agents & {"AGENTS", "bsi-schema"}
+
+
+def test_make_demo_installs_no_spark_and_make_test_does():
+    """`make demo` installs what the demo runs (no pyspark and its Java-facing stack)."""
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.fail("make is missing")
+    repo = Path(__file__).resolve().parents[1]
+
+    def planned(target: str) -> str:
+        done = subprocess.run(["make", "-n", "-B", target], cwd=repo, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "spark" not in planned("demo") and "[dev" not in planned("demo")
+    assert "pip install --quiet -e '.[dev,spark]'" in planned("test")
