@@ -604,7 +604,8 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices) 
     summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
                                   machine=machine, prices=prices)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
-               f" reset, {summary.removed} removed, {summary.errors} errors;"
+               f" reset, {summary.removed} removed, {summary.errors} errors,"
+               f" {summary.warnings} warnings;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
 
 
