@@ -16,13 +16,16 @@ from brainlab.metrics.report import Week, has_rows
 from brainlab.store import query
 
 # Section keys of the report (report/sections.py), what each reads, and what adds it.
+# METABOLISM stands for the sessions of a SPEC §2.2 type on the report's basis: metabolism
+# logs, or transcripts declaring a brain session type (issue 13: they give the metabolism too).
+METABOLISM = "@metabolism"
 LOGS = ("metabolism logs", "brainlab ingest brain PATH")
 NEEDS = (  # key, heading, tables any of which feeds it, (what, command)
-    ("health", "health by category", ("raw_metabolism_logs",), LOGS),
-    ("ratio", "rolling ratio and coach trigger", ("raw_metabolism_logs",), LOGS),
-    ("conserve", "conserve signals", ("raw_metabolism_logs",), LOGS),
-    ("audit", "logged versus measured", ("raw_metabolism_logs",), LOGS),
-    ("agents", "agent cost", ("raw_metabolism_logs", "cc_requests"), LOGS),
+    ("health", "health by category", (METABOLISM,), LOGS),
+    ("ratio", "rolling ratio and coach trigger", (METABOLISM,), LOGS),
+    ("conserve", "conserve signals", (METABOLISM,), LOGS),
+    ("audit", "logged versus measured", (METABOLISM,), LOGS),
+    ("agents", "agent cost", (METABOLISM, "cc_requests"), LOGS),
     ("breath", "sprint breath", ("sprints", "broker_blocks"),
      ("sprints", "brainlab ingest sprints PATH")),
     ("regulator", "regulator outcomes", ("circuit_events",),
@@ -32,6 +35,7 @@ NEEDS = (  # key, heading, tables any of which feeds it, (what, command)
     ("compliance", "protocol compliance",
      ("raw_metabolism_logs", "claims", "workspaces", "agents", "broker_blocks",
       "circuit_events", "sprints"), ("a brain checkout", "brainlab ingest brain PATH")),
+    ("sessions", "sessions of the week", (METABOLISM, "cc_requests"), LOGS),
     ("usage", "Claude Code usage", ("cc_requests",),
      ("Claude Code transcripts", "brainlab ingest claude [PATH]")),
 )
@@ -41,7 +45,7 @@ NEEDS = (  # key, heading, tables any of which feeds it, (what, command)
 class Shape:
     """Which sides the store holds and the sections it cannot fill (key -> heading)."""
 
-    has_logs: bool
+    has_logs: bool  # brain sessions to score: logs, or transcripts of a brain session type
     has_transcripts: bool
     missing: dict[str, str]
     adds: dict[str, tuple[str, str]]  # key -> (what is missing, the command adding it)
@@ -58,12 +62,16 @@ class Shape:
         return "Not shown, no data for them in this store: " + "; ".join(parts) + "."
 
 
-def store_shape(db) -> Shape:
+def store_shape(db, basis: str = "best") -> Shape:
     """Look once at which tables hold rows; every section asks the result."""
-    present = {name: has_rows(db, name) for _k, _h, tables, _a in NEEDS for name in tables}
+    present = {name: has_rows(db, name) for _k, _h, tables, _a in NEEDS for name in tables
+               if name != METABOLISM}
+    present[METABOLISM] = bool(query(db, "SELECT EXISTS (SELECT 1 FROM basis_sessions("
+                                         "basis := $basis) WHERE type IS NOT NULL AND "
+                                         "type <> 'unknown') AS x", {"basis": basis}).x[0])
     missing = {key: heading for key, heading, tables, _a in NEEDS
                if not any(present[t] for t in tables)}
-    return Shape(has_logs=present["raw_metabolism_logs"],
+    return Shape(has_logs=present[METABOLISM],
                  has_transcripts=present["cc_requests"], missing=missing,
                  adds={key: adds for key, _h, _t, adds in NEEDS})
 

@@ -49,7 +49,7 @@ class ReportContext:
 
     @property
     def transcripts_only(self) -> bool:
-        """No metabolism log at all but transcripts: figures are measured from transcripts."""
+        """No brain session to score (no log, no typed transcript) but transcripts."""
         return (self.shape is not None and not self.shape.has_logs
                 and self.shape.has_transcripts)
 
@@ -80,7 +80,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         run_id=run_id, figures=data.week_figures(db, parsed, thresholds, basis=basis),
         threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
         transcript_sessions=data.transcript_sessions(db, parsed),
-        shape=measured_week.store_shape(db))
+        shape=measured_week.store_shape(db, basis))
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -216,7 +216,8 @@ def headline(ctx: ReportContext) -> str:
     parts = []
     if ctx.transcripts_only:
         parts.append(note("Measured from Claude Code transcripts: this store holds no"
-                          " metabolism log, so every figure below comes from the transcripts."))
+                          " metabolism log (nor a transcript declaring a brain session type),"
+                          " so every figure below comes from the transcripts."))
         parts.append(_measured_headline(ctx))
     elif not ctx.has_sessions:
         also = (f" {ctx.transcript_sessions:,} Claude Code session(s) started this week:"
@@ -326,6 +327,8 @@ def conserve(ctx: ReportContext) -> str:
 
 def sessions(ctx: ReportContext) -> str:
     """Every session of the week with its notes (log text: escaped); measured without logs."""
+    if ctx.skipped("sessions"):
+        return ""
     if ctx.transcripts_only:
         return show(section("sessions", "Sessions this week (measured from transcripts)",
                             table(measured_week.week_sessions(ctx.db, ctx.week),

@@ -53,7 +53,8 @@ def ratio_by_basis(signals: pd.DataFrame, coach_ratio: float = 0.40) -> alt.Char
         color=alt.Color("basis:N"))
     coach = alt.Chart(rows[rows["coach_triggered"].fillna(False)]).mark_point(
         shape="triangle-up", size=60, filled=True).encode(
-        x="started_at:T", y="ratio:Q", color="basis:N", tooltip=["sess_id", "coach_reason"])
+        x="started_at:T", y="ratio:Q", color="basis:N",
+        tooltip=["sess_id:N", "coach_reason:N"])  # typed: an empty frame infers no type
     rule = alt.Chart(pd.DataFrame({"y": [coach_ratio]})).mark_rule(
         strokeDash=[2, 2], color="#d62728").encode(y="y:Q")
     return line + coach + rule
