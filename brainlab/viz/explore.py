@@ -224,3 +224,22 @@ def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
         color=alt.Color("severity:N", title=None, scale=alt.Scale(
             domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
     ).properties(width=theme.WIDTH, height=alt.Step(16))
+
+
+def measured_weeks(weekly: pd.DataFrame) -> alt.Chart:
+    """Claude Code sessions and cost per ISO week, as the transcripts measure them.
+
+    ``weekly``: week_start, sessions, cost_usd (a store without metabolism logs, issue 28).
+    """
+    base = alt.Chart(weekly).encode(x=alt.X("week_start:T", title="week (Monday)",
+                                            axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)))
+    sessions = base.mark_bar().encode(
+        y=alt.Y("sessions:Q", title="Claude Code sessions"),
+        tooltip=["week_start:T", "sessions:Q", alt.Tooltip("cost_usd:Q", format="$,.2f")],
+    ).properties(width=theme.WIDTH // 2 - 40, height=180,
+                 title="Sessions per week (measured)")
+    cost = base.mark_bar(color=theme.ALERT).encode(
+        y=alt.Y("cost_usd:Q", title="cost (USD)", axis=alt.Axis(format="$,.0f")),
+        tooltip=["week_start:T", "sessions:Q", alt.Tooltip("cost_usd:Q", format="$,.2f")],
+    ).properties(width=theme.WIDTH // 2 - 40, height=180, title="Cost per week (measured)")
+    return alt.hconcat(sessions, cost)
