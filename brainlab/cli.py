@@ -229,7 +229,7 @@ def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, t
         miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
         else miss_overhead,
         thresholds=Thresholds().replace(**parse_overrides(list(thresholds))))
-    click.echo(broker.format_summary(result))
+    click.echo(broker.format_summary(result, width=out.width))
     if out_file:
         result.write(out_file)
         out.print(f"wrote {len(result.rows)} rows to {out_file}")
