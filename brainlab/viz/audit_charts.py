@@ -60,6 +60,9 @@ def ratio_by_basis(signals: pd.DataFrame, coach_ratio: float = 0.40) -> alt.Char
     return line + coach + rule
 
 
+_STYLE = {"description_width": "initial"}  # labels whole, not cut at ipywidgets' default
+
+
 def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
                 types: list[str], render: Callable[[pd.DataFrame, dict], None]) -> w.Widget:
     """Field, type and tolerance controls; each change re-reads the audit and calls ``render``.
@@ -68,10 +71,12 @@ def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
     the flags); ``render(rows, choices)`` draws the filtered rows.
     """
     field = w.Dropdown(options=fields, value=fields[0] if fields else None,
-                       description="field")
+                       description="field", style=_STYLE)
     kind = w.SelectMultiple(options=types, value=(), description="types (none = all)",
+                            style=_STYLE,
                             rows=min(6, max(2, len(types))))
-    tolerance = w.IntSlider(value=10, min=0, max=60, step=5, description="tolerance %")
+    tolerance = w.IntSlider(value=10, min=0, max=60, step=5, description="tolerance %",
+                            style=_STYLE)
     out = w.Output()
 
     def update(_change=None) -> None:
