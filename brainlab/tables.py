@@ -20,6 +20,9 @@ MISSING = "—"  # the one missing-value marker of every table (terminal and HTM
 
 COUNT_WORDS = ("tokens", "requests", "sessions", "loads", "count", "calls", "tickets",
                "wakeups", "stops", "decisions", "rows", "files", "triggers", "loaded")
+# Percent columns whose name lacks the _pct suffix (SPEC §3.1 field names): shown as 21%, like
+# context_peak_pct beside them, not 21.40 (issue 28 item 9).
+PERCENT_NAMES = ("context_at_close",)
 
 
 def is_missing(value: object) -> bool:
@@ -40,7 +43,7 @@ def column_kind(name: str, values: Sequence[object] = ()) -> str:
         return "money"
     if low.endswith("share") or low.endswith("_rate") or low.startswith("share_"):
         return "share" if all(isinstance(v, numbers.Real) for v in present) else "text"
-    if low.endswith("_pct"):
+    if low.endswith("_pct") or low in PERCENT_NAMES:
         return "pct"
     if present and all(isinstance(v, bool) for v in present):
         return "bool"

@@ -38,3 +38,11 @@ def test_every_labelled_control_has_room_for_its_label():
     assert len(labelled) >= 6
     cut = [w.description for w in labelled if not w.style.description_width]
     assert cut == [], cut
+
+
+def test_context_at_close_reads_in_the_units_of_context_peak_pct():
+    """``context_peak_pct 86%`` beside ``context_at_close 21.40``: both percentages now."""
+    from brainlab.report.sections import table
+
+    html = table(pd.DataFrame({"context_peak_pct": [86.0], "context_at_close": [21.4]}))
+    assert ">86%<" in html and ">21%<" in html
