@@ -54,3 +54,21 @@ def test_06_draws_no_empty_chart_and_says_why(corpus_store, tmp_path):
     nb = run("06_logged_vs_measured.ipynb", corpus_store, tmp_path)
     assert not [w for w in warnings(nb) if "infer vegalite type" in w]
     assert "none with a rolling ratio on any basis" in json.dumps(outputs(nb))
+
+
+def test_notebook_tables_read_as_brainlab_tables(demo, tmp_path):
+    """Issue 28 item 9: no numpy reprs, no 0..n index, counts with separators (01, 06, 07)."""
+    import re
+
+    for name in ("01_metabolism_trends.ipynb", "06_logged_vs_measured.ipynb",
+                 "07_compliance.ipynb"):
+        nb = run(name, demo["db"], tmp_path)
+        text = json.dumps(outputs(nb))
+        assert "np.float64(" not in text and "np.int64(" not in text and "np.True_" not in text
+        tables = [o["data"]["text/html"] for o in outputs(nb)
+                  if "<table" in o.get("data", {}).get("text/html", "")
+                  and "<svg" not in o["data"]["text/html"]]
+        assert tables, name
+        for html in tables:
+            assert not re.search(r'<th[^>]*class="row_heading[^"]*"[^>]*>\s*0\s*</th>', html), name
+            assert 'class="dataframe"' not in html, name  # a bare DataFrame's repr
