@@ -32,9 +32,14 @@ def outputs(nb: dict) -> list[dict]:
     return [o for c in nb["cells"] for o in c.get("outputs", [])]
 
 
+def _html(output: dict) -> str:
+    html = output.get("data", {}).get("text/html", "")
+    return "".join(html) if isinstance(html, list) else html  # nbformat keeps lines
+
+
 def charts(nb: dict) -> list[dict]:
     return [o for o in outputs(nb) if any("vegalite" in k for k in o.get("data", {}))
-            or "vega" in o.get("data", {}).get("text/html", "")]
+            or "vega" in _html(o)]
 
 
 def warnings(nb: dict) -> list[str]:
@@ -65,9 +70,7 @@ def test_notebook_tables_read_as_brainlab_tables(demo, tmp_path):
         nb = run(name, demo["db"], tmp_path)
         text = json.dumps(outputs(nb))
         assert "np.float64(" not in text and "np.int64(" not in text and "np.True_" not in text
-        tables = [o["data"]["text/html"] for o in outputs(nb)
-                  if "<table" in o.get("data", {}).get("text/html", "")
-                  and "<svg" not in o["data"]["text/html"]]
+        tables = [h for h in map(_html, outputs(nb)) if "<table" in h and "<svg" not in h]
         assert tables, name
         for html in tables:
             assert not re.search(r'<th[^>]*class="row_heading[^"]*"[^>]*>\s*0\s*</th>', html), name
