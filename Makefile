@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 $(BIN)/brainlab: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pip install --quiet -e .  # what the demo uses: no test tools, no pyspark/Java stack
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
@@ -27,8 +27,13 @@ java:
 	    apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || \
 	  echo "java missing: Spark tests will fail (apt-get install openjdk-17-jre-headless)"
 
-test: $(BIN)/brainlab browser java
+# the test tools and the Spark extra, on top of the demo's install
+$(VENV)/.test-extras: $(BIN)/brainlab
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	touch $@
+
+test: $(VENV)/.test-extras browser java
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
-lint: $(BIN)/brainlab
+lint: $(VENV)/.test-extras
 	$(BIN)/ruff check brainlab tests benchmarks

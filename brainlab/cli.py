@@ -22,7 +22,7 @@ if sys.argv[1:2] in (["statusline"], ["hook"]):  # issue 25: live commands start
 import click  # noqa: E402
 
 from brainlab import __version__
-from brainlab.errors import BrainlabError, fatal_message
+from brainlab.errors import BrainlabError, ConfigError, fatal_message
 from brainlab.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR, config_requested
 from brainlab.plaintext import visible
 from brainlab.terminal import LazyConsole
@@ -45,6 +45,10 @@ def db_option(default: Path = DEFAULT_DB):
 
 def progress_bar():
     """The one progress display used by long commands (stderr, so stdout stays clean)."""
+    from brainlab.terminal import NoProgress, is_terminal
+
+    if not is_terminal(sys.stderr):  # a log or a pipe: no bar, and no blank line it leaves
+        return NoProgress()
     from rich import progress as rp
 
     BarColumn, MofNCompleteColumn, Progress = rp.BarColumn, rp.MofNCompleteColumn, rp.Progress
@@ -259,9 +263,13 @@ def ingest_brain(path: Path, db: Path) -> None:
 @handle_errors
 def ingest_sprints(path: Path, db: Path) -> None:
     """Ingest sprints: a JSONL sprint record, a broker output .md, a contract, or a brain folder."""
-    from brainlab.sources.sprints import sources_for
+    from brainlab.errors import SourceError
+    from brainlab.sources.sprints import nothing_found, sources_for
 
-    run_ingest(db, sources_for(path), path, "sprints")
+    sources = sources_for(path)
+    if not any(s.discover(path.resolve()) for s in sources):  # fail before touching the db
+        raise SourceError(nothing_found(path))
+    run_ingest(db, sources, path, "sprints")
 
 
 @main.group()
@@ -297,7 +305,7 @@ def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, t
         miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
         else miss_overhead,
         thresholds=settings().thresholds.replace(**parse_overrides(list(thresholds))))
-    click.echo(broker.format_summary(result))
+    click.echo(broker.format_summary(result, width=out.width))
     if out_file:
         result.write(out_file)
         out.print(f"wrote {len(result.rows)} rows to {out_file}")
@@ -388,8 +396,11 @@ def demo_cmd(demo_dir: Path, weeks: int, seed: int) -> None:
 @handle_errors
 def ingest_circuits(path: Path, db: Path) -> None:
     """Ingest ticket circuit journals (SPEC §6.7): PATH/circuits/**/*.jsonl, or PATH/**/*.jsonl."""
+    from brainlab.errors import SourceError
     from brainlab.sources.circuits import CircuitsSource
 
+    if not CircuitsSource().discover(path.resolve()):  # fail before touching the db
+        raise SourceError(CircuitsSource.nothing_found(path))
     run_ingest(db, [CircuitsSource()], path, "circuits")
 
 
@@ -580,6 +591,8 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     from brainlab import tables
     from brainlab.metrics.usage import usage_table
 
+    if as_json and as_csv:
+        raise ConfigError("--json and --csv print different formats: give one of them")
     if by == "blocks":
         from brainlab.metrics.usage_blocks import blocks_table
 
@@ -636,13 +649,16 @@ def print_usage(found, db: Path) -> None:
               help="Also read the Claude Code transcripts of this database (read-only).")
 @handle_errors(code=2)
 def check_cmd(path: Path, fmt: str, select: str, ignore: str, db: Path | None) -> None:
-    """Lint a brain checkout against the protocol (SPEC §2-§6): exit 1 on an error, 2 on misuse."""
+    """Lint a brain checkout against the protocol (SPEC §2-§6).
+
+    Exit 1 on an error or a file that could not be read, 2 on misuse.
+    """
     from brainlab.rules.check import check
     from brainlab.rules.formats import render
 
     result = check(path, select.split(","), ignore.split(","), db=db)
     click.echo(render(result, fmt))
-    sys.exit(1 if result.errors else 0)
+    sys.exit(result.exit_code)
 
 
 # --- Team scale: the Parquet lake (brainlab/lake, docs/lake.md) -------------------------------
@@ -702,7 +718,8 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
     summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
                                   machine=machine, prices=prices, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
-               f" reset, {summary.removed} removed, {summary.errors} errors;"
+               f" reset, {summary.removed} removed, {summary.errors} errors,"
+               f" {summary.warnings} warnings;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
     if summary.gone > summary.removed:
         click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"

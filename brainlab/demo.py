@@ -34,8 +34,9 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     from brainlab.store.ingest_text import summary_lines
 
     brain_dir, db = demo_paths(Path(demo_dir))
+    options = SynthOptions(weeks=weeks, seed=seed)  # bad options fail before anything is said
     console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
-    manifest = synthesize(brain_dir, SynthOptions(weeks=weeks, seed=seed))
+    manifest = synthesize(brain_dir, options)
     console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
     console.print(f"[bold]2/4 ingest[/bold] into {db}")
     if ingest is not None:

@@ -22,6 +22,9 @@ MISSING = "—"  # the one missing-value marker of every table (terminal and HTM
 
 COUNT_WORDS = ("tokens", "requests", "sessions", "loads", "count", "calls", "tickets",
                "wakeups", "stops", "decisions", "rows", "files", "triggers", "loaded")
+# Percent columns whose name lacks the _pct suffix (SPEC §3.1 field names): shown as 21%, like
+# context_peak_pct beside them, not 21.40 (issue 28 item 9).
+PERCENT_NAMES = ("context_at_close",)
 
 
 def is_missing(value: object) -> bool:
@@ -42,7 +45,7 @@ def column_kind(name: str, values: Sequence[object] = ()) -> str:
         return "money"
     if low.endswith("share") or low.endswith("_rate") or low.startswith("share_"):
         return "share" if all(isinstance(v, numbers.Real) for v in present) else "text"
-    if low.endswith("_pct"):
+    if low.endswith("_pct") or low in PERCENT_NAMES:
         return "pct"
     if present and all(isinstance(v, bool) for v in present):
         return "bool"
@@ -98,6 +101,8 @@ def week_label(day: date) -> str:
 
 NUMERIC = ("money", "int", "share", "pct", "float")
 TEXT_MIN = 12  # a text column may wrap down to this width before columns are hidden
+# Identifiers (a model, a project, a session id: text without spaces) never wrap: a table too
+# narrow for them hides columns instead, and says which (issue 28 item 9).
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,11 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
 
     resolved, cells, sums, shown, hidden, fits, room = _layout(names, rows, width, columns,
                                                                  totals)
+
+    def needed(i: int) -> int:
+        return max([len(resolved[i][0].header or resolved[i][0].name), *map(len, cells[i]),
+                    len(sums[i])])
+
     if records_if_too_wide and not fits():
         return _records([resolved[i][0].header or resolved[i][0].name for i in shown],
                         [[cells[i][r] for i in shown] for r in range(len(rows))]), hidden
@@ -152,7 +162,7 @@ def render(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
     for i in shown:
         col, kind, *_ = resolved[i]
         numeric = kind in NUMERIC
-        whole = numeric or kind in ("date", "datetime")  # never cut a number or a date
+        whole = room(i) == needed(i)  # never cut a number, a date or an identifier
         table.add_column(col.header or col.name, justify="right" if numeric else "left",
                          no_wrap=whole, overflow="fold",
                          min_width=room(i))
@@ -234,19 +244,27 @@ def _layout(names, rows, width, columns, totals):
     shown = list(range(len(resolved)))
     hidden: list[str] = []
 
-    def room(i: int) -> int:  # text wraps down to TEXT_MIN; numbers and dates never do
-        whole = resolved[i][1] in (*NUMERIC, "date", "datetime")
+    identifier = [kind == "text" and all(not any(ch.isspace() for ch in c) for c in cs)
+                  for (_c, kind, *_), cs in zip(resolved, cells, strict=True)]
+
+    def room(i: int) -> int:  # prose wraps down to TEXT_MIN; numbers, dates, identifiers never
+        whole = resolved[i][1] in (*NUMERIC, "date", "datetime") or identifier[i]
         return needed[i] if whole else min(needed[i], TEXT_MIN)
 
     def fits() -> bool:
         return sum(room(i) for i in shown) + 3 * len(shown) <= width  # padding + rule
 
+    def hide(i: int) -> None:
+        shown.remove(i)
+        hidden.append(resolved[i][0].header or resolved[i][0].name)
+
     for rank in sorted({c.drop_rank for c, *_ in resolved if c.drop_rank}, reverse=True):
         if fits():
             break
         for i in [i for i in shown if resolved[i][0].drop_rank == rank]:
-            shown.remove(i)
-            hidden.append(resolved[i][0].header or resolved[i][0].name)
+            hide(i)
+    while columns is not None and not fits() and len(shown) > 1:
+        hide(shown[-1])  # a command's own table: the rightmost column goes, and is named
     return resolved, cells, sums, shown, hidden, fits, room
 
 
@@ -276,10 +294,50 @@ def _plain(value: object) -> object:
     return value
 
 
+def _json_value(value: object) -> object:
+    """A float at 12 significant digits: ``89.4012045``, not ``89.40120450000002``."""
+    value = _plain(value)
+    if isinstance(value, float) and value == value and value not in (float("inf"), -float("inf")):
+        return float(f"{value:.12g}")
+    return value
+
+
 def to_json(names: Sequence[str], rows: Sequence[Sequence]) -> str:
-    """JSON records (dates ISO 8601, missing values null) for machines."""
-    return json_safe(json.dumps([{n: _plain(v) for n, v in zip(names, row, strict=True)}
+    """JSON records (dates ISO 8601, missing values null, no float noise) for machines."""
+    return json_safe(json.dumps([{n: _json_value(v) for n, v in zip(names, row, strict=True)}
                                  for row in rows], indent=1, ensure_ascii=False))
+
+
+def text_table(names: Sequence[str], rows: Sequence[Sequence], *, width: int,
+               columns: Sequence[Column] | None = None, totals: bool = False,
+               see: str = "--json or --csv") -> str:
+    """A command's table as plain text fitted into ``width``, then the columns it hid.
+
+    The one way commands print a table (usage, simulate broker): separators, units and the
+    missing marker of :func:`format_cell`; identifiers whole; hidden columns named.
+    """
+    text, hidden = render_text(names, rows, width=width,
+                               columns=columns or plain_columns(names), totals=totals)
+    if text is None:  # a cell needs rich's layout (non-ASCII, wrapped prose)
+        from rich.console import Console
+
+        table, hidden = render(names, rows, width=width,
+                               columns=columns or plain_columns(names), totals=totals)
+        buffer = io.StringIO()
+        Console(file=buffer, width=width, color_system=None, soft_wrap=False).print(table)
+        text = buffer.getvalue()
+    if hidden:
+        text += hidden_note(hidden, width, see) + "\n"
+    return text
+
+
+def hidden_note(hidden: Sequence[str], width: int, see: str = "--json or --csv") -> str:
+    """``(not shown at 80 columns: a, b; see --json or --csv)``, wrapped at ``width``."""
+    import textwrap
+
+    return textwrap.fill(f"(not shown at {width} columns: {', '.join(hidden)}; see {see})",
+                         width=width, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def to_csv(names: Sequence[str], rows: Sequence[Sequence]) -> str:

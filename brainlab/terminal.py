@@ -90,3 +90,27 @@ class LazyConsole:
 
     def __setattr__(self, name: str, value) -> None:
         setattr(self.real(), name, value)
+
+
+class NoProgress:
+    """The progress bar's interface doing nothing: stderr is not a terminal (a log, a pipe).
+
+    rich's transient bar, stopped, still writes a newline there: every log began with a blank
+    line (issue 28 item 11).
+    """
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def add_task(self, *args, **kwargs) -> int:
+        """A task id, as rich's Progress returns."""
+        return 0
+
+    def advance(self, *args, **kwargs) -> None:
+        """Nothing to draw."""
+        return None
+
+    update = start = stop = advance

@@ -38,9 +38,10 @@ def test_text_lines_summary_and_exit_1_on_an_error(brain):
     result = run(crafted(brain))
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
-    assert lines[0].startswith("progression/broker/2026-03-01-p-core-01.md:6: BRK001 [error]")
-    assert lines[1].startswith("workspace/p-s1/notes.md:1: WSP004 [error]")
-    assert lines[-1] == "Found 2 violation(s) (2 error): BRK001 1, WSP004 1."
+    assert lines[0].startswith("16 of 37 rules not evaluated")  # no --db
+    assert lines[1].startswith("progression/broker/2026-03-01-p-core-01.md:6: BRK001 [error]")
+    assert lines[2].startswith("workspace/p-s1/notes.md:1: WSP004 [error]")
+    assert lines[-1] == "Found 2 violation(s) (2 error): BRK001 1, WSP004 1 (16 not evaluated)."
 
 
 def test_exit_0_when_only_warnings_or_nothing(brain):
@@ -94,11 +95,49 @@ def test_sarif_schema_rejects_a_broken_log():
 
 
 def test_template_brain_has_no_false_positive():
-    """The public template brain: no violation; its unreadable context file is listed."""
+    """The public template brain: no violation; its unreadable context file is listed and
+    fails the check (exit 1), as a linter fails on a file it cannot parse."""
     result = run(TEMPLATE_BRAIN)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "No violation" in result.output
     assert "contexts/session-pilote.yml:33: could not be read" in result.output
+
+
+def cli(*args, cwd: Path) -> subprocess.CompletedProcess:
+    """``brainlab ...`` in a subprocess, as a user or a CI job runs it."""
+    script = Path(sys.executable).parent / "brainlab"
+    return subprocess.run([str(script), *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_json_and_sarif_name_a_file_they_could_not_read(tmp_path):
+    """Issue 28 item 10: JSON printed [] and SARIF nothing, exit 0, for the template's broken
+    YAML; both now carry it, with PyYAML's problem and line, and exit 1."""
+    done = cli("check", TEMPLATE_BRAIN, "--format", "json", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    (item,) = [v for v in json.loads(done.stdout) if v["rule"] is None]
+    assert item["file"] == "contexts/session-pilote.yml" and item["line"] == 33
+    assert item["severity"] == "error" and item["subject_kind"] == "unreadable-file"
+    assert "expected <block end>, but found '?'" in item["message"]
+    assert "line 28" in item["message"]
+    done = cli("check", TEMPLATE_BRAIN, "--format", "sarif", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    log = json.loads(done.stdout)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(log)
+    errors = [n for n in log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+              if n["level"] == "error"]
+    assert len(errors) == 1
+    location = errors[0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "contexts/session-pilote.yml"
+    assert location["region"]["startLine"] == 33
+
+
+def test_rules_not_evaluated_are_said_first(tmp_path):
+    """Without --db the first line says how many rules were not evaluated, not the last."""
+    done = cli("check", TEMPLATE_BRAIN, cwd=tmp_path)
+    first, *_rest, last = done.stdout.strip().splitlines()
+    assert first.startswith("16 of 37 rules not evaluated: they read transcripts (give --db")
+    assert last.startswith("No violation of the 21 rule(s) checked (16 not evaluated)")
 
 
 def test_console_script_runs_as_a_pre_commit_hook_would(brain):

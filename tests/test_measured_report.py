@@ -62,8 +62,12 @@ def test_weekly_report_on_transcripts_only(store, basis, request, tmp_path):
                      "cc_session_measures").w[0]
     page = render_weekly(db, week, tmp_path / "reports", basis=basis)
     text = page.read_text(encoding="utf-8")
-    assert "Logged versus measured" in text
-    assert "No metabolism logs in the store" in text
+    if store == "transcripts_only":  # brain session types: the metabolism, from transcripts
+        assert "Logged versus measured" in text
+        assert "No metabolism logs in the store" in text
+    else:  # plain Claude Code sessions: measured figures, the rest named in one line
+        assert "Measured from Claude Code transcripts" in text
+        assert text.count("Not shown, no data for them in this store") == 1
 
 
 def test_weekly_report_lists_the_weeks_disagreements(demo, tmp_path):

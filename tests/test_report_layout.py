@@ -186,10 +186,12 @@ def test_coach_text_is_true_for_the_week(demo, tmp_path):
 
 
 def test_transcripts_only_week_says_what_it_holds(corpus_page, corpus_store):
-    """The latest week holding any session is a transcript week (item 9), and says so."""
+    """The latest week holding any session is a transcript week (item 9), and shows it as
+    measured from the transcripts (issue 28 item 6)."""
     markup = corpus_page.read_text(encoding="utf-8")
-    assert "No metabolism log this week" in markup and "No sessions this week" not in markup
+    assert "Measured from Claude Code transcripts" in markup
+    assert "No sessions this week" not in markup
     last = query(corpus_store, "SELECT max(first_ts) AS t FROM usage_sessions").t[0]
     year, week, _ = last.date().isocalendar()
     assert corpus_page.parent.name == f"{year}-W{week:02d}"
-    assert "Claude Code session(s) started this week" in markup
+    assert "Claude Code sessions" in markup

@@ -232,3 +232,28 @@ def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
     assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
     again = CliRunner().invoke(main, args)
     assert again.output.startswith(f"claude 0 read, {files} unchanged")
+
+
+def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
+    """Issue 28 items 10, 11, as a user runs it (a subprocess): two unreadable timestamps are
+    warnings, not "2 errors"; pyspark's pandas-3 FutureWarning is not printed on every run."""
+    import json
+    import subprocess
+    import sys
+
+    folder = tmp_path / "claude" / "projects" / "-home-ada-p"
+    folder.mkdir(parents=True)
+    lines = [{"type": "assistant", "sessionId": "w1", "uuid": f"u{i}", "timestamp": f"bad{i}",
+              "message": {"id": f"m{i}", "role": "assistant",
+                          "model": "claude-sonnet-4-5-20250929", "content": [],
+                          "usage": {"input_tokens": 1, "output_tokens": 1}}} for i in (1, 2)]
+    (folder / "w1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                     encoding="utf-8")
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "claude",
+         "--lake", "lake", "--user", "ada", "--machine", "box"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("claude 1 read, 0 unchanged, 0 reset, 0 removed, 0 errors,"
+                                  " 2 warnings;"), done.stdout
+    assert "fully support pandas" not in done.stderr

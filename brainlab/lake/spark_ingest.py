@@ -11,6 +11,7 @@ usage roll-ups are rewritten (:mod:`brainlab.lake.rollups`). pyspark is imported
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -37,12 +38,14 @@ class LakeSummary:
     removed: int = 0  # gone files whose rows ``prune`` removed
     gone: int = 0  # files of the manifest no longer on disk: their rows kept (issue 24)
     rows: dict[str, int] = field(default_factory=dict)
-    errors: int = 0
+    errors: int = 0  # ingest_errors rows of severity error (input not loaded)
+    warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
     """A SparkSession set up for the lake (UTC, dynamic partition overwrite, no UI)."""
+    _quiet_pandas_warning()
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -68,6 +71,23 @@ def spark_session(master: str | None = "local[2]", conf: dict | None = None):
     except Exception as exc:  # no Java runtime: py4j cannot start the gateway
         raise LakeError(f"Spark could not start ({type(exc).__name__}: {exc}); is a Java 17"
                         " runtime installed (openjdk-17-jre-headless)?") from exc
+
+
+# pyspark 4.x warns on every import under pandas 3 (in the driver and in each Python worker);
+# the lake's Arrow path (mapInArrow, no pandas UDF) does not use what it warns about.
+# docs/lake.md says so once, instead of every run.
+_PANDAS_WARNING = "PySpark does not yet fully support pandas >= 3.0.0"
+
+
+def _quiet_pandas_warning() -> None:
+    """Filter pyspark's pandas-3 FutureWarning here and in the workers Spark starts."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=re.escape(_PANDAS_WARNING), category=FutureWarning)
+    rule = f"ignore:{_PANDAS_WARNING}:FutureWarning"
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if rule not in current:  # workers inherit the environment of the JVM, started after this
+        os.environ["PYTHONWARNINGS"] = f"{current},{rule}" if current else rule
 
 
 def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str | None = None,
@@ -124,7 +144,8 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         summary.read = counts.get("cc_files", 0)
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
-        summary.errors = rows.get("ingest_errors", 0)
+        summary.warnings = rows.get("_warnings", 0)
+        summary.errors = rows.get("ingest_errors", 0) - summary.warnings
         if touched:
             drop_all = None
             if summary.reset or removed:
@@ -199,6 +220,9 @@ def _parse_partition(batches):
                     emit("_clear_file_errors")  # the local writer's "line IS NULL" cleanup
                 for table, arrow in tables.items():
                     emit(table, _ipc(arrow), arrow.num_rows)
+                    if table == "ingest_errors" and "severity" in arrow.column_names:
+                        emit("_warnings", n=arrow.column("severity").to_pylist().count(
+                            "warning"))  # counted apart: a warning is not an error
             yield pa.RecordBatch.from_pydict(out, schema=pa.schema([
                 ("kind", pa.string()), ("source_file", pa.string()), ("user", pa.string()),
                 ("machine", pa.string()), ("rows", pa.int64()), ("payload", pa.binary())]))

@@ -19,6 +19,7 @@ import pandas as pd
 from brainlab.config import Thresholds, load_settings
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
+from brainlab.report import measured_week
 from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
 
@@ -40,6 +41,17 @@ class ReportContext:
     basis: str = "best"  # logged | measured | best: which side of each session (issue 13)
     charts_drawn: list[str] = field(default_factory=list)
     transcript_sessions: int = 0  # Claude Code sessions started this week
+    shape: measured_week.Shape | None = None  # which sides the store holds (None: all)
+
+    def skipped(self, key: str) -> bool:
+        """True when the store holds no data for section ``key``: the headline names it."""
+        return self.shape is not None and key in self.shape.missing
+
+    @property
+    def transcripts_only(self) -> bool:
+        """No brain session to score (no log, no typed transcript) but transcripts."""
+        return (self.shape is not None and not self.shape.has_logs
+                and self.shape.has_transcripts)
 
     @property
     def no_logs(self) -> str:
@@ -67,7 +79,8 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(db, parsed, thresholds, basis=basis),
         threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
-        transcript_sessions=data.transcript_sessions(db, parsed))
+        transcript_sessions=data.transcript_sessions(db, parsed),
+        shape=measured_week.store_shape(db, basis))
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -195,14 +208,23 @@ def title(ctx: ReportContext) -> str:
 
 
 def headline(ctx: ReportContext) -> str:
-    """Headline figures with week-over-week change, and sessions per week."""
+    """Headline figures with week-over-week change, and sessions per week.
+
+    A store without metabolism logs gets the week as measured from its transcripts; the
+    sections the store has no data for are named here, in one line, with what adds them.
+    """
     parts = []
-    if not ctx.has_sessions:
+    if ctx.transcripts_only:
+        parts.append(note("Measured from Claude Code transcripts: this store holds no"
+                          " metabolism log (nor a transcript declaring a brain session type),"
+                          " so every figure below comes from the transcripts."))
+        parts.append(_measured_headline(ctx))
+    elif not ctx.has_sessions:
         also = (f" {ctx.transcript_sessions:,} Claude Code session(s) started this week:"
                 " see Claude Code usage below." if ctx.transcript_sessions else "")
         parts.append(f'<p class="no-sessions"><strong>{esc(ctx.no_logs)}</strong> '
                      f"({esc(ctx.week.label)}): no metabolism log is dated in this week."
-                     f"{esc(also)} Hygiene and data-quality sections below still apply.</p>")
+                     f"{esc(also)}</p>")
     else:
         frame = data.headline(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
         rows = []
@@ -219,11 +241,33 @@ def headline(ctx: ReportContext) -> str:
                               basis=ctx.basis)
     if not trend.empty:
         parts.append(figure(ctx, "sessions-per-week", charts.sessions_per_week(trend)))
+    if ctx.shape is not None and ctx.shape.missing:
+        parts.append(note(ctx.shape.not_shown(), "note not-shown"))
     return show(section("headline", "Headline figures", *parts))
+
+
+def _measured_headline(ctx: ReportContext) -> str:
+    """The week's measured figures beside the previous week's (escaped table)."""
+    frame = measured_week.week_figures(ctx.db, ctx.week)
+    money = measured_week.FIGURE_NAMES["cost_usd"]
+
+    def cell(figure_name: str, value) -> str:
+        if is_missing(value):
+            return MISSING
+        return f"${value:,.2f}" if figure_name == money else _fmt(float(value), 1)
+
+    rows = "".join(f"<tr><th>{esc(r.figure)}</th><td>{esc(cell(r.figure, r.this_week))}</td>"
+                   f"<td>{esc(cell(r.figure, r.previous_week))}</td></tr>"
+                   for r in frame.itertuples())
+    return ('<table class="data headline"><thead><tr><th>measured</th>'
+            f"<th>{esc(ctx.week.label)}</th><th>{esc(ctx.week.shifted(-1).label)}</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def health(ctx: ReportContext) -> str:
     """Health score over time by category (SPEC §3.2)."""
+    if ctx.skipped("health"):
+        return ""
     frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks, basis=ctx.basis)
     body = (figure(ctx, "health-by-category", charts.health_by_category(frame))
             if not frame.empty else note("No scored session in the trend window.", "empty"))
@@ -232,6 +276,8 @@ def health(ctx: ReportContext) -> str:
 
 def ratio(ctx: ReportContext) -> str:
     """The rolling ratio, the coach-trigger band and the sessions that fired it (SPEC §3.3)."""
+    if ctx.skipped("ratio"):
+        return ""
     t = ctx.thresholds
     series = data.ratio_series(ctx.db, ctx.week, t, ctx.history_weeks, basis=ctx.basis)
     parts = []
@@ -261,6 +307,8 @@ def coach_silence(earlier: pd.DataFrame, ctx: ReportContext) -> str:
 
 def conserve(ctx: ReportContext) -> str:
     """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
+    if ctx.skipped("conserve"):
+        return ""
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
                               basis=ctx.basis)
     parts = []
@@ -278,7 +326,13 @@ def conserve(ctx: ReportContext) -> str:
 
 
 def sessions(ctx: ReportContext) -> str:
-    """Every session of the week with its notes (log text: escaped)."""
+    """Every session of the week with its notes (log text: escaped); measured without logs."""
+    if ctx.skipped("sessions"):
+        return ""
+    if ctx.transcripts_only:
+        return show(section("sessions", "Sessions this week (measured from transcripts)",
+                            table(measured_week.week_sessions(ctx.db, ctx.week),
+                                  empty="No Claude Code session started this week.")))
     week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
     return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
@@ -286,7 +340,15 @@ def sessions(ctx: ReportContext) -> str:
 
 
 def agents(ctx: ReportContext) -> str:
-    """Agent cost leaderboard and the always-loaded agents with little use (SPEC §2.5)."""
+    """Agent cost leaderboard and the always-loaded agents with little use (SPEC §2.5).
+
+    Without metabolism logs: the cost of the main thread and of each subagent type, measured.
+    """
+    if ctx.skipped("agents"):
+        return ""
+    if ctx.transcripts_only:
+        return show(section("agents", "Agent cost (measured from transcripts)", table(
+            measured_week.week_agents(ctx.db, ctx.week), empty="No Claude Code request.")))
     board = data.agent_leaderboard(ctx.db, ctx.week, ctx.thresholds)
     parts = []
     if not board.empty:
@@ -314,6 +376,8 @@ def breath_table(ctx: ReportContext) -> pd.DataFrame | None:
 
 def breath(ctx: ReportContext) -> str:
     """Breath metrics and alerts of the week's sprints (SPEC §4.4), when sprints exist."""
+    if ctx.skipped("breath"):
+        return ""
     frame = breath_table(ctx)
     if frame is None:
         return ""  # no sprints table or no sprint rows yet: the section is left out
@@ -350,6 +414,8 @@ def _breath_cells(frame: pd.DataFrame) -> pd.DataFrame:
 
 def regulator(ctx: ReportContext) -> str:
     """Ticket circuit outcomes active this week (SPEC §6.6), when tickets exist."""
+    if ctx.skipped("regulator"):
+        return ""
     frame = data.ticket_outcomes(ctx.db, ctx.week)
     if frame is None:
         return ""
@@ -427,6 +493,8 @@ def logged_vs_measured(ctx: ReportContext) -> str:
     Coverage, disagreements of the week by field, worst offenders; names the command that
     adds the missing side.
     """
+    if ctx.skipped("audit"):
+        return ""
     found = data.audit_week(ctx.db, ctx.week)
     parts = []
     if not found["logs"] and not found["transcripts"]:
@@ -448,6 +516,8 @@ def logged_vs_measured(ctx: ReportContext) -> str:
 
 def hygiene(ctx: ReportContext) -> str:
     """Claims stale at the week's end (SPEC §2.6) and workspace rule violations (SPEC §5)."""
+    if ctx.skipped("hygiene"):
+        return ""
     return show(section(
         "hygiene", "Workspace and claim hygiene",
         "<h3>Stale claims at the end of the week</h3>",
@@ -461,8 +531,8 @@ def compliance(ctx: ReportContext) -> str:
     """Protocol compliance (issue 14): the week's violations by rule, trend, top offenders."""
     from brainlab.metrics import compliance as rules_data
 
-    if not data.has_rows(ctx.db, "rule_catalogue"):
-        return ""  # a database older than the compliance rules: re-ingest to add them
+    if ctx.skipped("compliance") or not data.has_rows(ctx.db, "rule_catalogue"):
+        return ""  # no brain data, or a database older than the compliance rules
     start = ctx.week.shifted(-(ctx.history_weeks - 1)).start_at
     figures = rules_data.weekly(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
     week = figures["week"]
@@ -486,10 +556,9 @@ def compliance(ctx: ReportContext) -> str:
 
 def data_quality(ctx: ReportContext) -> str:
     """Ingest errors of the week's files, and the week's incomplete metabolism logs."""
-    return show(section(
-        "data-quality", "Data quality",
-        "<h3>Ingest errors</h3>",
-        table(data.ingest_problems(ctx.db, ctx.week), empty="No ingest error."),
-        "<h3>Metabolism logs missing a mandatory field</h3>",
-        table(data.incomplete_logs(ctx.db, ctx.week), empty="None."),
-    ))
+    parts = ["<h3>Ingest errors</h3>",
+             table(data.ingest_problems(ctx.db, ctx.week), empty="No ingest error.")]
+    if not ctx.skipped("health"):  # a store without logs has no log to be incomplete
+        parts += ["<h3>Metabolism logs missing a mandatory field</h3>",
+                  table(data.incomplete_logs(ctx.db, ctx.week), empty="None.")]
+    return show(section("data-quality", "Data quality", *parts))

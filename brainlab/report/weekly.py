@@ -132,6 +132,7 @@ def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
 def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> dict:
     """Headline figures of the week for the index (the same SQL the report shows)."""
     from brainlab.config import Thresholds, load_settings
+    from brainlab.report import measured_week
 
     thresholds = (load_settings(parameters["thresholds_file"]).thresholds
                   if parameters["thresholds_file"] else Thresholds())
@@ -144,7 +145,8 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
     clean = {k: _plain(v) for k, v in figures.items() if k not in ("iso_week", "week_start")}
     cur, prev = clean.get("mean_health"), _plain(previous.get("mean_health"))
     clean["mean_health_change"] = (cur - prev) if cur is not None and prev is not None else None
-    return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **clean}
+    return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **clean,
+            **measured_week.transcript_figures(db, week)}  # the index's transcript columns
 
 
 def _plain(value):

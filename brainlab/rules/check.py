@@ -53,9 +53,27 @@ class CheckResult:
         """Violations of error severity (any makes `brainlab check` exit 1)."""
         return sum(v.severity == "error" for v in self.violations)
 
+    @property
+    def exit_code(self) -> int:
+        """1 when a rule of error severity is broken or a file could not be read, else 0.
+
+        An unreadable file was not checked at all: as a linter treats a syntax error, the
+        check fails until the file is fixed (or left out of the checkout).
+        """
+        return 1 if self.errors or self.parse_problems else 0
+
     def as_dicts(self) -> list[dict]:
-        """The violations as plain dicts (the JSON format)."""
-        return [asdict(v) for v in self.violations]
+        """The violations, then the files that could not be read, as plain dicts (JSON).
+
+        An unreadable file has the violations' keys with ``rule`` null, ``severity`` error
+        and ``subject_kind`` ``unreadable-file`` (as ruff lists a syntax error with a null code).
+        """
+        return [asdict(v) for v in self.violations] + [
+            {"rule": None, "severity": "error", "subject_kind": "unreadable-file",
+             "subject": file, "file": file, "line": line,
+             "message": f"could not be read, skipped: {reason}", "spec": None, "at": None,
+             "evidence": {}}
+            for file, line, reason in self.parse_problems]
 
 
 def selected_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:

@@ -28,29 +28,40 @@ def render(result: CheckResult, fmt: str) -> str:
 
 
 def text(result: CheckResult) -> str:
-    """One line per violation, then a summary line (counts by severity and rule)."""
-    lines = [f"{visible(v.file)}:{v.line or 1}: {v.rule} [{v.severity}] {visible(v.subject)}: "
-             f"{visible(v.message)}" for v in result.violations]
-    if result.not_evaluated:  # before the summary, which stays the last line
-        lines.append(f"Not evaluated (they read transcripts: give --db DB): "
+    """Rules not evaluated first, one line per violation and unreadable file, then a summary."""
+    lines = []
+    if result.not_evaluated:  # said first, plainly: the summary below covers fewer rules
+        lines.append(f"{len(result.not_evaluated)} of "
+                     f"{len(result.not_evaluated) + len(result.rules)} rules not evaluated:"
+                     f" they read transcripts (give --db DB): "
                      f"{', '.join(r.id for r in result.not_evaluated)}.")
+    lines += [f"{visible(v.file)}:{v.line or 1}: {v.rule} [{v.severity}] {visible(v.subject)}:"
+              f" {visible(v.message)}" for v in result.violations]
+    lines += [f"{visible(file)}:{line or 1}: could not be read, skipped: {visible(reason)}"
+              for file, line, reason in result.parse_problems]
     by_severity = Counter(v.severity for v in result.violations)
     by_rule = Counter(v.rule for v in result.violations)
     if result.violations:
         counts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info")
                            if by_severity[s])
         rules = ", ".join(f"{r} {n}" for r, n in sorted(by_rule.items()))
-        lines.append(f"Found {len(result.violations)} violation(s) ({counts}): {rules}.")
+        summary = f"Found {len(result.violations)} violation(s) ({counts}): {rules}"
     else:
-        lines.append(f"No violation of the {len(result.rules)} rule(s) checked.")
-    for file, line, reason in result.parse_problems:
-        lines.append(f"{visible(file)}:{line or 1}: could not be read, skipped: "
-                     f"{visible(reason)}")
+        summary = f"No violation of the {len(result.rules)} rule(s) checked"
+    if result.not_evaluated:
+        summary += f" ({len(result.not_evaluated)} not evaluated)"
+    if result.parse_problems:
+        summary += f"; {len(result.parse_problems)} file(s) could not be read"
+    lines.append(summary + ".")
     return "\n".join(lines)
 
 
 def as_json(result: CheckResult) -> str:
-    """A JSON list of violations: rule, severity, subject, file, line, message and more."""
+    """A JSON list of violations, then one item per file that could not be read.
+
+    A violation has rule, severity, subject, file, line, message and more; an unreadable file
+    the same keys with ``rule`` null (CheckResult.as_dicts).
+    """
     return json_safe(json.dumps(result.as_dicts(), indent=2, ensure_ascii=False))
 
 
@@ -98,7 +109,17 @@ def sarif(result: CheckResult, max_results: int = SARIF_MAX_RESULTS) -> str:
             "results": results,
             # rules that read transcripts, not run without --db: said, not silently dropped
             "invocations": [{"executionSuccessful": True,
-                             "toolExecutionNotifications": notes}],
+                             "toolExecutionNotifications": notes + _unreadable(result)}],
         }],
     }
     return json_safe(json.dumps(log, indent=2, ensure_ascii=False))
+
+
+def _unreadable(result: CheckResult) -> list[dict]:
+    """One error notification per file that could not be read (it was not checked)."""
+    return [{"level": "error",
+             "message": {"text": f"{file}: could not be read, skipped: {reason}"},
+             "locations": [{"physicalLocation": {
+                 "artifactLocation": {"uri": quote(str(file), safe="/"), "uriBaseId": "BRAINROOT"},
+                 "region": {"startLine": line or 1}}}]}
+            for file, line, reason in result.parse_problems]

@@ -53,6 +53,19 @@ class ReplayResult:
         write_frame(self.rows, path)
 
 
+
+def _summary_columns():
+    from brainlab.tables import Column
+
+    return [Column("policy", "policy"), Column("agent_sprints", "agent-sprints", drop_rank=2),
+            Column("tokens_total", "tokens"), Column("tokens_loaded", "loaded", drop_rank=1),
+            Column("tokens_miss", "missed", drop_rank=1), Column("miss_rate", "miss rate"),
+            Column("waste_rate", "waste rate"), Column("alerts_fired", "alerts")]
+
+
+SUMMARY_COLUMNS = _summary_columns()  # simulate broker's table (brainlab.tables.Column)
+
+
 def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy],
            *, miss_overhead_tokens: float = DEFAULT_MISS_OVERHEAD_TOKENS,
            thresholds: Thresholds | None = None) -> ReplayResult:
@@ -285,19 +298,28 @@ def summarize(rows: pd.DataFrame, sprints: pd.DataFrame, order: Sequence[str]) -
     return sums.reindex(list(order)).reset_index()
 
 
-def format_summary(result: ReplayResult) -> str:
-    """The per-policy comparison as a plain-text table (what the CLI prints)."""
-    table = result.summary[["policy", "agent_sprints", "tokens_total", "tokens_loaded",
-                            "tokens_miss", "miss_rate", "waste_rate", "alerts_fired"]].copy()
+def format_summary(result: ReplayResult, width: int = 80) -> str:
+    """The per-policy comparison as a text table fitted into ``width`` (what the CLI prints).
+
+    Printed through :mod:`brainlab.tables` like every command's table: thousands separators,
+    rates as percentages, the missing marker; on a narrow terminal the loaded/missed token
+    columns go first, and the table says so.
+    """
+    from brainlab import tables
+
+    names = ["policy", "agent_sprints", "tokens_total", "tokens_loaded", "tokens_miss",
+             "miss_rate", "waste_rate", "alerts_fired"]
+    frame = result.summary[names].copy()
     for column in ("tokens_total", "tokens_loaded", "tokens_miss"):
-        table[column] = table[column].round().astype("int64")
-    for column in ("miss_rate", "waste_rate"):
-        table[column] = table[column].map(lambda v: "-" if pd.isna(v) else f"{v:.1%}")
+        frame[column] = frame[column].round().astype("int64")
+    rows = [tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v)
+                  for v in row) for row in frame.itertuples(index=False)]
+    text = tables.text_table(names, rows, width=width, columns=SUMMARY_COLUMNS,
+                             see="--out FILE")
     inferred = int(result.rows.loc[result.rows["contract_inferred"], "sprint_id"].nunique())
-    text = table.to_string(index=False)
     if inferred:
-        text += f"\n({inferred} sprint(s) used a contract inferred from the directory layout)"
-    return text
+        text += f"({inferred} sprint(s) used a contract inferred from the directory layout)\n"
+    return text.rstrip("\n")
 
 
 def load_sprints(db: str | os.PathLike, project: str | None = None,

@@ -9,6 +9,11 @@ from brainlab.sources.files import list_files
 from brainlab.sources.text import split_frontmatter
 
 CONTEXT_TIERS = ("always", "hot", "warm", "cold", "boot")
+# Frontmatter types of files that live in agents/ without defining an agent: the template's
+# agents/AGENTS.md (type: index) lists the agents, agents/bsi-schema.md (type: reference)
+# documents a format. Agent definitions say `type: agent` or `type: protocol` (the scribe,
+# helloWorld), or give no type.
+NOT_AGENT_TYPES = ("index", "reference", "spec", "schema", "catalog", "readme")
 
 
 def tokens_estimated(n_bytes: int) -> int:
@@ -17,7 +22,11 @@ def tokens_estimated(n_bytes: int) -> int:
 
 
 class AgentsSource(Source):
-    """One row per ``agents/<name>.md`` (sub-folders such as agents/reviews/ are not agents)."""
+    """One row per ``agents/<name>.md`` defining an agent.
+
+    Sub-folders such as agents/reviews/ are not agents, nor files whose frontmatter type is
+    one of NOT_AGENT_TYPES (an index, a reference): they would feed agent cost.
+    """
 
     name = "agents"
     tables = ("agents",)
@@ -37,6 +46,8 @@ class AgentsSource(Source):
         if problem:
             parsed.error(1, problem + "; size still recorded", "warning")
         front = front or {}
+        if str(front.get("type", "")).strip().lower() in NOT_AGENT_TYPES:
+            return parsed  # an index or a reference beside the agents, not an agent
         tier = front.get("context_tier")
         tier = str(tier).strip().lower() if tier is not None else None
         if tier and tier not in CONTEXT_TIERS:

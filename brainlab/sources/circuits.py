@@ -77,6 +77,12 @@ class CircuitsSource(Source):
     name = "circuits"
     tables = ("circuit_events", "circuit_problems")
 
+    @staticmethod
+    def nothing_found(path: Path) -> str:
+        """Say that ``brainlab ingest circuits`` found no journal in ``path``."""
+        return (f"no circuit journal in {path}: looked for circuits/**/*.jsonl (else"
+                " **/*.jsonl); nothing was written. Give the brain folder or its circuits/")
+
     def discover(self, root: Path) -> list[Path]:
         """Every ``*.jsonl`` under ``root/circuits`` when present, else under ``root``."""
         base = root / "circuits" if (root / "circuits").is_dir() else root

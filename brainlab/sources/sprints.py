@@ -189,6 +189,13 @@ def sprint_sources() -> list[Source]:
     return [ContractSource(), BrokerBlockSource(), SprintRecordSource()]
 
 
+def nothing_found(path: Path) -> str:
+    """Say that ``brainlab ingest sprints`` found nothing to read in ``path`` and where it looked."""
+    return (f"no sprint record, broker output or contract in {path}: looked for"
+            " progression/sprints/*.jsonl (else sprints*.jsonl), progression/broker/*.md and"
+            " projets/*.md; nothing was written. Give a brain folder or one of those files")
+
+
 def sources_for(path: Path) -> list[Source]:
     """The sources ``brainlab ingest sprints PATH`` runs: by file kind, or all for a folder."""
     from brainlab.sources.broker_blocks import BrokerBlockSource

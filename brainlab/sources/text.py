@@ -175,8 +175,25 @@ def split_frontmatter(text: str) -> tuple[dict | None, str, str | None]:
 
 
 def _yaml_reason(exc: yaml.YAMLError) -> str:
-    text = str(exc).replace("\n", " ")
-    return text[:200]
+    return yaml_reason(exc)
+
+
+def yaml_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's message in one line: the problem first, then what it was parsing and where.
+
+    ``expected <block end>, but found '?' (while parsing a block collection from line 28)``
+    rather than PyYAML's first line alone (``while parsing a block collection``), which says
+    what was being read but not what is wrong.
+    """
+    problem = getattr(exc, "problem", None)
+    if not problem:
+        return " ".join(str(exc).split())[:200]
+    context = getattr(exc, "context", None)
+    mark = getattr(exc, "context_mark", None)
+    if context:
+        where = f" from line {mark.line + 1}" if mark is not None else ""
+        problem = f"{problem} ({context}{where})"
+    return " ".join(problem.split())[:200]
 
 
 def yaml_error_line(exc: yaml.YAMLError) -> int | None:

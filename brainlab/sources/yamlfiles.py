@@ -6,7 +6,7 @@ import yaml
 
 from brainlab.sources.base import Parsed, decode_text
 from brainlab.sources.safeyaml import load_yaml
-from brainlab.sources.text import yaml_error_line
+from brainlab.sources.text import yaml_error_line, yaml_reason
 
 
 def load_mapping(data: bytes, parsed: Parsed) -> dict | None:
@@ -17,7 +17,7 @@ def load_mapping(data: bytes, parsed: Parsed) -> dict | None:
     try:
         doc = load_yaml(text)
     except yaml.YAMLError as exc:
-        parsed.error(yaml_error_line(exc), f"invalid YAML: {str(exc).splitlines()[0][:200]}")
+        parsed.error(yaml_error_line(exc), f"invalid YAML: {yaml_reason(exc)}")
         return None
     if not isinstance(doc, dict):
         parsed.error(None, "file does not hold a YAML mapping")

@@ -96,6 +96,11 @@ def parse_prices(name: str, text: str) -> list[dict]:
         if not isinstance(rates, dict):
             raise ConfigError(f"{name}: models.{model} must be a table of rates (a model name"
                               f' with a dot needs quotes: [models."{model}"])')
+        inner = next((k for k, v in rates.items() if isinstance(v, dict)), None)
+        if inner is not None:  # [models.glm-4.7]: TOML reads model "glm-4" holding table "7"
+            raise ConfigError(f"{name}: [models.{model}.{inner}] is read as model {model!r}"
+                              f" holding a table {inner!r}: quote a model name holding a dot,"
+                              f' [models."{model}.{inner}"]')
         rows.append(_row(name, model, rates, as_of))
     for entry in data.get("prices") or []:
         if not isinstance(entry, dict) or not entry.get("model"):

@@ -25,8 +25,13 @@ CONTENTS = (
 
 
 def _one_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else type(exc).__name__
+    """DuckDB's message on one line, with its hints.
+
+    ``Did you mean "cc_sessions"?`` and ``Candidate bindings: ...`` are kept; the echoed
+    statement (``LINE 1: ...`` and its caret line) is left out: one line cannot lay it out.
+    """
+    text = str(exc).strip().split("\n\nLINE ")[0].splitlines()
+    first = " ".join(line.strip() for line in text if line.strip()) or type(exc).__name__
     if "read-only mode" in first or "read only" in first.lower():
         return (f"{first} (brainlab sql is read-only: only `brainlab ingest ...` writes the"
                 " store)")

@@ -47,11 +47,25 @@ class SynthOptions:
     sessions_per_day: float = 2.5
     build_heavy_week: int | None = None  # index from the start; default: the middle week
 
+    def __post_init__(self) -> None:
+        """Refuse what the generator cannot draw (it plants effects in the last sessions)."""
+        if self.weeks < 1:
+            from brainlab.errors import ConfigError
+
+            raise ConfigError(f"--weeks {self.weeks}: the synthetic history needs at least 1"
+                              " week (the default is 12)")
+
     @classmethod
     def from_cli(cls, weeks: int, seed: int, end: str | None) -> SynthOptions:
         """Options from command-line values (``end`` as YYYY-MM-DD)."""
-        return cls(weeks=weeks, seed=seed,
-                   end=date.fromisoformat(end) if end else DEFAULT_END)
+        try:
+            last = date.fromisoformat(end) if end else DEFAULT_END
+        except ValueError:
+            from brainlab.errors import ConfigError
+
+            raise ConfigError(f"--end {end} is not a day: give it as YYYY-MM-DD, e.g."
+                              " 2026-01-01") from None
+        return cls(weeks=weeks, seed=seed, end=last)
 
     @property
     def start(self) -> date:

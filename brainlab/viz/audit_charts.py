@@ -53,10 +53,14 @@ def ratio_by_basis(signals: pd.DataFrame, coach_ratio: float = 0.40) -> alt.Char
         color=alt.Color("basis:N"))
     coach = alt.Chart(rows[rows["coach_triggered"].fillna(False)]).mark_point(
         shape="triangle-up", size=60, filled=True).encode(
-        x="started_at:T", y="ratio:Q", color="basis:N", tooltip=["sess_id", "coach_reason"])
+        x="started_at:T", y="ratio:Q", color="basis:N",
+        tooltip=["sess_id:N", "coach_reason:N"])  # typed: an empty frame infers no type
     rule = alt.Chart(pd.DataFrame({"y": [coach_ratio]})).mark_rule(
         strokeDash=[2, 2], color="#d62728").encode(y="y:Q")
     return line + coach + rule
+
+
+_STYLE = {"description_width": "initial"}  # labels whole, not cut at ipywidgets' default
 
 
 def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
@@ -67,10 +71,12 @@ def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
     the flags); ``render(rows, choices)`` draws the filtered rows.
     """
     field = w.Dropdown(options=fields, value=fields[0] if fields else None,
-                       description="field")
+                       description="field", style=_STYLE)
     kind = w.SelectMultiple(options=types, value=(), description="types (none = all)",
+                            style=_STYLE,
                             rows=min(6, max(2, len(types))))
-    tolerance = w.IntSlider(value=10, min=0, max=60, step=5, description="tolerance %")
+    tolerance = w.IntSlider(value=10, min=0, max=60, step=5, description="tolerance %",
+                            style=_STYLE)
     out = w.Output()
 
     def update(_change=None) -> None:

@@ -140,14 +140,26 @@ def tokens_vs_output(sessions: pd.DataFrame) -> alt.Chart:
     ).properties(width=WIDTH, height=260)
 
 
+# Distinct colours for series with no meaning of their own (agents): the theme's 5-colour
+# category range gave two agents of 8 the same colour (issue 28 item 11). Tableau 10.
+SERIES_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                 "#ff9da7", "#9c755f", "#bab0ac"]
+
+
 def agent_cost_trend(weekly_cost: pd.DataFrame, agents: Sequence[str]) -> alt.Chart:
-    """Weekly tokens spent loading each of ``agents`` (view agent_weekly_cost, SPEC §2.5)."""
-    data = weekly_cost[weekly_cost["agent"].isin(list(agents))]
+    """Weekly tokens spent loading each of ``agents`` (view agent_weekly_cost, SPEC §2.5).
+
+    One colour per agent (up to 10 agents), and legend labels never cut.
+    """
+    agents = list(dict.fromkeys(agents))[:len(SERIES_COLORS)]
+    data = weekly_cost[weekly_cost["agent"].isin(agents)]
     return alt.Chart(data, title="Weekly load cost of the agents whose cost grows, and the "
                                  "costliest (SPEC §2.5)").mark_line(point=True).encode(
         x=alt.X("week_start:T", title="ISO week (Monday)"),
         y=alt.Y("tokens_total:Q", title="estimated tokens loaded"),
-        color="agent:N",
+        color=alt.Color("agent:N", scale=alt.Scale(domain=agents,
+                                                   range=SERIES_COLORS[:len(agents)]),
+                        legend=alt.Legend(labelLimit=0, columns=2, title=None)),
         tooltip=["agent:N", "iso_week:N", "sessions_loaded:Q", "tokens_total:Q"],
     ).properties(width=WIDTH, height=260)
 
@@ -224,3 +236,22 @@ def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
         color=alt.Color("severity:N", title=None, scale=alt.Scale(
             domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
     ).properties(width=theme.WIDTH, height=alt.Step(16))
+
+
+def measured_weeks(weekly: pd.DataFrame) -> alt.Chart:
+    """Claude Code sessions and cost per ISO week, as the transcripts measure them.
+
+    ``weekly``: week_start, sessions, cost_usd (a store without metabolism logs, issue 28).
+    """
+    base = alt.Chart(weekly).encode(x=alt.X("week_start:T", title="week (Monday)",
+                                            axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)))
+    sessions = base.mark_bar().encode(
+        y=alt.Y("sessions:Q", title="Claude Code sessions"),
+        tooltip=["week_start:T", "sessions:Q", alt.Tooltip("cost_usd:Q", format="$,.2f")],
+    ).properties(width=theme.WIDTH // 2 - 40, height=180,
+                 title="Sessions per week (measured)")
+    cost = base.mark_bar(color=theme.ALERT).encode(
+        y=alt.Y("cost_usd:Q", title="cost (USD)", axis=alt.Axis(format="$,.0f")),
+        tooltip=["week_start:T", "sessions:Q", alt.Tooltip("cost_usd:Q", format="$,.2f")],
+    ).properties(width=theme.WIDTH // 2 - 40, height=180, title="Cost per week (measured)")
+    return alt.hconcat(sessions, cost)

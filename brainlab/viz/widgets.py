@@ -139,7 +139,7 @@ def session_filter_controls(sessions: pd.DataFrame) -> dict[str, w.Widget]:
     return {
         "dates": w.SelectionRangeSlider(options=[(d.isoformat(), d) for d in days],
                                         index=(0, len(days) - 1), description="dates",
-                                        layout=w.Layout(width="620px")),
+                                        style=_STYLE, layout=w.Layout(width="760px")),
         "types": w.SelectMultiple(options=types, value=(), description="types (none = all)",
                                   style=_STYLE, rows=min(8, max(2, len(types)))),
         "projects": w.SelectMultiple(options=projects, value=(),

@@ -75,12 +75,12 @@ SELECT 'session' AS subject_kind, sess_id AS subject, started_at AS occurred_at,
 FROM raw_metabolism_logs WHERE len(coalesce(missing_fields, [])) > 0;
 
 -- Broker inhale source maps (SPEC §4.2), one row per block, agent and loaded file. Every
--- block is judged, not only the last one per sprint: a brain file and a transcript may both
--- carry the broker's output, and a map printed then re-planned was still printed.
+-- block is judged, not only the last one per sprint (a map printed then re-planned was still
+-- printed), once: a brain file and a transcript carrying the same block are one (79_broker_once).
 CREATE OR REPLACE VIEW broker_loads_checked AS
 SELECT b.block_id, b.sprint AS sprint_id, b.project, b.session_id, b.ts, f.agent, f.path,
        f.source_file, f.line
-FROM broker_block_files f JOIN broker_blocks b USING (block_id)
+FROM broker_block_files f JOIN broker_blocks_once b USING (block_id)
 WHERE b.kind = 'inhale' AND f.action = 'load';
 
 -- SPEC §4.2: at most 2 sources per agent.
@@ -129,7 +129,7 @@ SELECT DISTINCT 'sprint' AS subject_kind, f.sprint AS subject, e.ts AS occurred_
        f.source_file AS file, f.line,
        'keeps ' || f.path || ' although no agent of the sprint has an open to-do' AS message,
        json_object('path', f.path, 'open_todos', t.open_todos)::VARCHAR AS evidence
-FROM broker_block_files f JOIN broker_blocks e USING (block_id)
+FROM broker_block_files f JOIN broker_blocks_once e USING (block_id)
 JOIN todos t ON t.sprint_id = f.sprint
 WHERE e.kind = 'expire' AND f.action = 'garder' AND NOT t.has_open_todos;
 
