@@ -14,13 +14,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "brainlab"
 
 # the bottom: the spec layer (imports nothing of brainlab) and what every layer may use
 SPEC = {"spec"}
-BASE = SPEC | {"brainlab", "errors", "paths", "terminal"}  # "brainlab": the package's __init__
+BASE = SPEC | {"brainlab", "errors", "paths", "terminal", "plaintext"}  # "brainlab": __init__
 # package (or top-level module) -> the packages and modules it may import
 ALLOWED: dict[str, set[str]] = {
     "spec": set(),
     "errors": SPEC,
     "paths": set(),
     "terminal": set(),
+    "plaintext": set(),  # data strings printed as plain text (issue 29)
     "brainlab": set(),
     # re-export shims of brainlab.spec kept for sources/claude_marks.py (issue 23 item 3)
     "protocol": SPEC,

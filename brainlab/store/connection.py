@@ -255,7 +255,7 @@ def query_error(con, path, exc: Exception) -> StoreError:
 
 def _stale_error(con, path, exc: Exception) -> StoreError | None:
     """The error for a failed query on a store of another schema (issue 24), else None."""
-    from brainlab.store.schema import stale_schema
+    from brainlab.store.catalog import stale_schema
 
     if not stale_schema(con):
         return None

@@ -22,6 +22,12 @@ from typing import TYPE_CHECKING
 
 from brainlab.errors import StoreError
 from brainlab.paths import DEFAULT_DB
+from brainlab.store.catalog import (  # noqa: F401  (LOOKUP_TABLES, stale_schema re-exported)
+    LOOKUP_TABLES,
+    schema_fingerprint,
+    sql_files,
+    stale_schema,
+)
 from brainlab.store.connection import StoreConfig, connect, drop_orphan_wal, engine
 
 if TYPE_CHECKING:
@@ -29,19 +35,10 @@ if TYPE_CHECKING:
 
 _FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
 # the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
-# the lookup tables _write_lookups writes from brainlab.spec (the lake rebuilds, not exports them)
-LOOKUP_TABLES = ("session_categories", "claim_ttl", "session_type_sets", "rule_catalogue",
-                 "stop_codes", "session_modes", "mode_perimeters", "mode_budgets")
 _CATALOG_SOURCES = ("schema", "views", "models", "../spec/vocabulary.py", "../spec/modes.py",
                     "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py")
 
 
-def sql_files(folder: str) -> list[tuple[str, str]]:
-    """``(name, text)`` of every ``.sql`` file of ``folder`` (schema, views), in name order."""
-    base = _FOLDER / folder
-    files = sorted((p.name, p.read_text(encoding="utf-8")) for p in base.iterdir()
-                   if p.name.endswith(".sql"))
-    return files
 
 
 @lru_cache(maxsize=1)
@@ -62,12 +59,6 @@ def models() -> dict[str, dict]:
     return out
 
 
-def schema_fingerprint() -> str:
-    """A hash of the table definitions: a change means an old database must be rebuilt."""
-    digest = hashlib.sha256()
-    for name, text in sql_files("schema"):
-        digest.update(name.encode() + b"\0" + text.encode())
-    return digest.hexdigest()[:16]
 
 
 @lru_cache(maxsize=1)
@@ -165,13 +156,6 @@ def _store_path(con: duckdb.DuckDBPyConnection) -> str:
     return row[0] if row and row[0] else "the store"
 
 
-def stale_schema(con: duckdb.DuckDBPyConnection) -> str | None:
-    """The schema fingerprint a store was written with, when it is not this package's."""
-    try:
-        row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'schema'").fetchone()
-    except engine().Error:  # no meta table: not a brainlab store of any version
-        return None
-    return row[0] if row and row[0] != schema_fingerprint() else None
 
 
 def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from brainlab.errors import StoreError
+from brainlab.store.catalog import LOOKUP_TABLES
 from brainlab.store.connection import engine
-from brainlab.store.schema import LOOKUP_TABLES
 
 if TYPE_CHECKING:
     import duckdb
