@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 import time
@@ -52,7 +53,9 @@ def late_progress(label: str, after: float = 0.5):
 
     A quick run (an incremental ingest: a few tenths of a second) prints no bar and never
     imports rich (~20 ms, issue 12); a long one shows the bar from then on.
+    ``$BRAINLAB_PROGRESS_AFTER`` (seconds, or ``never``) overrides ``after`` (docs/cli.md).
     """
+    after = _progress_after(after)
     started, bar = time.monotonic(), []
 
     def advance(*_args) -> None:
@@ -68,6 +71,17 @@ def late_progress(label: str, after: float = 0.5):
     finally:
         if bar:
             bar[0].stop()
+
+
+def _progress_after(default: float) -> float:
+    """``$BRAINLAB_PROGRESS_AFTER`` as seconds (``never``/``off``: no late bar), else ``default``."""
+    value = os.environ.get("BRAINLAB_PROGRESS_AFTER", "").strip().lower()
+    if value in ("never", "off", "no"):
+        return math.inf
+    try:
+        return float(value) if value else default
+    except ValueError:
+        return default
 
 
 def run_ingest(db: Path, sources, root: Path, label: str):
@@ -429,6 +443,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     """Ingest Claude Code transcripts (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects).
 
     Reads only new files and the new tail of grown files; tokens are deduplicated per API call.
+    A progress bar appears once a run passes 0.5 s ($BRAINLAB_PROGRESS_AFTER: seconds, or never).
     """
     from brainlab.store.claude_ingest import default_root, ingest_claude_db
 
