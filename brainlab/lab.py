@@ -59,8 +59,35 @@ def ensure_demo_db(demo_dir: Path = DEMO_DIR, console=None, ingest=None) -> Path
 
 
 def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> str:
-    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``."""
-    return os.environ.get(DB_ENV) or str(default)
+    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``.
+
+    A relative ``$BRAINLAB_DB`` means a path from the folder where the user typed the command
+    (the kernel itself runs in ``notebooks/``): see :func:`user_path`.
+    """
+    value = os.environ.get(DB_ENV)
+    return str(user_path(value)) if value else str(default)
+
+
+def user_path(value: str | os.PathLike) -> Path:
+    """``value`` made absolute against the folder where the user typed the command.
+
+    That folder is ``$PWD`` (every shell sets it, and a kernel or a ``cd`` inside a program
+    does not change it), else the current directory. A relative path that exists only from the
+    current directory is still found there; a path that exists nowhere is given from ``$PWD``
+    (so the error names the file the user meant).
+    """
+    path = Path(value).expanduser()
+    if path.is_absolute():
+        return path
+    bases = []
+    shell = os.environ.get("PWD")
+    if shell and Path(shell).is_absolute() and Path(shell).is_dir():
+        bases.append(Path(shell))
+    bases.append(Path.cwd())
+    for base in bases:
+        if (base / path).exists():
+            return base / path
+    return bases[0] / path
 
 
 def record(name: str, value) -> None:

@@ -4,9 +4,10 @@ The contract, taken from papermill's parameters model and made stricter:
 - the notebook has one cell tagged ``parameters`` written ``name: type = default  # help``;
 - an unknown parameter is an error before anything runs (papermill itself only warns);
 - the parameters and a run id are recorded in the executed notebook's metadata;
-- each cell runs under a timeout; on failure the executed notebook, with the failing cell's
-  error in it, is saved beside the report as ``*.failed.ipynb`` and a ReportError naming the
-  cell and its error is raised. The previous report is never touched by a failed run.
+- the kernel talks over IPC (:mod:`brainlab.kernels`: no port race with kernels started at
+  the same moment) and each cell runs under a timeout; on failure the executed notebook, with
+  the failing cell's error in it, is saved beside the report as ``*.failed.ipynb`` and a
+  ReportError naming the cell and its error is raised. The previous report is never touched by a failed run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 
+from brainlab import kernels
 from brainlab.errors import ReportError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell
@@ -89,11 +91,12 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
     logging.getLogger("papermill").setLevel(logging.WARNING)
     started = datetime.now(UTC)
     try:
-        papermill.execute_notebook(
-            str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
-            progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
-            execution_timeout=timeout, start_timeout=60,
-        )
+        with kernels.ipc_config() as config:  # no TCP port race with other kernels (issue 28)
+            papermill.execute_notebook(
+                str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
+                progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
+                execution_timeout=timeout, start_timeout=60, config=config,
+            )
     except PapermillExecutionError as exc:
         error = ReportError(_failure_message(output, exc))
         error.ename, error.evalue = exc.ename, exc.evalue  # weekly.py words store failures
