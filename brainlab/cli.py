@@ -361,30 +361,42 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
 
 
 @main.command("lab")
-@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
-              show_default=True, help="Notebook folder JupyterLab opens.")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
-              help="Database the notebooks read (BRAINLAB_DB); default: the demo database, "
-                   "built first when missing.")
+              help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else "
+                   f"{DEFAULT_DB}; the demo when neither exists]")
+@click.option("--demo", is_flag=True, help="Open the demo store (built first when missing).")
+@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
+              show_default=True, help="The tracked notebooks the copies are made from.")
+@click.option("--work", "work_dir", type=click.Path(path_type=Path),
+              default=Path("data/notebooks"), show_default=True,
+              help="Your copies of the notebooks, which JupyterLab opens and saves.")
 @click.option("--port", type=int, default=None, help="JupyterLab port.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-@click.option("--print-command", is_flag=True, help="Print the command and exit (no launch).")
+@click.option("--print-command", is_flag=True,
+              help="Print the command and exit (builds and copies nothing).")
 @handle_errors
-def lab_cmd(notebook_dir: Path, db: Path | None, port: int | None, no_browser: bool,
-            print_command: bool) -> None:
-    """Open JupyterLab on notebooks/ with the demo database (or --db) ready."""
+def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path, work_dir: Path, port: int | None,
+            no_browser: bool, print_command: bool) -> None:
+    """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
 
-    if db is None:
-        db = lab.ensure_demo_db(console=out, ingest=run_ingest)
-    elif not db.exists():
-        raise BrainlabError(f"no database at {db}")
-    out.print(f"{lab.DB_ENV}={db.resolve()}")
-    command = lab.lab_command(notebook_dir, db, port, open_browser=not no_browser)
+    store = lab.choose_store(db, demo)
+    if store.note:
+        console.print(store.note, style="bold yellow" if demo else "bold red", markup=False,
+                      highlight=False)
+    out.print(f"{lab.DB_ENV}={store.db.resolve()}", markup=False, highlight=False)
+    command = lab.lab_command(work_dir, store.db, port, open_browser=not no_browser)
     if print_command:
+        if store.demo and not store.db.exists():
+            console.print(f"{store.db} does not exist yet: `brainlab lab` builds it first",
+                          markup=False, highlight=False)
         out.print(" ".join(command), markup=False, highlight=False)
         return
-    sys.exit(lab.launch(notebook_dir, db, port, open_browser=not no_browser))
+    if store.demo:
+        lab.ensure_demo_db(console=out, ingest=run_ingest)
+    for line in lab.prepare_notebooks(notebook_dir, work_dir):
+        console.print(line, markup=False, highlight=False)
+    sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser))
 
 
 @main.group()
