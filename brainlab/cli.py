@@ -427,9 +427,13 @@ def report() -> None:
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
                   history_weeks, timeout) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
-    from brainlab.report import render_weeks, select_weeks
+    from brainlab.report import plan_weeks, render_weeks
 
-    weeks = select_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    weeks = plan.weeks
+    if plan.skipped:
+        console.print(f"skipped {len(plan.skipped)} empty week(s) (no session): "
+                      f"{plan.skipped[0]}..{plan.skipped[-1]}", markup=False, highlight=False)
     with progress_bar() as bar:
         task = bar.add_task("report weekly", total=len(weeks))
         render_weeks(db, weeks, out_dir, on_done=lambda label, path: (

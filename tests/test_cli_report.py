@@ -3,13 +3,18 @@ previous report, and picks weeks for --week / --all / --since."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from report_helpers import build_brain_db
 
 from brainlab.cli import main
 from brainlab.errors import ReportError
-from brainlab.report import select_weeks
+from brainlab.report import plan_weeks, select_weeks
+from brainlab.report.weekly import held_weeks
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +68,27 @@ def test_week_selection(small):
     assert select_weeks(small["db"], week="2026-W01") == ["2026-W01"]
     with pytest.raises(ReportError):
         select_weeks(small["db"], week=weeks[0], since=weeks[0])
+
+
+def test_a_week_after_the_data_is_refused_in_one_line(small, tmp_path):
+    brainlab = Path(sys.executable).with_name("brainlab")
+    done = subprocess.run([str(brainlab), "report", "weekly", "--week", "2030-W01", "--db",
+                           str(small["db"]), "--out", str(tmp_path / "reports")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"Error: 2030-W01 is after the data (the newest session is in {small['weeks'][-1]}): "
+        f"name a week up to {small['weeks'][-1]}"]
+    assert not (tmp_path / "reports").exists()
+    with pytest.raises(ReportError, match="after the data"):
+        plan_weeks(small["db"], since="2030-W01")
+
+
+def test_all_weeks_skips_the_empty_weeks_of_the_corpus(corpus_store):
+    # the real transcripts span many weeks, most of them without a session (issue 28 item 8)
+    plan = plan_weeks(corpus_store, all_weeks=True)
+    held = held_weeks(corpus_store)
+    assert plan.weeks == held and plan.skipped, plan
+    assert not set(plan.weeks) & set(plan.skipped)
+    assert sorted(plan.weeks + plan.skipped)[0] == held[0]
+    assert select_weeks(corpus_store, all_weeks=True) == held

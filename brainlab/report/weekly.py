@@ -13,6 +13,7 @@ import math
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainlab.config import DEFAULT_REPORTS
@@ -44,26 +45,58 @@ def latest_week(db: Path) -> str:
     return weeks[-1]
 
 
-def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
-                 since: str | None = None) -> list[str]:
-    """The weeks a command asked for: one week, every week with data, or since a week."""
+def held_weeks(db: Path) -> list[str]:
+    """The ISO weeks holding at least one session (metabolism log or transcript session)."""
+    frame = query(db, "SELECT DISTINCT CAST(t AS DATE) AS day FROM (SELECT started_at AS t "
+                      "FROM metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions) "
+                      "WHERE t IS NOT NULL")
+    return sorted({Week.of(getattr(day, "date", lambda d=day: d)()).label
+                   for day in frame["day"]})
+
+
+@dataclass
+class WeekPlan:
+    """The weeks a command renders and the empty weeks of its range it skips."""
+
+    weeks: list[str]
+    skipped: list[str] = field(default_factory=list)
+
+
+def plan_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
+               since: str | None = None) -> WeekPlan:
+    """The weeks a command asked for: one week, every week with data, or since a week.
+
+    ``--all`` and ``--since`` render only weeks holding a session (the empty ones are counted in
+    ``skipped``); a week after the newest session is refused (a typo, not a report).
+    """
     if sum(bool(x) for x in (week, all_weeks, since)) > 1:
         raise ReportError("give one of --week, --all or --since")
-    if week:
-        return [Week.parse(week).label]
-    weeks = data.session_weeks(db)
-    if not weeks:
+    asked = Week.parse(week or since).label if (week or since) else None
+    held = held_weeks(db)
+    if not held:
+        if week:
+            return WeekPlan([asked])
         raise ReportError(no_session_message(db))
-    if all_weeks:
-        return weeks
-    if since:
-        first, last = Week.parse(since), Week.parse(weeks[-1])
-        out, current = [], first
-        while current.start <= last.start:
-            out.append(current.label)
-            current = current.shifted(1)
-        return out
-    return [weeks[-1]]
+    if asked and Week.parse(asked).start > Week.parse(held[-1]).start:
+        raise ReportError(f"{asked} is after the data (the newest session is in {held[-1]}): "
+                          f"name a week up to {held[-1]}")
+    if week:
+        return WeekPlan([asked])
+    if not (all_weeks or since):
+        return WeekPlan([held[-1]])
+    first = Week.parse(since) if since else Week.parse(held[0])
+    span, current = [], first
+    while current.start <= Week.parse(held[-1]).start:
+        span.append(current.label)
+        current = current.shifted(1)
+    kept = set(held)
+    return WeekPlan([w for w in span if w in kept], [w for w in span if w not in kept])
+
+
+def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
+                 since: str | None = None) -> list[str]:
+    """The weeks :func:`plan_weeks` renders (empty weeks of a range left out)."""
+    return plan_weeks(db, week, all_weeks, since).weeks
 
 
 def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
