@@ -27,8 +27,9 @@ java:
 	    apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || \
 	  echo "java missing: Spark tests will fail (apt-get install openjdk-17-jre-headless)"
 
+# --durations=25: the slowest tests, printed after every run (a slow test shows up at once)
 test: $(BIN)/brainlab browser java
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 lint: $(BIN)/brainlab
 	$(BIN)/ruff check brainlab tests benchmarks
