@@ -1,8 +1,10 @@
 """Render the weekly health report of one ISO week, or of many, into ``<out>/<week>/``.
 
 ``render_weekly`` = check the database, execute notebooks/reports/weekly_health.ipynb with
-papermill into a temporary file, convert it to one HTML file, then move the notebook, the
-HTML and a summary into place (each by an atomic rename) and rebuild ``<out>/index.html``.
+papermill (or in the kernel :func:`render_weeks` shares between weeks) into a temporary file,
+convert it to one HTML file, then move the notebook, the HTML and a summary into place (each
+by an atomic rename) and rebuild ``<out>/index.html``. ``--all`` and ``--since`` skip the
+weeks holding no session; a week after the newest session is refused (:func:`plan_weeks`).
 A failed run raises ReportError and leaves the week's previous files as they were.
 """
 
@@ -102,8 +104,12 @@ def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
 def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
                   thresholds_file: Path | None = None, ratio_window: int = 0,
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
-                  notebook: Path | None = None, update_index: bool = True) -> Path:
-    """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``."""
+                  notebook: Path | None = None, update_index: bool = True,
+                  session: runner.KernelSession | None = None) -> Path:
+    """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
+
+    ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
+    """
     db = Path(db).resolve()
     query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = Week.parse(week).label if week else latest_week(db)
@@ -123,7 +129,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     tmp_nb = scratch / f"weekly_health.{run_id}.ipynb"
     try:
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
-                             cwd=week_dir)
+                             cwd=week_dir, session=session)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
         summary = _summary(db, label, run, parameters)
         executed = tmp_nb.read_bytes()
@@ -148,14 +154,20 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
 
 def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
                  on_done: Callable[[str, Path], None] | None = None, **options) -> list[Path]:
-    """Render several weeks (index rebuilt once at the end); stop at the first failure."""
+    """Render several weeks in one kernel (index rebuilt once at the end).
+
+    Stops at the first failure. One week alone runs as :func:`render_weekly` does (papermill,
+    its own kernel).
+    """
     paths = []
     try:
-        for label in weeks:
-            path = render_weekly(db, label, out, update_index=False, **options)
-            paths.append(path)
-            if on_done:
-                on_done(label, path)
+        with runner.KernelSession() as session:
+            for label in weeks:
+                path = render_weekly(db, label, out, update_index=False,
+                                     session=session if len(weeks) > 1 else None, **options)
+                paths.append(path)
+                if on_done:
+                    on_done(label, path)
     finally:
         if paths:
             index.write_index(Path(out))
