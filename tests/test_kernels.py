@@ -16,6 +16,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import nbformat
@@ -28,6 +29,7 @@ RUNS = 4
 
 RUNNER = """
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from brainlab.report import runner
 runner.execute(Path(sys.argv[1]), Path(sys.argv[2]), {}, "t", timeout=120, cwd=Path("nbs"))
@@ -56,6 +58,9 @@ def _shell(folder: Path, command: str) -> list[str]:
 
 def test_notebook_runs_started_at_once_all_finish_and_find_a_relative_db(tmp_path,
                                                                          empty_store):
+    engines = {e.name for e in entry_points(group="papermill.engine")}
+    assert "brainlab" in engines, ("papermill's 'brainlab' engine is not installed: "
+                                   "pip install -e . (pyproject.toml's entry point)")
     user = tmp_path / "user"
     (user / "data").mkdir(parents=True)
     (user / "nbs").mkdir()
