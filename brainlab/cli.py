@@ -365,8 +365,9 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
               help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else "
                    f"{DEFAULT_DB}; the demo when neither exists]")
 @click.option("--demo", is_flag=True, help="Open the demo store (built first when missing).")
-@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
-              show_default=True, help="The tracked notebooks the copies are made from.")
+@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=None,
+              help="The tracked notebooks the copies are made from  [default: the package's"
+                   " notebooks/]")
 @click.option("--work", "work_dir", type=click.Path(path_type=Path),
               default=Path("data/notebooks"), show_default=True,
               help="Your copies of the notebooks, which JupyterLab opens and saves.")
@@ -375,8 +376,8 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
 @click.option("--print-command", is_flag=True,
               help="Print the command and exit (builds and copies nothing).")
 @handle_errors
-def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path, work_dir: Path, port: int | None,
-            no_browser: bool, print_command: bool) -> None:
+def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Path,
+            port: int | None, no_browser: bool, print_command: bool) -> None:
     """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
 

@@ -162,11 +162,18 @@ def choose_store(db: Path | None = None, demo: bool = False, default: Path = DEF
         " claude`, or pass --db PATH"))
 
 
-def prepare_notebooks(source: Path = NOTEBOOK_DIR, work: Path = WORK_DIR) -> list[str]:
+def tracked_notebooks() -> Path:
+    """The notebooks shipped beside the package (``<checkout>/notebooks``), else ./notebooks."""
+    beside = Path(__file__).resolve().parents[1] / "notebooks"
+    return beside if beside.is_dir() else NOTEBOOK_DIR
+
+
+def prepare_notebooks(source: Path | None = None, work: Path = WORK_DIR) -> list[str]:
     """Copy or refresh the user's notebooks in ``work`` from ``source``; return what to say."""
     from brainlab.notebook_copies import sync_copies
 
-    if not Path(source).is_dir():
+    source = Path(source) if source else tracked_notebooks()
+    if not source.is_dir():
         raise BrainlabError(f"no notebook folder at {source}: run from the project root or "
                             "pass --dir")
     return sync_copies(Path(source), Path(work)).lines(Path(work))

@@ -174,3 +174,7 @@ def test_a_signal_to_brainlab_lab_stops_jupyterlab(demo, tmp_path):
         assert not group_alive(proc.pid), "a process of brainlab lab outlived the signal"
     finally:
         stop_group(proc)
+
+
+def test_the_copies_come_from_the_package_notebooks_wherever_lab_is_typed():
+    assert lab.tracked_notebooks() == ROOT / "notebooks"
