@@ -32,8 +32,9 @@ $(VENV)/.test-extras: $(BIN)/brainlab
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	touch $@
 
+# --durations=25: the slowest tests, printed after every run (a slow test shows up at once)
 test: $(VENV)/.test-extras browser java
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 lint: $(VENV)/.test-extras
 	$(BIN)/ruff check brainlab tests benchmarks

@@ -1,100 +1,109 @@
-"""Benchmark: render one week's report from a year of synthetic data (SynthOptions(weeks=52)).
+"""Benchmark: where a weekly report's time goes, and many weeks in one kernel against the old path.
 
-Figures printed:
-- full render: ``render_weekly`` = papermill run (kernel start included), HTML conversion,
-  atomic writes, summary and index. Target: under 20 s.
-- baseline A, plain nbclient: the same notebook, same parameters, executed by nbclient with
-  no papermill and no HTML conversion -> the cost papermill + conversion add on top.
-- baseline B, in-process: the notebook's section calls run in this Python process (no kernel,
-  no notebook at all) -> the cost of the queries and the SVG charts alone.
-- HTML size with the default 12-week trend and with a whole-year (52-week) trend (< 3 MB).
+Builds a synthetic brain (SynthOptions(weeks=N), default 12), then in the same run:
+- old path: ``render_weekly`` once per week (papermill, a new kernel each week), ``--many``
+  weeks, total and per week;
+- new path: ``render_weeks`` for the same weeks (one kernel over IPC for all of them);
+- kernel start alone (IPC, until it answers), and each notebook cell's time in the first and
+  in a later week of the new path (the imports cell, each section: queries, altair and
+  vl-convert's SVG), from nbclient's execution timestamps.
+The load average is printed beside the figures (the machine is shared).
 
-Run: PYTHONPATH=. python benchmarks/bench_report.py [--weeks 52]
+Run: PYTHONPATH=. python benchmarks/bench_report.py [--weeks 12] [--many 4]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
 from benchkit import emit
 
 
-def build(root: Path, weeks: int) -> tuple[Path, str]:
+def build(root: Path, weeks: int) -> Path:
     from brainlab.demo import build_store
-    from brainlab.report import latest_week
 
     db = root / "brainlab.duckdb"
     build_store(root / "brain", db, weeks=weeks, seed=7, transcripts=False)
-    return db, latest_week(db)
+    return db
 
 
-def plain_nbclient(db: Path, week: str, cwd: Path) -> float:
-    from nbclient import NotebookClient
+def kernel_start() -> float:
+    from brainlab import kernels
 
-    from brainlab.report.runner import weekly_notebook
-
-    nb = nbformat.read(weekly_notebook(), as_version=4)
-    # the same parameter values papermill would inject, in a plain cell after the tagged one
-    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(f"db = {str(db)!r}\nweek = {week!r}"))
     started = time.perf_counter()
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(cwd)}}).execute()
-    return time.perf_counter() - started
+    with contextlib.ExitStack() as stack:
+        km = kernels.start_kernel(stack)
+        client = km.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=120)
+        seconds = time.perf_counter() - started
+        client.stop_channels()
+    return seconds
 
 
-def in_process(db: Path, week: str) -> float:
-    from brainlab.report import sections
+def cell_times(notebook: Path) -> list[tuple[float, str]]:
+    """(seconds, first line) of each code cell, from nbclient's execution timestamps."""
+    nb = nbformat.read(str(notebook), as_version=4)
+    out = []
+    for cell in nb.cells:
+        timing = cell.metadata.get("execution", {})
+        begin, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+        if cell.cell_type != "code" or not begin or not end:
+            continue
+        seconds = (datetime.fromisoformat(end.replace("Z", "+00:00"))
+                   - datetime.fromisoformat(begin.replace("Z", "+00:00"))).total_seconds()
+        first = next((ln for ln in cell.source.splitlines() if ln.strip()
+                      and not ln.startswith("#")), "")
+        out.append((seconds, first.strip()[:52]))
+    return out
 
-    sections.show = lambda fragment: None  # no IPython display outside a kernel
-    started = time.perf_counter()
-    ctx = sections.open_report(str(db), week)
-    for name in ("title", "headline", "health", "ratio", "conserve", "agents", "breath",
-                 "regulator", "hygiene", "data_quality", "sessions"):
-        getattr(sections, name)(ctx)
-    return time.perf_counter() - started
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--weeks", type=int, default=52)
+    parser.add_argument("--weeks", type=int, default=12)
+    parser.add_argument("--many", type=int, default=4)
     args = parser.parse_args()
-    from brainlab.report import render_weekly
+    from brainlab.report import render_weekly, render_weeks, select_weeks
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         started = time.perf_counter()
-        db, week = build(root, args.weeks)
-        print(f"synthesize + ingest {args.weeks} weeks: {time.perf_counter() - started:.1f} s"
-              f" (week reported: {week})")
+        db = build(root, args.weeks)
+        weeks = select_weeks(db, all_weeks=True)[-args.many:]
+        print(f"synthesize + ingest {args.weeks} weeks: {time.perf_counter() - started:.1f} s;"
+              f" rendering {', '.join(weeks)}  ({load()})")
 
         started = time.perf_counter()
-        page = render_weekly(db, week, root / "reports")
-        full = time.perf_counter() - started
-        size12 = page.stat().st_size
-
-        nbc = plain_nbclient(db, week, root)
-        inproc = in_process(db, week)
+        for week in weeks:
+            render_weekly(db, week, root / "old", update_index=False)
+        old = time.perf_counter() - started
+        print(f"old path, a kernel per week ({len(weeks)} x render_weekly): {old:6.2f} s,"
+              f" {old / len(weeks):5.2f} s/week  ({load()})")
 
         started = time.perf_counter()
-        page52 = render_weekly(db, week, root / "reports52", history_weeks=52)
-        full52 = time.perf_counter() - started
-        size52 = page52.stat().st_size
-
-    print(f"full render (papermill + HTML + index), 12-week trend: {full:6.2f} s  target < 20 s")
-    print(f"baseline A: plain nbclient, no papermill, no HTML:     {nbc:6.2f} s"
-          f"  (papermill + conversion add {full - nbc:+.2f} s)")
-    print(f"baseline B: section calls in-process, no kernel:       {inproc:6.2f} s"
-          f"  (kernel start + imports + notebook machinery: {full - inproc:+.2f} s)")
-    print(f"full render, 52-week trend:                            {full52:6.2f} s")
-    print(f"HTML size: 12-week trend {size12 / 1024:.0f} KiB, 52-week trend "
-          f"{size52 / 1024:.0f} KiB  (limit 3 MB)")
-    emit("report", weeks=args.weeks, render_s=full, nbclient_s=nbc, in_process_s=inproc,
-         render52_s=full52, html_kib=size12 / 1024, html52_kib=size52 / 1024)
+        render_weeks(db, weeks, root / "new")
+        new = time.perf_counter() - started
+        print(f"new path, one kernel (render_weeks):                {new:6.2f} s,"
+              f" {new / len(weeks):5.2f} s/week  ({load()})")
+        print(f"kernel start alone (IPC, until ready): {kernel_start():.2f} s")
+        for label, week in (("first week", weeks[0]), ("a later week", weeks[-1])):
+            times = cell_times(root / "new" / week / "weekly_health.ipynb")
+            print(f"cells of the {label} ({week}), new path: {sum(t for t, _ in times):.2f} s")
+            for seconds, first in sorted(times, reverse=True)[:8]:
+                print(f"  {seconds:6.2f} s  {first}")
+    emit("report", weeks=len(weeks), old_s_per_week=old / len(weeks),
+         new_s_per_week=new / len(weeks))
 
 
 if __name__ == "__main__":

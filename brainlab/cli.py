@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 import time
@@ -66,7 +67,9 @@ def late_progress(label: str, after: float = 0.5):
 
     A quick run (an incremental ingest: a few tenths of a second) prints no bar and never
     imports rich (~20 ms, issue 12); a long one shows the bar from then on.
+    ``$BRAINLAB_PROGRESS_AFTER`` (seconds, or ``never``) overrides ``after`` (docs/cli.md).
     """
+    after = _progress_after(after)
     started, bar = time.monotonic(), []
 
     def advance(*_args) -> None:
@@ -82,6 +85,17 @@ def late_progress(label: str, after: float = 0.5):
     finally:
         if bar:
             bar[0].stop()
+
+
+def _progress_after(default: float) -> float:
+    """``$BRAINLAB_PROGRESS_AFTER`` as seconds (``never``/``off``: no late bar), else ``default``."""
+    value = os.environ.get("BRAINLAB_PROGRESS_AFTER", "").strip().lower()
+    if value in ("never", "off", "no"):
+        return math.inf
+    try:
+        return float(value) if value else default
+    except ValueError:
+        return default
 
 
 def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
@@ -436,30 +450,43 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
 
 
 @main.command("lab")
-@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=Path("notebooks"),
-              show_default=True, help="Notebook folder JupyterLab opens.")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
-              help="Database the notebooks read (BRAINLAB_DB); default: the demo database, "
-                   "built first when missing.")
+              help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else "
+                   f"{DEFAULT_DB}; the demo when neither exists]")
+@click.option("--demo", is_flag=True, help="Open the demo store (built first when missing).")
+@click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=None,
+              help="The tracked notebooks the copies are made from  [default: the package's"
+                   " notebooks/]")
+@click.option("--work", "work_dir", type=click.Path(path_type=Path),
+              default=Path("data/notebooks"), show_default=True,
+              help="Your copies of the notebooks, which JupyterLab opens and saves.")
 @click.option("--port", type=int, default=None, help="JupyterLab port.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-@click.option("--print-command", is_flag=True, help="Print the command and exit (no launch).")
+@click.option("--print-command", is_flag=True,
+              help="Print the command and exit (builds and copies nothing).")
 @handle_errors
-def lab_cmd(notebook_dir: Path, db: Path | None, port: int | None, no_browser: bool,
-            print_command: bool) -> None:
-    """Open JupyterLab on notebooks/ with the demo database (or --db) ready."""
+def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Path,
+            port: int | None, no_browser: bool, print_command: bool) -> None:
+    """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
 
-    if db is None:
-        db = lab.ensure_demo_db(console=out, ingest=run_ingest)
-    elif not db.exists():
-        raise BrainlabError(f"no database at {db}")
-    out.print(f"{lab.DB_ENV}={db.resolve()}")
-    command = lab.lab_command(notebook_dir, db, port, open_browser=not no_browser)
+    store = lab.choose_store(db, demo)
+    if store.note:
+        console.print(store.note, style="bold yellow" if demo else "bold red", markup=False,
+                      highlight=False)
+    out.print(f"{lab.DB_ENV}={store.db.resolve()}", markup=False, highlight=False)
+    command = lab.lab_command(work_dir, store.db, port, open_browser=not no_browser)
     if print_command:
+        if store.demo and not store.db.exists():
+            console.print(f"{store.db} does not exist yet: `brainlab lab` builds it first",
+                          markup=False, highlight=False)
         out.print(" ".join(command), markup=False, highlight=False)
         return
-    sys.exit(lab.launch(notebook_dir, db, port, open_browser=not no_browser))
+    if store.demo:
+        lab.ensure_demo_db(console=out, ingest=run_ingest)
+    for line in lab.prepare_notebooks(notebook_dir, work_dir):
+        console.print(line, markup=False, highlight=False)
+    sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser))
 
 
 @main.group()
@@ -490,9 +517,13 @@ def report() -> None:
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
                   history_weeks, timeout) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
-    from brainlab.report import render_weeks, select_weeks
+    from brainlab.report import plan_weeks, render_weeks
 
-    weeks = select_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    weeks = plan.weeks
+    if plan.skipped:
+        console.print(f"skipped {len(plan.skipped)} empty week(s) (no session): "
+                      f"{plan.skipped[0]}..{plan.skipped[-1]}", markup=False, highlight=False)
     with progress_bar() as bar:
         task = bar.add_task("report weekly", total=len(weeks))
         render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
@@ -522,7 +553,8 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     The roots: each folder of $CLAUDE_CONFIG_DIR (comma-separated), else
     ~/.config/claude/projects and ~/.claude/projects. Reads only new files and the new tail of
     grown files; tokens are deduplicated per API call. Transcripts Claude Code deleted keep
-    their rows unless --prune.
+    their rows unless --prune. A progress bar appears once a run passes 0.5 s
+    ($BRAINLAB_PROGRESS_AFTER: seconds, or never).
     """
     from brainlab.store.claude_ingest import default_roots, ingest_claude_db
 

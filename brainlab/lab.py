@@ -1,4 +1,8 @@
-"""``brainlab lab`` and the notebooks' plumbing: the demo database, the db path, recorded results.
+"""``brainlab lab`` and the notebooks' plumbing: which store, the db path, recorded results.
+
+The lab opens the store every command uses (``--db``, ``$BRAINLAB_DB``, ``data/brainlab.duckdb``)
+and the demo only when asked or when there is no store (saying so loudly); JupyterLab works on
+the user's copies of the notebooks (:mod:`brainlab.notebook_copies`), never the tracked files.
 
 Notebooks find their database in the ``BRAINLAB_DB`` environment variable (their parameters
 cell reads it; papermill may override ``db_path``). A notebook states the figures a test checks
@@ -12,14 +16,16 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from brainlab.config import DEMO_DIR
 from brainlab.errors import BrainlabError
+from brainlab.paths import DEFAULT_DB, DEMO_DIR
 
 DB_ENV = "BRAINLAB_DB"
 RECORD_MARKER = "BRAINLAB_RECORD"
-NOTEBOOK_DIR = Path("notebooks")
+NOTEBOOK_DIR = Path("notebooks")  # the tracked notebooks (stored without outputs)
+WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (notebook_copies)
 
 
 def demo_db_path(demo_dir: Path = DEMO_DIR) -> Path:
@@ -59,8 +65,35 @@ def ensure_demo_db(demo_dir: Path = DEMO_DIR, console=None, ingest=None) -> Path
 
 
 def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> str:
-    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``."""
-    return os.environ.get(DB_ENV) or str(default)
+    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``.
+
+    A relative ``$BRAINLAB_DB`` means a path from the folder where the user typed the command
+    (the kernel itself runs in ``notebooks/``): see :func:`user_path`.
+    """
+    value = os.environ.get(DB_ENV)
+    return str(user_path(value)) if value else str(default)
+
+
+def user_path(value: str | os.PathLike) -> Path:
+    """``value`` made absolute against the folder where the user typed the command.
+
+    That folder is ``$PWD`` (every shell sets it, and a kernel or a ``cd`` inside a program
+    does not change it), else the current directory. A relative path that exists only from the
+    current directory is still found there; a path that exists nowhere is given from ``$PWD``
+    (so the error names the file the user meant).
+    """
+    path = Path(value).expanduser()
+    if path.is_absolute():
+        return path
+    bases = []
+    shell = os.environ.get("PWD")
+    if shell and Path(shell).is_absolute() and Path(shell).is_dir():
+        bases.append(Path(shell))
+    bases.append(Path.cwd())
+    for base in bases:
+        if (base / path).exists():
+            return base / path
+    return bases[0] / path
 
 
 def record(name: str, value) -> None:
@@ -89,6 +122,61 @@ def read_records(notebook) -> dict:
                 if line.startswith(RECORD_MARKER + " "):
                     found.update(json.loads(line[len(RECORD_MARKER) + 1:]))
     return found
+
+
+@dataclass
+class LabStore:
+    """The store ``brainlab lab`` opens and why: ``demo`` is True for the synthetic demo."""
+
+    db: Path
+    demo: bool
+    note: str = ""  # what to tell the user (loudly when the demo stands in for their store)
+
+
+def choose_store(db: Path | None = None, demo: bool = False, default: Path = DEFAULT_DB,
+                 demo_dir: Path = DEMO_DIR) -> LabStore:
+    """The store the lab opens: ``db``, else ``$BRAINLAB_DB``, else ``default`` (as every command).
+
+    The demo only when asked (``demo``) or when no store exists at ``default``.
+    Nothing is built here: a missing demo is built by :func:`ensure_demo_db` when launching.
+    """
+    if demo and db is not None:
+        raise BrainlabError("give --db or --demo, not both")
+    demo_db = demo_db_path(demo_dir)
+    if demo:
+        return LabStore(demo_db, True, "opening the demo store (synthetic sessions)")
+    named = db if db is not None else os.environ.get(DB_ENV)
+    if named:
+        path = user_path(named)
+        if not path.exists():
+            where = "--db" if db is not None else f"${DB_ENV}"
+            raise BrainlabError(f"no database at {path} ({where}): ingest into it first "
+                                "(`brainlab ingest brain PATH`, `brainlab ingest claude`)")
+        return LabStore(path, False)
+    path = user_path(default)
+    if path.exists():
+        return LabStore(path, False)
+    return LabStore(demo_db, True, (
+        f"No store at {default}: opening the DEMO store {demo_db} - synthetic sessions,"
+        " not yours. Ingest yours with `brainlab ingest brain PATH` or `brainlab ingest"
+        " claude`, or pass --db PATH"))
+
+
+def tracked_notebooks() -> Path:
+    """The notebooks shipped beside the package (``<checkout>/notebooks``), else ./notebooks."""
+    beside = Path(__file__).resolve().parents[1] / "notebooks"
+    return beside if beside.is_dir() else NOTEBOOK_DIR
+
+
+def prepare_notebooks(source: Path | None = None, work: Path = WORK_DIR) -> list[str]:
+    """Copy or refresh the user's notebooks in ``work`` from ``source``; return what to say."""
+    from brainlab.notebook_copies import sync_copies
+
+    source = Path(source) if source else tracked_notebooks()
+    if not source.is_dir():
+        raise BrainlabError(f"no notebook folder at {source}: run from the project root or "
+                            "pass --dir")
+    return sync_copies(Path(source), Path(work)).lines(Path(work))
 
 
 def lab_command(notebook_dir: Path, db: Path, port: int | None = None,

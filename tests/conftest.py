@@ -131,16 +131,54 @@ def empty_store(tmp_path_factory) -> Path:
 __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write"]
 
 
-# Tests that start Jupyter kernels (papermill: notebooks, reports, the demo's report) run in
-# one xdist worker, one after another: two workers launching kernels at once can race for the
-# same free TCP ports, and a kernel whose messages go astray leaves papermill waiting forever.
-KERNEL_TEST_FILES = {"test_notebooks.py", "test_report.py", "test_report_units.py",
-                     "test_report_sections.py", "test_cli_report.py", "test_cli_brain.py",
-                     "test_cli_lab.py", "test_report_layout.py", "test_lab_browser.py",
-                     "test_lake_report.py"}
+# --- runfix (issue 28 items 1, 7): kernels over IPC, kernel tests spread over the workers ---
+# Kernels brainlab starts talk over IPC (brainlab.kernels): two kernels started at the same
+# moment can no longer be handed the same TCP port, so kernel tests need not run one after
+# another. Tests sharing a session's kernels or lab stay together in one xdist group (one
+# worker: the kernels start once); the groups themselves run in parallel (--dist loadgroup).
+KERNEL_GROUPS = {
+    "test_notebooks.py": "notebooks",          # one kernel per store, shared by its tests
+    "test_lab_browser.py": "lab",              # one JupyterLab and one browser for the file
+    "test_cli_lab.py": "lab",
+    "test_report.py": "reports", "test_report_units.py": "reports",
+    "test_report_sections.py": "reports", "test_report_layout.py": "reports",
+    "test_cli_report.py": "reports2", "test_cli_brain.py": "reports2",
+    "test_lake_report.py": "reports2",
+    "test_kernels.py": "concurrent",          # 8 notebook runs at once: start it early
+}
+
+
+def _register_papermill_engine() -> None:
+    """``engine_name="brainlab"`` in this process even before pip registered the entry point."""
+    from papermill.engines import papermill_engines
+
+    from brainlab.kernels import BrainlabEngine
+
+    papermill_engines.register("brainlab", BrainlabEngine)
+
+
+def pytest_configure(config):
+    _register_papermill_engine()
+
+
+def _kernel_group(item) -> str | None:
+    group = KERNEL_GROUPS.get(item.path.name)
+    if group == "notebooks":  # one group per store: each store's kernel in its own worker
+        params = getattr(item, "callspec", None)
+        group = f"notebooks-{params.params.get('store', 'demo') if params else 'demo'}"
+    return group
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in KERNEL_TEST_FILES:
-            item.add_marker(pytest.mark.xdist_group("kernels"))
+        group = _kernel_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    # xdist hands out groups in collection order: the long kernel groups go first, so the
+    # short tests fill the other worker meanwhile instead of a kernel group running alone at
+    # the end (issue 28 item 1: the last 8% of the run took 10 minutes)
+    items.sort(key=lambda item: 0 if _kernel_group(item) or _marked_group(item) else 1)
+
+
+def _marked_group(item) -> bool:
+    return any(mark.name == "xdist_group" for mark in item.iter_markers())

@@ -28,12 +28,13 @@ def port_open(port: int) -> bool:
 
 
 def start_lab(db: Path, port: int, token: str, runtime: Path, log: Path,
-              notebook_dir: Path | None = None) -> subprocess.Popen:
+              work_dir: Path | None = None) -> subprocess.Popen:
     """`brainlab lab --db DB --port PORT --no-browser` from the project root; wait until it answers.
 
-    ``notebook_dir``: a copy of notebooks/ to serve (a browser run autosaves what it opens).
+    ``work_dir`` (default ``runtime/work``): where the lab puts its copies of notebooks/ and
+    what JupyterLab serves (``--work``), never the project's data/ folder.
     """
-    extra = ["--dir", str(notebook_dir)] if notebook_dir else []
+    extra = ["--work", str(work_dir or runtime / "work")]
     env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(runtime),
            "JUPYTERLAB_WORKSPACES_DIR": str(runtime / "workspaces")}
     with open(log, "wb") as out:

@@ -3,13 +3,20 @@ previous report, and picks weeks for --week / --all / --since."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
 import pytest
 from click.testing import CliRunner
 from report_helpers import build_brain_db
 
 from brainlab.cli import main
 from brainlab.errors import ReportError
-from brainlab.report import select_weeks
+from brainlab.report import plan_weeks, select_weeks
+from brainlab.report.weekly import held_weeks
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +70,60 @@ def test_week_selection(small):
     assert select_weeks(small["db"], week="2026-W01") == ["2026-W01"]
     with pytest.raises(ReportError):
         select_weeks(small["db"], week=weeks[0], since=weeks[0])
+
+
+def test_a_week_after_the_data_is_refused_in_one_line(small, tmp_path):
+    brainlab = Path(sys.executable).with_name("brainlab")
+    done = subprocess.run([str(brainlab), "report", "weekly", "--week", "2030-W01", "--db",
+                           str(small["db"]), "--out", str(tmp_path / "reports")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"Error: 2030-W01 is after the data (the newest session is in {small['weeks'][-1]}): "
+        f"name a week up to {small['weeks'][-1]}"]
+    assert not (tmp_path / "reports").exists()
+    with pytest.raises(ReportError, match="after the data"):
+        plan_weeks(small["db"], since="2030-W01")
+
+
+def test_all_weeks_skips_the_empty_weeks_of_the_corpus(corpus_store):
+    # the real transcripts span many weeks, most of them without a session (issue 28 item 8)
+    plan = plan_weeks(corpus_store, all_weeks=True)
+    held = held_weeks(corpus_store)
+    assert plan.weeks == held and plan.skipped, plan
+    assert not set(plan.weeks) & set(plan.skipped)
+    assert sorted(plan.weeks + plan.skipped)[0] == held[0]
+    assert select_weeks(corpus_store, all_weeks=True) == held
+
+
+@pytest.mark.slow
+def test_several_weeks_render_in_one_kernel_each_its_own_week(small, tmp_path):
+    # --since renders the weeks in one shared kernel (%reset -f between them): each report is
+    # its own week's, and a failing run there stops with the same one-line error as papermill's
+    out, weeks = tmp_path / "reports", small["weeks"][-2:]
+    brainlab = Path(sys.executable).with_name("brainlab")
+    done = subprocess.run([str(brainlab), "report", "weekly", "--since", weeks[0], "--db",
+                           str(small["db"]), "--out", str(out)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    for week in weeks:
+        page = (out / week / "weekly_health.html").read_text()
+        assert f"brainlab weekly health — {week}" in page
+        summary = json.loads((out / week / "summary.json").read_text())
+        assert summary["week"] == week and summary["sessions"] > 0
+        nb = nbformat.read(str(out / week / "weekly_health.ipynb"), as_version=4)
+        assert "%reset" not in nb.cells[0].source  # the session's setup cell is not kept
+        assert not [o for c in nb.cells for o in c.get("outputs", [])
+                    if o.get("output_type") == "error"]
+    before = (out / weeks[0] / "weekly_health.html").read_bytes()
+    bad = tmp_path / "thresholds.toml"
+    bad.write_text("[thresholds]\nno_such_threshold = 1\n")
+    failed = subprocess.run([str(brainlab), "report", "weekly", "--since", weeks[0], "--db",
+                             str(small["db"]), "--out", str(out), "--thresholds", str(bad)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert failed.returncode == 1
+    errors = failed.stderr.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith("Error: report notebook failed in cell")
+    assert "ConfigError" in errors[0] and "no_such_threshold" in errors[0]
+    assert (out / weeks[0] / "weekly_health.html").read_bytes() == before
+    assert (out / weeks[0] / "weekly_health.failed.ipynb").exists()

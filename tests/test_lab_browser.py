@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import time
 import urllib.request
@@ -48,12 +47,10 @@ playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '
 def lab(demo, tmp_path_factory):
     """A running `brainlab lab` on the demo database; stopped by SIGTERM to its PID after."""
     runtime = tmp_path_factory.mktemp("lab-runtime")
-    notebooks = runtime / "notebooks"  # a copy: JupyterLab autosaves the notebooks it runs
-    notebooks.mkdir()
-    for path in NOTEBOOKS:
-        shutil.copy(path, notebooks / path.name)
-    port = free_port()
-    proc = start_lab(demo["db"], port, TOKEN, runtime, runtime / "lab.log", notebooks)
+    tracked = {path: path.read_bytes() for path in NOTEBOOKS}
+    port = free_port()  # the lab serves its own copies of notebooks/ (JupyterLab autosaves)
+    proc = start_lab(demo["db"], port, TOKEN, runtime, runtime / "lab.log",
+                     runtime / "notebooks")
     started: dict[int, psutil.Process] = {}  # every process the lab started (kernels too)
     info = {"port": port, "base": f"http://127.0.0.1:{port}", "pid": proc.pid,
             "started": started}
@@ -65,6 +62,8 @@ def lab(demo, tmp_path_factory):
         _gone, alive = psutil.wait_procs(list(started.values()), timeout=30)
         assert not alive, f"processes left behind by brainlab lab: {alive}"
         assert not port_open(port)
+        changed = [p.name for p, text in tracked.items() if p.read_bytes() != text]
+        assert not changed, f"running the notebooks in the lab changed tracked files: {changed}"
     finally:
         stop_group(proc)
         for child in started.values():

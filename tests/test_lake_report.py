@@ -53,7 +53,8 @@ def test_notebook_on_an_attached_lake(attached, demo, tmp_path):
         nb = pm.execute_notebook(str(path), str(tmp_path / path.name),
                                  parameters={"db_path": str(attached["db"])},
                                  kernel_name="python3", cwd=str(path.parent),
-                                 progress_bar=False, execution_timeout=300)
+                                 progress_bar=False, execution_timeout=300,
+                                 engine_name="brainlab")
     finally:
         if previous is None:
             os.environ.pop("PYTHONPATH", None)

@@ -86,7 +86,8 @@ def test_weekly_report_lists_the_weeks_disagreements(demo, tmp_path):
 def _run_notebook(db, out):
     nb = pm.execute_notebook(str(NOTEBOOK), str(out), parameters={"db_path": str(db)},
                              kernel_name="python3", cwd=str(NOTEBOOK.parent),
-                             progress_bar=False, execution_timeout=300)
+                             progress_bar=False, execution_timeout=300,
+                             engine_name="brainlab")
     text = "".join(o.get("text", "") + o.get("data", {}).get("text/markdown", "")
                    for c in nb.cells for o in c.get("outputs", []))
     return read_records(nb), text

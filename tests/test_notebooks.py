@@ -11,6 +11,7 @@ says plainly what is missing (holdings.NOTE_PREFIX) and which command adds it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -18,10 +19,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from brainlab import kernels
 from brainlab.lab import DB_ENV, read_records
 from brainlab.viz.holdings import NOTE_PREFIX
 
@@ -55,8 +56,8 @@ class StoreKernel:
     def __init__(self, db: Path):
         env = {**os.environ, DB_ENV: str(db)}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        self.km = KernelManager(kernel_name="python3")
-        self.km.start_kernel(cwd=str(NOTEBOOK_DIR), env=env)
+        self.stack = contextlib.ExitStack()  # over IPC: no port race (brainlab.kernels)
+        self.km = kernels.start_kernel(self.stack, cwd=str(NOTEBOOK_DIR), env=env)
         self.results: dict[str, tuple] = {}
 
     def run(self, path: Path):
@@ -78,7 +79,7 @@ class StoreKernel:
         return self.results[path.name]
 
     def close(self):
-        self.km.shutdown_kernel(now=True)
+        self.stack.close()
 
 
 @pytest.fixture(scope="session")
@@ -264,7 +265,8 @@ def test_03_lists_the_tickets_it_cannot_replay(tmp_path):
     nb = pm.execute_notebook(str(path), str(tmp_path / path.name),
                              parameters={"db_path": str(db), "draws": 20},
                              kernel_name="python3", cwd=str(path.parent), progress_bar=False,
-                             execution_timeout=300)
+                             execution_timeout=300,
+                             engine_name="brainlab")
     text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
                    for c in nb.cells for o in c.get("outputs", []))
     assert "20 tickets replayed" in text

@@ -75,7 +75,9 @@ def local_ingest(db: Path, root: Path) -> None:
         con.close()
 
 
-@pytest.fixture(scope="module")
+# session-scoped (issue 28 item 1): in a 2-worker run the module-scoped team fixture was built
+# twice (915 s and 893 s of setup under load); one worker runs the whole "spark" group
+@pytest.fixture(scope="session")
 def spark():
     from brainlab.lake.spark_ingest import spark_session
 
@@ -85,7 +87,7 @@ def spark():
     session.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def team(spark, tmp_path_factory):
     """Runs: incremental lake (half, then the rest), cold lake, local store; all attached."""
     from brainlab.lake.spark_ingest import ingest_claude_spark

@@ -4,6 +4,12 @@
 and ``brainlab demo`` call.
 """
 
-from brainlab.report.weekly import latest_week, render_weekly, render_weeks, select_weeks
+from brainlab.report.weekly import (
+    latest_week,
+    plan_weeks,
+    render_weekly,
+    render_weeks,
+    select_weeks,
+)
 
-__all__ = ["latest_week", "render_weekly", "render_weeks", "select_weeks"]
+__all__ = ["latest_week", "plan_weeks", "render_weekly", "render_weeks", "select_weeks"]

@@ -4,13 +4,15 @@ The contract, taken from papermill's parameters model and made stricter:
 - the notebook has one cell tagged ``parameters`` written ``name: type = default  # help``;
 - an unknown parameter is an error before anything runs (papermill itself only warns);
 - the parameters and a run id are recorded in the executed notebook's metadata;
-- each cell runs under a timeout; on failure the executed notebook, with the failing cell's
-  error in it, is saved beside the report as ``*.failed.ipynb`` and a ReportError naming the
-  cell and its error is raised. The previous report is never touched by a failed run.
+- the kernel talks over IPC (:mod:`brainlab.kernels`: no port race with kernels started at
+  the same moment) and each cell runs under a timeout; on failure the executed notebook, with
+  the failing cell's error in it, is saved beside the report as ``*.failed.ipynb`` and a
+  ReportError naming the cell and its error is raised. The previous report is never touched by a failed run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import uuid
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 
+from brainlab import kernels
 from brainlab.errors import ReportError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell
@@ -79,27 +82,88 @@ class Execution:
     seconds: float
 
 
-def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
-            timeout: int = DEFAULT_TIMEOUT, cwd: Path | None = None) -> Execution:
-    """Run ``notebook`` into ``output`` with ``parameters``; raise ReportError on failure."""
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
+class KernelSession:
+    """One kernel (over IPC) that runs several parameterized notebooks in turn.
 
+    ``report weekly --all`` renders many weeks: starting a kernel and importing the report's
+    modules once instead of once per week saves most of a week's fixed cost (docs/report.md).
+    Each run starts with ``%reset -f`` (no run sees another's variables) and a ``chdir`` to the
+    run's folder, as papermill's ``cwd`` would.
+    """
+
+    def __init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self._km = None
+
+    def __enter__(self) -> KernelSession:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Shut the kernel down (when one was started)."""
+        self._stack.close()
+        self._km = None
+
+    def _kernel(self, cwd: Path | None):
+        if self._km is not None and not self._km.is_alive():
+            self.close()
+        if self._km is None:
+            self._km = kernels.start_kernel(self._stack, KERNEL,
+                                            cwd=str(cwd) if cwd else None)
+        return self._km
+
+    def run(self, notebook: Path, output: Path, parameters: dict, timeout: int,
+            cwd: Path | None) -> None:
+        """Execute ``notebook`` with ``parameters`` into ``output`` (ReportError on failure)."""
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError
+        from papermill.iorw import load_notebook_node  # gives every cell its tags list
+        from papermill.parameterize import parameterize_notebook
+
+        nb = parameterize_notebook(load_notebook_node(str(notebook)), parameters,
+                                   kernel_name=KERNEL)
+        setup = "%reset -f"
+        if cwd:
+            setup += f"\nimport os as _os\n_os.chdir({str(Path(cwd).resolve())!r})\ndel _os"
+        nb.cells.insert(0, nbformat.v4.new_code_cell(setup))
+        client = NotebookClient(nb, km=self._kernel(cwd), timeout=timeout, kernel_name=KERNEL)
+        failure = None
+        try:
+            client.execute()
+        except CellExecutionError as exc:
+            failure = exc
+        except Exception as exc:  # kernel death, timeout: one clear line, a new kernel next
+            self.close()
+            raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if client.kc is not None:
+                client.kc.stop_channels()
+            nb.cells.pop(0)
+            nbformat.write(nb, str(output))
+        if failure is not None:
+            index = next((i for i, c in enumerate(nb.cells) for o in c.get("outputs", [])
+                          if o.get("output_type") == "error"), None)
+            failure.cell_index = index
+            error = ReportError(_failure_message(output, failure))
+            error.ename, error.evalue = failure.ename, failure.evalue
+            raise error from None
+
+
+def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
+            timeout: int = DEFAULT_TIMEOUT, cwd: Path | None = None,
+            session: KernelSession | None = None) -> Execution:
+    """Run ``notebook`` into ``output`` with ``parameters``; raise ReportError on failure.
+
+    With a ``session`` the run reuses its kernel; otherwise papermill starts one for the run.
+    """
     check_parameters(notebook, parameters)
-    logging.getLogger("papermill").setLevel(logging.WARNING)
     started = datetime.now(UTC)
-    try:
-        papermill.execute_notebook(
-            str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
-            progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
-            execution_timeout=timeout, start_timeout=60,
-        )
-    except PapermillExecutionError as exc:
-        error = ReportError(_failure_message(output, exc))
-        error.ename, error.evalue = exc.ename, exc.evalue  # weekly.py words store failures
-        raise error from None
-    except Exception as exc:  # kernel death, timeout, missing kernel: one clear line
-        raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
+    if session is not None:
+        session.run(notebook, output, parameters, timeout, cwd)
+    else:
+        _papermill(notebook, output, parameters, timeout, cwd)
     seconds = (datetime.now(UTC) - started).total_seconds()
     executed = nbformat.read(str(output), as_version=4)
     executed.metadata["brainlab"] = {
@@ -108,6 +172,27 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
     }
     nbformat.write(executed, str(output))
     return Execution(executed, output, run_id, seconds)
+
+
+def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
+               cwd: Path | None) -> None:
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    logging.getLogger("papermill").setLevel(logging.WARNING)
+    try:
+        with kernels.ipc_config() as config:  # no TCP port race with other kernels (issue 28)
+            papermill.execute_notebook(
+                str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
+                progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
+                execution_timeout=timeout, start_timeout=60, config=config,
+            )
+    except PapermillExecutionError as exc:
+        error = ReportError(_failure_message(output, exc))
+        error.ename, error.evalue = exc.ename, exc.evalue  # weekly.py words store failures
+        raise error from None
+    except Exception as exc:  # kernel death, timeout, missing kernel: one clear line
+        raise ReportError(f"report notebook failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _failure_message(output: Path, exc) -> str:

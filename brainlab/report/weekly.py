@@ -1,8 +1,10 @@
 """Render the weekly health report of one ISO week, or of many, into ``<out>/<week>/``.
 
 ``render_weekly`` = check the database, execute notebooks/reports/weekly_health.ipynb with
-papermill into a temporary file, convert it to one HTML file, then move the notebook, the
-HTML and a summary into place (each by an atomic rename) and rebuild ``<out>/index.html``.
+papermill (or in the kernel :func:`render_weeks` shares between weeks) into a temporary file,
+convert it to one HTML file, then move the notebook, the HTML and a summary into place (each
+by an atomic rename) and rebuild ``<out>/index.html``. ``--all`` and ``--since`` skip the
+weeks holding no session; a week after the newest session is refused (:func:`plan_weeks`).
 A failed run raises ReportError and leaves the week's previous files as they were.
 """
 
@@ -13,6 +15,7 @@ import math
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainlab.config import DEFAULT_REPORTS
@@ -44,33 +47,69 @@ def latest_week(db: Path) -> str:
     return weeks[-1]
 
 
-def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
-                 since: str | None = None) -> list[str]:
-    """The weeks a command asked for: one week, every week with data, or since a week."""
+def held_weeks(db: Path) -> list[str]:
+    """The ISO weeks holding at least one session (metabolism log or transcript session)."""
+    frame = query(db, "SELECT DISTINCT CAST(t AS DATE) AS day FROM (SELECT started_at AS t "
+                      "FROM metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions) "
+                      "WHERE t IS NOT NULL")
+    return sorted({Week.of(getattr(day, "date", lambda d=day: d)()).label
+                   for day in frame["day"]})
+
+
+@dataclass
+class WeekPlan:
+    """The weeks a command renders and the empty weeks of its range it skips."""
+
+    weeks: list[str]
+    skipped: list[str] = field(default_factory=list)
+
+
+def plan_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
+               since: str | None = None) -> WeekPlan:
+    """The weeks a command asked for: one week, every week with data, or since a week.
+
+    ``--all`` and ``--since`` render only weeks holding a session (the empty ones are counted in
+    ``skipped``); a week after the newest session is refused (a typo, not a report).
+    """
     if sum(bool(x) for x in (week, all_weeks, since)) > 1:
         raise ReportError("give one of --week, --all or --since")
-    if week:
-        return [Week.parse(week).label]
-    weeks = data.session_weeks(db)
-    if not weeks:
+    asked = Week.parse(week or since).label if (week or since) else None
+    held = held_weeks(db)
+    if not held:
+        if week:
+            return WeekPlan([asked])
         raise ReportError(no_session_message(db))
-    if all_weeks:
-        return weeks
-    if since:
-        first, last = Week.parse(since), Week.parse(weeks[-1])
-        out, current = [], first
-        while current.start <= last.start:
-            out.append(current.label)
-            current = current.shifted(1)
-        return out
-    return [weeks[-1]]
+    if asked and Week.parse(asked).start > Week.parse(held[-1]).start:
+        raise ReportError(f"{asked} is after the data (the newest session is in {held[-1]}): "
+                          f"name a week up to {held[-1]}")
+    if week:
+        return WeekPlan([asked])
+    if not (all_weeks or since):
+        return WeekPlan([held[-1]])
+    first = Week.parse(since) if since else Week.parse(held[0])
+    span, current = [], first
+    while current.start <= Week.parse(held[-1]).start:
+        span.append(current.label)
+        current = current.shifted(1)
+    kept = set(held)
+    return WeekPlan([w for w in span if w in kept], [w for w in span if w not in kept])
+
+
+def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
+                 since: str | None = None) -> list[str]:
+    """The weeks :func:`plan_weeks` renders (empty weeks of a range left out)."""
+    return plan_weeks(db, week, all_weeks, since).weeks
 
 
 def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
                   thresholds_file: Path | None = None, ratio_window: int = 0,
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
-                  notebook: Path | None = None, update_index: bool = True) -> Path:
-    """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``."""
+                  notebook: Path | None = None, update_index: bool = True,
+                  session: runner.KernelSession | None = None) -> Path:
+    """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
+
+    ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
+    """
     db = Path(db).resolve()
     query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = Week.parse(week).label if week else latest_week(db)
@@ -90,7 +129,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     tmp_nb = scratch / f"weekly_health.{run_id}.ipynb"
     try:
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
-                             cwd=week_dir)
+                             cwd=week_dir, session=session)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
         summary = _summary(db, label, run, parameters)
         executed = tmp_nb.read_bytes()
@@ -115,14 +154,20 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
 
 def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
                  on_done: Callable[[str, Path], None] | None = None, **options) -> list[Path]:
-    """Render several weeks (index rebuilt once at the end); stop at the first failure."""
+    """Render several weeks in one kernel (index rebuilt once at the end).
+
+    Stops at the first failure. One week alone runs as :func:`render_weekly` does (papermill,
+    its own kernel).
+    """
     paths = []
     try:
-        for label in weeks:
-            path = render_weekly(db, label, out, update_index=False, **options)
-            paths.append(path)
-            if on_done:
-                on_done(label, path)
+        with runner.KernelSession() as session:
+            for label in weeks:
+                path = render_weekly(db, label, out, update_index=False,
+                                     session=session if len(weeks) > 1 else None, **options)
+                paths.append(path)
+                if on_done:
+                    on_done(label, path)
     finally:
         if paths:
             index.write_index(Path(out))
