@@ -6,12 +6,8 @@ code 1 (see :func:`main`). Logic lives in the library; a command is a few lines.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,148 +19,25 @@ if sys.argv[1:2] in (["statusline"], ["hook"]):  # issue 25: live commands start
 import click  # noqa: E402
 
 from brainlab import __version__
-from brainlab.errors import BrainlabError, ConfigError, fatal_message
+from brainlab.errors import BrainlabError, ConfigError
 from brainlab.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR, config_requested
 from brainlab.plaintext import visible
-from brainlab.terminal import LazyConsole
 
 if TYPE_CHECKING:
     from brainlab.config import Settings
 
-# rich Consoles made on first use: read commands print plain text without importing rich
-console = LazyConsole(stderr=True)
-out = LazyConsole(soft_wrap=True)
-
-
-def db_option(default: Path = DEFAULT_DB):
-    """The ``--db PATH`` option every command shares."""
-    return click.option(
-        "--db", "db", type=click.Path(path_type=Path), default=default, show_default=True,
-        help="DuckDB database file.",
-    )
-
-
-def progress_bar():
-    """The one progress display used by long commands (stderr, so stdout stays clean)."""
-    from brainlab.terminal import NoProgress, is_terminal
-
-    if not is_terminal(sys.stderr):  # a log or a pipe: no bar, and no blank line it leaves
-        return NoProgress()
-    from rich import progress as rp
-
-    BarColumn, MofNCompleteColumn, Progress = rp.BarColumn, rp.MofNCompleteColumn, rp.Progress
-    TextColumn, TimeElapsedColumn = rp.TextColumn, rp.TimeElapsedColumn
-
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console.real(), transient=True,
-    )
-
-
-@contextlib.contextmanager
-def late_progress(label: str, after: float = 0.5):
-    """Yield a ``progress(*args)`` callback whose bar (and rich) starts only after ``after`` s.
-
-    A quick run (an incremental ingest: a few tenths of a second) prints no bar and never
-    imports rich (~20 ms, issue 12); a long one shows the bar from then on.
-    ``$BRAINLAB_PROGRESS_AFTER`` (seconds, or ``never``) overrides ``after`` (docs/cli.md).
-    """
-    after = _progress_after(after)
-    started, bar = time.monotonic(), []
-
-    def advance(*_args) -> None:
-        if not bar and time.monotonic() - started >= after:
-            bar.append(progress_bar())
-            bar[0].start()
-            bar.append(bar[0].add_task(label, total=None))
-        if bar:
-            bar[0].advance(bar[1])
-
-    try:
-        yield advance
-    finally:
-        if bar:
-            bar[0].stop()
-
-
-def _progress_after(default: float) -> float:
-    """``$BRAINLAB_PROGRESS_AFTER`` as seconds (``never``/``off``: no late bar), else ``default``."""
-    value = os.environ.get("BRAINLAB_PROGRESS_AFTER", "").strip().lower()
-    if value in ("never", "off", "no"):
-        return math.inf
-    try:
-        return float(value) if value else default
-    except ValueError:
-        return default
-
-
-def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
-    """Ingest ``root`` with ``sources`` under a progress bar; print and return the summary.
-
-    ``ingest(db, root, progress)``: the library function to run (default: the generic
-    :func:`brainlab.store.ingest.ingest_sources` over ``sources``).
-    """
-    from brainlab.store.ingest import ingest_sources
-
-    root = Path(root)
-    total = sum(len(s.discover(root.resolve())) for s in sources)
-    with progress_bar() as bar:
-        task = bar.add_task(f"ingest {label}", total=total)
-        advance = lambda src, path, status: bar.advance(task)  # noqa: E731
-        summary = (ingest(db, root, advance) if ingest
-                   else ingest_sources(db, sources, root, advance))
-    print_summary(summary, db)
-    drain_live_spool(db)
-    return summary
-
-
-def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:
-    """Every ingest takes what the live hooks spooled while the store was busy (issue 25)."""
-    from brainlab.live.spool import drain_db
-
-    done = drain_db(db, prices, root)
-    if done and (done["spooled"] or done["snapshots"]):
-        click.echo(f"live: {done['spooled']} spooled transcript(s), {done['snapshots']}"
-                   " limit snapshot(s) taken from the hooks' spool")
-
-
-def print_summary(summary, db: Path) -> None:
-    """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
-    from brainlab.store.ingest_text import summary_lines
-
-    for line in summary_lines(summary, db):
-        out.print(line, markup=False, highlight=False)
-
-
-def print_problems(errors: int, warnings: int, db: Path) -> None:
-    """Say how many errors (not loaded) and warnings (loaded, flagged) this run recorded."""
-    from brainlab.store.ingest_text import problems_line
-
-    if errors or warnings:
-        out.print(problems_line(errors, warnings, db), style="yellow", markup=False,
-                  highlight=False)
-
-
-def handle_errors(func=None, *, code: int = 1):
-    """Decorator: BrainlabError -> one line on stderr and exit ``code`` (1; ``check``: 2)."""
-    if func is None:
-        return functools.partial(handle_errors, code=code)
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except BrainlabError as exc:
-            click.echo(f"Error: {visible(exc)}", err=True)
-            sys.exit(code)
-        except (Exception, KeyboardInterrupt) as exc:  # Ctrl-C, a full disk: one line too
-            fatal = fatal_message(exc)
-            if fatal is None:
-                raise
-            click.echo(f"Error: {visible(fatal[0])}", err=True)
-            sys.exit(fatal[1])
-
-    return wrapper
+from brainlab.cli_support import (  # noqa: E402,F401  (the helpers every command uses)
+    console,
+    db_option,
+    drain_live_spool,
+    handle_errors,
+    late_progress,
+    out,
+    print_problems,
+    print_summary,
+    progress_bar,
+    run_ingest,
+)
 
 
 @click.group()
@@ -763,7 +636,7 @@ from brainlab.cli_prices import prices_cmd  # noqa: E402
 main.add_command(prices_cmd)
 
 # --- OpenTelemetry files (issue 26, brainlab/otel, docs/otel.md) ------------------------------
-from brainlab.otel import commands as otel_commands  # noqa: E402
+from brainlab import cli_otel as otel_commands  # noqa: E402
 
 ingest.add_command(otel_commands.ingest_otel_cmd)
 main.add_command(otel_commands.usage_check_cmd)
@@ -771,7 +644,7 @@ main.add_command(otel_commands.usage_who_cmd)
 
 
 # --- Claude Code hooks and status line (issue 25, brainlab/live, docs/live.md) ----------------
-from brainlab.live import commands as live_commands  # noqa: E402
+from brainlab import cli_live as live_commands  # noqa: E402
 
 for _command in (live_commands.hooks_group, live_commands.hook_group,
                  live_commands.statusline_cmd, live_commands.limits_cmd):

@@ -1,8 +1,7 @@
 """The otel commands: ``brainlab ingest otel PATH...``, ``usage-check`` and ``usage-who``.
 
-Registered in cli.py with ``add_command``; each parses options, calls the library, prints.
-cli.py imports this module at its end, so the helpers of cli.py are looked up when a command
-runs (importing this module first must not import cli.py half-way).
+Registered in cli.py with ``add_command``; each parses options, calls the library, prints,
+with the helpers of :mod:`brainlab.cli_support` (the library half is ``brainlab/otel``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ def handle_errors(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from brainlab.cli import handle_errors as handle
+        from brainlab.cli_support import handle_errors as handle
 
         return handle(func)(*args, **kwargs)
 
@@ -45,7 +44,7 @@ def ingest_otel_cmd(paths: tuple[Path, ...], db: Path, hash_identities: bool) ->
     PATHS are files or folders. Files are known by content: a rotated or renamed file is not
     read again, a grown file only from where the last run stopped.
     """
-    from brainlab.cli import late_progress, print_problems
+    from brainlab.cli_support import late_progress, print_problems
     from brainlab.otel.ingest import ingest_otel_db
 
     with late_progress("ingest otel") as advance:
@@ -110,7 +109,7 @@ def usage_who_cmd(by: str, db: Path, since, until, as_json: bool) -> None:
 def _print_table(columns, rows, totals: bool) -> None:
     """A table fitted to the terminal, as `brainlab usage` prints one (plain text or rich)."""
     from brainlab import tables
-    from brainlab.cli import out
+    from brainlab.cli_support import out
 
     text, _hidden = tables.render_text(columns, rows, width=out.width, totals=totals,
                                        bold=out.styled)

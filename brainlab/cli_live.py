@@ -16,7 +16,7 @@ from brainlab.paths import DEFAULT_DB
 
 
 def _handle(func):
-    from brainlab.cli import handle_errors
+    from brainlab.cli_support import handle_errors
 
     return handle_errors(func)
 
