@@ -473,7 +473,7 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @main.command("usage")
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
-                                   "blocks", "projects", "agents", "tickets"]))
+                                   "blocks", "projects", "agents", "tickets", "limits"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -489,7 +489,8 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     """Claude Code tokens and cost by VIEW (default: daily).
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
-    agents (subagent types) or tickets (sessions in .claude/worktrees/<ticket>). Days are
+    agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>) or limits (the
+    5-hour and 7-day rate-limit windows the status line saw; also `brainlab limits`). Days are
     days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """
@@ -498,6 +499,15 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
 
     if as_json and as_csv:
         raise ConfigError("--json and --csv print different formats: give one of them")
+    if by == "limits":  # issue 25: brainlab.metrics.limits, windows named by their reset time
+        from brainlab.metrics.limits import limits_output
+
+        if since or until or project or timezone or start_of_week:
+            raise ConfigError("usage limits takes --limit, --json, --csv and --db only:"
+                              " drop the other options")
+        click.echo(limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text"),
+                   nl=False)
+        return
     if by == "blocks":
         from brainlab.metrics.usage_blocks import blocks_table
 

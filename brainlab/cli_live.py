@@ -124,7 +124,7 @@ def statusline_cmd(segments: str | None, plain: bool, width: int | None) -> None
               help="DuckDB database file.")
 @click.option("--limit", type=int, default=20, show_default=True, help="Newest N windows.")
 def limits_cmd(db: Path, limit: int) -> None:
-    """Rate-limit use over time: the 5-hour and 7-day windows the status line saw."""
+    """Rate-limit use over time (the same as `brainlab usage limits`)."""
     _handle(_limits)(db, limit)
 
 

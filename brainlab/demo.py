@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from brainlab import metrics
 from brainlab.errors import SimulationError
@@ -35,10 +34,10 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
 
     brain_dir, db = demo_paths(Path(demo_dir))
     options = SynthOptions(weeks=weeks, seed=seed)  # bad options fail before anything is said
-    console.print(f"[bold]1/4 synthesize[/bold] {weeks} weeks (seed {seed}) into {brain_dir}")
+    _say(console, f"1/4 synthesize {weeks} weeks (seed {seed}) into {brain_dir}")
     manifest = synthesize(brain_dir, options)
-    console.print(f"    {manifest.files_written} files, {len(manifest.sessions)} sessions")
-    console.print(f"[bold]2/4 ingest[/bold] into {db}")
+    _say(console, f"    {manifest.files_written:,} files, {len(manifest.sessions):,} sessions")
+    _say(console, f"2/4 ingest into {db}")
     if ingest is not None:
         ingest(db, brain_sources(), brain_dir, "brain")
     else:
@@ -46,11 +45,11 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
             console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
     ingest_telemetry(db, brain_dir / "telemetry", console)  # otel (issue 26)
-    console.print("[bold]3/4 summary[/bold]")
+    _say(console, "3/4 summary")
     print_summary(db, console)
     from brainlab.report import render_weekly
 
-    console.print(f"[bold]4/4 report[/bold] latest week into {Path(demo_dir) / 'reports'}")
+    _say(console, f"4/4 report: latest week into {Path(demo_dir) / 'reports'}")
     report = render_weekly(db, None, Path(demo_dir) / "reports")
     console.print(f"weekly report: {report}", markup=False, highlight=False)
     return db
@@ -116,10 +115,10 @@ def print_summary(db: Path, console: Console) -> None:
     """Sessions per category, health trend, signals fired, costliest agents."""
     categories = query(db, "SELECT category, count(*) AS sessions, round(avg(health_score), 2)"
                            " AS mean_health FROM metabolism_sessions GROUP BY category ORDER BY 2 DESC")
-    console.print(_table("Sessions per category", categories))
+    _table(console, "Sessions per category", categories)
     weekly = metrics.weekly_health(db)
-    trend = weekly[["iso_week", "sessions", "mean_health", "min_ratio", "coach_triggers"]].round(2)
-    console.print(_table("Health trend by ISO week", trend))
+    trend = weekly[["iso_week", "sessions", "mean_health", "min_ratio", "coach_triggers"]]
+    _table(console, "Health trend by ISO week", trend)
     fired = query(db, """
         SELECT
           (SELECT count(*) FROM session_signals WHERE coach_triggered)        AS coach_triggers,
@@ -132,16 +131,17 @@ def print_summary(db: Path, console: Console) -> None:
           (SELECT count(*) FROM ingest_errors WHERE severity = 'error')       AS ingest_errors,
           (SELECT count(*) FROM ingest_errors WHERE severity <> 'error')      AS ingest_warnings
     """)
-    console.print(_table("Signals fired", fired.T.reset_index().set_axis(
-        ["signal", "count"], axis=1)))
+    _table(console, "Signals fired", fired.T.reset_index().set_axis(
+        ["signal", "count"], axis=1))
     agents = metrics.agent_cost(db).head(5)
     agents = agents.assign(
-        share=agents.share_of_sessions.round(2), tokens=agents.tokens_total.astype("int64"),
-        used=agents.use_share.round(2),
+        share=agents.share_of_sessions, tokens=agents.tokens_total.astype("int64"),
+        use_share=agents.use_share,
         flag=[", ".join(f for f, on in (("always loaded", a), ("little use", u)) if on)
               for a, u in zip(agents.is_always_loaded, agents.is_little_used, strict=True)])[
-        ["agent", "sessions_loaded", "share", "tokens", "used", "flag"]]
-    console.print(_table("Costliest agents", agents))
+        ["agent", "sessions_loaded", "share", "tokens", "use_share", "flag"]].rename(
+        columns={"sessions_loaded": "sessions"})
+    _table(console, "Costliest agents", agents)
     print_audit_and_compliance(db, console)
     print_what_ifs(db, console)
 
@@ -154,16 +154,16 @@ def print_audit_and_compliance(db: Path, console: Console) -> None:
     summary = audit.audit_summary(db)
     if not summary.empty:
         frame = summary[["field", "logs_compared", "share_within_tolerance",
-                         "median_relative_report"]].round(2)
-        console.print(_table(
+                         "median_relative_report"]].rename(columns={"logs_compared": "logs"})
+        _table(console,
             f"Logged versus measured: {matches['matched']} of {matches['logs']} logs matched to"
             f" their transcript, {matches['transcripts_without_log']} transcripts without a log"
-            " (docs/measured.md)", frame))
+            " (docs/measured.md)", frame)
     found = compliance.violations(db)
     if not found.empty:
         frame = (found.groupby(["rule", "rule_name", "severity"], as_index=False).size()
                  .rename(columns={"size": "violations"}))
-        console.print(_table("Protocol compliance: violations by rule (brainlab check)", frame))
+        _table(console, "Protocol compliance: violations by rule (brainlab check)", frame)
 
 
 def print_what_ifs(db: Path, console: Console) -> None:
@@ -177,8 +177,8 @@ def print_what_ifs(db: Path, console: Console) -> None:
         frame = result.summary[["policy", "tokens_total", "miss_rate", "waste_rate",
                                 "alerts_fired"]].copy()
         frame["tokens_total"] = frame["tokens_total"].astype("int64")
-        console.print(_table(f"What if: broker policies replayed on {sprints.n_rows} "
-                             "agent-sprints (brainlab simulate broker)", frame.round(2)))
+        _table(console, f"What if: broker policies replayed on {sprints.n_rows:,}"
+               " agent-sprints (brainlab simulate broker)", frame)
     try:
         journals = regulator.load_journals(db)
     except SimulationError:
@@ -187,18 +187,36 @@ def print_what_ifs(db: Path, console: Console) -> None:
         result = regulator.replay(journals, ["default", "max_relance_same_stop=2"], draws=200,
                                   seed=1)
         s = result.summary
-        frame = s[["rules", "tickets"]].assign(**{
-            name: [f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
-                   zip(s[name], s[f"{name}_lo"], s[f"{name}_hi"], strict=True)]
-            for name in ("wakeups_per_ticket", "sessions_per_ticket")})
-        console.print(_table("What if: regulator rules replayed, 90% intervals "
-                             "(brainlab simulate regulator)", frame))
+        frame = s[["rules"]].copy()
+        for name in ("wakeups", "sessions"):  # the estimate, then its 90% interval
+            frame[name] = s[f"{name}_per_ticket"]
+            frame[f"{name}_90%"] = [f"{lo:.2f}-{hi:.2f}" for lo, hi in zip(
+                s[f"{name}_per_ticket_lo"], s[f"{name}_per_ticket_hi"], strict=True)]
+        _table(console, f"What if: regulator rules replayed on {int(s['tickets'].iloc[0]):,}"
+               " tickets, per ticket with 90% intervals (brainlab simulate regulator)", frame)
 
 
-def _table(title: str, frame) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in frame.columns:
-        table.add_column(str(column))
-    for row in frame.itertuples(index=False):
-        table.add_row(*("—" if v is None or v != v else str(v) for v in row))
-    return table
+def _say(console: Console, text: str) -> None:
+    """One plain line (paths and data are never rich markup)."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _table(console: Console, title: str, frame) -> None:
+    """``title`` (wrapped at the width), then ``frame`` through :func:`brainlab.tables.text_table`.
+
+    The one table style of every command (issue 28 item 9): thousands separators, rates as
+    percentages, the missing marker, identifiers whole.
+    """
+    import textwrap
+
+    from brainlab import tables
+
+    width = min(int(getattr(console, "width", 80) or 80), 120)
+    rows = [tuple(None if v is None or v != v else (v.item() if hasattr(v, "item") else v)
+                  for v in row) for row in frame.itertuples(index=False)]
+    names = [str(c) for c in frame.columns]
+    _say(console, "\n".join(textwrap.wrap(title, width=width, break_long_words=False,
+                                          break_on_hyphens=False)))
+    columns = [tables.Column(n, n, "figure" if n.endswith("_90%") else "") for n in names]
+    _say(console, tables.text_table(names, rows, width=width, columns=columns,
+                                    see="brainlab sql or brainlab lab").rstrip("\n"))

@@ -6,8 +6,9 @@ the user's copies of the notebooks (:mod:`brainlab.notebook_copies`), never the 
 
 Notebooks find their database in the ``BRAINLAB_DB`` environment variable (their parameters
 cell reads it; papermill may override ``db_path``). A notebook states the figures a test checks
-by :func:`record`, which prints one ``BRAINLAB_RECORD {json}`` line; :func:`read_records`
-collects them from an executed notebook.
+by :func:`record`, which publishes them as display data of a mimetype no frontend renders
+(:data:`RECORD_MIME`, beside an empty ``text/plain``): the user sees nothing, the saved
+notebook keeps them, and :func:`read_records` collects them from an executed notebook.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from brainlab.errors import BrainlabError
 from brainlab.paths import DEFAULT_DB, DEMO_DIR
 
 DB_ENV = "BRAINLAB_DB"
-RECORD_MARKER = "BRAINLAB_RECORD"
+RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer, empty text
 NOTEBOOK_DIR = Path("notebooks")  # the tracked notebooks (stored without outputs)
 WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (notebook_copies)
 
@@ -97,8 +98,15 @@ def user_path(value: str | os.PathLike) -> Path:
 
 
 def record(name: str, value) -> None:
-    """Print one machine-readable result line (what tests read from an executed notebook)."""
-    print(f"{RECORD_MARKER} {json.dumps({name: value}, default=_plain, ensure_ascii=False)}")
+    """Publish one machine-readable result (what tests read from an executed notebook), unseen.
+
+    Display data of :data:`RECORD_MIME` with an empty ``text/plain``: JupyterLab and papermill
+    show nothing, the output stays in the executed notebook for :func:`read_records`.
+    """
+    from IPython.display import display
+
+    plain = json.loads(json.dumps({name: value}, default=_plain, ensure_ascii=False))
+    display({RECORD_MIME: plain, "text/plain": ""}, raw=True)
 
 
 def _plain(value):
@@ -108,7 +116,7 @@ def _plain(value):
 
 
 def read_records(notebook) -> dict:
-    """Every value a notebook recorded, from its cells' stdout (a nbformat node or a path)."""
+    """Every value a notebook recorded, from its cells' display data (a nbformat node or a path)."""
     import nbformat
 
     if not hasattr(notebook, "cells"):
@@ -116,11 +124,9 @@ def read_records(notebook) -> dict:
     found: dict = {}
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
-            if output.get("output_type") != "stream":
-                continue
-            for line in output.get("text", "").splitlines():
-                if line.startswith(RECORD_MARKER + " "):
-                    found.update(json.loads(line[len(RECORD_MARKER) + 1:]))
+            value = output.get("data", {}).get(RECORD_MIME)
+            if isinstance(value, dict):
+                found.update(value)
     return found
 
 

@@ -99,7 +99,7 @@ def week_label(day: date) -> str:
     return f"{year}-W{week:02d}"
 
 
-NUMERIC = ("money", "int", "share", "pct", "float")
+NUMERIC = ("money", "int", "share", "pct", "float", "figure")  # figure: formatted by the caller
 TEXT_MIN = 12  # a text column may wrap down to this width before columns are hidden
 # Identifiers (a model, a project, a session id: text without spaces) never wrap: a table too
 # narrow for them hides columns instead, and says which (issue 28 item 9).

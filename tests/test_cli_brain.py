@@ -1,5 +1,11 @@
 """The brainlab command for the foundation: ingest brain, errors, sql, synth, demo."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
 from click.testing import CliRunner
 from conftest import write
 
@@ -33,12 +39,31 @@ def test_sql_on_missing_db_is_a_one_line_error(tmp_path):
 def test_synth_then_demo(tmp_path):
     synth = run("synth", "--out", tmp_path / "b", "--weeks", 2, "--seed", 3)
     assert synth.exit_code == 0 and "planted:" in synth.output
-    demo = run("demo", "--dir", tmp_path / "demo", "--weeks", 3, "--seed", 3)
-    assert demo.exit_code == 0, demo.output
+    # as a user types it, in an 80-column terminal (issue 28 item 9: brainlab.tables' style)
+    done = subprocess.run([str(Path(sys.executable).with_name("brainlab")), "demo", "--dir",
+                           "demo", "--weeks", "3", "--seed", "3"], cwd=tmp_path,
+                          env={**os.environ, "COLUMNS": "80"}, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr
+    demo = SimpleNamespace(output=done.stdout)
     for heading in ("Sessions per category", "Health trend by ISO week", "Signals fired",
                     "Costliest agents", "brain-hypervisor", "What if: broker policies",
                     "What if: regulator rules", "telemetry:"):
         assert heading in demo.output
+    lines = demo.output.splitlines()
+    assert "[bold]" not in demo.output and "┃" not in demo.output  # no markup, no rich box
+    summary = lines[lines.index("3/4 summary"):]  # the ingest lines above name tmp paths
+    assert max(len(line) for line in summary if not line.startswith("4/4 report")) <= 80
+    assert not [line for line in lines if line.startswith("(not shown")]  # every column fits
+    agents = lines.index("Costliest agents")
+    assert lines[agents + 2].split() == ["agent", "sessions", "share", "tokens", "use_share",
+                                         "flag"]
+    hypervisor = next(line for line in lines if line.startswith(" brain-hypervisor"))
+    assert "%" in hypervisor and "always loaded" in hypervisor  # shares as %, flag shown
+    broker = next(n for n, line in enumerate(lines) if line.startswith(" policy "))
+    greedy = next(line for line in lines[broker:] if line.startswith(" greedy-domain"))
+    assert "," in greedy.split()[1]  # tokens_total with thousands separators
+    assert any(line.split()[:1] == ["max_relance_same_stop=2"] for line in lines)
     assert (tmp_path / "demo" / "brainlab.duckdb").exists()
     report = next((tmp_path / "demo" / "reports").glob("*/weekly_health.html"))
-    assert f"weekly report: {report}" in demo.output
+    assert f"weekly report: {report.relative_to(tmp_path)}" in demo.output

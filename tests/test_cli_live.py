@@ -335,3 +335,52 @@ def test_session_start_reads_the_store_through_its_views(demo, tmp_path, env):
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"{stale} stale (SPEC §2.6)" in context
     assert digest["claims"]["stale"] == stale
+
+
+# --- the running sprint's breath alert (SPEC §4.4, issue 25) ----------------------------------
+def _sprint_brain(tmp_path, started: float, ended: float | None) -> Path:
+    """A brain with one recorded sprint and the broker's expire block printing its metrics."""
+    def iso(t):
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
+
+    brain = tmp_path / "brain"
+    (brain / "progression" / "sprints").mkdir(parents=True)
+    (brain / "progression" / "broker").mkdir(parents=True)
+    line = {"sprint": "live-1", "project": "shop", "domain": "auth", "agent": "developer",
+            "referenced": ["auth.routes.ts"], "loaded": ["auth.routes.ts", "a.ts", "b.ts"],
+            "started_at": iso(started)} | ({"ended_at": iso(ended)} if ended else {})
+    (brain / "progression" / "sprints" / "live.jsonl").write_text(json.dumps(line) + "\n")
+    (brain / "progression" / "broker" / f"{iso(started)[:10]}-live.md").write_text(
+        "Context-broker — expire sprint live-1\n\nRelease map :\n"
+        '  LIBÉRER : ["a.ts"]\n  GARDER  : ["auth.routes.ts", "b.ts"] — en cours\n\n'
+        "Breath metrics :\n  context_load : 3.0\n  stale_ratio  : 66%\n"
+        "  breath_depth : +2\n  exhale_rate  : 33%\n", encoding="utf-8")
+    return brain
+
+
+@pytest.mark.parametrize("running", [True, False], ids=["running", "ended-days-ago"])
+def test_running_sprint_breath_alert_reaches_session_start_and_status_line(tmp_path, env,
+                                                                          running):
+    now = time.time()
+    started, ended = (now - 3600, None) if running else (now - 4 * 86400, now - 3 * 86400)
+    brain = _sprint_brain(tmp_path, started, ended)
+    db = tmp_path / "store.duckdb"
+    done = cli(env, "ingest", "sprints", brain, "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    start = json.dumps({"session_id": SID, "source": "startup",
+                        "hook_event_name": "SessionStart"}).encode()
+    done = cli(env, "hook", "session-start", "--db", db, stdin=start, cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == b""
+    alert = "breath: overload, noise, retention"
+    line = cli(env, "statusline", "--plain", stdin=json.dumps(
+        {"session_id": SID, "model": {"display_name": "Opus"}}).encode(), cwd=tmp_path)
+    assert line.returncode == 0
+    if running:
+        context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert f"brainlab: running sprint {alert} (SPEC §4.4)." in context.splitlines()
+        assert json.loads((live(env) / "digest.json").read_text())["breath"] == alert
+        assert alert in line.stdout.decode()
+    else:  # a sprint that ended days ago is not running: no alert anywhere
+        assert b"breath" not in done.stdout
+        assert json.loads((live(env) / "digest.json").read_text())["breath"] is None
+        assert "breath" not in line.stdout.decode()

@@ -300,6 +300,21 @@ def test_limit_snapshots_loaded_by_the_next_ingest(tmp_path, live_env):
     assert shown.stdout.splitlines()[0].split() == ["window", "started", "(UTC)", "resets",
                                                     "(UTC)", "peak", "last", "snapshots"]
     assert "31%" in shown.stdout and "41%" in shown.stdout
+    # issue 25: the view is `usage limits`; `brainlab limits` stays as its alias
+    usage = subprocess.run([str(SCRIPT), "usage", "limits", "--db", str(db)], env=live_env,
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert usage.returncode == 0, usage.stderr
+    assert usage.stdout == shown.stdout
+    as_json = subprocess.run([str(SCRIPT), "usage", "limits", "--db", str(db), "--json",
+                              "--limit", "1"], env=live_env, capture_output=True, text=True,
+                             cwd=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
+    assert [(r["window_kind"], r["peak_used_pct"]) for r in json.loads(as_json.stdout)] in (
+        [("5h", 31.0)], [("7d", 41.2)])
+    wrong = subprocess.run([str(SCRIPT), "usage", "limits", "--db", str(db), "--project", "x"],
+                           env=live_env, capture_output=True, text=True, cwd=tmp_path)
+    assert wrong.returncode != 0 and wrong.stderr.startswith("Error: ")
+    assert "Traceback" not in wrong.stderr
 
 
 def test_today_adds_the_digest_sessions_of_the_same_day(tmp_path, live_env):

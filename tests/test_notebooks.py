@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from brainlab import kernels
-from brainlab.lab import DB_ENV, read_records
+from brainlab.lab import DB_ENV, RECORD_MIME, read_records
 from brainlab.viz.holdings import NOTE_PREFIX
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,11 +221,34 @@ def test_05_health_by_hand_matches_sql(executed):
 def test_records_roundtrip(tmp_path):
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("")
-    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=(
-        "hello\nBRAINLAB_RECORD " + json.dumps({"a": [1, 2]}) + "\n"))]
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hello\n"),
+                    nbformat.v4.new_output("display_data", data={
+                        RECORD_MIME: {"a": [1, 2]}, "text/plain": ""})]
     nb.cells = [cell]
     nbformat.write(nb, str(tmp_path / "x.ipynb"))
     assert read_records(tmp_path / "x.ipynb") == {"a": [1, 2]}
+
+
+def test_records_are_invisible_in_a_papermill_run(tmp_path, demo):
+    # issue 28 item 11: recorded results reach the tests, but no text of them shows to the user
+    out = tmp_path / "out.ipynb"
+    env = {**os.environ, DB_ENV: str(demo["db"])}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    run = subprocess.run([str(Path(sys.executable).with_name("papermill")),
+                          str(_by_name("05_protocol_tour.ipynb")), str(out), "--cwd",
+                          str(NOTEBOOK_DIR), "-k", "python3", "--no-progress-bar"],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-1500:]
+    nb = nbformat.read(str(out), as_version=4)
+    shown = [o for c in nb.cells for o in c.get("outputs", [])]
+    visible = json.dumps([{k: v for k, v in o.items() if k != "data"} | {
+        "data": {m: t for m, t in o.get("data", {}).items() if m != RECORD_MIME}}
+        for o in shown])
+    assert "BRAINLAB_RECORD" not in visible and "health_by_hand" not in visible
+    assert "BRAINLAB_RECORD" not in out.read_text()
+    records = read_records(out)
+    assert records["breath_example"] == {"overload": False, "noise": True, "retention": True}
+    assert records["health_by_hand"] == pytest.approx(records["health_sql"])
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Rate-limit use over time (issue 25): ``usage_limits`` for ``brainlab limits`` and the report.
+"""Rate-limit use over time (issue 25): ``usage_limits`` for ``brainlab usage limits`` and the report.
 
 The rows come from ``limit_snapshots`` (what the status line saw, loaded by the next
 ingest); without snapshots the message says how to get them.
@@ -40,6 +40,20 @@ def limits_text(db: str | Path, limit: int | None = 20) -> str:
         lines.append(f"{kind:<6}  {start:%Y-%m-%d %H:%M}  {resets:%Y-%m-%d %H:%M}"
                      f"  {peak:>4.0f}%  {last:>4.0f}%  {count:>9,}")
     return "\n".join(lines) + "\n"
+
+
+def limits_output(db: str | Path, limit: int | None = None, fmt: str = "text") -> str:
+    """What ``brainlab usage limits`` prints: the table (``text``), or ``json`` / ``csv`` rows.
+
+    ``limit`` is the newest N windows (default 20 for the table, every window otherwise).
+    """
+    if fmt == "text":
+        return limits_text(db, limit or 20)
+    from brainlab import tables
+
+    names, found = limits_rows(db, limit)
+    return (tables.to_json if fmt == "json" else tables.to_csv)(names, found) + (
+        "\n" if fmt == "json" else "")
 
 
 def limits_frame(db: str | Path, since=None, until=None):

@@ -448,31 +448,46 @@ def load_journals(db) -> CompiledJournals:
                                             strict=True)))
 
 
-def format_summary(result: ReplayResult) -> str:
-    """The comparison as text: each metric, its 90% interval, its paired difference.
+def format_summary(result: ReplayResult, width: int = 80) -> str:
+    """The comparison as text tables fitted into ``width``, one per rule set (what the CLI prints).
 
-    Differences are to the first rule set, on the same resamples.
+    Each metric with its 90% interval and, after the first rule set, its paired difference to
+    the first on the same resamples. Printed through :mod:`brainlab.tables` like every
+    command's table (thousands separators, identifiers whole); figures keep 3 decimals and
+    the differences their sign.
     """
+    from brainlab import tables
+
     labels = list(result.summary["rules"])
     base = labels[0]
     diffs = result.compare(base).set_index("rules")
-    lines = [f"{int(result.summary['tickets'].iloc[0])} tickets; estimate [90% interval];"
-             f" paired difference to {base} [90% interval]"]
+    import textwrap
+
+    lines = textwrap.wrap(f"{int(result.summary['tickets'].iloc[0]):,} tickets; estimate and"
+                          " 90% interval per ticket (integrated: share of tickets); difference"
+                          f" to {base} on the same resamples", width=width,
+                          break_long_words=False, break_on_hyphens=False)
     if len(result.not_replayed):
         lines.append(f"{len(result.not_replayed)} ticket(s) not replayed (tickets view,"
                      f" not_replayable_reason): {describe_not_replayed(result.not_replayed)}")
     for row in result.summary.to_dict("records"):
-        lines.append(f"{row['rules']}")
+        names = ["metric", "estimate", "low", "high"]
+        if row["rules"] != base:
+            names += ["difference", "diff_low", "diff_high"]
+        rows = []
         for m in METRICS:
             whole = m.startswith("tokens")
-            text = (f"  {m:<26}{_fmt(row[m], whole=whole):>10}"
-                    f" [{_fmt(row[m + '_lo'], whole=whole)}, {_fmt(row[m + '_hi'], whole=whole)}]")
+            cells = [m.removesuffix("_per_ticket").removesuffix("_share"),
+                     *(_fmt(row[m + s], whole=whole) for s in ("", "_lo", "_hi"))]
             if row["rules"] != base:
                 d = diffs.loc[row["rules"]]
-                text = (f"{text:<62} {_fmt(d[m + '_diff'], True, whole)}"
-                        f" [{_fmt(d[m + '_diff_lo'], True, whole)},"
-                        f" {_fmt(d[m + '_diff_hi'], True, whole)}]")
-            lines.append(text)
+                cells += [_fmt(d[m + s], True, whole) for s in ("_diff", "_diff_lo", "_diff_hi")]
+            rows.append(cells)
+        columns = [tables.Column("metric", "metric", "text"),
+                   *(tables.Column(n, n.removeprefix("diff_"), "figure") for n in names[1:])]
+        lines.append(f"rules: {row['rules']}")
+        lines.append(tables.text_table(names, rows, width=width, columns=columns,
+                                       see="--out FILE").rstrip("\n"))
     return "\n".join(lines)
 
 
