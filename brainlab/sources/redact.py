@@ -67,6 +67,8 @@ def _redact(text: str, prefilter: bool = True) -> str:
             text = _assignments(rule, text, text.lower())
         elif rule.kind == "flag-value":
             text = rule.pattern.sub(lambda m, r=rule: _flag(r, m), text)
+        elif rule.kind == "secret-word-value":
+            text = rule.pattern.sub(lambda m, r=rule: _word_value(r, m), text)
         else:
             text = rule.pattern.sub(lambda m, r=rule: _mark(r, m), text)
         if text is not before and text != before:  # marks add or remove hints: scan again
@@ -128,6 +130,30 @@ def _flag(rule: Rule, match: re.Match[str]) -> str:
     start, end = match.start(group) - match.start(), match.end(group) - match.start()
     whole = match.group(0)
     return whole[:start] + MARK.format(rule.kind) + whole[end:]
+
+
+WORD_VALUE_MIN_ENTROPY = 2.5  # bits per character of a prose secret (`hunter2abc`: 3.3)
+_FILE_NAME = re.compile(r"\.[A-Za-z]{1,5}$")  # `password1.txt` names a file
+_NAME_PARTS = re.compile(r"[-_.]")  # `claude-3-opus`: words and numbers joined, a name
+_STRONG = frozenset("!@#$%^&*+=~")
+
+
+def _word_value(rule: Rule, match: re.Match[str]) -> str:
+    """``token <value>`` in prose: the value goes when it looks like a credential.
+
+    It must hold a letter and a digit or a symbol (a word, a count, ``budget`` stay), not end
+    like a file name, not be words and numbers joined by ``-_.`` (``claude-3-opus``) and reach
+    :data:`WORD_VALUE_MIN_ENTROPY` (``aaaa1111`` stays).
+    """
+    value = match.group(1).rstrip(".*")  # a sentence's end, markdown bold
+    parts = _NAME_PARTS.split(value)
+    if len(value) < 8 or not any(c.isalpha() for c in value) \
+            or not any(c.isdigit() or c in _STRONG for c in value) \
+            or _FILE_NAME.search(value) or entropy(value) < WORD_VALUE_MIN_ENTROPY \
+            or (len(parts) > 1 and all(p.isalpha() or p.isdigit() for p in parts if p)):
+        return match.group(0)
+    whole, start = match.group(0), match.start(1) - match.start()
+    return whole[:start] + MARK.format(rule.kind) + whole[start + len(value):]
 
 
 _redact_short = lru_cache(maxsize=65536)(_redact)  # cwd, model, paths repeat on every line
