@@ -167,6 +167,21 @@ def redact(text: str | None) -> str | None:
     return _redact_short(text) if len(text) <= CACHE_MAX_CHARS else _redact(text)
 
 
+def stored_path(path) -> str:
+    """``path`` as the store keeps it: :func:`redact` applied to each component (issue 29).
+
+    A folder or file name holding a token becomes ``[REDACTED:kind]``; a path without one is
+    returned unchanged. Deterministic, so incremental ingest matches a file on disk with its
+    stored row by this form while it reads the file by its real path.
+    """
+    import os
+
+    text = str(path)
+    if not has_candidate(text, text.lower()):
+        return text
+    return os.sep.join(redact(part) or part for part in text.split(os.sep))
+
+
 def redact_truncate(text: str | None, limit: int) -> str | None:
     """Redact first, then cut to ``limit`` characters (cutting first could split a secret)."""
     text = redact(text)
