@@ -41,6 +41,7 @@ class LakeSummary:
     errors: int = 0  # ingest_errors rows of severity error (input not loaded)
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -102,8 +103,9 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     from brainlab.store.claude_ingest import load_prices
 
     lake = layout.normalize(lake)
-    files = layout.discover_team(root, user, machine)
-    summary = LakeSummary(files=len(files))
+    refused: list[tuple[str, str]] = []
+    files = layout.discover_team(root, user, machine, refused)
+    summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
     price_rows, _ = load_prices(prices)
     listed = spark.createDataFrame([(f.path, f.user, f.machine, f.size) for f in files],
@@ -145,7 +147,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
         summary.warnings = rows.get("_warnings", 0)
-        summary.errors = rows.get("ingest_errors", 0) - summary.warnings
+        summary.errors = rows.get("ingest_errors", 0) - summary.warnings + len(refused)
         if touched:
             drop_all = None
             if summary.reset or removed:
