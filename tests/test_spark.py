@@ -279,15 +279,29 @@ def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
         folder = tmp_path / "team" / user / "box" / "projects" / "-home-p"
         folder.mkdir(parents=True)
         (folder / "w1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    token = "ghp_" + "Ab1" * 12  # a token in a project folder: stored redacted, matched
+    secret = tmp_path / "team" / "ada" / "box" / "projects" / f"-home-{token}"
+    secret.mkdir()
+    (secret / "w2.jsonl").write_text(json.dumps(line).replace('"m1"', '"m2"') + "\n",
+                                     encoding="utf-8")
     refused: list = []
     assert {f.user for f in discover_team(tmp_path / "team", refused=refused)} == {"ada"}
     assert len(refused) == 2
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "team",
-         "--lake", "lake"], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("claude 1 read, 0 unchanged, 0 reset, 0 removed, 2 errors,"
+
+    def run():
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "team",
+             "--lake", "lake"], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    done = run()
+    assert done.stdout.startswith("claude 2 read, 0 unchanged, 0 reset, 0 removed, 2 errors,"
                                   ), done.stdout
+    again = run().stdout  # the redacted path is the manifest's key: nothing read twice
+    assert again.startswith("claude 0 read, 2 unchanged, 0 reset, 0 removed, 2 errors"), again
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "lake").rglob("*.parquet"))
+    assert token.encode() not in stored and b"[REDACTED:github-token]" in stored
     assert "team/bob smith/box: skipped: user name 'bob smith' cannot" in done.stdout
     assert "skipped: user name of 251 characters cannot be a lake partition" in done.stdout
     assert [p.name for p in (tmp_path / "lake" / "cc_files").iterdir()

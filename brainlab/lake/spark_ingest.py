@@ -108,15 +108,18 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
     price_rows, _ = load_prices(prices)
-    listed = spark.createDataFrame([(f.path, f.user, f.machine, f.size) for f in files],
-                                   "source_file string, user string, machine string, size long")
+    from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
+
+    listed = spark.createDataFrame(
+        [(stored_path(f.path), f.path, f.user, f.machine, f.size) for f in files],
+        "source_file string, real_file string, user string, machine string, size long")
     manifest = read_table(spark, lake, "cc_files", columns)
     if manifest is not None:
         state = manifest.select("source_file", "bytes_done", "lines_done", "pending_bytes",
                                 "head_sha256", "runs", "rows_loaded", "errors", "tail_sha256",
                                 "mtime_ns")
         jobs = listed.join(state, "source_file", "left")
-        prefix = str(layout.normalize(root)) + os.sep
+        prefix = stored_path(layout.normalize(root)) + os.sep
         gone = (manifest.filter(F.col("source_file").startswith(prefix))
                 .join(listed.select("source_file"), "source_file", "left_anti")
                 .select("source_file", "user", "machine").collect())
@@ -211,7 +214,8 @@ def _parse_partition(batches):
                 out["machine"].append(row["machine"])
                 out["payload"].append(payload)
 
-            result = parse_transcript(row["source_file"], row["size"], state)
+            result = parse_transcript(row.get("real_file") or row["source_file"], row["size"],
+                                      state)
             if result is None:
                 emit("_unchanged")
             else:
