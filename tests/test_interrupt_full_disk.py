@@ -74,3 +74,71 @@ def test_a_full_disk_during_a_cold_ingest_is_one_error_line(tmp_path):
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
         shutil.rmtree(mnt, ignore_errors=True)
+
+
+def _rollup(db):
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        key = con.execute("SELECT value FROM brainlab_meta WHERE key = 'cc_usage_rollup'"
+                          ).fetchone()
+        lines = con.execute("SELECT count(*) FROM cc_request_lines").fetchone()[0]
+        totals = con.execute("SELECT sum(requests), sum(total_tokens), round(sum(cost_usd), 4)"
+                             " FROM cc_usage_rollup").fetchone()
+    return key, lines, totals
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the public corpus is not here")
+def test_a_full_disk_during_an_incremental_ingest_keeps_the_rollup_right(tmp_path):
+    """Issue 29: an incremental ingest that meets a full disk ends in one `Error:` line; the
+    roll-up's key in brainlab_meta is never left claiming a roll-up the rows do not match,
+    and the next run (space freed) leaves the roll-up's totals and its key as a cold ingest
+    does (totals: which group a line lands in can differ between two cold stores already)."""
+    src = tmp_path / "src" / "projects"
+    folders = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())
+    for folder in folders[: len(folders) // 2]:
+        shutil.copytree(folder, src / folder.name)
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mnt)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+
+    def ingest(db):
+        return subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude",
+                               str(src), "--db", str(db)], cwd=tmp_path, env=env(tmp_path),
+                              capture_output=True, text=True, timeout=600)
+
+    try:
+        db = mnt / "b.duckdb"
+        assert ingest(db).returncode == 0
+        before = _rollup(db)
+        for folder in folders[len(folders) // 2:]:  # new files for the incremental run
+            shutil.copytree(folder, src / folder.name)
+        filler = mnt / "filler"
+        with open(filler, "wb") as out:  # the disk full to the last byte
+            try:
+                while True:
+                    out.write(b"\0" * 65536)
+                    out.flush()
+            except OSError:
+                pass
+        done = ingest(db)
+        assert done.returncode != 0, done.stdout
+        assert "Traceback" not in done.stderr, done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error: "), done.stderr
+        filler.unlink()
+        key, count, _ = after_failure = _rollup(db)
+        assert key is None or key[0] == str(count), after_failure[:2]  # never a stale claim
+        assert before[1] <= count
+        assert ingest(db).returncode == 0  # space again: the next run completes
+        cold = tmp_path / "cold.duckdb"
+        assert ingest(cold).returncode == 0
+        final, expected = _rollup(db), _rollup(cold)
+        assert final[0] == (str(final[1]),) and final == expected
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+        shutil.rmtree(mnt, ignore_errors=True)

@@ -176,3 +176,47 @@ def test_the_one_scan_finds_exactly_the_hints_a_text_holds(parts):
     cased, nocase = hints_present(text, text.lower())
     assert cased == {h for h in CASED_HINTS if h in text}
     assert nocase == {h for h in NOCASE_HINTS if h in text.lower()}
+
+
+FOLDER_TOKEN = "ghp_" + "".join(random.Random(29).choices(string.ascii_letters + string.digits,
+                                                            k=36))
+FILE_TOKEN = "glpat-" + "".join(random.Random(30).choices(string.ascii_letters, k=20))
+
+
+def test_a_token_in_a_folder_or_file_name_is_in_no_stored_column(tmp_path):
+    """Issue 29: paths are stored redacted (each component) in every source_file column, and
+    incremental ingest still matches the file by that form (the second run reads nothing)."""
+    folder = tmp_path / "cfg" / "projects" / f"-srv-{FOLDER_TOKEN}-app"
+    s, t = "sess-path", "2026-06-01T10:00:00.000Z"
+    write(folder / f"{s}.jsonl", [user(s, t, text="hi"),
+                                  assistant(s, t, "m1", "r1", usage(1, 1)), "{not json"])
+    write(folder / s / "subagents" / f"agent-{FILE_TOKEN}.jsonl",
+          [assistant(s, t, "m2", "r2", usage(1, 1))])
+    db = tmp_path / "b.duckdb"
+    env = {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude",
+                               str(tmp_path / "cfg" / "projects"), "--db", str(db)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    stored = _strings(con, "SELECT table_name, column_name FROM information_schema.columns c"
+                           " JOIN duckdb_tables() t USING (table_name)"
+                           " WHERE data_type = 'VARCHAR'")
+    files = con.execute("SELECT source_file, runs FROM cc_files ORDER BY 1").fetchall()
+    errors = con.execute("SELECT file FROM ingest_errors").fetchall()
+    requests = con.execute("SELECT count(*) FROM cc_request_lines").fetchone()[0]
+    con.close()
+    assert not [v for v in stored if FOLDER_TOKEN in v or FILE_TOKEN in v]
+    assert requests == 2 and errors  # the bad line is an error row naming the redacted file
+    assert [runs for _, runs in files] == [1, 1]  # the second run matched both: unchanged
+    assert all("[REDACTED:" in path for path, _ in files)
+    assert any(path.endswith("-app/sess-path.jsonl") for path, _ in files)  # the rest stays
+
+
+def test_paths_without_secrets_are_stored_unchanged():
+    from brainlab.sources.redact import stored_path
+
+    corpus = __import__("pathlib").Path("/work/shared/corpora/claude-code")
+    paths = [str(p) for p in corpus.rglob("*")] or pytest.skip("no corpus")
+    assert [p for p in paths if stored_path(p) != p] == []

@@ -259,3 +259,50 @@ def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
     assert done.stdout.startswith("claude 1 read, 0 unchanged, 0 reset, 0 removed, 0 errors,"
                                   " 2 warnings;"), done.stdout
     assert "fully support pandas" not in done.stderr
+
+
+def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
+    """Issue 29: a user folder named `bob smith` or of 251 characters (its `user=` partition
+    folder would pass 255 bytes) does not abort the run: each is named with its reason, counted
+    as an error, and the good user's transcripts load."""
+    import json
+    import subprocess
+    import sys
+
+    from brainlab.lake.layout import discover_team
+
+    line = {"type": "assistant", "sessionId": "w1", "uuid": "u1",
+            "timestamp": "2026-01-05T10:00:00.000Z",
+            "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                        "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    for user in ("ada", "bob smith", "u" * 251):
+        folder = tmp_path / "team" / user / "box" / "projects" / "-home-p"
+        folder.mkdir(parents=True)
+        (folder / "w1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    token = "ghp_" + "Ab1" * 12  # a token in a project folder: stored redacted, matched
+    secret = tmp_path / "team" / "ada" / "box" / "projects" / f"-home-{token}"
+    secret.mkdir()
+    (secret / "w2.jsonl").write_text(json.dumps(line).replace('"m1"', '"m2"') + "\n",
+                                     encoding="utf-8")
+    refused: list = []
+    assert {f.user for f in discover_team(tmp_path / "team", refused=refused)} == {"ada"}
+    assert len(refused) == 2
+
+    def run():
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "team",
+             "--lake", "lake"], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    done = run()
+    assert done.stdout.startswith("claude 2 read, 0 unchanged, 0 reset, 0 removed, 2 errors,"
+                                  ), done.stdout
+    again = run().stdout  # the redacted path is the manifest's key: nothing read twice
+    assert again.startswith("claude 0 read, 2 unchanged, 0 reset, 0 removed, 2 errors"), again
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "lake").rglob("*.parquet"))
+    assert token.encode() not in stored and b"[REDACTED:github-token]" in stored
+    assert "team/bob smith/box: skipped: user name 'bob smith' cannot" in done.stdout
+    assert "skipped: user name of 251 characters cannot be a lake partition" in done.stdout
+    assert [p.name for p in (tmp_path / "lake" / "cc_files").iterdir()
+            if p.name.startswith("user=")] == ["user=ada"]

@@ -57,11 +57,17 @@ def table_uri(lake: str, table: str) -> str:
 
 
 def check_name(kind: str, value: str) -> str:
-    """A user or machine name usable as a partition value (no slash, no '=')."""
+    """A user or machine name usable as a partition value (no slash, no '=').
+
+    Its folder ``<kind>=<value>`` must fit the 255 bytes a file name may have.
+    """
     if not value or not _NAME.match(value) or value in (".", "..") \
             or value.upper() == "__HIVE_DEFAULT_PARTITION__":
-        raise SourceError(f"{kind} name {value!r} cannot be a lake partition: use letters,"
-                          " digits and . _ @ + - only")
+        raise SourceError(f"{kind} name {value[:60]!r} cannot be a lake partition: use"
+                          " letters, digits and . _ @ + - only")
+    if len(f"{kind}={value}".encode()) > 255:
+        raise SourceError(f"{kind} name of {len(value)} characters cannot be a lake partition:"
+                          f" {255 - len(kind) - 1} at most")
     return value
 
 
@@ -98,14 +104,17 @@ class TeamFile:
     size: int
 
 
-def discover_team(root: str | Path, user: str | None = None,
-                  machine: str | None = None) -> list[TeamFile]:
+def discover_team(root: str | Path, user: str | None = None, machine: str | None = None,
+                  refused: list[tuple[str, str]] | None = None) -> list[TeamFile]:
     """List ``<root>/<user>/<machine>/projects/**.jsonl``, or a plain ``projects/`` tree.
 
     A root holding ``projects/`` (or ``*.jsonl`` directly) is one user's, named by ``user``
     and ``machine`` (default: login and host). File discovery is the local ingest's own
     (:func:`brainlab.sources.claude_files.discover`), so both paths read the same files; the
-    paths it refuses (FIFOs, links outside the tree, ...) are left out here.
+    paths it refuses (FIFOs, links outside the tree, ...) are left out here. In a team tree,
+    a user or machine folder whose name cannot be a partition (``bob smith``, 251 characters)
+    goes to ``refused`` as (folder, reason) and the other folders are listed (issue 29); without
+    ``refused`` it raises :class:`SourceError`.
     """
     root = Path(root).expanduser()
     if not root.is_dir():
@@ -119,8 +128,13 @@ def discover_team(root: str | Path, user: str | None = None,
     else:
         for user_dir in sorted(p for p in root.iterdir() if p.is_dir()):
             for machine_dir in sorted(p for p in user_dir.iterdir() if p.is_dir()):
-                trees.append((machine_dir, check_name("user", user or user_dir.name),
-                              check_name("machine", machine or machine_dir.name)))
+                try:
+                    trees.append((machine_dir, check_name("user", user or user_dir.name),
+                                  check_name("machine", machine or machine_dir.name)))
+                except SourceError as exc:
+                    if refused is None:
+                        raise
+                    refused.append((str(machine_dir), f"skipped: {exc}"))
     files = []
     for tree, tree_user, tree_machine in trees:
         found, _refused = claude_files.discover(tree)

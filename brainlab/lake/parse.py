@@ -45,7 +45,7 @@ def parse_transcript(path: str, size: int, state: tuple | None):
         return None
     if job.size != size:  # the file grew since it was listed: read what the driver saw
         job = claude_read.FileJob(job.path, job.offset, job.lines_done, size, job.reset, job.is_new,
-                         job.runs, job.rows_before, job.errors_before, job.mtime_ns)
+                         job.runs, job.rows_before, job.errors_before, job.mtime_ns, job.real)
     read = claude_read.parse_safely(job, arrow=True)  # the local ingest's own guarded parse
     tables = dict(read.rows)
     if read.errors:

@@ -41,6 +41,7 @@ class LakeSummary:
     errors: int = 0  # ingest_errors rows of severity error (input not loaded)
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -102,19 +103,23 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     from brainlab.store.claude_ingest import load_prices
 
     lake = layout.normalize(lake)
-    files = layout.discover_team(root, user, machine)
-    summary = LakeSummary(files=len(files))
+    refused: list[tuple[str, str]] = []
+    files = layout.discover_team(root, user, machine, refused)
+    summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
     price_rows, _ = load_prices(prices)
-    listed = spark.createDataFrame([(f.path, f.user, f.machine, f.size) for f in files],
-                                   "source_file string, user string, machine string, size long")
+    from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
+
+    listed = spark.createDataFrame(
+        [(stored_path(f.path), f.path, f.user, f.machine, f.size) for f in files],
+        "source_file string, real_file string, user string, machine string, size long")
     manifest = read_table(spark, lake, "cc_files", columns)
     if manifest is not None:
         state = manifest.select("source_file", "bytes_done", "lines_done", "pending_bytes",
                                 "head_sha256", "runs", "rows_loaded", "errors", "tail_sha256",
                                 "mtime_ns")
         jobs = listed.join(state, "source_file", "left")
-        prefix = str(layout.normalize(root)) + os.sep
+        prefix = stored_path(layout.normalize(root)) + os.sep
         gone = (manifest.filter(F.col("source_file").startswith(prefix))
                 .join(listed.select("source_file"), "source_file", "left_anti")
                 .select("source_file", "user", "machine").collect())
@@ -145,7 +150,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
         summary.warnings = rows.get("_warnings", 0)
-        summary.errors = rows.get("ingest_errors", 0) - summary.warnings
+        summary.errors = rows.get("ingest_errors", 0) - summary.warnings + len(refused)
         if touched:
             drop_all = None
             if summary.reset or removed:
@@ -209,7 +214,8 @@ def _parse_partition(batches):
                 out["machine"].append(row["machine"])
                 out["payload"].append(payload)
 
-            result = parse_transcript(row["source_file"], row["size"], state)
+            result = parse_transcript(row.get("real_file") or row["source_file"], row["size"],
+                                      state)
             if result is None:
                 emit("_unchanged")
             else:

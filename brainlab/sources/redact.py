@@ -67,6 +67,8 @@ def _redact(text: str, prefilter: bool = True) -> str:
             text = _assignments(rule, text, text.lower())
         elif rule.kind == "flag-value":
             text = rule.pattern.sub(lambda m, r=rule: _flag(r, m), text)
+        elif rule.kind == "secret-word-value":
+            text = rule.pattern.sub(lambda m, r=rule: _word_value(r, m), text)
         else:
             text = rule.pattern.sub(lambda m, r=rule: _mark(r, m), text)
         if text is not before and text != before:  # marks add or remove hints: scan again
@@ -130,6 +132,30 @@ def _flag(rule: Rule, match: re.Match[str]) -> str:
     return whole[:start] + MARK.format(rule.kind) + whole[end:]
 
 
+WORD_VALUE_MIN_ENTROPY = 2.5  # bits per character of a prose secret (`hunter2abc`: 3.3)
+_FILE_NAME = re.compile(r"\.[A-Za-z]{1,5}$")  # `password1.txt` names a file
+_NAME_PARTS = re.compile(r"[-_.]")  # `claude-3-opus`: words and numbers joined, a name
+_STRONG = frozenset("!@#$%^&*+=~")
+
+
+def _word_value(rule: Rule, match: re.Match[str]) -> str:
+    """``token <value>`` in prose: the value goes when it looks like a credential.
+
+    It must hold a letter and a digit or a symbol (a word, a count, ``budget`` stay), not end
+    like a file name, not be words and numbers joined by ``-_.`` (``claude-3-opus``) and reach
+    :data:`WORD_VALUE_MIN_ENTROPY` (``aaaa1111`` stays).
+    """
+    value = match.group(1).rstrip(".*")  # a sentence's end, markdown bold
+    parts = _NAME_PARTS.split(value)
+    if len(value) < 8 or not any(c.isalpha() for c in value) \
+            or not any(c.isdigit() or c in _STRONG for c in value) \
+            or _FILE_NAME.search(value) or entropy(value) < WORD_VALUE_MIN_ENTROPY \
+            or (len(parts) > 1 and all(p.isalpha() or p.isdigit() for p in parts if p)):
+        return match.group(0)
+    whole, start = match.group(0), match.start(1) - match.start()
+    return whole[:start] + MARK.format(rule.kind) + whole[start + len(value):]
+
+
 _redact_short = lru_cache(maxsize=65536)(_redact)  # cwd, model, paths repeat on every line
 CACHE_MAX_CHARS = 512  # longer texts (commands) are not cached, so the cache stays small
 
@@ -139,6 +165,21 @@ def redact(text: str | None) -> str | None:
     if not text:
         return text
     return _redact_short(text) if len(text) <= CACHE_MAX_CHARS else _redact(text)
+
+
+def stored_path(path) -> str:
+    """``path`` as the store keeps it: :func:`redact` applied to each component (issue 29).
+
+    A folder or file name holding a token becomes ``[REDACTED:kind]``; a path without one is
+    returned unchanged. Deterministic, so incremental ingest matches a file on disk with its
+    stored row by this form while it reads the file by its real path.
+    """
+    import os
+
+    text = str(path)
+    if not has_candidate(text, text.lower()):
+        return text
+    return os.sep.join(redact(part) or part for part in text.split(os.sep))
 
 
 def redact_truncate(text: str | None, limit: int) -> str | None:

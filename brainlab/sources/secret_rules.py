@@ -313,6 +313,12 @@ OWN_LAST: list[Rule] = [
          r"{3,}+))",
          ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "session",
           "cookie", "signature", "salt", "dsn"), 2, nocase=True),
+    # Prose: `token hunter2abc`, `password Xk9!mQ2z` (a secret word, blanks, a value with no
+    # `=`/`:` between). The value must look like a credential (redact._word_value: letters and
+    # a digit or symbol, 8+ characters, entropy), so `token budget exceeded` stays.
+    _own("secret-word-value", r"(?i)(?<![A-Za-z0-9])(?:token|passw(?:or)?d|pwd|passphrase"
+         r"|secret|api[ _-]?key)[ \t]++(?!\[REDACTED)([A-Za-z0-9_\-!@#$%^&*+=.~]{8,}+)"
+         r"(?=[\s,;:)\]'\"]|$)", ("token", "pass", "pwd", "secret", "api"), 1, nocase=True),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
     _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED)((?:[^\s\"'`;&|]|;"
          r"(?=[^\s;&|]))(?:[^\s\"'`;&|]|;(?=[^\s;&|])){5,}+)",

@@ -126,23 +126,22 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     heads = survey.heads if survey else {}
     opener = None
     if isinstance(con, engine().DuckDBPyConnection):
-        known = {row[0]: row for row in con.execute(
-            "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
-            " rows_loaded, errors, tail_sha256, mtime_ns, gone_at FROM cc_files"
-            " WHERE source_file IN (SELECT unnest(?::VARCHAR[])) OR EXISTS (SELECT 1 FROM"
-            " unnest(?::VARCHAR[]) t(p) WHERE starts_with(source_file, p))",
-            [[str(r) for r in roots], [str(r) + os.sep for r in roots if not r.is_file()]]
-        ).fetchall()}
+        known = _known(con, roots, str)
     else:  # a store still to create: nothing known; column types from the schema alone
         from brainlab.store.claude_rows import schema_types
 
         opener, known = con, {}
         schema_types()
-    seen, jobs = set(), []
+    seen, jobs, redacted_roots = set(), [], opener is not None
     for path in files:
         key = str(path)
+        if key not in known:  # new, or stored redacted (issue 29): the stored form
+            key = stored_path(path)  # (a run with nothing new imports no redaction rules)
+            if not redacted_roots:
+                redacted_roots = True
+                known.update(_known(con, roots, stored_path))
         try:
-            job = plan_file(path, known.get(key), heads.get(key))
+            job = plan_file(path, known.get(key), heads.get(str(path)), key)
         except OSError as exc:  # vanished or unreadable since discovery
             refused.append((key, f"skipped: cannot read ({exc.strerror or type(exc).__name__})"))
             continue
@@ -153,6 +152,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
                 progress(path, "unchanged")
         else:
             jobs.append(job)
+    refused = [(stored_path(path), reason) for path, reason in refused]
     missing = set(known) - seen - {path for path, _ in refused}  # unreadable is not gone
     pruned = sorted(missing) if prune else []
     if opener is None:  # gone files keep their rows (issue 24): only noted, until pruned
@@ -197,11 +197,11 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             for group_jobs, group in parsed_files:
                 writer.write_group(group_jobs, group, summary)
                 for job in group_jobs if progress else ():
-                    progress(Path(job.path), "reset" if job.reset else "loaded")
+                    progress(Path(job.file), "reset" if job.reset else "loaded")
             for job in streamed:
                 writer.write(job, writer.stream(job), summary)
                 if progress:
-                    progress(Path(job.path), "reset" if job.reset else "loaded")
+                    progress(Path(job.file), "reset" if job.reset else "loaded")
             writer.commit()
         except BaseException:
             writer.rollback()
@@ -375,8 +375,28 @@ def _measures_stored(con: duckdb.DuckDBPyConnection) -> bool:
                        " OR NOT EXISTS (SELECT 1 FROM cc_spans)").fetchone()[0]
 
 
+def _known(con: duckdb.DuckDBPyConnection, roots: list[Path],
+           form: Callable[[Path], str]) -> dict[str, tuple]:
+    """The cc_files rows under ``roots`` (written in ``form``: as they are, or redacted)."""
+    return {row[0]: row for row in con.execute(
+        "SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256, runs,"
+        " rows_loaded, errors, tail_sha256, mtime_ns, gone_at FROM cc_files"
+        " WHERE source_file IN (SELECT unnest(?::VARCHAR[])) OR EXISTS (SELECT 1 FROM"
+        " unnest(?::VARCHAR[]) t(p) WHERE starts_with(source_file, p))",
+        [[form(r) for r in roots], [form(r) + os.sep for r in roots if not r.is_file()]]
+    ).fetchall()}
+
+
+def stored_path(path: Path | str) -> str:
+    """``path`` as cc_files and every row keep it (:func:`brainlab.sources.redact.stored_path`)."""
+    from brainlab.sources.redact import stored_path as redacted
+
+    return redacted(path)
+
+
 def plan_file(path: Path, state: tuple | None,
-              seen: tuple[int, str | None, int] | OSError | None = None) -> FileJob | None:
+              seen: tuple[int, str | None, int] | OSError | None = None,
+              key: str | None = None) -> FileJob | None:
     """Decide what to read of ``path`` given its cc_files row; None when nothing is new.
 
     ``state``: the cc_files columns source_file to errors, then (optionally) tail_sha256 and
@@ -385,7 +405,9 @@ def plan_file(path: Path, state: tuple | None,
     file that shrank or whose first bytes changed; a grown file whose last block read changed
     (truncated and written again past its old size); a file of the same size written since
     it was read (issue 29, integrity 3). Unchanged files cost no read beyond the Survey's.
+    ``key``: the path as stored (:func:`stored_path`, computed when not given).
     """
+    key = stored_path(path) if key is None else key
     if isinstance(seen, OSError):
         raise seen
     if seen is None:
@@ -393,20 +415,20 @@ def plan_file(path: Path, state: tuple | None,
         seen = (st.st_size, None, st.st_mtime_ns)
     size, first, mtime = seen
     if state is None:
-        return FileJob(str(path), 0, 0, size, False, True, 0, 0, 0, mtime)
+        return FileJob(key, 0, 0, size, False, True, 0, 0, 0, mtime, str(path))
     bytes_done, lines_done, pending, head, runs, rows_before, errors_before = state[1:8]
     tail, mtime_read = state[8:10] if len(state) > 9 else (None, None)
     same_head = (first if first is not None and bytes_done >= HEAD_BYTES
                  else head_hash(path, bytes_done)) == head
-    reread = FileJob(str(path), 0, 0, size, True, False, runs, 0, 0, mtime)
+    reread = FileJob(key, 0, 0, size, True, False, runs, 0, 0, mtime, str(path))
     if size == bytes_done + pending and same_head:
         return None if mtime_read is None or mtime == mtime_read else reread
     if size < bytes_done or not same_head:
         return reread
     if tail is not None and bytes_done > HEAD_BYTES and edge_hashes(path, bytes_done)[1] != tail:
         return reread
-    return FileJob(str(path), bytes_done, lines_done, size, False, False, runs,
-                   rows_before or 0, errors_before or 0, mtime)
+    return FileJob(key, bytes_done, lines_done, size, False, False, runs,
+                   rows_before or 0, errors_before or 0, mtime, str(path))
 
 
 __all__ = ["ClaudeSummary", "Survey", "default_root", "default_roots", "ingest_claude", "ingest_claude_db",

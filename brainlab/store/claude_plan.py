@@ -31,6 +31,12 @@ class FileJob:
     rows_before: int
     errors_before: int
     mtime_ns: int | None = None  # the file's modification time when planned
+    real: str = ""  # the path on disk when ``path`` (the stored key) is redacted (issue 29)
+
+    @property
+    def file(self) -> str:
+        """The file to open: the real path (``path`` is its stored, redacted form)."""
+        return self.real or self.path
 
 
 @dataclass

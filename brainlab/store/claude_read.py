@@ -9,6 +9,7 @@ unfinished last line is left for the next run. Rows come back per table, typed
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import orjson
 
 from brainlab.sources import claude_code as cc
 from brainlab.sources import claude_fast
-from brainlab.sources.redact import redact_truncate
+from brainlab.sources.redact import redact, redact_truncate
 from brainlab.store.claude_plan import FileJob, edge_hashes
 from brainlab.store.claude_rows import to_arrow, to_columns
 
@@ -114,8 +115,11 @@ def parse_file(job: FileJob, arrow: bool = True,
 def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
                 ) -> tuple[dict[str, list], FileRead]:
     """Parse ``job`` into row lists per table, and its FileRead without rows."""
-    path = Path(job.path)
+    path = Path(job.file)
     ctx = cc.FileContext.of(path)
+    if job.path != ctx.path:  # rows carry the stored (redacted) path and ids, issue 29
+        ctx = dataclasses.replace(ctx, path=job.path, session_id=redact(ctx.session_id),
+                                  agent_id=redact(ctx.agent_id))
     chunk = cc.Chunk()
 
     def tables(final: bool) -> dict:
@@ -180,7 +184,7 @@ def _failed(job: FileJob, exc: Exception) -> FileRead:
              f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
              " next run", "source": cc.SOURCE, "severity": "error"}
     try:
-        head, tail = edge_hashes(Path(job.path), job.offset)
+        head, tail = edge_hashes(Path(job.file), job.offset)
     except OSError:
         head, tail = "", None
     return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main", tail=tail)
