@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 
 import duckdb
 import pytest
@@ -149,6 +150,15 @@ finally:
 """
 
 
+def _drain(fd: int) -> None:
+    """Read a pty's main side until its terminal side closes."""
+    try:
+        while os.read(fd, 4096):
+            pass
+    except OSError:  # EIO once the child and the test have closed the terminal side
+        pass
+
+
 def test_progress_after_env_starts_or_never_starts_the_late_bar(tmp_path):
     """$BRAINLAB_PROGRESS_AFTER decides when the late bar (and rich) starts, whatever the
     machine's speed: 0 starts it at the first file, ``never`` never does."""
@@ -156,12 +166,22 @@ def test_progress_after_env_starts_or_never_starts_the_late_bar(tmp_path):
     prices = tmp_path / "prices.toml"  # every model priced: no warning line to colour
     prices.write_text('[models.mystery-model-1]\ninput = 1.0\noutput = 2.0\n'
                       'cache_write_5m = 1.5\ncache_read = 0.1\n')
+    import pty
+
     seen = {}
     for after in ("0", "never"):
         env = {**os.environ, "BRAINLAB_PROGRESS_AFTER": after, "BRAINLAB_PRICES": str(prices)}
-        run = subprocess.run([sys.executable, "-c", SMALL_RUN, str(root),
-                              str(tmp_path / f"{after}.duckdb")],
-                             capture_output=True, text=True, check=True, env=env)
+        main_fd, terminal_fd = pty.openpty()  # a bar is drawn only on a terminal's stderr
+        reader = threading.Thread(target=_drain, args=(main_fd,), daemon=True)
+        reader.start()  # the bar's output is read, so the child never blocks on a full pty
+        try:
+            run = subprocess.run([sys.executable, "-c", SMALL_RUN, str(root),
+                                  str(tmp_path / f"{after}.duckdb")], stdout=subprocess.PIPE,
+                                 stderr=terminal_fd, text=True, check=True, env=env)
+        finally:
+            os.close(terminal_fd)
+            reader.join(timeout=5)
+            os.close(main_fd)
         seen[after] = "rich" in json.loads(run.stdout.splitlines()[-1])
     assert seen == {"0": True, "never": False}
 
