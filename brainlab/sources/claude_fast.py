@@ -120,6 +120,7 @@ class _Line(msgspec.Struct):
     # an object may name a subagent (SPEC §7); a text or a list names nothing
     toolUseResult: _Result | str | list[msgspec.Raw] | None = None  # noqa: N815
     parentToolUseID: str | None = None  # noqa: N815
+    costUSD: float | None = None  # noqa: N815 (older versions' own cost: reported mode)
 
 
 class _Input(msgspec.Struct):
@@ -257,6 +258,9 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             return False  # unknown, missing: the general path says so
         tools = ()
         if kind == "assistant":
+            cost = line.costUSD
+            if cost is not None and not 0 <= cost <= cc.MAX_COST:
+                return False  # an odd cost: the general path warns
             message = line.message
             blocks = message.content if message is not None else None
             if blocks.__class__ is list:
@@ -328,7 +332,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                         " request read", "warning")
             return True
         _assistant(message, blocks, tools, line.requestId, session_id, agent_id, ts, cwd,
-                   ctx, line_no, chunk, False)
+                   ctx, line_no, chunk, False, cost)
     elif kind == "user":
         message = line.message
         blocks = message.content if message is not None else None
@@ -363,7 +367,8 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
 
 
 def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd,
-               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool) -> None:
+               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool,
+               cost: float | None = None) -> None:
     """The request row, tool calls and broker blocks of an assistant message (as claude_code)."""
     usage = message.usage
     if usage is not None:
@@ -388,7 +393,7 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             creation.ephemeral_1h_input_tokens if creation is not None else None,
             usage.cache_read_input_tokens or 0,
             _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
-            nested, kept_cwd, ctx.path, line_no,
+            nested, kept_cwd, cost, ctx.path, line_no,
         ))
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
             chunk.error(ctx.path, line_no, cc.UNDATED, "warning")
