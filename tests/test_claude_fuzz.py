@@ -82,6 +82,10 @@ def lines(draw):
                          usage(draw(tokens), draw(tokens), draw(tokens), draw(tokens)),
                          model=draw(st.sampled_from(["claude-opus-4-5", None, "claude-[/x]"])),
                          content=tools or None)
+        if draw(st.booleans()):  # older versions' own cost (--cost-mode reported / auto)
+            line["costUSD"] = draw(st.one_of(
+                st.floats(min_value=0, max_value=50), st.integers(0, 3), st.just(-1.0),
+                st.just(2e9)) if clean else ODD)
     elif kind == "user":
         line = user("s", ts, text=draw(PROMPTS), results=draw(st.sampled_from([None, [
             (f"t{i}", draw(st.one_of(st.text(max_size=20), st.just([{"text": "é"}]),
