@@ -477,7 +477,8 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @main.command("usage")
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
-                                   "blocks", "projects", "agents", "tickets"]))
+                                   "blocks", "projects", "agents", "tickets",
+                                   "branches"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -495,7 +496,8 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     """Claude Code tokens and cost by VIEW (default: daily).
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
-    agents (subagent types) or tickets (sessions in .claude/worktrees/<ticket>). Days are
+    agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>) or branches
+    (the lines' git branch). Days are
     days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """

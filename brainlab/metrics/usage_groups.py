@@ -1,10 +1,11 @@
-"""Cost where people ask for it (issue 24): `brainlab usage projects|agents|tickets`.
+"""Cost where people ask for it (issue 24): `brainlab usage projects|agents|tickets|branches`.
 
 Sums of the same deduplicated, priced calls as the other usage views, grouped by:
 
 - ``projects``: the session's project (views/14_projects.sql), with its sessions;
 - ``agents``: who made the call: ``main`` (the main chain), else the subagent's type
   (``cc_agents``), else ``subagent (type unknown)``;
+- ``branches``: the git branch the transcript line names (``gitBranch``), NULL without one;
 - ``tickets``: the circuit ticket of the session: a Claude Code session whose working
   directory is a worktree ``.claude/worktrees/<ticket>`` (or a folder below it) belongs to
   ``<ticket>`` (the circuit runs each ticket in its own worktree); view ``ticket_usage``,
@@ -21,7 +22,7 @@ from brainlab.errors import ConfigError
 from brainlab.metrics.usage_time import local_sql
 from brainlab.tables import Column
 
-GROUP_VIEWS = ("projects", "agents", "tickets")
+GROUP_VIEWS = ("projects", "agents", "tickets", "branches")
 TICKET = r"regexp_extract(cwd, '[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)', 1)"
 
 _SUMS = ("CAST(sum(input_tokens) AS BIGINT) AS input_tokens,"
@@ -42,7 +43,8 @@ _NUMBERS = [
 ]
 TABLE_COLUMNS = {"projects": [Column("project", "project"), *_NUMBERS],
                  "agents": [Column("agent", "agent"), *_NUMBERS],
-                 "tickets": [Column("ticket", "ticket"), *_NUMBERS]}
+                 "tickets": [Column("ticket", "ticket"), *_NUMBERS],
+                 "branches": [Column("git_branch", "git branch"), *_NUMBERS]}
 
 
 # --cost-mode (ccusage's --mode): calculate = from tokens at brainlab's prices; reported =
@@ -78,6 +80,9 @@ def group_sql(view: str, where: list[str], rollup: bool, cost_mode: str = "calcu
     groups = f"SELECT *, CAST({local_sql('bucket')} AS DATE) AS day FROM {source}"
     if view == "projects":
         return (f"SELECT project, {_SUMS} FROM ({groups}){cond} GROUP BY 1"
+                " ORDER BY cost_usd DESC NULLS LAST, 1")
+    if view == "branches":  # NULL: lines without gitBranch (older versions, no git repo)
+        return (f"SELECT git_branch, {_SUMS} FROM ({groups}){cond} GROUP BY 1"
                 " ORDER BY cost_usd DESC NULLS LAST, 1")
     tickets = (f"SELECT session_id, {TICKET} AS ticket FROM cc_session_projects"
                f" WHERE {TICKET} <> ''")

@@ -51,7 +51,7 @@ REQUEST_COLUMNS = (
     "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
     "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
     "cache_creation_1h_tokens", "cache_read_tokens", "speed", "is_nested", "cwd",
-    "reported_cost_usd", "source_file", "line")
+    "reported_cost_usd", "git_branch", "source_file", "line")
 TOOL_CALL_COLUMNS = (
     "session_id", "agent_id", "ts", "tool", "tool_use_id", "file_path", "pattern",
     "launched_subagent_type", "command", "is_git_commit", "source_file", "line")
@@ -273,7 +273,8 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
         if isinstance(message, dict):
             _assistant(message, ident(get("requestId")), session_id, agent_id, ts_text,
                        cwd, ctx, line_no, chunk, nested=False,
-                       cost=reported_cost(get("costUSD"), ctx, line_no, chunk))
+                       cost=reported_cost(get("costUSD"), ctx, line_no, chunk),
+                       branch=get("gitBranch"))
         else:
             chunk.error(ctx.path, line_no, f"assistant message is {_shown(message)}, not an"
                         " object: no request read", "warning")
@@ -324,7 +325,8 @@ def reported_cost(value, ctx: FileContext, line_no: int, chunk: Chunk) -> float 
 
 
 def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ctx: FileContext,
-               line_no: int, chunk: Chunk, nested: bool, cost: float | None = None) -> None:
+               line_no: int, chunk: Chunk, nested: bool, cost: float | None = None,
+               branch=None) -> None:
     get = message.get
     usage = get("usage")
     ts = to_utc(ts_text)
@@ -351,7 +353,7 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
             tokens(creation("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens", False),
             tokens(use("cache_read_input_tokens"), "cache_read_input_tokens"),
             kept(use("speed"), 40),
-            nested, kept(cwd, 300), cost,
+            nested, kept(cwd, 300), cost, kept(branch, 200),
             ctx.path, line_no,
         ))
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
@@ -461,7 +463,8 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
         nested_ts = outer.get("timestamp")
         nested_ts = ts_text if nested_ts is None else checked_ts(nested_ts, ctx, line_no, chunk)
         _assistant(inner, ident(outer.get("requestId")), session_id, agent_id or "progress",
-                   nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True)
+                   nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True,
+                   branch=obj.get("gitBranch"))
 
 
 def progress_link(chunk: Chunk, session_id, agent_id: str, parent_tool_use_id: str, path: str,

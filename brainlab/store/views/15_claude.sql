@@ -109,7 +109,7 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) * speed_mult / 1e6 AS cost_usd,
        CASE WHEN input_usd_mtok IS NULL THEN NULL ELSE priced_as END AS priced_as, is_nested,
-       project, cwd, source_file, line, speed, reported_cost_usd,
+       project, cwd, source_file, line, speed, reported_cost_usd, git_branch,
        source  -- otel (issue 26): transcript | otel | otel-genai | otel-openinference
 FROM m;
 
@@ -125,14 +125,14 @@ GROUP BY model;
 
 -- The grain `brainlab usage` sums (stored as cc_usage_rollup by each `ingest claude`): one
 -- row per UTC 15-minute bucket, session, main chain or subagent, nested in a progress line or
--- not, speed (fast mode or standard), project and model of the
+-- not, speed (fast mode or standard), project, model and git branch of the
 -- deduplicated calls (SPEC §7): token, cost and call sums, and the first and last call. A
 -- bucket lies in one day of every time zone (offsets are multiples of 15 minutes).
 CREATE OR REPLACE VIEW cc_usage_groups AS
 SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, session_id,
        agent_id IS NOT NULL AS is_subagent, coalesce(is_nested, false) AS is_nested,
        CASE WHEN speed = 'fast' THEN 'fast' ELSE 'standard' END AS speed, project,
-       model, priced_as,
+       model, priced_as, git_branch,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
