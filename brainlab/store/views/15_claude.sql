@@ -132,7 +132,7 @@ CREATE OR REPLACE VIEW cc_usage_groups AS
 SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, session_id,
        agent_id IS NOT NULL AS is_subagent, coalesce(is_nested, false) AS is_nested,
        CASE WHEN speed = 'fast' THEN 'fast' ELSE 'standard' END AS speed, project,
-       model, priced_as, git_branch,
+       model, priced_as,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
@@ -144,7 +144,8 @@ SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, s
        -- --cost-mode (ccusage's display / auto): the line's costUSD, 0 when absent; the
        -- line's costUSD when it has one, else the calculated cost
        sum(coalesce(reported_cost_usd, 0)) AS reported_cost_usd,
-       sum(coalesce(reported_cost_usd, cost_usd)) AS auto_cost_usd
+       sum(coalesce(reported_cost_usd, cost_usd)) AS auto_cost_usd,
+       git_branch  -- grouped by (GROUP BY ALL): `usage branches`
 FROM cc_requests
 GROUP BY ALL;
 
