@@ -407,6 +407,9 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
 
 
 # --- Claude Code transcripts (SPEC §7) -------------------------------------------------------
+from brainlab.cli_options import cost_mode_option  # noqa: E402  (ingest claude's and usage's)
+
+
 @ingest.command("claude")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @db_option()
@@ -418,9 +421,10 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
               help="Then print the weekly usage table (as `brainlab usage weekly`).")
 @click.option("--prune", is_flag=True,
               help="Remove the rows of transcripts gone from disk (kept by default).")
+@cost_mode_option
 @handle_errors
 def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None,
-                      prune: bool) -> None:
+                      prune: bool, cost_mode: str) -> None:
     """Ingest Claude Code transcripts (default: every Claude root, as ccusage reads them).
 
     The roots: each folder of $CLAUDE_CONFIG_DIR (comma-separated), else
@@ -463,7 +467,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
         from brainlab.metrics.usage import usage_table
 
-        print_usage(usage_table(db, table), db)
+        print_usage(usage_table(db, table, cost_mode=cost_mode), db)
     _QUICK_EXIT.append(True)  # the store is closed: the console script may skip teardown
 
 
@@ -473,7 +477,8 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @main.command("usage")
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
-                                   "blocks", "projects", "agents", "tickets", "limits"]))
+                                   "blocks", "projects", "agents", "tickets", "branches",
+                                   "limits"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -483,14 +488,17 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
 @timezone_options
+@cost_mode_option
 @handle_errors
 def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
-              as_csv: bool, timezone: str | None, start_of_week: str | None) -> None:
+              as_csv: bool, timezone: str | None, start_of_week: str | None,
+              cost_mode: str) -> None:
     """Claude Code tokens and cost by VIEW (default: daily).
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
-    agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>) or limits (the
-    5-hour and 7-day rate-limit windows the status line saw; also `brainlab limits`). Days are
+    agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>), branches (the
+    lines' git branch) or limits (the 5-hour and 7-day rate-limit windows the status line saw;
+    also `brainlab limits`). Days are
     days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """
@@ -502,19 +510,23 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
     if by == "limits":  # issue 25: brainlab.metrics.limits, windows named by their reset time
         from brainlab.metrics.limits import limits_output
 
-        if since or until or project or timezone or start_of_week:
+        if since or until or project or timezone or start_of_week or cost_mode != "calculate":
             raise ConfigError("usage limits takes --limit, --json, --csv and --db only:"
                               " drop the other options")
         click.echo(limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text"),
                    nl=False)
         return
+    if by == "blocks" and cost_mode != "calculate":
+        raise ConfigError("--cost-mode reported|auto is not available for blocks yet: use"
+                          " --cost-mode calculate (the default) with `usage blocks`")
     if by == "blocks":
         from brainlab.metrics.usage_blocks import blocks_table
 
         found = blocks_table(db, since=since, until=until, project=project, timezone=timezone)
     else:
         found = usage_table(db, by, since=since, until=until, project=project, limit=limit,
-                            timezone=timezone, start_of_week=start_of_week)
+                            timezone=timezone, start_of_week=start_of_week,
+                            cost_mode=cost_mode)
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)

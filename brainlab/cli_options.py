@@ -1,4 +1,4 @@
-"""The click options every dated usage command shares: ``--timezone`` and ``--start-of-week``.
+"""The click options every dated usage command shares: ``--timezone``, ``--start-of-week``, ``--cost-mode``.
 
 Kept apart from cli.py so the report and other dated commands take the same two options with
 the same help; the values are checked by :mod:`brainlab.metrics.usage_time`.
@@ -23,3 +23,13 @@ def timezone_options(command: Callable) -> Callable:
         "--timezone", "timezone", metavar="ZONE", default=None,
         help="IANA time zone of the days, e.g. Europe/Paris or UTC (default: brainlab.toml's"
              " `timezone`, else this machine's zone).")(command)
+
+
+def cost_mode_option(command: Callable) -> Callable:
+    """Add ``--cost-mode calculate|reported|auto`` (ccusage's ``--mode``) to a click command."""
+    return click.option(
+        "--cost-mode", "cost_mode", type=click.Choice(["calculate", "reported", "auto"]),
+        default="calculate", show_default=True,
+        help="calculate: from tokens at brainlab's prices; reported: each line's own costUSD"
+             " (older Claude Code versions; 0 without one); auto: costUSD when the line has"
+             " it, else calculated.")(command)

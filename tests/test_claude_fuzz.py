@@ -82,6 +82,13 @@ def lines(draw):
                          usage(draw(tokens), draw(tokens), draw(tokens), draw(tokens)),
                          model=draw(st.sampled_from(["claude-opus-4-5", None, "claude-[/x]"])),
                          content=tools or None)
+        if draw(st.booleans()):  # older versions' own cost (--cost-mode reported / auto)
+            line["costUSD"] = draw(st.one_of(
+                st.floats(min_value=0, max_value=50), st.integers(0, 3), st.just(-1.0),
+                st.just(2e9)) if clean else ODD)
+        if draw(st.booleans()):  # usage branches
+            line["gitBranch"] = draw(st.sampled_from(["main", "", "feat/x" * 40])
+                                     if clean else ODD)
     elif kind == "user":
         line = user("s", ts, text=draw(PROMPTS), results=draw(st.sampled_from([None, [
             (f"t{i}", draw(st.one_of(st.text(max_size=20), st.just([{"text": "é"}]),
@@ -92,6 +99,8 @@ def lines(draw):
             line["isMeta"] = draw(st.sampled_from([True, False, None, 1]))
     elif kind == "progress":
         line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", usage(draw(tokens), 1))
+        if draw(st.booleans()):
+            line["gitBranch"] = draw(st.sampled_from(["main", "dev"]) if clean else ODD)
         data = line["data"]
         how = draw(st.sampled_from(["assistant", "tools", "user", "bash", "odd"]))
         if how == "tools":

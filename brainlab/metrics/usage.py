@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from brainlab.errors import ConfigError
-from brainlab.metrics.usage_groups import GROUP_VIEWS, group_sql
+from brainlab.metrics.usage_groups import GROUP_VIEWS, cost_source, group_sql
 from brainlab.metrics.usage_time import (
     local_sql,
     resolve_timezone,
@@ -113,14 +113,16 @@ def parse_day(value: str | date | None, option: str) -> date | None:
 def usage_sql(view: str, since: date | None = None, until: date | None = None,
               project: str | None = None, limit: int | None = None,
               rollup: bool = False, tz: str = "UTC",
-              week_start: str = "monday") -> tuple[str, dict]:
+              week_start: str = "monday", cost_mode: str = "calculate") -> tuple[str, dict]:
     """The SQL (and its parameters) of one usage view under the filters.
 
     Days are days of the IANA zone ``tz`` (``--since``/``--until`` too); weeks start on
     ``week_start``. ``rollup``: the sums are taken over cc_usage_rollup (when it is current),
     else over the view cc_usage_groups it stores (the same rows, computed now).
+    ``cost_mode``: which cost ``cost_usd`` sums (:data:`usage_groups.COST_MODES`).
     """
-    sql, params = _usage_sql(view, since, until, project, limit, rollup, tz, week_start)
+    sql, params = _usage_sql(view, since, until, project, limit, rollup, tz, week_start,
+                             cost_mode)
     if "$tz" not in sql:  # DuckDB refuses a parameter the statement does not use
         params.pop("tz")
     return sql, params
@@ -129,7 +131,7 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
 def _usage_sql(view: str, since: date | None = None, until: date | None = None,
               project: str | None = None, limit: int | None = None,
               rollup: bool = False, tz: str = "UTC",
-              week_start: str = "monday") -> tuple[str, dict]:
+              week_start: str = "monday", cost_mode: str = "calculate") -> tuple[str, dict]:
     """The SQL (and its parameters) of one usage view under the filters.
 
     Days are days of the IANA zone ``tz`` (``--since``/``--until`` too); weeks start on
@@ -138,7 +140,7 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
     """
     if view not in VIEWS:
         raise ConfigError(f"usage view must be one of {', '.join(VIEWS)}, got {view!r}")
-    source = "cc_usage_rollup" if rollup else "cc_usage_groups"
+    source = cost_source("cc_usage_rollup" if rollup else "cc_usage_groups", cost_mode)
     params: dict = {"tz": tz}
     if since:
         params["since"] = since
@@ -172,7 +174,7 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
         cond = _where(since, until, "day")
         if project is not None:
             cond.append("project = $project")
-        select = group_sql(view, cond, rollup)
+        select = group_sql(view, cond, rollup, cost_mode)
         return select + (f" LIMIT {int(limit)}" if limit else ""), params
     if view == "sessions":
         cond = _where(since, until, "", "CAST(first_ts AS DATE)")
@@ -203,11 +205,13 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
 def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | date | None = None,
                 until: str | date | None = None, project: str | None = None,
                 limit: int | None = None, timezone: str | None = None,
-                start_of_week: str | None = None) -> UsageTable:
+                start_of_week: str | None = None, cost_mode: str = "calculate") -> UsageTable:
     """One usage view's rows under the filters; when empty, what the store does hold.
 
     ``timezone`` (IANA) and ``start_of_week``: the option's, else ``brainlab.toml``'s, else
-    the machine's zone and Monday (:mod:`brainlab.metrics.usage_time`).
+    the machine's zone and Monday (:mod:`brainlab.metrics.usage_time`). ``cost_mode``:
+    calculate (from tokens at brainlab's prices), reported (the lines' own costUSD, 0 when
+    absent) or auto (costUSD when the line has it, else calculated), as ccusage's --mode.
     """
     since, until = parse_day(since, "since"), parse_day(until, "until")
     configured_tz, configured_week = (settings_defaults() if timezone is None
@@ -218,7 +222,8 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     with reader(db, engine_only=True) as con:  # tuples only: no relation API to import
         rollup = usage_rollup.is_current(con)
-        sql, params = usage_sql(view, since, until, project, limit, rollup, tz, week_start)
+        sql, params = usage_sql(view, since, until, project, limit, rollup, tz, week_start,
+                                cost_mode)
         cursor = con.execute(sql, params)
         columns = [d[0] for d in cursor.description]
         found = UsageTable(view, columns, cursor.fetchall(),

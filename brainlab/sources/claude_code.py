@@ -51,13 +51,14 @@ REQUEST_COLUMNS = (
     "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
     "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
     "cache_creation_1h_tokens", "cache_read_tokens", "speed", "is_nested", "cwd",
-    "source_file", "line")
+    "reported_cost_usd", "git_branch", "source_file", "line")
 TOOL_CALL_COLUMNS = (
     "session_id", "agent_id", "ts", "tool", "tool_use_id", "file_path", "pattern",
     "launched_subagent_type", "command", "is_git_commit", "source_file", "line")
 TOOL_RESULT_COLUMNS = (
     "session_id", "agent_id", "tool_use_id", "ts", "result_bytes", "is_error", "source_file",
     "line")
+MAX_COST = 1e9  # USD: a larger costUSD is not one API call's cost
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 
@@ -271,7 +272,9 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
         message = get("message")
         if isinstance(message, dict):
             _assistant(message, ident(get("requestId")), session_id, agent_id, ts_text,
-                       cwd, ctx, line_no, chunk, nested=False)
+                       cwd, ctx, line_no, chunk, nested=False,
+                       cost=reported_cost(get("costUSD"), ctx, line_no, chunk),
+                       branch=get("gitBranch"))
         else:
             chunk.error(ctx.path, line_no, f"assistant message is {_shown(message)}, not an"
                         " object: no request read", "warning")
@@ -307,8 +310,23 @@ def system_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line
         })
 
 
+def reported_cost(value, ctx: FileContext, line_no: int, chunk: Chunk) -> float | None:
+    """The line's own ``costUSD`` (older Claude Code versions write it), NULL when absent.
+
+    A value that is not a number from 0 to MAX_COST is a warning row and NULL.
+    """
+    if value is None:
+        return None
+    if type(value) in (int, float) and 0 <= value <= MAX_COST:
+        return float(value)
+    chunk.error(ctx.path, line_no, f"costUSD is {_shown(value)}, not a cost in USD: NULL",
+                "warning")
+    return None
+
+
 def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ctx: FileContext,
-               line_no: int, chunk: Chunk, nested: bool) -> None:
+               line_no: int, chunk: Chunk, nested: bool, cost: float | None = None,
+               branch=None) -> None:
     get = message.get
     usage = get("usage")
     ts = to_utc(ts_text)
@@ -335,7 +353,7 @@ def _assistant(message: dict, request_id, session_id, agent_id, ts_text, cwd, ct
             tokens(creation("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens", False),
             tokens(use("cache_read_input_tokens"), "cache_read_input_tokens"),
             kept(use("speed"), 40),
-            nested, kept(cwd, 300),
+            nested, kept(cwd, 300), cost, kept(branch, 200),
             ctx.path, line_no,
         ))
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
@@ -445,7 +463,8 @@ def progress_line(obj: dict, session_id, ts_text, ctx: FileContext, line_no: int
         nested_ts = outer.get("timestamp")
         nested_ts = ts_text if nested_ts is None else checked_ts(nested_ts, ctx, line_no, chunk)
         _assistant(inner, ident(outer.get("requestId")), session_id, agent_id or "progress",
-                   nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True)
+                   nested_ts, obj.get("cwd"), ctx, line_no, chunk, nested=True,
+                   branch=obj.get("gitBranch"))
 
 
 def progress_link(chunk: Chunk, session_id, agent_id: str, parent_tool_use_id: str, path: str,

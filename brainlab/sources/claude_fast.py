@@ -120,6 +120,8 @@ class _Line(msgspec.Struct):
     # an object may name a subagent (SPEC §7); a text or a list names nothing
     toolUseResult: _Result | str | list[msgspec.Raw] | None = None  # noqa: N815
     parentToolUseID: str | None = None  # noqa: N815
+    costUSD: float | None = None  # noqa: N815 (older versions' own cost: reported mode)
+    gitBranch: str | None = None  # noqa: N815 (usage branches)
 
 
 class _Input(msgspec.Struct):
@@ -150,6 +152,7 @@ _MEMO_MAX = 100_000
 _MODELS: dict[str | None, str | None] = {}  # kept(model, 80), read once per request
 _CWDS: dict[str | None, str | None] = {}  # kept(cwd, 300)
 _SPEEDS: dict[str | None, str | None] = {}  # kept(speed, 40)
+_BRANCHES: dict[str | None, str | None] = {}  # kept(gitBranch, 200)
 _NAMES: dict[str | None, str | None] = {}  # kept(tool name, 80)
 _NO_INPUT = _Input()
 _RAW_LINK = object()  # marks a (session, agent, parentToolUseID as written) key in links_seen
@@ -257,6 +260,9 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             return False  # unknown, missing: the general path says so
         tools = ()
         if kind == "assistant":
+            cost = line.costUSD
+            if cost is not None and not 0 <= cost <= cc.MAX_COST:
+                return False  # an odd cost: the general path warns
             message = line.message
             blocks = message.content if message is not None else None
             if blocks.__class__ is list:
@@ -328,7 +334,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                         " request read", "warning")
             return True
         _assistant(message, blocks, tools, line.requestId, session_id, agent_id, ts, cwd,
-                   ctx, line_no, chunk, False)
+                   ctx, line_no, chunk, False, cost, line.gitBranch)
     elif kind == "user":
         message = line.message
         blocks = message.content if message is not None else None
@@ -354,7 +360,8 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
                     ts_text = cc.checked_ts(nested_ts, ctx, line_no, chunk)
                     ts = cc.to_utc(ts_text)
                 _assistant(nested, blocks, tools, outer.requestId, session_id,
-                           agent_id or "progress", ts, cwd, ctx, line_no, chunk, True)
+                           agent_id or "progress", ts, cwd, ctx, line_no, chunk, True, None,
+                           line.gitBranch)
     elif kind == "system":
         if line.subtype in _COMPACTIONS:
             obj = {"subtype": line.subtype, "compactMetadata": meta}
@@ -363,7 +370,8 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
 
 
 def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd,
-               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool) -> None:
+               ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool,
+               cost: float | None = None, branch: str | None = None) -> None:
     """The request row, tool calls and broker blocks of an assistant message (as claude_code)."""
     usage = message.usage
     if usage is not None:
@@ -388,7 +396,9 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             creation.ephemeral_1h_input_tokens if creation is not None else None,
             usage.cache_read_input_tokens or 0,
             _memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
-            nested, kept_cwd, ctx.path, line_no,
+            nested, kept_cwd, cost,
+            _memo(_BRANCHES, branch, 200),
+            ctx.path, line_no,
         ))
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
             chunk.error(ctx.path, line_no, cc.UNDATED, "warning")

@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS cc_request_lines (
     speed                    VARCHAR,
     is_nested                BOOLEAN,
     cwd                      VARCHAR,
+    reported_cost_usd        DOUBLE,   -- the line's own costUSD (older versions); NULL if none
+    git_branch               VARCHAR,  -- the line's gitBranch (redacted, 200 characters)
     source_file              VARCHAR NOT NULL,
     line                     BIGINT NOT NULL
 );
@@ -198,5 +200,8 @@ CREATE TABLE IF NOT EXISTS cc_usage_rollup (
     requests              BIGINT,
     unpriced_requests     BIGINT,
     first_ts              TIMESTAMP,
-    last_ts               TIMESTAMP
+    last_ts               TIMESTAMP,
+    reported_cost_usd     DOUBLE,   -- --cost-mode reported: sum of costUSD (0 when absent)
+    auto_cost_usd         DOUBLE,   -- --cost-mode auto: costUSD when the line has it, else cost_usd
+    git_branch            VARCHAR   -- the calls' gitBranch (usage branches)
 );

@@ -109,7 +109,7 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) * speed_mult / 1e6 AS cost_usd,
        CASE WHEN input_usd_mtok IS NULL THEN NULL ELSE priced_as END AS priced_as, is_nested,
-       project, cwd, source_file, line, speed,
+       project, cwd, source_file, line, speed, reported_cost_usd, git_branch,
        source  -- otel (issue 26): transcript | otel | otel-genai | otel-openinference
 FROM m;
 
@@ -125,7 +125,7 @@ GROUP BY model;
 
 -- The grain `brainlab usage` sums (stored as cc_usage_rollup by each `ingest claude`): one
 -- row per UTC 15-minute bucket, session, main chain or subagent, nested in a progress line or
--- not, speed (fast mode or standard), project and model of the
+-- not, speed (fast mode or standard), project, model and git branch of the
 -- deduplicated calls (SPEC §7): token, cost and call sums, and the first and last call. A
 -- bucket lies in one day of every time zone (offsets are multiples of 15 minutes).
 CREATE OR REPLACE VIEW cc_usage_groups AS
@@ -140,7 +140,12 @@ SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, s
            AS BIGINT) AS total_tokens,
        sum(cost_usd) AS cost_usd, count(*) AS requests,
        count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests,
-       min(ts) AS first_ts, max(ts) AS last_ts
+       min(ts) AS first_ts, max(ts) AS last_ts,
+       -- --cost-mode (ccusage's display / auto): the line's costUSD, 0 when absent; the
+       -- line's costUSD when it has one, else the calculated cost
+       sum(coalesce(reported_cost_usd, 0)) AS reported_cost_usd,
+       sum(coalesce(reported_cost_usd, cost_usd)) AS auto_cost_usd,
+       git_branch  -- grouped by (GROUP BY ALL): `usage branches`
 FROM cc_requests
 GROUP BY ALL;
 
