@@ -132,12 +132,7 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
               project: str | None = None, limit: int | None = None,
               rollup: bool = False, tz: str = "UTC",
               week_start: str = "monday", cost_mode: str = "calculate") -> tuple[str, dict]:
-    """The SQL (and its parameters) of one usage view under the filters.
-
-    Days are days of the IANA zone ``tz`` (``--since``/``--until`` too); weeks start on
-    ``week_start``. ``rollup``: the sums are taken over cc_usage_rollup (when it is current),
-    else over the view cc_usage_groups it stores (the same rows, computed now).
-    """
+    """:func:`usage_sql` before the unused ``$tz`` parameter is dropped."""
     if view not in VIEWS:
         raise ConfigError(f"usage view must be one of {', '.join(VIEWS)}, got {view!r}")
     source = cost_source("cc_usage_rollup" if rollup else "cc_usage_groups", cost_mode)
