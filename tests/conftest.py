@@ -179,7 +179,7 @@ def _kernel_group(item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         group = _kernel_group(item)
-        if group:
+        if group and not _marked_group(item):  # xdist joins two group marks into a new name
             item.add_marker(pytest.mark.xdist_group(group))
     # xdist hands out groups in collection order: the long kernel groups go first, so the
     # short tests fill the other worker meanwhile instead of a kernel group running alone at
