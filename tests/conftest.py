@@ -176,6 +176,7 @@ def _kernel_group(item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker hook turns the marks into group names
 def pytest_collection_modifyitems(config, items):
     for item in items:
         group = _kernel_group(item)
