@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -184,8 +185,13 @@ def test_hook_ingest_detached_by_default(tmp_path, env):
     assert requests(db) == 2
 
 
+# 1 MB of garbage from a seeded stream: every xdist worker must collect the same test ids
+GARBAGE = random.Random(25).randbytes(1 << 20)
+
+
 @pytest.mark.parametrize("raw", [b"", b"{", b"[]", b'{"transcript_path": 3}',
-                                 b'{"transcript_path": "relative.jsonl"}', os.urandom(1 << 20)])
+                                 b'{"transcript_path": "relative.jsonl"}', GARBAGE],
+                         ids=["empty", "brace", "list", "int-path", "relative-path", "1MB-garbage"])
 def test_hook_ingest_bad_input_exits_0_and_logs(tmp_path, env, raw):
     done = cli(env, "hook", "ingest", "--db", tmp_path / "s.duckdb", stdin=raw)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
