@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -168,8 +169,10 @@ def test_nulls_before_first_call_and_after_compact_use_the_transcript(tmp_path, 
 
 
 @pytest.mark.parametrize("raw", [b"", b"\n", b"null", b"[]", b'"text"', b"{not json",
-                                 b"\xff\xfe\x00garbage", os.urandom(1 << 20),
-                                 b"{" + b" " * (1 << 20) + b"}"])
+                                 b"\xff\xfe\x00garbage", random.Random(25).randbytes(1 << 20),
+                                 b"{" + b" " * (1 << 20) + b"}"],
+                         ids=["empty", "newline", "null", "list", "string", "broken",
+                              "binary", "1MB-garbage", "1MB-spaces"])  # same ids on every worker
 def test_garbage_prints_the_minimal_line(live_env, raw):
     done = run(raw, live_env)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"brainlab\n", b"")
