@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 import orjson
+from benchkit import emit  # noqa: E402
 
 from brainlab.otel import export
 from brainlab.otel.ingest import ingest_otel
@@ -107,6 +108,7 @@ def main() -> None:
     print(f"ingest otel      : {o:6.2f} s  ({size_gb / o * 3600:7.1f} GB/h)  {o / b:.2f}x"
           f" (goal <= 1.5x), {errors} error rows")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    emit("otel", read_json_s=b, ingest_s=o, ratio=o / b, error_rows=errors)
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_claude_ingest import copy_corpus, user_env  # noqa: E402
+from bench_claude_ingest import copy_corpus, user_env  # this folder: first on the path
+from benchkit import emit  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).with_name("brainlab")
@@ -168,6 +168,8 @@ def report(result: dict) -> None:
                   f" ms  max {max(values) * 1e3:7.1f} ms")
     for tool, line in result["sample"].items():
         print(f"  {tool}: {line}")
+    emit("statusline", label=result["label"], p50_s=pct(ours, .5), p95_s=pct(ours, .95),
+         ccusage_p95_s=pct(theirs, .95) if theirs else None)
 
 
 def main() -> int:

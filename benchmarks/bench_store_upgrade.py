@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import duckdb
+from benchkit import emit  # noqa: E402
 
 from brainlab.store import open_writer, upgrade
 from brainlab.store.claude_ingest import ingest_claude
@@ -83,6 +84,8 @@ def main() -> None:
                   f" change: {catalog:.2f} s) + re-read ingest {reread:.2f} s; fresh ingest"
                   f" (baseline) {baseline:.2f} s; load average {os.getloadavg()[0]:.2f}")
         print(line)
+        emit("store_upgrade", upgrade_s=upgraded, views_only_s=catalog, reread_s=reread,
+             fresh_s=baseline)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchkit import emit  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path("/work/shared/corpora/claude-code")
 
@@ -115,6 +117,8 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"load average after: {os.getloadavg()}")
+    emit("usage_time", **{label.strip(): statistics.median(values)
+                          for label, values in times.items()})
     return 0
 
 

@@ -22,6 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "paths": set(),
     "terminal": set(),
     "plaintext": set(),  # data strings printed as plain text (issue 29)
+    "kernels": BASE,  # Jupyter kernels over IPC and the papermill engine (issue 28 item 7)
+    "notebook_copies": BASE,  # the user's working copies of the notebooks (issue 28 item 3)
     "brainlab": set(),
     # re-export shims of brainlab.spec kept for sources/claude_marks.py (issue 23 item 3)
     "protocol": SPEC,
@@ -35,12 +37,12 @@ ALLOWED: dict[str, set[str]] = {
     "rules": BASE | {"sources", "store"},
     "metrics": BASE | {"config", "tables", "store"},  # tables: a view's terminal column formats
     "live": BASE | {"config", "sources", "store", "metrics"},  # hooks, status line (issue 25)
-    "sim": BASE | {"config", "sources", "store", "metrics"},
-    "synth": BASE,
-    "viz": BASE | {"config", "store", "metrics", "sim"},
-    "report": BASE | {"config", "tables", "store", "metrics", "sim", "viz"},
-    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz"},
-    "lab": BASE | {"config", "store", "demo"},
+    "sim": BASE | {"config", "sources", "store", "metrics", "tables"},
+    "synth": BASE | {"otel"},  # synth/telemetry writes OTLP files with otel/export.py
+    "viz": BASE | {"config", "store", "metrics", "sim", "tables"},
+    "report": BASE | {"config", "tables", "kernels", "store", "metrics", "sim", "viz"},
+    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz", "otel", "tables"},
+    "lab": BASE | {"config", "store", "demo", "kernels", "notebook_copies"},
     "docgen": BASE | {"cli", "rules", "store"},
     "cli": set(),  # the top: checked by nothing below importing it
     # command modules beside cli.py (click, printing): cli imports them, they import cli_support

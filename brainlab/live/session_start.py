@@ -41,7 +41,7 @@ def budget_line(mode: str | None) -> str | None:
     """The declared mode's SPEC §3.3 context budget, or its ADR-019 mode file."""
     if not mode:
         return None
-    from brainlab.modes import BUDGETS, MODES
+    from brainlab.spec.modes import BUDGETS, MODES
 
     budget = next((b for b in BUDGETS if b.mode == mode.lower()), None)
     if budget is not None:

@@ -258,7 +258,7 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
     build-brain 85); None when the session declared neither.
     """
     if mode:
-        from brainlab.modes import BUDGETS
+        from brainlab.spec.modes import BUDGETS
 
         budget = next((b for b in BUDGETS if b.mode == mode.lower()), None)
         if budget is not None:
@@ -266,7 +266,7 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
                     "min_commits": budget.min_commits, "basis": f"+{budget.mode}"}
     if session_type:
         from brainlab.config import Thresholds
-        from brainlab.protocol import category_of
+        from brainlab.spec.vocabulary import category_of
 
         category, t = category_of(session_type), Thresholds()
         peak = {"use-brain": t.saturation_peak_use,
