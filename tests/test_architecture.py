@@ -41,7 +41,8 @@ ALLOWED: dict[str, set[str]] = {
     "synth": BASE | {"otel"},  # synth/telemetry writes OTLP files with otel/export.py
     "viz": BASE | {"config", "store", "metrics", "sim", "tables"},
     "report": BASE | {"config", "tables", "kernels", "store", "metrics", "sim", "viz"},
-    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz", "otel", "tables"},
+    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz",
+                    "otel", "tables"},
     "lab": BASE | {"config", "store", "demo", "kernels", "notebook_copies"},
     "docgen": BASE | {"cli", "rules", "store"},
     "cli": set(),  # the top: checked by nothing below importing it
