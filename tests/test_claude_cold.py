@@ -26,8 +26,9 @@ def dump(con) -> dict[str, list]:
     """Every transcript table, error rows, file offsets and derived table, rows sorted."""
     out = {}
     for table in (*TABLES, "ingest_errors", "cc_files", "ingest_files", *DERIVED):
-        select = ("SELECT * REPLACE (round(cost_usd, 9) AS cost_usd)"  # float sum order
-                  if table == "cc_usage_rollup" else "SELECT *")
+        select = ("SELECT * REPLACE (round(cost_usd, 9) AS cost_usd, round(reported_cost_usd, 9)"
+                  " AS reported_cost_usd, round(auto_cost_usd, 9) AS auto_cost_usd)"
+                  if table == "cc_usage_rollup" else "SELECT *")  # float sums: any order
         out[table] = sorted(con.execute(f'{select} FROM "{table}"').fetchall(), key=repr)
     return out
 
