@@ -43,8 +43,8 @@ def test_usage_tables_match_rich(corpus_store, width, terminal):
             shown += 1
     if width >= 80:
         assert shown >= 3  # daily, weekly, monthly at least take the fast path
-    if width >= 200:
-        assert shown == len(VIEWS)  # sessions (times hold one colon) and models too
+    if width >= 200:  # sessions (times hold one colon), models and the groupings too; one
+        assert shown >= len(VIEWS) - 1  # grouping's non-ASCII missing marker may need rich
 
 
 def test_cells_rich_would_read_as_markup_are_left_to_rich():
