@@ -1,8 +1,9 @@
 """The synthetic brain: a realistic brain written as real files, with documented planted effects.
 
-``synthesize(out_dir, options)`` draws a plan (synth/model.py), renders it with each format's
-writer, and writes ``synth_manifest.json`` listing what was planted where. Deterministic for
-a seed.
+``synthesize(out_dir, options)`` draws a plan (synth/model.py), runs the registered plants
+(synth/registry.py) on the plan, renders it into files in memory (synth/files.py), runs the
+plants on the files, and writes each file once with ``synth_manifest.json`` listing what was
+planted where. Deterministic for a seed; see docs/synth.md.
 """
 
 from __future__ import annotations
@@ -61,14 +62,13 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     sessions = plan_sessions(options, own, brain.BOOT_AGENTS, brain.DOMAIN_AGENTS)
     ctx = registry.SynthContext(options, sessions,
                                 plan_for(sessions, stream(seed, "sprints")))
-    ctx.logged = sessions
     planted = registry.run("plan", ctx)  # the plan's plants, before any file exists
+    ctx.logged = ctx.logged or ctx.sessions  # what the logs say, when no plant changed it
     files, sessions = ctx.files, ctx.sessions
     # each area renders the plan from its own named stream into the files in memory
     brain.write_agents(files)
     brain.write_contexts(files)
-    brain.write_metabolism(files, ctx.logged, options, own,
-                           skip=ctx.no_log)
+    brain.write_metabolism(files, ctx.logged, options, own, skip=ctx.no_log)
     brain.write_claims(files, sessions, options)
     brain.write_handoffs(files, sessions)
     brain.write_workspaces(files, options, own, ram_lines=ctx.ram_lines)
@@ -88,8 +88,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,
     }, indent=2, ensure_ascii=False) + "\n")
-    manifest = SynthManifest(out_dir, files.write(out_dir), planted, sessions)
-    return manifest
+    return SynthManifest(out_dir, files.write(out_dir), planted, sessions)
 
 
 __all__ = ["PLANTS", "SynthManifest", "SynthOptions", "SynthSession", "synthesize"]

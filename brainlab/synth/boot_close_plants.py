@@ -5,8 +5,9 @@ the protocol by default, so the transcript rules (views/82_rules_boot_close.sql)
 unplanted: it reads its layer-0 files before working, reads project files at boot only in
 work/deploy/debug sessions, boots under its context target, and closes in the order of
 seeds/session-orchestrator.md.txt:291-379 (trigger prompt, metabolism-scribe, todo-scribe,
-scribe, coach, then the claim). :func:`plant` then edits a few written transcripts the way a
-careless session would, one breach per rule, and returns the manifest entries.
+scribe, coach, then the claim). Then one registered plant per rule changes a rendered
+transcript in memory the way a careless session would, each in a session no other plant
+changed, and returns its manifest entry.
 """
 
 from __future__ import annotations

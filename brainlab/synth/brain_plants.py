@@ -17,7 +17,7 @@ from brainlab.synth.model import PROJECTS, WASTED_AGENT
 from brainlab.synth.registry import SynthContext, entry, plant
 
 
-@plant("build-week", stage="plan", spec="§3.4",
+@plant("build-week", stage="plan", spec="§3.3",
        plants="a week of build-brain sessions only: the coach trigger fires (ratio <= 0.40)")
 def build_week(ctx: SynthContext, rng: random.Random) -> list[dict]:
     """Describe the build-brain-heavy week (drawn by model.plan_sessions)."""
