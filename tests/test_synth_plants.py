@@ -41,10 +41,21 @@ def test_an_extra_plant_leaves_every_other_output_byte_identical(tmp_path, reque
     manifest_b = json.loads(after.pop("synth_manifest.json"))
     assert after.pop("dummy/draws.txt")
     assert after == before  # every other file, byte for byte
-    dummy = [p for p in manifest_b["planted"] if p["effect"] == "dummy"]
+    dummy = [p for p in manifest_b["planted"] if p.get("plant") == DUMMY]
     assert len(dummy) == 1
     manifest_b["planted"].remove(dummy[0])
+    assert manifest_b["plants"].pop(DUMMY) == {"entries": 1, "violations": 0}
     assert manifest_b == manifest_a
+
+
+def test_the_manifest_lists_every_plant_with_what_it_planted(demo):
+    manifest = json.loads((demo["root"] / "synth_manifest.json").read_text())
+    assert set(manifest["plants"]) == set(registry.PLANTS)
+    for name, counts in manifest["plants"].items():
+        mine = [p for p in manifest["planted"] if p.get("plant") == name]
+        assert counts == {"entries": len(mine),
+                          "violations": sum(len(p.get("violations", [])) for p in mine)}
+        assert counts["entries"] > 0, f"{name} planted nothing on the demo brain"
 
 
 def test_no_file_is_written_twice_and_nothing_bypasses_the_writer(tmp_path, monkeypatch):

@@ -87,6 +87,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     files.put(MANIFEST, json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,
+        "plants": ctx.counts,  # every registered plant, with what it planted
     }, indent=2, ensure_ascii=False) + "\n")
     return SynthManifest(out_dir, files.write(out_dir), planted, sessions)
 

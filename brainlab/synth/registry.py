@@ -32,7 +32,7 @@ class SynthContext:
     written; ``picked`` holds the sessions a transcript plant already changed, so two
     plants never break the same session; ``kept_expired`` the workspaces left past their
     lifecycle on purpose; ``ram_lines`` the length a plan plant gives a workspace's ram.md
-    (the renderer draws the others).
+    (the renderer draws the others); ``counts`` what each plant planted (see :func:`run`).
     """
 
     options: SynthOptions
@@ -45,6 +45,7 @@ class SynthContext:
     picked: set[str] = field(default_factory=set)
     kept_expired: list[str] = field(default_factory=list)
     ram_lines: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def stream(self, name: str) -> random.Random:
         """The random stream called ``name`` for this brain's seed."""
@@ -105,10 +106,17 @@ def ordered(stage: str) -> list[Plant]:
 
 
 def run(stage: str, ctx: SynthContext) -> list[dict]:
-    """Run the plants of ``stage``, each with its own stream; their manifest entries in order."""
+    """Run the plants of ``stage``, each with its own stream; their manifest entries in order.
+
+    Each entry is tagged with its plant's name, and ``ctx.counts`` records, per plant, how
+    many entries and rule violations it planted (zero when it found nowhere to plant).
+    """
     entries: list[dict] = []
     for p in ordered(stage):
-        entries += [e for e in p.fn(ctx, ctx.stream(p.name)) if e]
+        planted = [{**e, "plant": p.name} for e in p.fn(ctx, ctx.stream(p.name)) if e]
+        ctx.counts[p.name] = {"entries": len(planted), "violations": sum(
+            len(e.get("violations", [])) for e in planted)}
+        entries += planted
     return entries
 
 
