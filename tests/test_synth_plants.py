@@ -59,17 +59,20 @@ def test_the_manifest_lists_every_plant_with_what_it_planted(demo):
 
 
 def test_no_file_is_written_twice_and_nothing_bypasses_the_writer(tmp_path, monkeypatch):
-    written = []
+    written, texts = [], {}
     real = files.write_file
 
     def spy(path, text):
-        written.append(path.relative_to(tmp_path / "brain").as_posix())
+        relative = path.relative_to(tmp_path / "brain").as_posix()
+        written.append(relative)
+        texts[relative] = text.encode("utf-8")
         real(path, text)
 
     monkeypatch.setattr(files, "write_file", spy)
     manifest = synthesize(tmp_path / "brain", SynthOptions(weeks=2, seed=3))
     assert len(written) == len(set(written)) == manifest.files_written
-    assert set(written) == set(tree(tmp_path / "brain"))  # no file written another way
+    # no file written another way, and none changed after the writer wrote it
+    assert tree(tmp_path / "brain") == texts
 
 
 def test_every_manifest_violation_comes_from_a_registered_plant(demo):
