@@ -434,6 +434,5 @@ def _put_coach_scribe(files: BrainFiles, main: str, agent_id: str, workspace: st
             "role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
                                          "content": "- notes"}]}})
     folder = f"{main.removesuffix('.jsonl')}/subagents"
-    files.put(f"{folder}/agent-{agent_id}.jsonl",
-              "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    files.put_jsonl(f"{folder}/agent-{agent_id}.jsonl", lines)
     files.put(f"{folder}/agent-{agent_id}.meta.json", json.dumps({"agentType": "coach-scribe"}))
