@@ -8,10 +8,12 @@ a log whose transcript is missing, and transcripts whose session wrote no log.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from brainlab.synth.model import SynthOptions, SynthSession
+from brainlab.synth.registry import SynthContext, plant
 
 UNDER_REPORT = 0.6  # the logs of the stretch say 60% of the tokens really used (-40%)
 COMMITS_CLAIMED = 3  # commits one log claims beyond its transcript's
@@ -78,3 +80,14 @@ def plant_audit(sessions: list[SynthSession], options: SynthOptions,
             # their claims are closed with no log: the close sequence was not followed (§2.4)
             "violations": [{"rule": "CLO001", "subject": sid} for sid in sorted(plants.no_log)]})
     return plants
+
+
+@plant("audit", stage="plan", spec="§3.1, §7", rules=("CLO001",), after=("fit-modes", "xss-note"),
+       plants="logs that disagree with their transcripts: under-reported tokens, claimed "
+              "commits, a log without transcript, transcripts without log")
+def audit(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """Choose the audit's sessions; what the logs say becomes ``ctx.logged``."""
+    plants = plant_audit(ctx.sessions, ctx.options,
+                         [sp["started_at"] for sp in ctx.sprint_plan])
+    ctx.logged, ctx.no_log, ctx.no_transcript = plants.logged, plants.no_log, plants.no_transcript
+    return plants.planted

@@ -5,21 +5,24 @@ the protocol by default, so the transcript rules (views/82_rules_boot_close.sql)
 unplanted: it reads its layer-0 files before working, reads project files at boot only in
 work/deploy/debug sessions, boots under its context target, and closes in the order of
 seeds/session-orchestrator.md.txt:291-379 (trigger prompt, metabolism-scribe, todo-scribe,
-scribe, coach, then the claim). :func:`plant` then edits a few written transcripts the way a
-careless session would, one breach per rule, and returns the manifest entries.
+scribe, coach, then the claim). Then one registered plant per rule changes a rendered
+transcript in memory the way a careless session would, each in a session no other plant
+changed, and returns its manifest entry.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
 import uuid
-from datetime import date, datetime, timedelta
-from pathlib import Path
+from datetime import datetime, timedelta
 
 from brainlab.spec.session_types import COACH_TYPES, PROJECT_LAYER_TYPES, TODO_SCRIBE_TYPES
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
+from brainlab.synth.files import BrainFiles, workspace_decisions
 from brainlab.synth.model import SynthSession
+from brainlab.synth.registry import SynthContext, entry, plant
 
 BRAIN = "/home/user/brain"
 CLOSE_PROMPT = "on wrappe"  # seeds/session-orchestrator.md.txt:291, a close trigger
@@ -71,7 +74,7 @@ def step_lines(w, kind: str, what, at: datetime, context: int, tool_id: str) -> 
         return None
     lines = []
     if kind == "close-start":
-        lines.append({**w._base("user", at - timedelta(seconds=5)),
+        lines.append({**w.base("user", at - timedelta(seconds=5)),
                       "message": {"role": "user", "content": CLOSE_PROMPT}})
     lines += w.call(at, context, 150, [{"type": "tool_use", "id": tool_id, "name": "Task",
                                         "input": {"subagent_type": what,
@@ -81,54 +84,113 @@ def step_lines(w, kind: str, what, at: datetime, context: int, tool_id: str) -> 
     return lines
 
 
-# --- plants: one breach per rule, edited into the written transcripts ---------------------
+# --- plants: one breach per rule, each in a session no other plant changed ---------------
 
-def plant(out: Path, sessions: list[SynthSession]) -> list[dict]:
-    """Edit a few transcripts so each boot/close/read-rights rule fires once; manifest entries."""
-    files = _transcripts(out)
-    logged = {p.name[11:-3] for p in (out / "progression" / "metabolism").glob("*.md")}
-    pool = [s for s in sessions if s.sess_id in logged and _key(s) in files]
-    used: set[str] = set()
+def _pool(ctx: SynthContext) -> tuple[list[SynthSession], dict[str, str]]:
+    """Sessions with both a log and a main transcript, and those transcripts by start time."""
+    mains = _transcripts(ctx.files)
+    logged = {p.rsplit("/", 1)[-1][11:-3] for p in ctx.files.glob("progression/metabolism/*.md")}
+    return [s for s in ctx.sessions if s.sess_id in logged and _key(s) in mains], mains
 
-    def pick(test) -> SynthSession | None:
-        found = next((s for s in pool if s.sess_id not in used and test(s)), None)
-        if found:
-            used.add(found.sess_id)
-        return found
 
-    has_context = {p.stem.removeprefix("session-") for p in (out / "contexts").glob("*.yml")}
-    targets = _targets(out)
-    entries = []
-    s = pick(lambda s: s.type in has_context)
-    if s and _edit(files[_key(s)], _drop_read("/PATHS.md")):
-        entries.append(_entry("a session works without reading PATHS.md (layer 0) at boot",
-                              s, "BOT001"))
-    s = pick(lambda s: s.type in has_context and s.type not in L3_TYPES and not s.project)
-    if s and _edit(files[_key(s)], _extra_read(f"{BRAIN}/projets/cipherbox.md")):
-        entries.append(_entry(f"a {s.type} session reads projets/cipherbox.md at boot", s,
-                              "BOT002"))
-    s = pick(lambda s: s.type in targets and _has_productive_step(s)
-             and s.context_peak_pct > targets[s.type] + 15)
-    if s and _edit(files[_key(s)], _boot_at_peak(s)):
-        entries.append(_entry(f"a session boots at its peak ({s.context_peak_pct}% of the "
-                              f"context, target ~{targets[s.type]}%)", s, "BOT003"))
-    s = pick(lambda s: s.type in TODO_TYPES)
-    if s and _edit(files[_key(s)], _swap_launches("metabolism-scribe", "todo-scribe")):
-        entries.append(_entry("the todo-scribe runs before the metabolism-scribe", s,
-                              "CLO003"))
-    for rule, agent, test in (
-            ("CLO004", "todo-scribe", lambda s: s.type in TODO_TYPES),
-            ("CLO005", "scribe", lambda s: s.commits > 0),
-            ("CLO006", "coach", lambda s: s.type in COACH_TYPES)):
-        s = pick(test)
-        if s and _edit(files[_key(s)], _drop_launch(agent)):
-            entries.append(_entry(f"the close skips the {agent}", s, rule))
-    s = pick(lambda s: s.type in COACH_TYPES)
-    if s and _edit(files[_key(s)], _claim_before_last_agent):
-        entries.append(_entry("the BSI claim is closed before the coach's report", s,
-                              "CLO007"))
-    entries += _coach_scribe(out, pool, used, files)
-    return entries
+def _break(ctx: SynthContext, test, change_for) -> SynthSession | None:
+    """Pick the first unpicked session passing ``test``; apply ``change_for(s)`` to it."""
+    pool, mains = _pool(ctx)
+    s = next((s for s in pool if s.sess_id not in ctx.picked and test(s)), None)
+    if s is None:
+        return None
+    ctx.picked.add(s.sess_id)  # taken even when the change does not apply, as always
+    return s if _edit(ctx.files, mains[_key(s)], change_for(s)) else None
+
+
+def _contexts(ctx: SynthContext) -> set[str]:
+    return {p.rsplit("/", 1)[-1][len("session-"):-len(".yml")]
+            for p in ctx.files.glob("contexts/session-*.yml")}
+
+
+@plant("boot-without-paths", stage="files", after=("feedback-read",),
+       spec="§2.3", rules=("BOT001",),
+       plants="a session working without reading PATHS.md (layer 0) at boot")
+def boot_without_paths(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """BOT001: the boot's Read of PATHS.md becomes a text block."""
+    has_context = _contexts(ctx)
+    s = _break(ctx, lambda s: s.type in has_context, lambda s: _drop_read("/PATHS.md"))
+    return [_entry("a session works without reading PATHS.md (layer 0) at boot", s,
+                   "BOT001")] if s else []
+
+
+@plant("boot-reads-project", stage="files", after=("boot-without-paths",),
+       spec="§2.3", rules=("BOT002",),
+       plants="a session without a project layer reading projets/cipherbox.md at boot")
+def boot_reads_project(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """BOT002: a second Read beside the boot's KERNEL.md read."""
+    has_context = _contexts(ctx)
+    s = _break(ctx, lambda s: s.type in has_context and s.type not in L3_TYPES
+               and not s.project, lambda s: _extra_read(f"{BRAIN}/projets/cipherbox.md"))
+    return [_entry(f"a {s.type} session reads projets/cipherbox.md at boot", s,
+                   "BOT002")] if s else []
+
+
+@plant("boot-at-peak", stage="files", after=("boot-reads-project",),
+       spec="§2.3", rules=("BOT003",),
+       plants="a session whose boot ends at its context peak, over its context target")
+def boot_at_peak(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """BOT003: the first productive request carries the session's peak context."""
+    targets = _targets(ctx.files)
+    s = _break(ctx, lambda s: s.type in targets and _has_productive_step(s)
+               and s.context_peak_pct > targets[s.type] + 15, _boot_at_peak)
+    return [_entry(f"a session boots at its peak ({s.context_peak_pct}% of the context, "
+                   f"target ~{targets[s.type]}%)", s, "BOT003")] if s else []
+
+
+@plant("close-todo-first", stage="files", after=("boot-at-peak",),
+       spec="§2.4", rules=("CLO003",),
+       plants="a close running the todo-scribe before the metabolism-scribe")
+def close_todo_first(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """CLO003: the two close launches trade inputs."""
+    s = _break(ctx, lambda s: s.type in TODO_TYPES,
+               lambda s: _swap_launches("metabolism-scribe", "todo-scribe"))
+    return [_entry("the todo-scribe runs before the metabolism-scribe", s,
+                   "CLO003")] if s else []
+
+
+def _skips(ctx: SynthContext, rule: str, agent: str, test) -> list[dict]:
+    s = _break(ctx, test, lambda s: _drop_launch(agent))
+    return [_entry(f"the close skips the {agent}", s, rule)] if s else []
+
+
+@plant("close-skips-todo-scribe", stage="files", after=("close-todo-first",),
+       spec="§2.4", rules=("CLO004",),
+       plants="a close without its todo-scribe")
+def close_skips_todo_scribe(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """CLO004: the todo-scribe launch becomes a text block."""
+    return _skips(ctx, "CLO004", "todo-scribe", lambda s: s.type in TODO_TYPES)
+
+
+@plant("close-skips-scribe", stage="files", after=("close-skips-todo-scribe",),
+       spec="§2.4", rules=("CLO005",),
+       plants="a significant session's close without its scribe")
+def close_skips_scribe(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """CLO005: the scribe launch of a session with commits becomes a text block."""
+    return _skips(ctx, "CLO005", "scribe", lambda s: s.commits > 0)
+
+
+@plant("close-skips-coach", stage="files", after=("close-skips-scribe",),
+       spec="§2.4", rules=("CLO006",),
+       plants="a close without its coach")
+def close_skips_coach(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """CLO006: the coach launch becomes a text block."""
+    return _skips(ctx, "CLO006", "coach", lambda s: s.type in COACH_TYPES)
+
+
+@plant("claim-before-coach", stage="files", after=("close-skips-coach",),
+       spec="§2.4", rules=("CLO007",),
+       plants="the BSI claim closed before the coach's report")
+def claim_before_coach(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """CLO007: the claim's Edit and the last close launch trade places."""
+    s = _break(ctx, lambda s: s.type in COACH_TYPES, lambda s: _claim_before_last_agent)
+    return [_entry("the BSI claim is closed before the coach's report", s,
+                   "CLO007")] if s else []
 
 
 def _has_productive_step(s: SynthSession) -> bool:
@@ -138,43 +200,40 @@ def _has_productive_step(s: SynthSession) -> bool:
 
 
 def _entry(effect: str, s: SynthSession, rule: str) -> dict:
-    return {"effect": f"compliance: {effect}", "where": s.sess_id,
-            "violations": [{"rule": rule, "subject": s.sess_id}]}
+    return entry(f"compliance: {effect}", s.sess_id, [(rule, s.sess_id)])
 
 
 def _key(s: SynthSession) -> str:
     return s.started_at.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def _transcripts(out: Path) -> dict[str, Path]:
+def _transcripts(files: BrainFiles) -> dict[str, str]:
     """Main transcript files of the brain's sessions, by their first line's timestamp."""
     found = {}
-    for path in sorted((out / "claude" / "projects").glob("*/*.jsonl")):
-        with open(path, encoding="utf-8") as handle:
-            first = json.loads(handle.readline())
+    for path in files.glob("claude/projects/*/*.jsonl"):
+        first = json.loads(files.text(path).split("\n", 1)[0])
         content = first.get("message", {}).get("content")
         if isinstance(content, str) and content.startswith("brain "):
             found[first["timestamp"][:19]] = path
     return found
 
 
-def _targets(out: Path) -> dict[str, float]:
+def _targets(files: BrainFiles) -> dict[str, float]:
     targets = {}
-    for path in (out / "contexts").glob("session-*.yml"):
-        match = re.search(r"total_boot: \"~(\d+)%\"", path.read_text(encoding="utf-8"))
+    for path in files.glob("contexts/session-*.yml"):
+        match = re.search(r"total_boot: \"~(\d+)%\"", files.text(path))
         if match:
-            targets[path.stem.removeprefix("session-")] = float(match.group(1))
+            targets[path.rsplit("/", 1)[-1][len("session-"):-len(".yml")]] = \
+                float(match.group(1))
     return targets
 
 
-def _edit(path: Path, change) -> bool:
+def _edit(files: BrainFiles, path: str, change) -> bool:
     """Apply ``change(lines) -> lines | None`` to a JSONL transcript; False when it could not."""
-    lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]
-    changed = change(lines)
+    changed = change(files.jsonl(path))
     if changed is None:
         return False
-    path.write_text("".join(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
-                            for line in changed), encoding="utf-8")
+    files.put_jsonl(path, changed)
     return True
 
 
@@ -289,44 +348,39 @@ def _claim_before_last_agent(lines: list[dict]) -> list[dict] | None:
     return lines
 
 
-def _workspace_dates(out: Path) -> list[tuple[date, int, str]]:
-    """(last decision, ttl days, name) of each workspace still in the brain."""
-    found = []
-    for folder in sorted(p for p in (out / "workspace").iterdir() if p.is_dir()):
-        log, readme = folder / "log.md", folder / "README.md"
-        if not log.exists() or not readme.exists():
+@plant("coach-scribe-early", stage="files", after=("claim-before-coach",),
+       spec="§5",
+       rules=("WSP010", "WSP011"),
+       plants="a coach-scribe reading ram.md, then feedback.md before the workspace's TTL")
+def coach_scribe_early(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """WSP010, WSP011: a close launches a coach-scribe that reads the workspace too early."""
+    files = ctx.files
+    pool, mains = _pool(ctx)
+    for workspace in files.folders("workspace"):
+        days = workspace_decisions(files, workspace)
+        readme = f"workspace/{workspace}/README.md"
+        if not days or not files.exists(readme):
             continue
-        days = [t[:10] for t in log.read_text(encoding="utf-8").splitlines()
-                if re.match(r"\d{4}-\d{2}-\d{2}", t)]
-        ttl = re.search(r"(?m)^ttl: (\d+)d", readme.read_text(encoding="utf-8"))
-        if days:
-            found.append((date.fromisoformat(max(days)), int(ttl.group(1)) if ttl else 7,
-                          folder.name))
-    return found
-
-
-def _coach_scribe(out: Path, pool: list[SynthSession], used: set[str],
-                  files: dict[str, Path]) -> list[dict]:
-    """WSP010, WSP011: a coach-scribe reads ram.md, then feedback.md before the TTL."""
-    for last, ttl, workspace in _workspace_dates(out):
-        s = next((s for s in pool if s.sess_id not in used
+        last = max(days)
+        ttl_found = re.search(r"(?m)^ttl: (\d+)d", files.text(readme))
+        ttl = int(ttl_found.group(1)) if ttl_found else 7
+        s = next((s for s in pool if s.sess_id not in ctx.picked
                   and last < s.started_at.date() < last + timedelta(days=ttl - 1)), None)
         if s is None:
             continue
-        path = files[_key(s)]
+        path = mains[_key(s)]
         agent_id = uuid.uuid5(uuid.NAMESPACE_URL, s.sess_id + "coach-scribe").hex[:17]
-        if not _edit(path, _launch_coach_scribe(agent_id)):
+        if not _edit(files, path, _launch_coach_scribe(agent_id)):
             continue
-        used.add(s.sess_id)
-        _write_coach_scribe(path, agent_id, workspace)
-        entry = {"effect": "compliance: the coach-scribe reads ram.md, then feedback.md before "
+        ctx.picked.add(s.sess_id)
+        _put_coach_scribe(files, path, agent_id, workspace)
+        return [{"effect": "compliance: the coach-scribe reads ram.md, then feedback.md before "
                            "the TTL (needs the transcripts: --db)",
                  "where": f"{s.sess_id} on {workspace}",
                  "violations": [{"rule": "WSP010", "subject": workspace},
                                 {"rule": "WSP011", "subject": workspace}],
                  "planted_subagents": [{"started_at": _key(s)[:16].replace("T", " "),
-                                        "agent": "coach-scribe"}]}
-        return [entry]
+                                        "agent": "coach-scribe"}]}]
     return []
 
 
@@ -355,11 +409,11 @@ def _launch_coach_scribe(agent_id: str):
     return change
 
 
-def _write_coach_scribe(main: Path, agent_id: str, workspace: str) -> None:
+def _put_coach_scribe(files: BrainFiles, main: str, agent_id: str, workspace: str) -> None:
     """The coach-scribe's own transcript: two Reads, ram.md then feedback.md."""
-    first = json.loads(main.read_text(encoding="utf-8").splitlines()[0])
-    launch = next(json.loads(t) for t in main.read_text(encoding="utf-8").splitlines()
-                  if '"coach-scribe"' in t)
+    main_lines = files.text(main).splitlines()
+    first = json.loads(main_lines[0])
+    launch = next(json.loads(t) for t in main_lines if '"coach-scribe"' in t)
     at = datetime.fromisoformat(launch["timestamp"].replace("Z", "+00:00"))
     lines = []
     for k, section in enumerate(("ram", "feedback")):
@@ -379,10 +433,6 @@ def _write_coach_scribe(main: Path, agent_id: str, workspace: str) -> None:
         lines.append({**base, "type": "user", "uuid": f"{agent_id}-u{k}", "message": {
             "role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
                                          "content": "- notes"}]}})
-    folder = main.parent / main.stem / "subagents"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"agent-{agent_id}.jsonl").write_text(
-        "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines),
-        encoding="utf-8")
-    (folder / f"agent-{agent_id}.meta.json").write_text(json.dumps({"agentType": "coach-scribe"}),
-                                                        encoding="utf-8")
+    folder = f"{main.removesuffix('.jsonl')}/subagents"
+    files.put_jsonl(f"{folder}/agent-{agent_id}.jsonl", lines)
+    files.put(f"{folder}/agent-{agent_id}.meta.json", json.dumps({"agentType": "coach-scribe"}))

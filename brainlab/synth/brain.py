@@ -8,15 +8,13 @@ contexts, agent definitions with their real byte sizes, handoffs and sprint work
 from __future__ import annotations
 
 import random
-import re
 from datetime import timedelta
-from pathlib import Path
 
 from brainlab.spec.session_types import PROJECT_LAYER_TYPES
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
+from brainlab.synth.files import BrainFiles
 from brainlab.synth.model import (
     PROJECTS,
-    WASTED_AGENT,
     SynthOptions,
     SynthSession,
     agent_sizes,
@@ -37,23 +35,7 @@ DOMAIN_AGENTS = ["testing", "refacto", "security", "code-review", "frontend-stac
                  "database-architect", "ci-cd", "monitoring", "i18n", "tech-lead", "doc"]
 
 
-class Writer:
-    """Writes text files under the brain root and counts them."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.count = 0
-
-    def write(self, relative: str, text: str) -> Path:
-        """Write ``text`` (UTF-8) at ``root/relative``."""
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        self.count += 1
-        return path
-
-
-def write_agents(w: Writer) -> None:
+def write_agents(w: BrainFiles) -> None:
     """agents/<name>.md at the real sizes of agent_sizes.csv, with a context_tier frontmatter."""
     for agent in agent_sizes():
         head = (f"---\nname: {agent['agent']}\ntype: agent\n"
@@ -65,10 +47,10 @@ def write_agents(w: Writer) -> None:
             body += filler_line
         body += "x" * (agent["bytes"] - len(body.encode()) - 1) + "\n" if \
             agent["bytes"] > len(body.encode()) else ""
-        w.write(f"agents/{agent['agent']}.md", body)
+        w.put(f"agents/{agent['agent']}.md", body)
 
 
-def write_contexts(w: Writer) -> None:
+def write_contexts(w: BrainFiles) -> None:
     """contexts/session-<type>.yml with L0/L1/L2 layers and context targets (SPEC §2.3)."""
     targets = {"work": 28, "brain": 22, "explore": 18, "pilote": 35}
     for kind, agents in BOOT_AGENTS.items():
@@ -76,7 +58,7 @@ def write_contexts(w: Writer) -> None:
         l2 = ('L2:\n  template: "projets/{project}.md"\n  extras:\n    - "todo/{project}.md"\n'
               if kind in PROJECT_LAYER_TYPES else "L2: []\n")
         total = targets.get(kind, 20)
-        w.write(f"contexts/session-{kind}.yml", (
+        w.put(f"contexts/session-{kind}.yml", (
             f"# session-{kind}.yml — synthetic\nsession_type: {kind}\n"
             f'description: "Synthetic {kind} session"\nttl_hours: 4\n'
             "L0:\n  - PATHS.md\n  - KERNEL.md\nL1:\n  - now.md\n  - focus.md\n"
@@ -144,15 +126,13 @@ def metabolism_log(s: SynthSession, variant: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOptions,
-                     rng: random.Random, skip: set[str] | None = None) -> list[dict]:
-    """Per-session logs plus the README index; returns the planted parser cases.
+def write_metabolism(w: BrainFiles, sessions: list[SynthSession], options: SynthOptions,
+                     rng: random.Random, skip: set[str] | None = None) -> None:
+    """Per-session logs (SPEC §3.1) plus the README index.
 
-    ``skip``: sessions that wrote no log (drawn all the same, so the RNG stream is unchanged).
+    ``skip``: sessions that wrote no log (drawn all the same, so the stream is unchanged).
     """
-    planted: list[dict] = []
     v1_until = options.weeks // 4
-    incomplete_done = False
     rows = []
     for s in sessions:
         if s.week < v1_until:
@@ -160,31 +140,33 @@ def write_metabolism(w: Writer, sessions: list[SynthSession], options: SynthOpti
         else:
             variant = "kv" if rng.random() < 0.1 else "v2"
         text = metabolism_log(s, variant, rng)
-        if not incomplete_done and s.week >= options.weeks * 2 // 3 and s.category == "use-brain":
-            text = "\n".join(ln for ln in text.splitlines()
-                              if not re.match(r"^\|?\s*commits\s*[|:]", ln))
-            incomplete_done = True
-            planted.append({"effect": "metabolism log missing a mandatory field (commits)",
-                            "where": s.sess_id, "sess_id": s.sess_id,
-                            "violations": [{"rule": "MET001", "subject": s.sess_id}]})
         if skip and s.sess_id in skip:
             continue
-        w.write(f"progression/metabolism/{s.started_at:%Y-%m-%d}-{s.sess_id}.md", text)
+        w.put(log_path(s), text)
         health = health_v2(s)
         rows.append(f"| {s.started_at:%Y-%m-%d} | {s.sess_id} | {s.category} | {s.mode} | "
                     f"{'<insuffisant>' if health is None else f'{health:.2f}'} | "
                     f"{s.handoff_level} | "
                     f"{'N/A' if s.cold_start_kpi_pass is None else str(s.cold_start_kpi_pass).lower()}"
                     " | — |")
-    w.write("progression/metabolism/README.md", "\n".join([
+    w.put("progression/metabolism/README.md", "\n".join([
         "# progression/metabolism/ — Index", "",
         "| Date | Session | Type | Mode | health_score | handoff | kpi | Seuils |",
         "|------|---------|------|------|-------------|---------|-----|--------|", *rows, ""]))
-    return planted
 
 
-def write_claims(w: Writer, sessions: list[SynthSession], options: SynthOptions) -> list[dict]:
-    """One claim per session (legacy keys in the first third), all closed but one planted."""
+def log_path(s: SynthSession) -> str:
+    """Where the metabolism log of ``s`` lives."""
+    return f"progression/metabolism/{s.started_at:%Y-%m-%d}-{s.sess_id}.md"
+
+
+def claim_path(sess_id: str) -> str:
+    """Where the claim of session ``sess_id`` lives."""
+    return f"claims/{sess_id}.yml"
+
+
+def write_claims(w: BrainFiles, sessions: list[SynthSession], options: SynthOptions) -> None:
+    """One closed claim per session (SPEC §2.6), legacy keys in the first third."""
     legacy_until = options.weeks // 3
     for s in sessions:
         opened, closed = s.started_at, s.ended_at
@@ -198,70 +180,44 @@ def write_claims(w: Writer, sessions: list[SynthSession], options: SynthOptions)
                     f"agent: helloWorld\nstatus: closed\n"
                     f'opened_at: "{opened:%Y-%m-%dT%H:%M}"\nclosed_at: "{closed:%Y-%m-%dT%H:%M}"\n'
                     f'handoff_level: "{s.handoff_level}"\nmode: {s.mode}\n')
-        w.write(f"claims/{s.sess_id}.yml", text)
-    stale = sessions[-1].started_at - timedelta(days=2)
-    stale_id = f"sess-{stale:%Y%m%d-%H%M}-work-forgotten"
-    w.write(f"claims/{stale_id}.yml", (
-        f"sess_id: {stale_id}\ntype: work\nscope: projets/{PROJECTS[0]}\nagent: helloWorld\n"
-        f'status: open\nopened_at: "{stale:%Y-%m-%dT%H:%M}"\n'))
-    return [{"effect": "claim left open past its TTL (work, 4 h)", "where": stale_id,
-             "sess_id": stale_id, "violations": [{"rule": "CLM001", "subject": stale_id}]}]
+        w.put(claim_path(s.sess_id), text)
 
 
-def write_handoffs(w: Writer, sessions: list[SynthSession]) -> None:
+def write_handoffs(w: BrainFiles, sessions: list[SynthSession]) -> None:
     """A handoff file with frontmatter for every FULL-handoff session."""
     for s in sessions:
         if s.handoff_level == "FULL":
-            w.write(f"handoffs/{s.sess_id}.md", (
+            w.put(f"handoffs/{s.sess_id}.md", (
                 f"---\nsess_id: {s.sess_id}\nhandoff_level: FULL\n"
                 f"date: {s.started_at:%Y-%m-%d}\n---\n\n# Handoff — {s.sess_id}\n\n{s.notes}\n"))
 
 
-def write_workspaces(w: Writer, sessions: list[SynthSession], options: SynthOptions,
-                     rng: random.Random) -> list[dict]:
-    """A workspace per project sprint (one sprint per project and fortnight); one planted breach."""
-    planted_ram = f"{PROJECTS[1]}-sprint{max(1, options.weeks // 4)}"
+def write_workspaces(w: BrainFiles, options: SynthOptions, rng: random.Random,
+                     ram_lines: dict[str, int] | None = None) -> None:
+    """A workspace per project sprint (SPEC §5; one per project and fortnight).
+
+    ``ram_lines``: workspaces whose ram.md a plant sized (no draw for those).
+    """
+    ram_lines = ram_lines or {}
     for week in range(0, options.weeks, 2):
         day = options.start + timedelta(days=7 * week)
         for project in PROJECTS:
-            name = f"{project}-sprint{week // 2 + 1}"
-            w.write(f"workspace/{name}/README.md", (
+            name = workspace_name(project, week // 2 + 1)
+            w.put(f"workspace/{name}/README.md", (
                 f"# Workspace {name}\n\nprojet: {project}\nmode: prod\n\n## Lifecycle\n"
                 f"ttl: 7d\narchive: {rng.choice(['auto', 'keep', '30d'])}\n"))
-            ram_lines = 70 if name == planted_ram else rng.randint(5, 40)
-            w.write(f"workspace/{name}/ram.md", "# RAM\n\n" + "".join(
+            lines = ram_lines[name] if name in ram_lines else rng.randint(5, 40)
+            w.put(f"workspace/{name}/ram.md", "# RAM\n\n" + "".join(
                 f"- state {i}: {rng.choice(['open', 'resolved', 'waiting'])}\n"
-                for i in range(ram_lines)))
+                for i in range(lines)))
             decisions = "".join(
                 f"{day + timedelta(days=i):%Y-%m-%d} {10 + i}:00 | option A or B for step {i} |"
                 f" choisi : {rng.choice('AB')} | raison : simpler at this scale\n"
                 for i in range(rng.randint(2, 6)))
-            w.write(f"workspace/{name}/log.md", decisions)
-            w.write(f"workspace/{name}/feedback.md", "# Feedback\n\n- fine\n")
-    return [{"effect": "workspace ram.md over the 50-line limit (70 active lines)",
-             "where": planted_ram, "workspace": planted_ram,
-             "violations": [{"rule": "WSP006", "subject": planted_ram}]}]
+            w.put(f"workspace/{name}/log.md", decisions)
+            w.put(f"workspace/{name}/feedback.md", "# Feedback\n\n- fine\n")
 
 
-def plant_xss(sessions: list[SynthSession]) -> dict:
-    """Put HTML/JS payloads in one session's notes: reports must show them as text."""
-    target = sessions[-2]
-    target.notes = f"{target.notes}; {XSS_NOTE}"
-    return {"effect": "HTML/script payload in a session note (reports must escape it)",
-            "where": target.sess_id, "sess_id": target.sess_id, "payload": XSS_NOTE}
-
-
-def planted_build_week(sessions: list[SynthSession], options: SynthOptions) -> dict:
-    """Describe the build-brain-heavy week (drawn by model.plan_sessions)."""
-    week_sessions = [s for s in sessions if s.week == options.planted_week]
-    start = options.start + timedelta(days=7 * options.planted_week)
-    return {"effect": "build-brain-heavy week: every session is build-brain, the coach "
-                      "trigger fires (ratio <= 0.40)",
-            "where": f"{start:%G-W%V} ({start} .. {start + timedelta(days=6)})",
-            "iso_week": f"{start:%G-W%V}", "sessions": len(week_sessions)}
-
-
-def planted_wasted_agent() -> dict:
-    """Describe the always-loaded, never-used agent (drawn by model._session)."""
-    return {"effect": "agent loaded in ~95% of sessions and never used", "where": WASTED_AGENT,
-            "agent": WASTED_AGENT}
+def workspace_name(project: str, sprint: int) -> str:
+    """The workspace folder of a project's ``sprint``-th fortnight."""
+    return f"{project}-sprint{sprint}"

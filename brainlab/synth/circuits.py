@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from brainlab.spec.regulator import ADMISSION_REASONS, FICHE_REASON, RegulatorRules
+from brainlab.synth.files import BrainFiles
 
 COMPONENTS = ("lexer", "parser", "store", "api", "cli", "ui")
 PLANTED_KIND = "references-instables"
@@ -216,11 +217,9 @@ def generate_tickets(rng: random.Random, start: datetime, end: datetime, n_ticke
     return out
 
 
-def write_circuits(out_dir: Path, rng: random.Random, start: datetime, end: datetime,
-                   n_tickets: int) -> list[dict]:
-    """Write journals to ``out_dir/circuits/`` (one file per ISO week); return planted effects."""
-    folder = Path(out_dir) / "circuits"
-    folder.mkdir(parents=True, exist_ok=True)
+def circuit_files(files: BrainFiles, rng: random.Random, start: datetime, end: datetime,
+                  n_tickets: int) -> list[dict]:
+    """Journals as ``circuits/<YYYY>-W<WW>.jsonl`` (one per ISO week); the planted effects."""
     weeks: dict[str, list[str]] = {}
     for events in generate_tickets(rng, start, end, n_tickets):
         first = datetime.strptime(events[0]["ts"], "%Y-%m-%dT%H:%M:%SZ")
@@ -228,10 +227,20 @@ def write_circuits(out_dir: Path, rng: random.Random, start: datetime, end: date
         lines = weeks.setdefault(f"{year}-W{week:02d}", [])
         lines.extend(json.dumps(e, ensure_ascii=False) for e in events)
     for name, lines in sorted(weeks.items()):
-        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files.put(f"circuits/{name}.jsonl", "\n".join(lines) + "\n")
     return [{
         "effect": f"stop kind {PLANTED_KIND} (code 23, step 3) almost never resolves after its"
                   " second RELANCE: lowering max_relance_same_stop to 2 saves sessions without"
                   " adding wake-ups",
         "where": f"circuits/*.jsonl, stops with kind {PLANTED_KIND}",
     }]
+
+
+def write_circuits(out_dir: Path, rng: random.Random, start: datetime, end: datetime,
+                   n_tickets: int) -> list[dict]:
+    """Write journals to ``out_dir/circuits/`` (one file per ISO week); return planted effects."""
+    files = BrainFiles()
+    planted = circuit_files(files, rng, start, end, n_tickets)
+    (Path(out_dir) / "circuits").mkdir(parents=True, exist_ok=True)
+    files.write(Path(out_dir))
+    return planted

@@ -1,10 +1,10 @@
 """Session-mode plants (issue 14: MOD, BUD, SES002): compliant modes by default, one breach per rule.
 
-Two hooks. :func:`fit_modes` runs on the plan before any file is written: each session's
+Two registered plants. ``fit-modes`` runs on the plan before any file exists: each session's
 working mode is one whose SPEC §3.3 budget its context peak fits (an agent declares
 ``+sprint`` for a session it expects to run hot), except two planted sessions that stay over
-budget (BUD001) or past the prod watch line (BUD002). :func:`plant_transcripts` runs with the
-other compliance plants and writes extra brain-session transcripts at night (no log starts
+budget (BUD001) or past the prod watch line (BUD002). ``mode-transcripts`` runs with the
+other file plants and adds brain-session transcripts of its own at night (no log starts
 within hours, so none is matched to a log), of type ``chill`` (no metabolism score: the demo's
 health, ratio and signals do not move): a mode declared late (MOD001), an unknown mode
 (MOD002), ``+navigate`` without reading its mode file (MOD003), ``+navigate`` editing a project
@@ -15,14 +15,13 @@ compliant ``+navigate`` session that redirects out-of-perimeter work (ADR-019), 
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import replace
 from datetime import datetime, time, timedelta
-from pathlib import Path
 
 from brainlab.spec.modes import BUDGETS as MODE_BUDGETS
 from brainlab.synth.model import SynthSession, agent_sizes
+from brainlab.synth.registry import SynthContext, entry, plant
 from brainlab.synth.transcripts import TranscriptWriter, session_lines, tool_use
 
 BUDGETS = {b.mode: b for b in MODE_BUDGETS}  # SPEC §3.3, as the rules read them
@@ -79,18 +78,30 @@ def budget_plants(sessions: list[SynthSession]) -> list[dict]:
     return entries
 
 
-def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]:
-    """Write the mode plants' transcripts; return their manifest entries and the budget ones."""
-    budgets = budget_plants(sessions)
-    explore = [s for s in sessions if s.category == "explore-brain" and s.project is None]
+@plant("fit-modes", stage="plan", spec="§3.3", rules=("BUD001", "BUD002"),
+       plants="working modes that fit each session's peak, but one session over its mode's "
+              "budget and one past the prod watch line")
+def fit_modes_plant(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """Fit the plan's modes (no draw) and list the two sessions left over budget."""
+    ctx.sessions = fit_modes(ctx.sessions)
+    return budget_plants(ctx.sessions)
+
+
+@plant("mode-transcripts", stage="files", spec="§2.2, §2.7, §3.3, ADR-019",
+       after=("feedback-read",),  # it picks among the sessions' rendered transcripts
+       rules=("MOD001", "MOD002", "MOD003", "MOD004", "SES002"),
+       plants="night-time chill transcripts: a late mode, an unknown mode, +navigate without "
+              "its mode file or editing a project, an unknown boot type; one compliant "
+              "redirection")
+def mode_transcripts(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """Write the mode plants' transcripts; return their manifest entries."""
+    explore = [s for s in ctx.sessions if s.category == "explore-brain" and s.project is None]
     if not explore:
-        return budgets
-    rng = random.Random(len(sessions) * 31 + 19)  # own stream: nothing else changes
+        return []
     sizes = {a["agent"]: a["bytes"] for a in agent_sizes()}
     base = explore[len(explore) // 2]
     night = datetime.combine(base.started_at.date() + timedelta(days=1), time(2, 0))
-    folder = Path(out_dir) / "claude" / "projects" / "-home-user-brain"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = "claude/projects/-home-user-brain"
     plants = [
         ("a +coach mode declared in the third prompt, not in the first message", "MOD001",
          "brain chill +brainstorm", _late_mode),
@@ -106,7 +117,7 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
         (f"a transcript declares the unknown session type {UNKNOWN_TYPE}", "SES002",
          f"brain boot mode {UNKNOWN_TYPE}", None),
     ]
-    entries = budgets
+    entries: list[dict] = []
     for i, (effect, rule, prompt, change) in enumerate(plants):
         s = replace(base, sess_id=f"mode-plant-{i}", started_at=night + timedelta(minutes=25 * i),
                     duration_min=15, mode="brainstorm", agents_used=[], type="chill",
@@ -119,8 +130,8 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
             _read_mode_file(w)
         if change:
             change(w)
-        _write(folder / f"{w.id}.jsonl", w.lines)
-        where = f"claude/projects/-home-user-brain/{w.id}.jsonl"
+        where = f"{folder}/{w.id}.jsonl"
+        ctx.files.put_jsonl(where, w.lines)
         if rule is None:  # a compliant session: listed with the plant before it
             entries[-1]["effect"] += f"; {effect}"
             entries[-1]["where"] += f", {where}"
@@ -132,11 +143,8 @@ def plant_transcripts(out_dir: Path, sessions: list[SynthSession]) -> list[dict]
 
 def _entry(effect: str, where: str, violations: list[tuple[str, str]],
            transcript: str | None = None) -> dict:
-    entry = {"effect": f"compliance: {effect}", "where": where,
-             "violations": [{"rule": r, "subject": s} for r, s in violations]}
-    if transcript:
-        entry["transcript_sessions"] = [transcript]
-    return entry
+    extra = {"transcript_sessions": [transcript]} if transcript else {}
+    return entry(f"compliance: {effect}", where, violations, **extra)
 
 
 def _before_exit(w: TranscriptWriter, make) -> None:
@@ -154,7 +162,7 @@ def _call(w: TranscriptWriter, at: datetime, block: dict, result: str | None = N
 
 
 def _prompt(w: TranscriptWriter, at: datetime, text: str) -> dict:
-    line = w._base("user", at)
+    line = w.base("user", at)
     line["message"] = {"role": "user", "content": text}
     return line
 
@@ -162,7 +170,7 @@ def _prompt(w: TranscriptWriter, at: datetime, text: str) -> dict:
 def _read_mode_file(w: TranscriptWriter) -> None:
     """Boot: read modes/brain-navigate.md right after the first message (ADR-019:81)."""
     at = datetime.strptime(w.lines[0]["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ")
-    read = tool_use(w._id("toolu"), "Read", file_path="/home/user/brain/modes/brain-navigate.md")
+    read = tool_use(w.next_id("toolu"), "Read", file_path="/home/user/brain/modes/brain-navigate.md")
     w.lines[1:1] = _call(w, at + timedelta(seconds=1), read, "mode")
 
 
@@ -172,9 +180,9 @@ def _late_mode(w: TranscriptWriter) -> None:
 
 
 def _out_of_perimeter(w: TranscriptWriter) -> None:
-    edit = tool_use(w._id("toolu"), "Edit", file_path="/home/user/projets/originsdigital/src/"
+    edit = tool_use(w.next_id("toolu"), "Edit", file_path="/home/user/projets/originsdigital/src/"
                  "login.ts", old_string="a", new_string="b")
-    commit = tool_use(w._id("toolu"), "Bash", command="git commit -am 'fix the login form'")
+    commit = tool_use(w.next_id("toolu"), "Bash", command="git commit -am 'fix the login form'")
     _before_exit(w, lambda at: [*_call(w, at, edit, "ok"),
                                 *_call(w, at + timedelta(seconds=5), commit, "[main 1a2b] ok")])
 
@@ -184,9 +192,3 @@ def _redirects(w: TranscriptWriter) -> None:
     _before_exit(w, lambda at: [
         _prompt(w, at, "can you fix the login bug in originsdigital?"),
         *_call(w, at + timedelta(seconds=5), text)])
-
-
-def _write(path: Path, lines: list[dict]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")

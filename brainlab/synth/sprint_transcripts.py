@@ -17,28 +17,14 @@ session. Replays built from these transcripts alone find the planted four-file d
 
 from __future__ import annotations
 
-import json
 import random
-import uuid
 from datetime import datetime, timedelta
-from pathlib import Path
 
+from brainlab.synth.files import BrainFiles, random_uuid
 from brainlab.synth.sprints import PLANTED_DOMAIN, PROJECT, expire_text, inhale_text
-from brainlab.synth.transcripts import SUB_MODEL, TranscriptWriter, tool_use, write_jsonl
+from brainlab.synth.transcripts import SUB_MODEL, TranscriptWriter, put_session, tool_use
 
 TOOLS = {"read": "Read", "search": "Grep", "edit": "Edit", "write": "Write"}
-
-
-class _SprintSession(TranscriptWriter):
-    """One sprint's session: the transcript writer of synth/transcripts.py, in the repo."""
-
-    def __init__(self, cwd: str, rng: random.Random):
-        self.s, self.rng, self.sizes = None, rng, {}
-        self.id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        self.cwd = cwd
-        self.lines: list[dict] = []
-        self.sub_files: dict[str, tuple[str, list[dict]]] = {}
-        self.n = 0
 
 
 def _args(kind: str, path: str, domain: str) -> dict:
@@ -51,13 +37,13 @@ def _args(kind: str, path: str, domain: str) -> dict:
     return {"file_path": path}
 
 
-def sprint_session(sprint: dict, rng: random.Random) -> _SprintSession:
+def sprint_session(sprint: dict, rng: random.Random) -> TranscriptWriter:
     """The main chain and subagent files of one planned sprint."""
-    w = _SprintSession(sprint["repo"], rng)
+    w = TranscriptWriter(None, rng, {}, cwd=sprint["repo"])
     start, end = sprint["started_at"], sprint["ended_at"]
     span = (end - start).total_seconds()
     routed = sprint["project"] == PROJECT  # SPEC §4.1: no contract, no broker output
-    w.lines.append({**w._base("user", start),
+    w.lines.append({**w.base("user", start),
                     "message": {"role": "user", "content": f"sprint {sprint['domain']}"}})
     context = 18_000
     if routed:
@@ -66,16 +52,16 @@ def sprint_session(sprint: dict, rng: random.Random) -> _SprintSession:
     for k, agent in enumerate(agents):
         at = start + timedelta(seconds=60 + (span - 120) * k / len(agents))
         context += rng.randint(2_000, 6_000)
-        tool_id = w._id("toolu")
+        tool_id = w.next_id("toolu")
         role = agent["agent"]
         w.lines += w.call(at, context, 300, [tool_use(tool_id, "Task", subagent_type=role,
                                                    description=f"{role} {sprint['domain']}",
                                                    prompt=f"sprint {sprint['sprint']}")])
-        agent_id = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
+        agent_id = random_uuid(rng).replace("-", "")[:17]
         sub = []
         for j, ref in enumerate(agent["referenced"]):
             sub_at = at + timedelta(seconds=20 * (j + 1))
-            sub_tool = w._id("toolu")
+            sub_tool = w.next_id("toolu")
             path = f"{sprint['repo']}/{ref['path']}"
             sub += w.call(sub_at, 9_000 + 3_000 * j, rng.randint(100, 1_200),
                           [tool_use(sub_tool, TOOLS[ref["kind"]],
@@ -90,30 +76,20 @@ def sprint_session(sprint: dict, rng: random.Random) -> _SprintSession:
                                 extra={"agentId": agent_id, "status": "completed"}))
     if routed:
         w.lines += _text_call(w, end - timedelta(seconds=30), context, expire_text(sprint))
-    w.lines.append({**w._base("user", end), "message": {"role": "user", "content": "/exit"}})
+    w.lines.append({**w.base("user", end), "message": {"role": "user", "content": "/exit"}})
     return w
 
 
-def _text_call(w: _SprintSession, at: datetime, context: int, text: str) -> list[dict]:
+def _text_call(w: TranscriptWriter, at: datetime, context: int, text: str) -> list[dict]:
     """A main-chain API call whose last content block is the broker's printed block."""
     return w.call(at, context, 400, [{"type": "text", "text": text}])
 
 
-def write_sprint_transcripts(out_dir: Path, plan: list[dict],
+def write_sprint_transcripts(files: BrainFiles, plan: list[dict],
                              rng: random.Random) -> list[dict]:
-    """Write one session per planned sprint under ``out_dir/claude/projects``; return effects."""
-    root = Path(out_dir) / "claude" / "projects"
+    """Write one session per planned sprint under ``claude/projects``; return effects."""
     for sprint in plan:
-        w = sprint_session(sprint, rng)
-        folder = root / w.cwd.replace("/", "-")
-        folder.mkdir(parents=True, exist_ok=True)
-        write_jsonl(folder / f"{w.id}.jsonl", w.lines)
-        for agent_id, (role, lines) in w.sub_files.items():
-            sub_dir = folder / w.id / "subagents"
-            sub_dir.mkdir(parents=True, exist_ok=True)
-            write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
-            (sub_dir / f"agent-{agent_id}.meta.json").write_text(
-                json.dumps({"agentType": role}), encoding="utf-8")
+        put_session(files, sprint_session(sprint, rng))
     billing = [s["sprint"] for s in plan if s["domain"] == PLANTED_DOMAIN]
     return [{
         "effect": "transcript-sprints: the broker's sprints run as Claude Code sessions",

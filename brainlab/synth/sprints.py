@@ -20,6 +20,8 @@ import random
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
+from brainlab.synth.files import BrainFiles
+
 PROJECT = "originsdigital"
 UNCONTRACTED = "side-tool"
 PLANTED_DOMAIN = "billing"
@@ -223,25 +225,19 @@ def plan_for(sessions: list, rng: random.Random, start: datetime | None = None,
     return sprint_plan(rng, start, end, sessions)
 
 
-def write_sprints(out_dir: Path, sessions: list, rng: random.Random,
-                  start: datetime | None = None, end: datetime | None = None) -> list[dict]:
-    """Write contracts, broker blocks and the sprint record; return planted-effect descriptions."""
-    out_dir = Path(out_dir)
-    plan = plan_for(sessions, rng, start, end)
-    (out_dir / "projets").mkdir(parents=True, exist_ok=True)
-    (out_dir / "projets" / f"{PROJECT}.md").write_text(contract_text(), encoding="utf-8")
-    broker_dir = out_dir / "progression" / "broker"
-    broker_dir.mkdir(parents=True, exist_ok=True)
+def broker_path(sprint: dict) -> str:
+    """Where the broker's blocks of ``sprint`` live."""
+    return f"progression/broker/{sprint['started_at']:%Y-%m-%d}-{sprint['sprint']}.md"
+
+
+def sprint_files(files: BrainFiles, plan: list[dict]) -> list[dict]:
+    """Contracts, broker blocks and the sprint record of ``plan``; the planted effects."""
+    files.put(f"projets/{PROJECT}.md", contract_text())
     for sprint in plan:
         if sprint["project"] != PROJECT:
             continue  # SPEC §4.1: without a contract the broker refuses to route
-        name = f"{sprint['started_at']:%Y-%m-%d}-{sprint['sprint']}.md"
-        (broker_dir / name).write_text(broker_text(sprint), encoding="utf-8")
-    record_dir = out_dir / "progression" / "sprints"
-    record_dir.mkdir(parents=True, exist_ok=True)
-    with open(record_dir / "sprints.jsonl", "w", encoding="utf-8") as handle:
-        for line in sprint_records(plan):
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        files.put(broker_path(sprint), broker_text(sprint))
+    files.put_jsonl("progression/sprints/sprints.jsonl", sprint_records(plan), compact=False)
     billing = [s["sprint"] for s in plan if s["domain"] == PLANTED_DOMAIN]
     return [
         {"effect": "broker domain needing four files",
@@ -254,3 +250,12 @@ def write_sprints(out_dir: Path, sessions: list, rng: random.Random,
                   "directory layout, labelled inferred",
          "sprints": [s["sprint"] for s in plan if s["project"] == UNCONTRACTED]},
     ]
+
+
+def write_sprints(out_dir: Path, sessions: list, rng: random.Random,
+                  start: datetime | None = None, end: datetime | None = None) -> list[dict]:
+    """Write contracts, broker blocks and the sprint record; return planted-effect descriptions."""
+    files = BrainFiles()
+    planted = sprint_files(files, plan_for(sessions, rng, start, end))
+    files.write(Path(out_dir))
+    return planted

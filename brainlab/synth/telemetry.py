@@ -16,7 +16,10 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import orjson
+
 from brainlab.otel import export
+from brainlab.synth.files import BrainFiles
 
 USER = "you@example.com"
 MATE = "mate@example.com"
@@ -26,13 +29,13 @@ def _when(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
 
 
-def _read(root: Path):
-    """(calls, tool runs, compactions) of the transcripts under ``root``, in file order."""
+def _read(files: BrainFiles):
+    """(calls, tool runs, compactions) of the transcripts under ``claude/``, in file order."""
     calls: dict[str, export.Call] = {}
     tools: dict[str, tuple[str, str, datetime]] = {}
     runs, compactions = [], []
-    for path in sorted(root.rglob("*.jsonl")):
-        for raw in path.read_text(encoding="utf-8").splitlines():
+    for path in files.under("claude", ".jsonl"):
+        for raw in files.text(path).splitlines():
             line = json.loads(raw)
             at = _when(line["timestamp"]) if line.get("timestamp") else None
             message = line.get("message") or {}
@@ -70,7 +73,26 @@ def _event(name: str, at: datetime, session: str, user: str, **attrs) -> dict:
 
 def write_telemetry(out_dir: Path, rng: random.Random) -> list[dict]:
     """Write ``<out_dir>/telemetry`` from ``<out_dir>/claude``; return the planted effects."""
-    calls, runs, compactions = _read(Path(out_dir) / "claude")
+    root = Path(out_dir)
+    files = BrainFiles()
+    for path in sorted((root / "claude").rglob("*.jsonl")):
+        files.put(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+    claude = set(files)
+    planted = telemetry_files(files, rng)
+    for relative in claude:
+        files.remove(relative)
+    files.write(root)
+    return planted
+
+
+def _otlp(requests: list[dict]) -> str:
+    """One OTLP/JSON export request per line, as the collector's file exporter writes them."""
+    return "".join(orjson.dumps(r).decode("utf-8") + "\n" for r in requests)
+
+
+def telemetry_files(files: BrainFiles, rng: random.Random) -> list[dict]:
+    """``telemetry/`` from the transcripts under ``claude/``; return the planted effects."""
+    calls, runs, compactions = _read(files)
     if not calls:
         return []
     mates = [export.Call(f"teammate-{i // 20:03d}", f"req_mate_{i:05d}", c.model,
@@ -104,13 +126,11 @@ def write_telemetry(out_dir: Path, rng: random.Random) -> list[dict]:
         "scopeLogs": [{"scope": {"name": "com.anthropic.claude_code.events"},
                        "logRecords": records[i:i + 100]}]}]}
         for i in range(0, len(records), 100)]
-    folder = Path(out_dir) / "telemetry"
     half = len(batches) // 2
     first = everything[0].ts.strftime("%Y-%m-%dT%H-%M-%S.000")
-    export.write_json_lines(folder / f"logs-{first}.json", batches[:half])  # rotated
-    export.write_json_lines(folder / "logs.json", batches[half:])
-    export.write_json_lines(folder / "metrics.json", export.metrics_requests(everything, False,
-                                                                             300))
+    files.put(f"telemetry/logs-{first}.json", _otlp(batches[:half]))  # rotated
+    files.put("telemetry/logs.json", _otlp(batches[half:]))
+    files.put("telemetry/metrics.json", _otlp(export.metrics_requests(everything, False, 300)))
     waits = [(c, rng.randint(1_000, 60_000)) for c in calls if rng.random() < 0.1]
     spans = export.spans_requests(everything)
     spans.append({"resourceSpans": [{"resource": {"attributes": [
@@ -121,7 +141,7 @@ def write_telemetry(out_dir: Path, rng: random.Random) -> list[dict]:
              "endTimeUnixNano": export.nanos(c.ts + timedelta(milliseconds=wait)),
              "attributes": [export.attr("session.id", c.session_id)]}
             for i, (c, wait) in enumerate(waits)]}]}]})
-    export.write_json_lines(folder / "traces.json", spans)
+    files.put("telemetry/traces.json", _otlp(spans))
     return [{"effect": "telemetry", "where": "telemetry/",
              "what": f"{len(calls)} calls as api_request events, {len(mates)} calls of"
                      f" {MATE} seen only in telemetry, {len(everything[::25])} retried"

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS
 from brainlab.synth import boot_close_plants as boot_close
+from brainlab.synth.files import BrainFiles, random_uuid
 from brainlab.synth.model import SynthSession, agent_sizes
 
 WINDOW = CONTEXT_WINDOW_TOKENS
@@ -33,21 +32,25 @@ VERSION = "2.0.42"
 class TranscriptWriter:
     """Writes one session's lines, keeping ids and the clock consistent."""
 
-    def __init__(self, s: SynthSession, rng: random.Random, sizes: dict[str, int]):
+    def __init__(self, s: SynthSession | None, rng: random.Random, sizes: dict[str, int],
+                 cwd: str | None = None):
         self.s, self.rng, self.sizes = s, rng, sizes
-        self.id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        self.cwd = (f"/home/user/projets/{s.project}" if s.project else "/home/user/brain")
+        self.id = random_uuid(rng, version=4)
+        self.cwd = cwd or (f"/home/user/projets/{s.project}" if s and s.project
+                           else "/home/user/brain")
         self.lines: list[dict] = []
         self.sub_files: dict[str, tuple[str, list[dict]]] = {}
         self.n = 0
 
-    def _id(self, prefix: str) -> str:
+    def next_id(self, prefix: str) -> str:
+        """The next id of this session (``<prefix>_<8 hex of the session><counter>``)."""
         self.n += 1
         return f"{prefix}_{self.id[:8]}{self.n:05d}"
 
-    def _base(self, kind: str, at: datetime, agent: str | None = None) -> dict:
+    def base(self, kind: str, at: datetime, agent: str | None = None) -> dict:
+        """The fields every line of this session carries (a subagent's when ``agent``)."""
         line = {"type": kind, "sessionId": self.id, "timestamp": _ts(at), "cwd": self.cwd,
-                "version": VERSION, "uuid": str(uuid.UUID(int=self.rng.getrandbits(128))),
+                "version": VERSION, "uuid": random_uuid(self.rng),
                 "isSidechain": agent is not None, "userType": "external"}
         if agent:
             line["agentId"] = agent
@@ -56,14 +59,14 @@ class TranscriptWriter:
     def call(self, at: datetime, context: int, out: int, blocks: list[dict],
              agent: str | None = None, model: str = MAIN_MODEL) -> list[dict]:
         """One API call as Claude Code writes it: one line per content block."""
-        msg, req = self._id("msg"), self._id("req")
+        msg, req = self.next_id("msg"), self.next_id("req")
         read = int(context * 0.9)
         write = context - read - 3
         lines = []
         blocks = [{"type": "text", "text": "Working on it."}, *blocks]
         for i, block in enumerate(blocks):
             last = i == len(blocks) - 1
-            line = self._base("assistant", at + timedelta(milliseconds=300 * i), agent)
+            line = self.base("assistant", at + timedelta(milliseconds=300 * i), agent)
             line["requestId"] = req
             line["message"] = {
                 "id": msg, "type": "message", "role": "assistant", "model": model,
@@ -80,7 +83,7 @@ class TranscriptWriter:
     def result(self, at: datetime, tool_id: str, content: str, agent: str | None = None,
                extra: dict | None = None) -> dict:
         """The user line carrying the result of tool call ``tool_id``."""
-        line = self._base("user", at, agent)
+        line = self.base("user", at, agent)
         line["message"] = {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": tool_id, "content": content}]}
         if extra:
@@ -104,7 +107,7 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
     peak = max(6_000, s.context_peak_pct * WINDOW // 100)
     close = max(4_000, s.context_at_close * WINDOW // 100)
     # SPEC §2.7: type and mode declared in the first message (`brain <type> +<mode>`)
-    w.lines.append({**w._base("user", start),
+    w.lines.append({**w.base("user", start),
                     "message": {"role": "user", "content": f"brain {s.type} +{s.mode}"}})
     # boot: read the agents the session loads (the results are the agent files' size)
     steps: list[tuple[str, object]] = [("read", "/home/user/brain/KERNEL.md")]
@@ -142,11 +145,11 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
         if i == n:
             context = close
         if compacted and i == peak_at + 1:
-            line = w._base("system", at - timedelta(seconds=1))
+            line = w.base("system", at - timedelta(seconds=1))
             line.update(subtype="compact_boundary", content="Conversation compacted",
                         compactMetadata={"trigger": "auto", "preTokens": peak})
             w.lines.append(line)
-        tool_id = w._id("toolu")
+        tool_id = w.next_id("toolu")
         close_lines = boot_close.step_lines(w, kind, what, at, context, tool_id)
         if close_lines is not None:
             w.lines += close_lines
@@ -172,12 +175,12 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
             w.lines += w.call(at, context, 300, [tool_use(tool_id, "Task", subagent_type=what,
                                                        description=f"{what} step",
                                                        prompt="do the step")])
-            agent_id = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
+            agent_id = random_uuid(rng).replace("-", "")[:17]
             sub = []
             calls = rng.randint(2, 5)
             for k in range(calls):
                 sub_at = at + timedelta(seconds=20 * (k + 1))
-                sub_tool = w._id("toolu")
+                sub_tool = w.next_id("toolu")
                 target = f"{w.cwd}/src/module_{k}.py" if s.project else "/home/user/brain/KERNEL.md"
                 sub += w.call(sub_at, 8_000 + 4_000 * k, rng.randint(100, 1_500),
                               [tool_use(sub_tool, "Read", file_path=target)], agent=agent_id,
@@ -188,33 +191,40 @@ def session_lines(s: SynthSession, rng: random.Random, sizes: dict[str, int]) ->
             back = min(at + timedelta(seconds=20 * (calls + 1)), end - timedelta(seconds=1))
             w.lines.append(w.result(max(back, at), tool_id, "done",
                                     extra={"agentId": agent_id, "status": "completed"}))
-    w.lines.append({**w._base("user", end), "message": {"role": "user", "content": "/exit"}})
+    w.lines.append({**w.base("user", end), "message": {"role": "user", "content": "/exit"}})
     return w
 
 
-def write_transcripts(out_dir: Path, sessions: list[SynthSession],
+def folder_of(w: TranscriptWriter) -> str:
+    """The project folder of a transcript (its cwd encoded as Claude Code does)."""
+    return f"claude/projects/{w.cwd.replace('/', '-')}"
+
+
+def put_session(files: BrainFiles, w: TranscriptWriter) -> None:
+    """A session's main transcript and its subagent files (``.jsonl`` and ``.meta.json``)."""
+    folder = folder_of(w)
+    files.put_jsonl(f"{folder}/{w.id}.jsonl", w.lines)
+    for agent_id, (agent_type, lines) in w.sub_files.items():
+        files.put_jsonl(f"{folder}/{w.id}/subagents/agent-{agent_id}.jsonl", lines)
+        files.put(f"{folder}/{w.id}/subagents/agent-{agent_id}.meta.json",
+                  json.dumps({"agentType": agent_type}))
+
+
+def write_transcripts(files: BrainFiles, sessions: list[SynthSession],
                       rng: random.Random, skip: set[str] | None = None) -> list[dict]:
-    """Write a transcript per session under ``out_dir/claude/projects``; return planted effects.
+    """A transcript per session under ``claude/projects``; return planted effects.
 
     ``skip``: sessions whose transcript is drawn (same RNG stream) but not written.
     """
     sizes = {a["agent"]: a["bytes"] for a in agent_sizes()}
-    root = Path(out_dir) / "claude" / "projects"
     launched: dict[str, int] = {}
     for s in sessions:
         w = session_lines(s, rng, sizes)
         if skip and s.sess_id in skip:
             continue
-        folder = root / w.cwd.replace("/", "-")
-        folder.mkdir(parents=True, exist_ok=True)
-        write_jsonl(folder / f"{w.id}.jsonl", w.lines)
-        for agent_id, (agent_type, lines) in w.sub_files.items():
+        put_session(files, w)
+        for agent_type, _lines in w.sub_files.values():
             launched[agent_type] = launched.get(agent_type, 0) + 1
-            sub_dir = folder / w.id / "subagents"
-            sub_dir.mkdir(parents=True, exist_ok=True)
-            write_jsonl(sub_dir / f"agent-{agent_id}.jsonl", lines)
-            (sub_dir / f"agent-{agent_id}.meta.json").write_text(
-                json.dumps({"agentType": agent_type}), encoding="utf-8")
     return [{
         "effect": "transcript-context: each transcript's main-chain context peaks at the"
                   " session's context_peak_pct and closes at its context_at_close",
@@ -238,11 +248,3 @@ def _v2_tool(tool_id: str, kind: str, what, cwd: str) -> dict:
                     for i in range(what))
     return tool_use(tool_id, "Edit", file_path="/home/user/brain/workspace/explore-s1/log.md",
                  old_string="", new_string=lines)
-
-
-def write_jsonl(path: Path, lines: list[dict]) -> None:
-    """Write ``lines`` as compact JSON Lines (one object a line)."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
-            handle.write("\n")
