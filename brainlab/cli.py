@@ -115,6 +115,14 @@ def run() -> None:
         except OSError:  # a closed pipe: let Python report it as usual
             raise exc from None
         os._exit(0)
+    except Exception as exc:  # a bug no command foresaw: still one line, never a traceback
+        if os.environ.get("BRAINLAB_DEBUG"):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        click.echo(f"Error: unexpected {type(exc).__name__}: {visible(first)}. This is a brainlab"
+                   " bug: run the command again with BRAINLAB_DEBUG=1 and report the traceback",
+                   err=True)
+        sys.exit(70)
 
 
 @main.group()

@@ -117,8 +117,9 @@ class Column:
 
 
 def plain_columns(names: Sequence[str]) -> list[Column]:
-    """Columns named after a query's own column names, none droppable."""
-    return [Column(n, visible(n)) for n in names]
+    """Columns named after a query's own names; the usage views' numbers keep their headings."""
+    known = {c.name: c for c in _USAGE_NUMBERS}  # the usage views' headings, everywhere
+    return [known.get(n) or Column(n, visible(n)) for n in names]
 
 
 def _resolve(columns: Sequence[Column], names: Sequence[str], rows: Sequence[Sequence]):

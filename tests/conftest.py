@@ -52,6 +52,9 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
 def _store_template_cache(tmp_path_factory) -> None:
     """New stores copy the empty-store template from this run's own cache, not ~/.cache."""
     os.environ["BRAINLAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("brainlab-cache"))
+    # a bug in a command run by a test shows its traceback (and fails the test) instead of
+    # the user's one-line "Error: unexpected ..." (tests/test_cli_unexpected.py covers that)
+    os.environ["BRAINLAB_DEBUG"] = "1"
 
 
 @pytest.fixture

@@ -71,3 +71,35 @@ def test_a_read_waits_briefly_for_an_ingest_holding_the_store(tmp_path, store):
                str(store))
     holder.wait(timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_check_refuses_a_transcript_store_whose_table_is_a_view(tmp_path, store):
+    """`check --db` copies cc_* tables inside a writer connection: a view there could read
+    local files with external access on, so the store is refused before anything is read."""
+    con = duckdb.connect(str(store))
+    con.execute("DROP TABLE cc_request_lines CASCADE")
+    con.execute(f"CREATE VIEW cc_request_lines AS SELECT content AS model FROM"
+                f" read_text('{tmp_path / 'local.txt'}')")
+    con.close()
+    brain = tmp_path / "brain"
+    brain.mkdir()
+    done = cli(tmp_path, "check", str(brain), "--db", str(store), "--format", "json")
+    assert done.returncode != 0, done.stdout
+    assert done.stderr.startswith("Error: ") and "views, not tables" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert SECRET_FILE_TEXT not in done.stdout + done.stderr
+
+
+def test_check_names_a_transcript_table_of_another_shape(tmp_path):
+    """A --db whose cc_* table lacks brainlab's columns: one Error line naming the table."""
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE cc_request_lines (model VARCHAR)")
+    con.execute("INSERT INTO cc_request_lines VALUES ('claude-x')")
+    con.close()
+    brain = tmp_path / "brain"
+    brain.mkdir()
+    done = cli(tmp_path, "check", str(brain), "--db", str(other))
+    assert done.returncode != 0, done.stdout
+    assert done.stderr.startswith("Error: ") and "cc_request_lines" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

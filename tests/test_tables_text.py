@@ -56,3 +56,12 @@ def test_cells_rich_would_read_as_markup_are_left_to_rich():
     assert text == rich_text(names, [("claude-opus-4-5", 1.0)], 80, None, False)[0]
     narrow, _ = tables.render_text(["day", "note"], [(date(2026, 1, 1), "x" * 70)], width=40)
     assert narrow is None  # a cell that must wrap: rich lays it out
+
+
+def test_a_query_s_usage_numbers_keep_the_usage_views_headings():
+    """usage-who and usage-check print their rows through plain_columns: the same headings
+    as `brainlab usage` (issue 28.9: one formatting module, one style), not snake_case."""
+    from brainlab.tables import plain_columns
+
+    labels = [c.header for c in plain_columns(["user", "requests", "total_tokens", "cost_usd"])]
+    assert labels == ["user", "calls", "total tokens", "cost"]

@@ -15,9 +15,12 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from brainlab.errors import ConfigError, SourceError
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
 from brainlab.store import open_writer
+from brainlab.store.connection import sql_ident
 from brainlab.store.ingest import ingest_brain
 
 
@@ -148,6 +151,17 @@ def copy_transcripts(con, db: Path) -> None:
     home = con.execute("SELECT current_database()").fetchone()[0]
     con.execute("ATTACH ? AS transcripts (READ_ONLY)", [str(db)])
     try:
+        # a .duckdb file is code (issue 29, Injection 3): a cc_* "table" that is a view could
+        # read local files inside this writer connection, so such a store is refused
+        views = [name for (name,) in con.execute(
+            "SELECT view_name FROM duckdb_views() WHERE database_name = 'transcripts'"
+            " AND schema_name = 'main' AND NOT internal"
+            " AND view_name LIKE 'cc\\_%' ESCAPE '\\' ORDER BY 1").fetchall()]
+        if views:
+            raise SourceError(
+                f"database {db} is refused: its transcript table(s) {', '.join(views[:5])} are"
+                " views, not tables (a store can hide code in a view). Give --db a store"
+                " written by `brainlab ingest claude`")
         shared = con.execute("""
             SELECT m.table_name, list(m.column_name ORDER BY m.column_index)
             FROM duckdb_columns() m JOIN duckdb_columns() t
@@ -157,11 +171,19 @@ def copy_transcripts(con, db: Path) -> None:
               AND m.table_name LIKE 'cc\\_%' ESCAPE '\\'
               AND m.table_name IN (SELECT table_name FROM duckdb_tables()
                                    WHERE database_name = $home)
+              AND t.table_name IN (SELECT table_name FROM duckdb_tables()
+                                   WHERE database_name = 'transcripts')
             GROUP BY m.table_name""", {"home": home}).fetchall()
         for table, columns in shared:
-            names = ", ".join(f'"{c}"' for c in columns)
-            con.execute(f'INSERT INTO "{home}".main."{table}" ({names}) '
-                        f'SELECT {names} FROM transcripts.main."{table}"')
+            names = ", ".join(sql_ident(c) for c in columns)
+            try:
+                con.execute(f'INSERT INTO {sql_ident(home)}.main.{sql_ident(table)} ({names}) '
+                            f'SELECT {names} FROM transcripts.main.{sql_ident(table)}')
+            except duckdb.Error as exc:  # a table of another shape: the user's file, not a bug
+                raise SourceError(
+                    f"database {db}: its table {table} is not a brainlab transcript table"
+                    f" ({str(exc).splitlines()[0]}). Give --db a store written by"
+                    " `brainlab ingest claude`") from None
     finally:
         con.execute("DETACH transcripts")
 
