@@ -72,9 +72,10 @@ def _body(model: Model) -> str | None:
         return re.sub(r"(?is)^\s*AS\s+", "", rest, count=1)
     if model.kind == "macro":
         depth, end = 0, 0
-        for end, char in enumerate(rest):  # the parameter list's closing parenthesis
+        for index, char in enumerate(rest):  # the parameter list's closing parenthesis
             depth += (char == "(") - (char == ")")
             if char == ")" and depth == 0:
+                end = index
                 break
         query = re.sub(r"(?is)^\s*AS\s+", "", rest[end + 1:], count=1)
         table = re.match(r"(?is)TABLE\s+", query)
@@ -193,7 +194,7 @@ def layer_errors(models: list[Model], deps: dict[str, set[str]]) -> list[str]:
 
 @lru_cache(maxsize=1)
 def ordered() -> tuple[Model, ...]:
-    """This package's models in creation order (checked: no cycle, no upward read)."""
+    """The package's models in creation order (checked: no cycle, no upward read)."""
     models = model_files()
     deps = references(models)
     problems = layer_errors(models, deps)

@@ -39,7 +39,8 @@ def _rule(path: Path, entry: dict) -> Rule:
                     f" {', '.join(SUBJECT_KINDS)}" if data["subject_kind"] not in SUBJECT_KINDS
                else None)
     rows_view = data.get("rows_view")
-    if problem is None and rows_view is not None and not (FOLDER / f"{rows_view}.sql").is_file():
+    if problem is None and rows_view is not None \
+            and not (path.parent / f"{rows_view}.sql").is_file():
         problem = f"rows_view {rows_view!r} is not a model of models/rules/"
     if problem is None and rows_view is None and not path.with_suffix(".sql").is_file():
         problem = f"no {path.stem}.sql beside it (nor a rows_view)"

@@ -5,12 +5,12 @@ One model (table, view or table macro) per file, by layer (raw, staging, marts, 
 order their dependencies give; each .yml says what its table, view or macro and each column
 means. Both are applied by :func:`open_writer`, which also writes every description into
 DuckDB with ``COMMENT ON`` so users see them in any client. ``violations`` and the per-rule
-filter views are rendered from a template over the rule catalogue (:mod:`rulebook`). yaml and the duckdb package
-are imported where used: opening an existing store needs neither (issue 12, a small
-incremental ingest: ~60 + 10 ms of imports). The SQL and YAML files are read from the
-package folder (``importlib.resources`` and the zipfile, tempfile and shutil modules it
-imports cost 6-10 ms of every ingest run), and a store remembers the stat of the files
-its catalogue was checked against, so opening it does not hash them again.
+filter views are rendered from a template over the rule catalogue (:mod:`rulebook`). yaml,
+jinja2 and the duckdb package are imported where used: opening an existing store needs
+neither (issue 12, a small incremental ingest: ~60 + 10 ms of imports). The SQL and YAML
+files are read from the package folder (``importlib.resources`` and the zipfile, tempfile
+and shutil modules it imports cost 6-10 ms of every ingest run), and a store remembers the
+stat of the files its catalogue was checked against, so opening it does not hash them again.
 """
 
 from __future__ import annotations
