@@ -1,5 +1,5 @@
 -- The main-chain tool calls of brain sessions, in order, classified by protocol_calls
--- (views/79_protocol_calls.sql: productive, claim close, close agent).
+-- (protocol_calls: productive, claim close, close agent).
 CREATE OR REPLACE VIEW brain_session_calls AS
 SELECT b.session_id, b.subject, b.type, t.ts, t.tool, t.file_path, t.launched_subagent_type,
        t.source_file, t.line,

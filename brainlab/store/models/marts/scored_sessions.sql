@@ -2,7 +2,7 @@
 -- denominator = max(1, tokens_used/1000 * context_peak_pct/100); NULL inputs give NULL.
 -- formula: 'v2' (default, by category), 'v1' (one formula) or 'logged' (the scribe's value).
 -- health_score = the recomputed score where its inputs exist, else the logged one
--- (health_basis says which). basis: 'best' (default), 'logged' or 'measured' (views/17).
+-- (health_basis says which). basis: 'best' (default), 'logged' or 'measured' (basis_sessions).
 CREATE OR REPLACE MACRO scored_sessions(formula := 'v2', saturation_peak_use := 80,
                                         saturation_peak_build := 85, basis := 'best') AS TABLE
 WITH base AS (

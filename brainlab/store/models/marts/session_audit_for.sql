@@ -1,5 +1,5 @@
 -- One row per matched log and field. difference = measured - logged (> 0: the log
--- under-reports). Tolerances (parameters, defaults documented in models/measured.yml):
+-- under-reports). Tolerances (parameters, defaults documented in session_audit_for.yml):
 -- tokens_used |d| > max(tokens_abs, tokens_rel * measured); context_peak_pct and
 -- context_at_close |d| > pct_points; duration_min |d| > max(duration_abs, duration_rel *
 -- measured); counts (commits, todos_closed, kernel_files_touched, adrs_written,

@@ -2,7 +2,7 @@
 -- session (inclusive). unit 'days': sessions started in the last `window` calendar days;
 -- unit 'sessions': the last `window` sessions. >= healthy: healthy, >= watch: watch, below:
 -- narcissistic loop. No build/explore session in the window: ratio NULL, band healthy if any use.
--- basis: 'best' (default), 'logged' or 'measured' (issue 13, views/17_measured.sql).
+-- basis: 'best' (default), 'logged' or 'measured' (issue 13, basis_sessions).
 CREATE OR REPLACE MACRO session_ratio(window_size := 7, unit := 'days', explore_weight := 0.5,
                                       healthy := 1.0, watch := 0.5, basis := 'best') AS TABLE
 WITH s AS (

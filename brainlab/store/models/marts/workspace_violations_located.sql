@@ -1,4 +1,4 @@
--- SPEC §5 structure rules, from workspace_violations (views/25_hygiene.sql).
+-- SPEC §5 structure rules, from workspace_violations.
 CREATE OR REPLACE VIEW workspace_violations_located AS
 SELECT v.*, coalesce(
            (SELECT any_value(f.source_file) FROM workspace_files f

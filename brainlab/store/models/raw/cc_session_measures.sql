@@ -1,4 +1,4 @@
--- cc_measured (views/17_measured.sql) as of the last `ingest claude`: the measured metabolism
+-- cc_measured (marts/cc_measured.sql) as of the last `ingest claude`: the measured metabolism
 -- per transcript session, stored so the matching, the audit and every basis-aware metric
 -- read a few hundred rows instead of re-deriving them from the line tables (issue 13).
 CREATE TABLE IF NOT EXISTS cc_session_measures (

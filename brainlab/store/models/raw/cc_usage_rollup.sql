@@ -1,4 +1,4 @@
--- cc_usage_groups (views/15_claude.sql) as of the last `ingest claude`: usage per UTC
+-- cc_usage_groups (marts/cc_usage_groups.sql) as of the last `ingest claude`: usage per UTC
 -- 15-minute bucket, session, main chain or subagent, project and model, so `brainlab usage`
 -- reads a few thousand rows instead of deduplicating every request line (issue 12), and
 -- re-buckets them into any time zone's days (every zone's offset is a multiple of 15 minutes)

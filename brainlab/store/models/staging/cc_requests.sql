@@ -14,7 +14,7 @@ WITH d AS (
            coalesce(r.cache_creation_1h_tokens, 0) AS cw1h,
            r.input_tokens + r.cache_creation_tokens + r.cache_read_tokens AS context_tokens
     -- otel (issue 26): the transcripts' calls (record owns cc_request_dedup) plus the calls
-    -- seen only in telemetry (views/14_otel_calls.sql), each with its source
+    -- seen only in telemetry (otel_only_calls), each with its source
     FROM (SELECT *, 'transcript' AS source FROM cc_request_dedup
           UNION ALL BY NAME SELECT * FROM otel_only_calls) r
 ), m AS (
