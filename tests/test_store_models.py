@@ -190,3 +190,35 @@ FROM claims WHERE type IS NULL;
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["claim-without-type",
                                         "[('SES009', 'claim-without-type', 'x')]"]
+
+
+def test_a_table_edit_changes_both_fingerprints_a_view_edit_the_catalog_only(tmp_path,
+                                                                              monkeypatch):
+    from brainlab.store import schema
+
+    copy = tmp_path / "models"
+    shutil.copytree(MODELS, copy)
+
+    def fingerprints() -> tuple[str, str]:
+        schema.catalog_fingerprint.cache_clear()
+        try:
+            return catalog.schema_fingerprint(), schema.catalog_fingerprint()
+        finally:
+            schema.catalog_fingerprint.cache_clear()
+
+    monkeypatch.setattr(catalog, "FOLDER", copy)
+    monkeypatch.setattr(schema, "FOLDER", copy)
+    before = fingerprints()
+    view = copy / "marts" / "sessions.sql"
+    view.write_text(view.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
+    after_view = fingerprints()
+    assert after_view[0] == before[0] and after_view[1] != before[1]
+    table = copy / "raw" / "claims.sql"
+    table.write_text(table.read_text(encoding="utf-8").replace(
+        "key_style     VARCHAR", "key_style     VARCHAR,\n    extra VARCHAR"), encoding="utf-8")
+    after_table = fingerprints()
+    assert after_table[0] != before[0] and after_table[1] != after_view[1]
+    assert not catalog.current_schema(before[0])  # a store of the old tables: upgraded
+    lookup = copy / "raw" / "stop_codes.sql"  # a lookup table is rebuilt by every apply
+    lookup.write_text(lookup.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
+    assert fingerprints()[0] == after_table[0]
