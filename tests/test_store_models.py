@@ -100,6 +100,15 @@ def test_a_file_must_create_the_object_it_is_named_after(tmp_path):
         graph.model_files(tmp_path)
 
 
+@pytest.mark.parametrize("where", ["views/15_claude.sql", "models/x.sql", "models/extra/x.sql"])
+def test_sql_outside_the_model_tree_fails(tmp_path, where):
+    """A topic file of the old layout (a branch's new view in store/views/) is not skipped."""
+    write(tmp_path / "models" / "raw" / "t.sql", "CREATE TABLE IF NOT EXISTS t (a INT);\n")
+    write(tmp_path / where, "CREATE OR REPLACE VIEW x AS SELECT 1;\n")
+    with pytest.raises(ValueError, match="SQL outside the model tree"):
+        graph.model_files(tmp_path / "models")
+
+
 def test_the_scan_ignores_aliases_qualified_columns_ctes_and_named_arguments(tmp_path):
     write(tmp_path / "raw" / "t.sql", "CREATE TABLE IF NOT EXISTS t (a INT);\n")
     write(tmp_path / "raw" / "u.sql", "CREATE TABLE IF NOT EXISTS u (a INT);\n")

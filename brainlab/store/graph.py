@@ -46,8 +46,18 @@ def model_files(folder: Path = FOLDER) -> list[Model]:
     """Every ``<layer>/<name>.sql`` under ``folder``, by layer then name (not yet ordered).
 
     A file whose CREATE statement names another object than its file name is an error: the
-    file name is the object's name.
+    file name is the object's name. So is a ``.sql`` file outside a layer folder, or left in
+    the folders of the topic-file layout (``store/views/``, ``store/schema/``): a view added
+    there by a branch written before the model tree fails loudly instead of being skipped.
     """
+    stray = sorted(p for p in (*folder.glob("*.sql"), *folder.glob("*/*.sql"),
+                               *(folder.parent / "views").glob("*.sql"),
+                               *(folder.parent / "schema").glob("*.sql"))
+                   if p.parent.name not in LAYERS)
+    if stray:  # a topic file of the old layout (views/, schema/) or a file outside a layer
+        raise ValueError(f"{stray[0]}: SQL outside the model tree: split it into"
+                         f" {folder}/<layer>/<name>.sql, one model per file"
+                         f" ({len(stray)} such file(s))")
     out = []
     for layer in LAYERS:
         base = folder / layer
