@@ -5,9 +5,10 @@ Usage:
 
 Interleaved rounds in one process (module imports, YAML models and the catalog fingerprint
 loaded before the clock starts), CPU seconds of this process (getrusage) and wall:
-- built in place, step by step as ``schema.apply`` does (one transaction): tables, lookup
-  tables, the view files, the generated ``rule_<id>`` and ``violations`` views, the column
-  comments, the commit, and closing the file (its checkpoint); the same in memory;
+- built in place, step by step as ``schema.apply`` does (one transaction): reading the model
+  files and ordering them (store/graph.py), tables, lookup tables, the view and macro files,
+  the rendered ``rule_<id>`` and ``violations`` views, the column comments, the commit, and
+  closing the file (its checkpoint); the same in memory;
 - ``open_writer`` of a new file with an empty cache (builds the template, then copies it);
 - ``open_writer`` of a new file with the template cached (a file copy and a connection).
 The baseline is the first: what every new store cost before the template (store/template.py).
@@ -27,7 +28,7 @@ from pathlib import Path
 import duckdb
 from benchkit import emit
 
-from brainlab.store import schema, template
+from brainlab.store import graph, rulebook, schema, template
 
 
 def _cpu() -> float:
@@ -46,12 +47,13 @@ def step_by_step(path: str) -> dict[str, float]:
 
     con = duckdb.connect(path)
     con.execute("BEGIN TRANSACTION")
-    timed("tables", lambda: [con.execute(text) for _n, text in schema.sql_files("schema")])
-    con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY,"
-                " value VARCHAR)")
+    models: list = []
+    timed("model files, load order", lambda: models.extend(graph.ordered.__wrapped__()))
+    timed("tables", lambda: [con.execute(m.sql) for m in models if m.layer == "raw"])
     timed("lookup tables", lambda: schema._write_lookups(con))
-    timed("view files", lambda: [con.execute(text) for _n, text in schema.sql_files("views")])
-    timed("rule_<id> + violations views", lambda: schema._write_violations(con))
+    timed("view and macro files", lambda: [con.execute(m.sql) for m in models
+                                           if m.layer != "raw"])
+    timed("rule_<id> + violations views", lambda: con.execute(rulebook.render()))
     timed("column comments", lambda: schema._write_comments(con))
     timed("commit", lambda: con.execute("COMMIT"))
     timed("close (checkpoint)", con.close)

@@ -1,4 +1,4 @@
-"""Compliance rules (brainlab.rules, views/80_rules.sql) on crafted brains: each fires, a near miss does not.
+"""Compliance rules (brainlab.rules, models/rules/) on crafted brains: each fires, a near miss does not.
 
 Every test writes a few real brain files, runs the real check (brain sources into an in-memory
 DuckDB, the SQL views) for one rule, and compares the subjects it names with the crafted case.

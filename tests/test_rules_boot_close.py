@@ -1,4 +1,4 @@
-"""Boot, close-sequence and read-rights rules (views/82_rules_boot_close.sql) on crafted cases.
+"""Boot, close-sequence and read-rights rules (models/rules/rule_rows_boot_close.sql) on crafted cases.
 
 Each test writes a small brain (session contexts, workspaces) and small Claude Code transcripts
 in the real line shapes, ingests the transcripts with the real ``ingest_claude`` into a DuckDB

@@ -1,4 +1,4 @@
-"""Mode, budget and transcript-type rules (views/81_rules_modes.sql): each fires, a near miss does not.
+"""Mode, budget and transcript-type rules (models/rules/): each fires, a near miss does not.
 
 Transcript rules: small JSONL transcripts written in tmp_path, ingested by the real
 ``ingest_claude`` into a real DuckDB file, checked by the real ``brainlab check --db`` path.

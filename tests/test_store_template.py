@@ -151,7 +151,7 @@ def test_a_template_of_another_catalogue_is_not_reused(tmp_path, cache):
     package = tmp_path / "pkg"
     shutil.copytree(Path(template.__file__).parents[1], package / "brainlab",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    views = package / "brainlab" / "store" / "views" / "90_sessions.sql"
+    views = package / "brainlab" / "store" / "models" / "marts" / "sessions.sql"
     views.write_text(views.read_text() + "\nCREATE OR REPLACE VIEW template_probe AS"
                      " SELECT 1 AS probe;\n")
     changed = tmp_path / "changed.duckdb"

@@ -1,14 +1,19 @@
-"""The rule catalogue's loader and helpers; the catalogue itself is data in brainlab.spec.rules.
+"""The rule catalogue's loader and helpers: each rule is data in its models/rules/rule_<id>.yml.
 
-``brainlab check`` reads the rules from here (``RULES``, ``BY_ID``, ``Rule``); the store
-writes the same tuples into ``rule_catalogue`` from :mod:`brainlab.spec.rules`. The markdown
-table of docs/compliance.md is generated from them (brainlab.docgen).
+``brainlab check`` reads the rules from here (``RULES``, ``BY_ID``, ``Rule``), loaded by
+:mod:`brainlab.store.rulebook` from the rule model files (the same tuples the store writes
+into ``rule_catalogue``), sorted by id. The markdown table of docs/compliance.md is generated
+from them (brainlab.docgen).
 """
 
 from __future__ import annotations
 
-from brainlab.spec.rules import BY_ID, RULES, SEVERITIES, SUBJECT_KINDS, Rule
+from brainlab.spec.rules import SEVERITIES, SUBJECT_KINDS, Rule
 from brainlab.spec.stops import STOP_CODES
+from brainlab.store.rulebook import load_rules
+
+RULES: tuple[Rule, ...] = load_rules()
+BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
 __all__ = ["BY_ID", "RULES", "SEVERITIES", "STOP_CODES", "SUBJECT_KINDS", "Rule", "markdown_table"]
 

@@ -3,7 +3,7 @@
 The checkout is ingested through the ordinary brain sources into a throw-away DuckDB database
 (a temporary copy of the empty-store template, removed at the end: no prior ingest, nothing
 kept); the rules are the store's SQL views
-(``violations``, views/80_rules.sql). Ids given to ``select``/``ignore`` match a rule id
+(``violations``, store/models/rules/). Ids given to ``select``/``ignore`` match a rule id
 exactly or as a prefix (``BRK`` = every broker rule), as code linters do.
 """
 

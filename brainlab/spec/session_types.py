@@ -2,7 +2,7 @@
 
 Each set is written once here. The store writes them as the ``session_type_sets`` lookup
 table (one row per set and type) that the boot/close rules join
-(views/82_rules_boot_close.sql); the synthetic brain's boot/close plants read the same tuples.
+(store/models/rules/rule_rows_boot_close.sql); the synthetic brain's boot/close plants read the same tuples.
 """
 
 from __future__ import annotations

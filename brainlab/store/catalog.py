@@ -1,10 +1,10 @@
-"""What the package's SQL files define, read with the standard library alone.
+"""What the package's SQL model files define, read with the standard library alone.
 
-The names and fingerprint the rest of the store checks a database against: the SQL files of
-a folder, the schema fingerprint (a change means a store of another schema: upgrade it), and
-the lookup tables written from brainlab.spec. It sits below the connection factory, the
-schema writer and the upgrade, so none of them imports another to learn these (issue 23 item
-4: no import cycle).
+The names and fingerprint the rest of the store checks a database against: the model files
+of a layer (``models/<layer>/<name>.sql``), the schema fingerprint over the raw tables (a
+change means a store of another schema: upgrade it), and the lookup tables written from
+brainlab.spec. It sits below the connection factory, the schema writer and the upgrade, so
+none of them imports another to learn these (issue 23 item 4: no import cycle).
 """
 
 from __future__ import annotations
@@ -12,18 +12,36 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
-# the lookup tables schema._write_lookups writes from brainlab.spec (derived: rewritten by
-# every apply; the lake rebuilds, not exports them)
+FOLDER = Path(__file__).parent / "models"  # raw/, staging/, marts/, rules/ (package files)
+# the lookup tables schema._write_lookups fills from brainlab.spec and the rule ymls (derived:
+# rewritten by every apply; the lake rebuilds, not exports them); their DDL is in raw/
 LOOKUP_TABLES = ("session_categories", "claim_ttl", "session_type_sets", "rule_catalogue",
                  "stop_codes", "session_modes", "mode_perimeters", "mode_budgets")
+META = "brainlab_meta"  # raw/brainlab_meta.sql: the store's bookkeeping, created first
+# A store written before the one-model-per-file layout (issue 23 item 2) carries the hash of
+# the same CREATE TABLE statements grouped in schema/*.sql: old fingerprint -> this layout's
+# fingerprint of those very statements. Such a store is current, not upgraded (its rows are
+# not moved nor its files re-read); any later edit of a table changes the new fingerprint, so
+# the pair no longer matches and the store is upgraded as usual.
+SAME_TABLES = {"30af70d81a9ccc05": "41f2c5a3d8cad054"}
 
 
-def sql_files(folder: str) -> list[tuple[str, str]]:
-    """``(name, text)`` of every ``.sql`` file of ``folder`` (schema, views), in name order."""
-    base = FOLDER / folder
+def sql_files(layer: str) -> list[tuple[str, str]]:
+    """``(file name, text)`` of every ``.sql`` file of a layer folder, in name order.
+
+    ``"schema"`` is the raw layer's name before issue 23 (tables only, without the lookups
+    and brainlab_meta, as the schema/ folder held them).
+    """
+    if layer == "schema":
+        return [(n, t) for n, t in sql_files("raw") if n[:-4] not in (*LOOKUP_TABLES, META)]
+    base = FOLDER / layer
     return sorted((p.name, p.read_text(encoding="utf-8")) for p in base.iterdir()
                   if p.name.endswith(".sql"))
+
+
+def raw_tables() -> list[str]:
+    """The tables the ingest writes (raw layer, less the lookups and brainlab_meta)."""
+    return [name[:-4] for name, _ in sql_files("schema")]
 
 
 def schema_fingerprint() -> str:
@@ -34,10 +52,16 @@ def schema_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def current_schema(stored: str | None) -> bool:
+    """True when a store's schema fingerprint is this package's (or the same tables' older one)."""
+    fingerprint = schema_fingerprint()
+    return stored == fingerprint or SAME_TABLES.get(stored or "") == fingerprint
+
+
 def stale_schema(con) -> str | None:
     """The schema fingerprint a store was written with, when it is not this package's."""
     try:
         row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'schema'").fetchone()
     except Exception:  # noqa: BLE001  (no meta table: not a brainlab store of any version)
         return None
-    return row[0] if row and row[0] != schema_fingerprint() else None
+    return row[0] if row and not current_schema(row[0]) else None

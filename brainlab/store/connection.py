@@ -117,13 +117,10 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
 
 @functools.cache
 def raw_table_names() -> frozenset[str]:
-    """The store's raw tables, from the schema files (``CREATE TABLE`` names)."""
-    folder = Path(__file__).resolve().parent / "schema"
-    found = set()
-    for sql in folder.glob("*.sql"):
-        found |= set(re.findall(r"(?i)CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+"
-                                r"EXISTS\s+)?\"?(\w+)", sql.read_text(encoding="utf-8")))
-    return frozenset(found | {"brainlab_meta"})
+    """The store's raw tables (models/raw/, less the lookups) and brainlab_meta."""
+    from brainlab.store.catalog import META, raw_tables
+
+    return frozenset({*raw_tables(), META})
 
 
 def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:

@@ -1,13 +1,16 @@
-"""Create and describe the store: tables from schema/*.sql, views from views/*.sql, docs from models/*.yml.
+"""Create and describe the store from its model files: models/<layer>/<name>.sql and .yml.
 
-The SQL files are the schema's single source; models/*.yml say what each table, view and
-column means. Both are applied by :func:`open_writer`, which also writes every description
-into DuckDB with ``COMMENT ON`` so users see them in any client. yaml and the duckdb package
-are imported where used: opening an existing store needs neither (issue 12, a small
-incremental ingest: ~60 + 10 ms of imports). The SQL and YAML files are read from the
-package folder (``importlib.resources`` and the zipfile, tempfile and shutil modules it
-imports cost 6-10 ms of every ingest run), and a store remembers the stat of the files
-its catalogue was checked against, so opening it does not hash them again.
+One model (table, view or table macro) per file, by layer (raw, staging, marts, rules; see
+:mod:`brainlab.store.graph`): the .sql files are the schema's single source, created in the
+order their dependencies give; each .yml says what its table, view or macro and each column
+means. Both are applied by :func:`open_writer`, which also writes every description into
+DuckDB with ``COMMENT ON`` so users see them in any client. ``violations`` and the per-rule
+filter views are rendered from a template over the rule catalogue (:mod:`rulebook`). yaml,
+jinja2 and the duckdb package are imported where used: opening an existing store needs
+neither (issue 12, a small incremental ingest: ~60 + 10 ms of imports). The SQL and YAML
+files are read from the package folder (``importlib.resources`` and the zipfile, tempfile
+and shutil modules it imports cost 6-10 ms of every ingest run), and a store remembers the
+stat of the files its catalogue was checked against, so opening it does not hash them again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from typing import TYPE_CHECKING
 from brainlab.errors import StoreError
 from brainlab.paths import DEFAULT_DB
 from brainlab.store.catalog import (  # noqa: F401  (LOOKUP_TABLES, stale_schema re-exported)
+    FOLDER,
     LOOKUP_TABLES,
+    META,
+    current_schema,
     schema_fingerprint,
     sql_files,
     stale_schema,
@@ -33,47 +39,48 @@ from brainlab.store.connection import StoreConfig, connect, drop_orphan_wal, eng
 if TYPE_CHECKING:
     import duckdb
 
-_FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
-# the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
-_CATALOG_SOURCES = ("schema", "views", "models", "../spec/vocabulary.py", "../spec/modes.py",
-                    "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py")
-
-
+_SPEC = Path(__file__).parent.parent / "spec"
+# the spec files whose constants catalog_fingerprint() hashes (see catalog_files_key)
+_SPEC_SOURCES = ("vocabulary.py", "modes.py", "rules.py", "stops.py", "session_types.py")
+LAYERS = ("raw", "staging", "marts", "rules")  # as brainlab.store.graph (not imported at open)
 
 
 @lru_cache(maxsize=1)
 def models() -> dict[str, dict]:
-    """Every documented table and view, by name, from models/*.yml (in file order)."""
+    """Every documented table, view and macro, by name, from models/<layer>/<name>.yml.
+
+    In layer order (raw, staging, marts, rules), then by name; each entry's ``_file`` is its
+    path under models/ and ``_layer`` its layer.
+    """
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
     out: dict[str, dict] = {}
-    base = _FOLDER / "models"
-    for entry in sorted(base.iterdir(), key=lambda p: p.name):
-        if not entry.name.endswith(".yml"):
-            continue
-        doc = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader) or {}
-        for model in doc.get("models", []):
-            model["_file"] = entry.name
+    for layer in LAYERS:
+        for entry in sorted((FOLDER / layer).glob("*.yml")):
+            model = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader) or {}
+            model["_file"] = f"{layer}/{entry.name}"
+            model["_layer"] = layer
             out[model["name"]] = model
     return out
 
 
+def _model_files() -> list[Path]:
+    """Every file under models/ (its layer folders), in path order."""
+    return sorted(p for p in FOLDER.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab.spec import modes, rules, session_types, stops, vocabulary
+    from brainlab.spec import modes, session_types, stops, vocabulary
 
     digest = hashlib.sha256(schema_fingerprint().encode())
-    for folder in ("views", "models"):
-        base = _FOLDER / folder
-        for entry in sorted(base.iterdir(), key=lambda p: p.name):
-            digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for entry in _model_files():
+        digest.update(entry.relative_to(FOLDER).as_posix().encode() + b"\0" + entry.read_bytes())
     digest.update(repr((sorted(vocabulary.SESSION_CATEGORIES.items()),
                         sorted(vocabulary.CLAIM_TTL_HOURS.items()),
-                        rules.RULES, sorted(stops.STOP_CODES.items()))).encode())
+                        sorted(stops.STOP_CODES.items()))).encode())
     digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
     digest.update(repr(sorted(session_types.SESSION_TYPE_SETS.items())).encode())
     return digest.hexdigest()[:16]
@@ -84,16 +91,19 @@ def catalog_files_key() -> str:
 
     Equal keys mean the same package files, hence the same fingerprint: a store keeps the
     key it was last checked with (``catalog_files`` in brainlab_meta), so opening it costs
-    ~30 stats instead of reading and hashing those files and importing the protocol tables
+    ~360 stats instead of reading and hashing those files and importing the protocol tables
     (8-13 ms of every ingest run, issue 12). Any edit or reinstall changes a key.
     """
-    parts = [str(_FOLDER.resolve())]
-    for source in _CATALOG_SOURCES:
-        path = _FOLDER / source
-        entries = sorted(os.scandir(path), key=lambda e: e.name) if path.is_dir() else [path]
-        for entry in entries:
-            stat = os.stat(entry)
-            parts.append(f"{source}/{os.path.basename(entry)}:{stat.st_size}:{stat.st_mtime_ns}")
+    parts = [str(FOLDER.resolve())]
+    for layer in sorted(os.scandir(FOLDER), key=lambda e: e.name):
+        if not layer.is_dir():
+            continue
+        for entry in sorted(os.scandir(layer), key=lambda e: e.name):
+            stat = entry.stat()
+            parts.append(f"{layer.name}/{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    for name in _SPEC_SOURCES:
+        stat = os.stat(_SPEC / name)
+        parts.append(f"spec/{name}:{stat.st_size}:{stat.st_mtime_ns}")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
@@ -110,7 +120,7 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     When the database already carries this exact catalog (same fingerprint), nothing is
     rewritten: opening a writer then costs one lookup instead of hundreds of statements.
     """
-    con.execute("CREATE TABLE IF NOT EXISTS brainlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    con.execute((FOLDER / "raw" / f"{META}.sql").read_text(encoding="utf-8"))
     stored = dict(con.execute("SELECT key, value FROM brainlab_meta").fetchall())
     files = catalog_files_key()
     if stored.get("catalog") and stored.get("catalog_files") == files:
@@ -119,22 +129,27 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     if stored.get("catalog") == catalog:
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)", [files])
         return False
+    from brainlab.store import graph, rulebook
+
     fingerprint = schema_fingerprint()
-    rebuilt = bool(stored.get("schema")) and stored["schema"] != fingerprint
+    rebuilt = bool(stored.get("schema")) and not current_schema(stored["schema"])
+    ordered = graph.ordered()
     con.execute("BEGIN TRANSACTION")
     try:
         if rebuilt:  # keep recorded rows (store/upgrade.py), all in this one transaction
             from brainlab.store import upgrade
 
             summary, moved = upgrade.move_aside(con, stored["schema"])
-        for _name, text in sql_files("schema"):
-            con.execute(text)
+        for model in ordered:  # the raw tables first: nothing they read
+            if model.layer == "raw":
+                con.execute(model.sql)
         if rebuilt:
             upgrade.carry_over(con, summary, moved, _store_path(con))
         _write_lookups(con)
-        for _name, text in sql_files("views"):
-            con.execute(text)
-        _write_violations(con)
+        for model in ordered:
+            if model.layer != "raw":
+                con.execute(model.sql)
+        con.execute(rulebook.render())
         if describe:
             _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?),"
@@ -159,19 +174,16 @@ def _store_path(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
-    """The spec layer's vocabulary (brainlab.spec), as tables the views join."""
+    """The spec layer's vocabulary (brainlab.spec), as tables the views join.
+
+    Each table was just (re)created empty by its raw model (models/raw/<name>.sql).
+    """
     from brainlab.spec import session_types, vocabulary
 
-    con.execute("CREATE OR REPLACE TABLE session_categories (type VARCHAR PRIMARY KEY,"
-                " category VARCHAR NOT NULL)")
     con.executemany("INSERT INTO session_categories VALUES (?, ?)",
                     sorted(vocabulary.SESSION_CATEGORIES.items()))
-    con.execute("CREATE OR REPLACE TABLE claim_ttl (type VARCHAR PRIMARY KEY,"
-                " ttl_hours DOUBLE NOT NULL)")
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(vocabulary.CLAIM_TTL_HOURS.items()))
-    con.execute("CREATE OR REPLACE TABLE session_type_sets (set_name VARCHAR, type VARCHAR,"
-                " spec VARCHAR, PRIMARY KEY (set_name, type))")
     con.executemany("INSERT INTO session_type_sets VALUES (?, ?, ?)",
                     [(name, t, spec) for name, (spec, types)
                      in sorted(session_types.SESSION_TYPE_SETS.items()) for t in types])
@@ -180,67 +192,25 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
-    """The compliance rule catalogue and the SPEC §6.2 stop table (brainlab.spec)."""
-    from brainlab.spec import rules as catalogue
+    """The compliance rule catalogue (the rule ymls) and the SPEC §6.2 stop table."""
     from brainlab.spec.stops import STOP_CODES
+    from brainlab.store.rulebook import load_rules
 
-    con.execute("CREATE OR REPLACE TABLE rule_catalogue (rule VARCHAR PRIMARY KEY, name VARCHAR,"
-                " spec VARCHAR, seed VARCHAR, subject_kind VARCHAR, severity VARCHAR,"
-                " checks VARCHAR, evidence VARCHAR)")
     con.executemany("INSERT INTO rule_catalogue VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [(r.id, r.name, r.spec, r.seed, r.subject_kind, r.severity, r.checks,
-                      r.evidence) for r in catalogue.RULES])
-    con.execute("CREATE OR REPLACE TABLE stop_codes (name VARCHAR PRIMARY KEY, code INTEGER)")
+                      r.evidence) for r in load_rules()])
     con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(STOP_CODES.items()))
-
-
-def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
-    """``violations``: the union of every catalogue rule's view (views/8*_rules*.sql).
-
-    Generated from the catalogue after every view file ran, so a rule's view may live in any
-    rules file and a catalogue rule without its view fails the store's set-up. Rules sharing a
-    ``rows_view`` are read from it once, so what they share is computed once; each of them
-    also gets its ``rule_<id>`` view, a filter of that relation.
-    """
-    from brainlab.spec import rules as catalogue
-
-    sources: dict[str, list[str]] = {}
-    for rule in catalogue.RULES:
-        sources.setdefault(rule.source, []).append(rule.id)
-        if rule.rows_view:
-            con.execute(f"CREATE OR REPLACE VIEW {rule.view} AS SELECT subject_kind, subject, "
-                        f"occurred_at, file, line, message, evidence FROM {rule.rows_view} "
-                        f"WHERE rule = '{rule.id}'")
-    found = "\n    UNION ALL ".join(
-        f"SELECT '{ids[0]}' AS rule, * FROM {source}" if source == f"rule_{ids[0].lower()}"
-        else (f"SELECT rule, subject_kind, subject, occurred_at, file, line, message, evidence "
-              f"FROM {source} WHERE rule IN ({', '.join(repr(i) for i in ids)})")
-        for source, ids in sources.items())
-    con.execute(f"""
-        CREATE OR REPLACE VIEW violations AS
-        WITH found AS (
-            {found}
-        )
-        SELECT f.rule, c.name AS rule_name, c.severity, c.spec, f.subject_kind, f.subject,
-               f.occurred_at, f.file, f.line, f.message, f.evidence
-        FROM found f JOIN rule_catalogue c ON c.rule = f.rule""")
 
 
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab.spec.modes)."""
     from brainlab.spec import modes
 
-    con.execute("CREATE OR REPLACE TABLE session_modes (mode VARCHAR PRIMARY KEY,"
-                " kind VARCHAR, mode_file VARCHAR, source VARCHAR)")
     con.executemany("INSERT INTO session_modes VALUES (?, ?, ?, ?)",
                     [(m.name, m.kind, m.mode_file, m.source) for m in modes.MODES])
-    con.execute("CREATE OR REPLACE TABLE mode_perimeters (mode VARCHAR, action VARCHAR,"
-                " refused VARCHAR, allowed VARCHAR, source VARCHAR)")
     con.executemany("INSERT INTO mode_perimeters VALUES (?, ?, ?, ?, ?)",
                     [(p.mode, p.action, p.refused, p.allowed, p.source)
                      for p in modes.PERIMETERS])
-    con.execute("CREATE OR REPLACE TABLE mode_budgets (mode VARCHAR PRIMARY KEY,"
-                " watch_pct DOUBLE, max_pct DOUBLE, min_commits INTEGER, source VARCHAR)")
     con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
                     [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
                      for b in modes.BUDGETS])

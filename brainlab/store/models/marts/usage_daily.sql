@@ -1,0 +1,11 @@
+-- Usage by UTC day.
+CREATE OR REPLACE VIEW usage_daily AS
+SELECT day,
+       CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
+       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
+       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
+       CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
+       sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
+       CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
+FROM usage_daily_models
+GROUP BY day;

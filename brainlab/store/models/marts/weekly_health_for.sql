@@ -1,0 +1,35 @@
+-- SPEC §3.2/§3.3 headline figures per ISO week under the given thresholds; one row per ISO
+-- week with sessions. last_ratio / last_ratio_band: the rolling ratio at the week's last
+-- session (the state the next week boots with).
+CREATE OR REPLACE MACRO weekly_health_for(
+    formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
+    ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
+    coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
+    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
+    basis := 'best') AS TABLE
+SELECT
+    strftime(date_trunc('week', started_at), '%G-W%V')            AS iso_week,
+    CAST(date_trunc('week', started_at) AS DATE)                 AS week_start,
+    count(*)                                                      AS sessions,
+    count(*) FILTER (WHERE category = 'use-brain')                AS n_use,
+    count(*) FILTER (WHERE category = 'build-brain')              AS n_build,
+    count(*) FILTER (WHERE category = 'explore-brain')            AS n_explore,
+    avg(health_score)                                             AS mean_health,
+    median(health_score)                                          AS median_health,
+    count(*) FILTER (WHERE saturation_flag)                       AS saturated,
+    count(*) FILTER (WHERE coach_triggered)                       AS coach_triggers,
+    count(*) FILTER (WHERE is_inefficient)                        AS inefficient,
+    count(*) FILTER (WHERE recommend_conserve_next)               AS conserve_next,
+    count(*) FILTER (WHERE is_narcissistic)                       AS narcissistic,
+    min(ratio)                                                    AS min_ratio,
+    arg_max(ratio, started_at)                                    AS last_ratio,
+    arg_max(ratio_band, started_at)                               AS last_ratio_band
+FROM session_signals_for(
+    formula := formula, ratio_window := ratio_window, ratio_unit := ratio_unit,
+    explore_weight := explore_weight, ratio_healthy := ratio_healthy, ratio_watch := ratio_watch,
+    coach_ratio := coach_ratio, coach_health := coach_health, coach_last_n := coach_last_n,
+    coach_health_mode := coach_health_mode, conserve_peak := conserve_peak,
+    conserve_health := conserve_health, conserve_close := conserve_close,
+    saturation_peak_use := saturation_peak_use, saturation_peak_build := saturation_peak_build,
+    basis := basis)
+GROUP BY ALL;

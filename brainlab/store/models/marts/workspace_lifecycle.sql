@@ -1,0 +1,14 @@
+-- SPEC §5 lifecycle: TTL = sprint end (the workspace's last decision) + ttl (default 7d).
+CREATE OR REPLACE VIEW workspace_lifecycle AS
+WITH last_decision AS (
+    SELECT workspace, max(TRY_CAST(decided_on AS DATE)) AS last_decision_on
+    FROM decisions GROUP BY workspace
+)
+SELECT w.workspace, w.source_file, w.archive, d.last_decision_on,
+       coalesce(TRY_CAST(regexp_extract(w.ttl, '^\s*(\d+)\s*d', 1) AS INTEGER), 7) AS ttl_days,
+       CASE w.archive WHEN '30d' THEN 30 WHEN '90d' THEN 90 END AS retention_days,
+       d.last_decision_on + coalesce(TRY_CAST(regexp_extract(w.ttl, '^\s*(\d+)\s*d', 1)
+           AS INTEGER), 7) AS expired_on,
+       k.as_of
+FROM workspaces w JOIN last_decision d USING (workspace), brain_clock k
+WHERE d.last_decision_on IS NOT NULL AND k.as_of IS NOT NULL;

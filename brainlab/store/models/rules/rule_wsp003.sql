@@ -1,0 +1,10 @@
+CREATE OR REPLACE VIEW rule_wsp003 AS
+SELECT 'workspace' AS subject_kind, workspace AS subject, CAST(expired_on AS TIMESTAMP) AS occurred_at,
+       source_file AS file, NULL::BIGINT AS line,
+       'archive: ' || archive || ' but the retention ended on ' || (expired_on + retention_days)
+           || ' and the workspace is still here' AS message,
+       json_object('last_decision_on', last_decision_on, 'ttl_days', ttl_days,
+                   'retention_days', retention_days, 'expired_on', expired_on,
+                   'as_of', as_of)::VARCHAR AS evidence
+FROM workspace_lifecycle
+WHERE retention_days IS NOT NULL AND as_of >= expired_on + retention_days + 1;
