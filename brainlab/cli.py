@@ -478,7 +478,7 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
                                    "blocks", "projects", "agents", "tickets", "branches",
-                                   "limits"]))
+                                   "tools", "limits"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -497,9 +497,9 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
     agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>), branches (the
-    lines' git branch) or limits (the 5-hour and 7-day rate-limit windows the status line saw;
-    also `brainlab limits`). Days are
-    days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
+    lines' git branch), tools (a call split equally among the tool uses it issued) or limits
+    (the 5-hour and 7-day rate-limit windows the status line saw; also `brainlab limits`).
+    Days are days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """
     from brainlab import tables
