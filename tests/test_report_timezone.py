@@ -103,3 +103,12 @@ def test_report_weekly_refuses_an_unknown_zone(db, tmp_path):
     assert done.returncode != 0
     assert done.stderr.strip().startswith("Error:") and "Traceback" not in done.stderr
     assert "Mars/Olympus" in done.stderr
+
+
+def test_lab_sets_the_zone_for_its_notebooks(db, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "brainlab.cli", "lab", "--print-command", "--db", str(db),
+         "--timezone", "Asia/Kathmandu"],
+        cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{TZ_ENV}=Asia/Kathmandu" in done.stdout.splitlines()
