@@ -92,6 +92,36 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("brainstorm", None, None, None, f"{METABOLISM_SPEC}:124"),
 )
 
+# SPEC §3.3: how a context peak reads against a budget, the one rule for the store's BUD001 /
+# BUD002 (views/81_rules_modes.sql calls the macros budget_over / budget_watch, written from
+# these two expressions with the lookup tables) and the status line's colour
+# (:func:`budget_tone`, no store opened); tests/test_budget_rule.py checks both agree.
+BUDGET_OVER_SQL = ("max_pct IS NOT NULL AND pct >= max_pct"
+                   " AND NOT coalesce(commits > min_commits, false)")
+BUDGET_WATCH_SQL = "watch_pct IS NOT NULL AND pct >= watch_pct"
+
+
+def budget_tone(pct: float, budget: Budget, commits: int | None) -> str:
+    """``over``, ``watch`` or ``ok``: :data:`BUDGET_OVER_SQL` and :data:`BUDGET_WATCH_SQL` in Python.
+
+    Over: at or past the max, unless commits exceed its count; watch: at or past the watch line.
+    """
+    excused = (budget.min_commits is not None and commits is not None
+               and commits > budget.min_commits)
+    if budget.max_pct is not None and pct >= budget.max_pct and not excused:
+        return "over"
+    if budget.watch_pct is not None and pct >= budget.watch_pct:
+        return "watch"
+    return "ok"
+
+
+def budget_of_mode(mode: str | None) -> Budget | None:
+    """The SPEC §3.3 budget of a declared working mode (any case); None without one."""
+    if not mode:
+        return None
+    return next((b for b in BUDGETS if b.mode == mode.lower()), None)
+
+
 # Redirections (ADR-019 "soft lock": refuse and redirect to a dedicated session), French as
 # the mode files word them and English; id -> regexes on the assistant's LOWERCASED text (the
 # text is not kept). Each regex starts with a literal, so re scans for it at C speed.

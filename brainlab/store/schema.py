@@ -244,6 +244,11 @@ def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
                     [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
                      for b in modes.BUDGETS])
+    # the rule budgets are read by, as the status line reads it (spec.modes.budget_tone)
+    con.execute("CREATE OR REPLACE MACRO budget_over(pct, commits, max_pct, min_commits) AS"
+                f" ({modes.BUDGET_OVER_SQL})")
+    con.execute(f"CREATE OR REPLACE MACRO budget_watch(pct, watch_pct) AS"
+                f" ({modes.BUDGET_WATCH_SQL})")
 
 
 def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
