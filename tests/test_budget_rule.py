@@ -1,10 +1,10 @@
 """SPEC §3.3 mode budgets: one rule for the store's BUD001/BUD002 and the status line's colour.
 
-brainlab/spec/modes.py holds the budgets (``BUDGETS``) and how a context peak reads against
-one (``budget_tone``, and the same rule as the SQL the store's ``budget_over`` /
-``budget_watch`` macros are written from, which view ``mode_budget_checks`` calls). Over a
-grid of peaks, commit counts and every budget, the status line, the spec function and the
-macros of a real store give the same verdict.
+brainlab/spec/modes.py holds the budgets (``BUDGETS``); brainlab/spec/budget_rule.py how a
+context peak reads against one, in Python (``budget_tone``) and as the SQL the store's
+``budget_over`` / ``budget_watch`` macros are written from (view ``mode_budget_checks`` calls
+them). Over a grid of peaks, commit counts and every budget, the status line, the spec
+function and the macros of a real store give the same verdict.
 """
 
 from __future__ import annotations

@@ -279,7 +279,7 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
 def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
     """The context's tone against ``budget`` (SPEC §3.3).
 
-    A mode's budget: :func:`brainlab.spec.modes.budget_tone`, the rule the store's
+    A mode's budget: :mod:`brainlab.spec.budget_rule`, the rule the store's
     mode_budget_checks reads too (over its max unless commits exceed its count, past its
     watch line); a category: over its saturation peak; else ok.
     """
@@ -287,11 +287,9 @@ def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
         return "ok"
     if budget.get("over_above") is not None:
         return "over" if pct > budget["over_above"] else "ok"
-    from brainlab.spec import modes  # the one SPEC §3.3 rule
+    from brainlab.spec.budget_rule import budget_tone as rule  # the one SPEC §3.3 rule
 
-    return modes.budget_tone(pct, modes.Budget(budget.get("basis", ""), budget.get("watch"),
-                                               budget.get("max"), budget.get("min_commits"),
-                                               ""), commits)
+    return rule(pct, budget.get("watch"), budget.get("max"), budget.get("min_commits"), commits)
 
 
 def _context(data, state, digest, now, plain):

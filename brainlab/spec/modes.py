@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from brainlab.spec import budget_rule
+
 ADR019 = "seeds/ADR-019-session-modes.md.txt"
 TEMPLATE = "ref:Tetardtek__Cortex-Template"
 NAVIGATE_FILE = f"{TEMPLATE}/modes/brain-navigate.md"
@@ -92,27 +94,10 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("brainstorm", None, None, None, f"{METABOLISM_SPEC}:124"),
 )
 
-# SPEC §3.3: how a context peak reads against a budget, the one rule for the store's BUD001 /
-# BUD002 (views/81_rules_modes.sql calls the macros budget_over / budget_watch, written from
-# these two expressions with the lookup tables) and the status line's colour
-# (:func:`budget_tone`, no store opened); tests/test_budget_rule.py checks both agree.
-BUDGET_OVER_SQL = ("max_pct IS NOT NULL AND pct >= max_pct"
-                   " AND NOT coalesce(commits > min_commits, false)")
-BUDGET_WATCH_SQL = "watch_pct IS NOT NULL AND pct >= watch_pct"
-
-
 def budget_tone(pct: float, budget: Budget, commits: int | None) -> str:
-    """``over``, ``watch`` or ``ok``: :data:`BUDGET_OVER_SQL` and :data:`BUDGET_WATCH_SQL` in Python.
-
-    Over: at or past the max, unless commits exceed its count; watch: at or past the watch line.
-    """
-    excused = (budget.min_commits is not None and commits is not None
-               and commits > budget.min_commits)
-    if budget.max_pct is not None and pct >= budget.max_pct and not excused:
-        return "over"
-    if budget.watch_pct is not None and pct >= budget.watch_pct:
-        return "watch"
-    return "ok"
+    """``over``, ``watch`` or ``ok`` against ``budget`` (:mod:`brainlab.spec.budget_rule`)."""
+    return budget_rule.budget_tone(pct, budget.watch_pct, budget.max_pct, budget.min_commits,
+                                   commits)
 
 
 def budget_of_mode(mode: str | None) -> Budget | None:

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 _FOLDER = Path(__file__).parent  # schema/, views/, models/ (an installed package's folder)
 # the files catalog_fingerprint() reads or whose constants it hashes (see catalog_files_key)
 _CATALOG_SOURCES = ("schema", "views", "models", "../spec/vocabulary.py", "../spec/modes.py",
-                    "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py")
+                    "../spec/rules.py", "../spec/stops.py", "../spec/session_types.py",
+                    "../spec/budget_rule.py")
 
 
 
@@ -64,7 +65,7 @@ def models() -> dict[str, dict]:
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab.spec import modes, rules, session_types, stops, vocabulary
+    from brainlab.spec import budget_rule, modes, rules, session_types, stops, vocabulary
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for folder in ("views", "models"):
@@ -74,7 +75,8 @@ def catalog_fingerprint() -> str:
     digest.update(repr((sorted(vocabulary.SESSION_CATEGORIES.items()),
                         sorted(vocabulary.CLAIM_TTL_HOURS.items()),
                         rules.RULES, sorted(stops.STOP_CODES.items()))).encode())
-    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
+    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS,
+                        budget_rule.BUDGET_OVER_SQL, budget_rule.BUDGET_WATCH_SQL)).encode())
     digest.update(repr(sorted(session_types.SESSION_TYPE_SETS.items())).encode())
     return digest.hexdigest()[:16]
 
@@ -228,7 +230,7 @@ def _write_violations(con: duckdb.DuckDBPyConnection) -> None:
 
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab.spec.modes)."""
-    from brainlab.spec import modes
+    from brainlab.spec import budget_rule, modes
 
     con.execute("CREATE OR REPLACE TABLE session_modes (mode VARCHAR PRIMARY KEY,"
                 " kind VARCHAR, mode_file VARCHAR, source VARCHAR)")
@@ -244,11 +246,11 @@ def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
                     [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
                      for b in modes.BUDGETS])
-    # the rule budgets are read by, as the status line reads it (spec.modes.budget_tone)
+    # the rule budgets are read by, as the status line reads it (spec/budget_rule.py)
     con.execute("CREATE OR REPLACE MACRO budget_over(pct, commits, max_pct, min_commits) AS"
-                f" ({modes.BUDGET_OVER_SQL})")
-    con.execute(f"CREATE OR REPLACE MACRO budget_watch(pct, watch_pct) AS"
-                f" ({modes.BUDGET_WATCH_SQL})")
+                f" ({budget_rule.BUDGET_OVER_SQL})")
+    con.execute("CREATE OR REPLACE MACRO budget_watch(pct, watch_pct) AS"
+                f" ({budget_rule.BUDGET_WATCH_SQL})")
 
 
 def _write_comments(con: duckdb.DuckDBPyConnection) -> None:
