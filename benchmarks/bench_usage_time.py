@@ -10,7 +10,8 @@ roll-up). Then times, as a user runs them (a fresh ``python -m brainlab.cli`` pe
 ``/``), interleaved one of each per round so machine load hits them alike: the baseline's
 ``usage daily``, and this tree's ``usage daily --timezone UTC``, ``--timezone Europe/Paris``,
 ``weekly --timezone Asia/Kathmandu --start-of-week sunday``, ``sessions --timezone
-America/New_York`` and ``blocks --timezone Europe/Paris``. Prints median and range per
+America/New_York``, ``blocks --timezone Europe/Paris``, and ``tools`` (cost by tool, from
+the calls, not the roll-up) beside ``agents`` (also from the calls). Prints median and range per
 command, the roll-up's row count, and the load average before and after.
 """
 
@@ -96,7 +97,9 @@ def main() -> int:
                 ("usage sessions America/New_York", ["sessions", "--timezone",
                                                      "America/New_York"]),
                 ("usage blocks --timezone Europe/Paris", ["blocks", "--timezone",
-                                                          "Europe/Paris"])]:
+                                                          "Europe/Paris"]),
+                ("usage agents --timezone UTC", ["agents", "--timezone", "UTC"]),
+                ("usage tools --timezone UTC", ["tools", "--timezone", "UTC"])]:
             commands.append((label, ROOT, ["usage", *args, "--db", str(ours)]))
         for _label, code, args in commands:  # warm the page cache and bytecode
             _run(code, args)

@@ -330,6 +330,9 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
         out.print(f"wrote {per_ticket}")
 
 
+from brainlab.cli_options import timezone_option  # noqa: E402  (lab's and report's)
+
+
 @main.command("lab")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
               help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else "
@@ -345,17 +348,23 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
 @click.option("--print-command", is_flag=True,
               help="Print the command and exit (builds and copies nothing).")
+@timezone_option
 @handle_errors
 def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Path,
-            port: int | None, no_browser: bool, print_command: bool) -> None:
+            port: int | None, no_browser: bool, print_command: bool,
+            timezone: str | None) -> None:
     """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
+    from brainlab.metrics.usage_time import TZ_ENV, resolve_timezone, settings_defaults
+
+    tz = resolve_timezone(timezone, None if timezone else settings_defaults()[0])
 
     store = lab.choose_store(db, demo)
     if store.note:
         console.print(store.note, style="bold yellow" if demo else "bold red", markup=False,
                       highlight=False)
     out.print(f"{lab.DB_ENV}={store.db.resolve()}", markup=False, highlight=False)
+    out.print(f"{TZ_ENV}={tz}", markup=False, highlight=False)
     command = lab.lab_command(work_dir, store.db, port, open_browser=not no_browser)
     if print_command:
         if store.demo and not store.db.exists():
@@ -367,7 +376,8 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
         lab.ensure_demo_db(console=out, ingest=run_ingest)
     for line in lab.prepare_notebooks(notebook_dir, work_dir):
         console.print(line, markup=False, highlight=False)
-    sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser))
+    sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser,
+                        env_extra={TZ_ENV: tz}))
 
 
 @main.group()
@@ -394,9 +404,10 @@ def report() -> None:
               help="Weeks shown in trend charts.")
 @click.option("--timeout", type=int, default=120, show_default=True,
               help="Seconds allowed per notebook cell.")
+@timezone_option
 @handle_errors
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
-                  history_weeks, timeout) -> None:
+                  history_weeks, timeout, timezone) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
     from brainlab.report import plan_weeks, render_weeks
 
@@ -410,7 +421,7 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
         render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
             bar.advance(task), out.print(str(path), markup=False, highlight=False)),
             thresholds_file=thresholds_file, ratio_window=ratio_window, basis=basis,
-            history_weeks=history_weeks, timeout=timeout)
+            history_weeks=history_weeks, timeout=timeout, timezone=timezone)
     out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 
@@ -486,7 +497,7 @@ from brainlab.cli_options import timezone_options  # noqa: E402  (usage's option
 @click.argument("by", metavar="[VIEW]", default="daily",
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
                                    "blocks", "projects", "agents", "tickets", "branches",
-                                   "limits"]))
+                                   "tools", "limits"]))
 @db_option()
 @click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
 @click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
@@ -505,9 +516,9 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
     agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>), branches (the
-    lines' git branch) or limits (the 5-hour and 7-day rate-limit windows the status line saw;
-    also `brainlab limits`). Days are
-    days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
+    lines' git branch), tools (a call split equally among the tool uses it issued) or limits
+    (the 5-hour and 7-day rate-limit windows the status line saw; also `brainlab limits`).
+    Days are days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
     is USD at the prices `ingest claude` used.
     """
     from brainlab import tables

@@ -19,6 +19,11 @@ def timezone_options(command: Callable) -> Callable:
     command = click.option(
         "--start-of-week", "start_of_week", type=click.Choice(["monday", "sunday"]),
         default=None, help="First day of a week (default: monday, ISO 8601).")(command)
+    return timezone_option(command)
+
+
+def timezone_option(command: Callable) -> Callable:
+    """Add ``--timezone ZONE`` alone (commands whose weeks are ISO weeks: report, lab)."""
     return click.option(
         "--timezone", "timezone", metavar="ZONE", default=None,
         help="IANA time zone of the days, e.g. Europe/Paris or UTC (default: brainlab.toml's"

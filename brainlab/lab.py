@@ -199,8 +199,10 @@ def lab_command(notebook_dir: Path, db: Path, port: int | None = None,
 
 
 def launch(notebook_dir: Path, db: Path, port: int | None = None,
-           open_browser: bool = True) -> int:
-    """Open JupyterLab on ``notebook_dir`` with ``BRAINLAB_DB`` set to ``db``.
+           open_browser: bool = True, env_extra: dict[str, str] | None = None) -> int:
+    """Open JupyterLab on ``notebook_dir`` with ``BRAINLAB_DB`` set to ``db``, and ``env_extra``.
+
+    ``env_extra``: e.g. ``BRAINLAB_TIMEZONE``, the zone the notebooks' days are days of.
 
     On POSIX the process replaces itself with JupyterLab (same PID), so a signal sent to
     ``brainlab lab`` (Ctrl-C, ``kill PID``, a supervisor stopping it) reaches JupyterLab and
@@ -210,7 +212,7 @@ def launch(notebook_dir: Path, db: Path, port: int | None = None,
     if not notebook_dir.is_dir():
         raise BrainlabError(f"no notebook folder at {notebook_dir}: run from the project root "
                             "or pass --dir")
-    env = {**os.environ, DB_ENV: str(Path(db).resolve())}
+    env = {**os.environ, **(env_extra or {}), DB_ENV: str(Path(db).resolve())}
     root = str(Path.cwd().resolve())
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     command = lab_command(notebook_dir, db, port, open_browser)

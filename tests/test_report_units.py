@@ -75,7 +75,7 @@ def test_atomic_write_replaces_whole_file(tmp_path):
 def test_unknown_parameter_is_rejected():
     nb = runner.weekly_notebook()
     assert set(runner.declared_parameters(nb)) == {
-        "db", "week", "ratio_window", "thresholds_file", "history_weeks", "run_id", "basis"}
+        "db", "week", "ratio_window", "thresholds_file", "history_weeks", "run_id", "basis", "timezone"}
     with pytest.raises(ReportError, match="unknown report parameter.*weeek"):
         runner.check_parameters(nb, {"db": "x", "weeek": "2026-W48"})
 

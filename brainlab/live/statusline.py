@@ -258,9 +258,9 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
     build-brain 85); None when the session declared neither.
     """
     if mode:
-        from brainlab.spec.modes import BUDGETS
+        from brainlab.spec.modes import budget_of_mode
 
-        budget = next((b for b in BUDGETS if b.mode == mode.lower()), None)
+        budget = budget_of_mode(mode)
         if budget is not None:
             return {"watch": budget.watch_pct, "max": budget.max_pct,
                     "min_commits": budget.min_commits, "basis": f"+{budget.mode}"}
@@ -279,19 +279,17 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
 def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
     """The context's tone against ``budget`` (SPEC §3.3).
 
-    Over a mode's max (unless commits exceed its count) or past its watch line; over the
-    category's saturation peak; else ok.
+    A mode's budget: :mod:`brainlab.spec.budget_rule`, the rule the store's
+    mode_budget_checks reads too (over its max unless commits exceed its count, past its
+    watch line); a category: over its saturation peak; else ok.
     """
     if not budget:
         return "ok"
     if budget.get("over_above") is not None:
         return "over" if pct > budget["over_above"] else "ok"
-    if budget.get("max") is not None and pct >= budget["max"] and not (
-            budget.get("min_commits") is not None and commits > budget["min_commits"]):
-        return "over"
-    if budget.get("watch") is not None and pct >= budget["watch"]:
-        return "watch"
-    return "ok"
+    from brainlab.spec.budget_rule import budget_tone as rule  # the one SPEC §3.3 rule
+
+    return rule(pct, budget.get("watch"), budget.get("max"), budget.get("min_commits"), commits)
 
 
 def _context(data, state, digest, now, plain):

@@ -358,38 +358,48 @@ def ticket_outcomes(db: DB, week: Week) -> pd.DataFrame | None:
 
 # --- Claude Code usage (SPEC §7), when transcripts were ingested --------------------------------
 
-def transcript_sessions(db: DB, week: Week) -> int:
-    """Claude Code sessions whose first request falls in the week (0 without transcripts)."""
-    return int(query(db, "SELECT count(*) AS n FROM usage_sessions WHERE first_ts >= ? "
-                         "AND first_ts < ?", [week.start_at, week.end_at]).n[0])
+def transcript_sessions(db: DB, week: Week, tz: str = "UTC") -> int:
+    """Claude Code sessions whose first request falls in the week of zone ``tz`` (0 without)."""
+    return int(query(db, f"SELECT count(*) AS n FROM usage_sessions WHERE {_LOCAL_FIRST} >= ?"
+                         f" AND {_LOCAL_FIRST} < ?", [tz, week.start_at, tz, week.end_at]).n[0])
 
 
-def transcript_usage(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
+_LOCAL_FIRST = "timezone(?, first_ts AT TIME ZONE 'UTC')"  # a session's start, local time
+# the calls per day of a zone (the first parameter) and model: cc_usage_groups' UTC
+# 15-minute buckets turned into local days, as `brainlab usage daily --timezone` does
+_LOCAL_DAYS = """(SELECT CAST(timezone(?, bucket AT TIME ZONE 'UTC') AS DATE) AS day, *
+                  EXCLUDE (day) FROM cc_usage_groups WHERE bucket IS NOT NULL)"""
+
+
+def transcript_usage(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFrame] | None:
     """The week's transcript usage: per day and model, per model, costliest sessions; None without.
 
-    Days are UTC days (the usage_* views' grain); the week is its seven UTC days.
+    Days are days of the IANA zone ``tz`` (the report's ``--timezone``): the week is its
+    seven local days, as `brainlab usage daily --timezone` counts them.
     """
     if not has_rows(db, "cc_requests"):
         return None
-    days = [week.start, week.end]
-    by_day = query(db, "SELECT day, model, requests, total_tokens, cost_usd "
-                       "FROM usage_daily_models WHERE day >= ? AND day < ? ORDER BY day, model",
-                   days)
-    by_model = query(db, """
+    days = [tz, week.start, week.end]
+    by_day = query(db, f"""
+        SELECT day, model, CAST(sum(requests) AS BIGINT) AS requests,
+               CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd
+        FROM {_LOCAL_DAYS} WHERE day >= ? AND day < ? GROUP BY ALL ORDER BY day, model""", days)
+    by_model = query(db, f"""
         SELECT model, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
                sum(output_tokens) AS output_tokens,
                sum(cache_creation_tokens) AS cache_creation_tokens,
                sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd,
                sum(unpriced_requests) AS unpriced_requests
-        FROM usage_daily_models WHERE day >= ? AND day < ? GROUP BY model
+        FROM {_LOCAL_DAYS} WHERE day >= ? AND day < ? GROUP BY model
         ORDER BY cost_usd DESC NULLS LAST""", days)
-    sessions = query(db, """
-        SELECT session_id, project, first_ts, total_tokens, cost_usd, requests,
-               subagent_requests, subagent_cost_usd
-        FROM usage_sessions WHERE first_ts >= ? AND first_ts < ?
-        ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", [week.start_at, week.end_at])
-    previous = query(db, "SELECT sum(cost_usd) AS cost FROM usage_daily WHERE day >= ? AND day < ?",
-                     [week.shifted(-1).start, week.start]).cost[0]
+    sessions = query(db, f"""
+        SELECT session_id, project, {_LOCAL_FIRST} AS first_ts, total_tokens, cost_usd,
+               requests, subagent_requests, subagent_cost_usd
+        FROM usage_sessions WHERE {_LOCAL_FIRST} >= ? AND {_LOCAL_FIRST} < ?
+        ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", [tz, tz, week.start_at, tz, week.end_at])
+    previous = query(db, f"SELECT sum(cost_usd) AS cost FROM {_LOCAL_DAYS}"
+                         " WHERE day >= ? AND day < ?",
+                     [tz, week.shifted(-1).start, week.start]).cost[0]
     return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
             "previous_cost_usd": previous}
 

@@ -1,4 +1,4 @@
-"""Cost where people ask for it (issue 24): `brainlab usage projects|agents|tickets|branches`.
+"""Cost where people ask for it (issue 24): `brainlab usage projects|agents|tickets|branches|tools`.
 
 Sums of the same deduplicated, priced calls as the other usage views, grouped by:
 
@@ -9,7 +9,12 @@ Sums of the same deduplicated, priced calls as the other usage views, grouped by
 - ``tickets``: the circuit ticket of the session: a Claude Code session whose working
   directory is a worktree ``.claude/worktrees/<ticket>`` (or a folder below it) belongs to
   ``<ticket>`` (the circuit runs each ticket in its own worktree); view ``ticket_usage``,
-  joined to the protocol's ``tickets`` by ``tickets_measured``.
+  joined to the protocol's ``tickets`` by ``tickets_measured``;
+- ``tools``: the tools the calls issued (view ``cc_usage_tools``): a call that issued N
+  tool uses gives each 1/N of its tokens and cost, a call that issued none is ``(no tool)``,
+  so the rows add up to ``usage daily``'s totals; ``uses`` counts tool uses, ``calls`` the
+  calls that issued the tool (a call issuing two tools counts in both: that column does not
+  add up).
 
 Days (``--since``/``--until``) are days of the chosen time zone, as in every usage view.
 Projects and tickets are read from the roll-up when it is current; agents from the calls.
@@ -22,7 +27,7 @@ from brainlab.errors import ConfigError
 from brainlab.metrics.usage_time import local_sql
 from brainlab.tables import Column
 
-GROUP_VIEWS = ("projects", "agents", "tickets", "branches")
+GROUP_VIEWS = ("projects", "agents", "tickets", "branches", "tools")
 TICKET = r"regexp_extract(cwd, '[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)', 1)"
 
 _SUMS = ("CAST(sum(input_tokens) AS BIGINT) AS input_tokens,"
@@ -44,7 +49,9 @@ _NUMBERS = [
 TABLE_COLUMNS = {"projects": [Column("project", "project"), *_NUMBERS],
                  "agents": [Column("agent", "agent"), *_NUMBERS],
                  "tickets": [Column("ticket", "ticket"), *_NUMBERS],
-                 "branches": [Column("git_branch", "git branch"), *_NUMBERS]}
+                 "branches": [Column("git_branch", "git branch"), *_NUMBERS],
+                 "tools": [Column("tool", "tool"), Column("uses", "uses", drop_rank=1),
+                           *_NUMBERS]}
 
 
 # --cost-mode (ccusage's --mode): calculate = from tokens at brainlab's prices; reported =
@@ -77,6 +84,14 @@ def group_sql(view: str, where: list[str], rollup: bool, cost_mode: str = "calcu
                " ELSE coalesce(subagent_type, 'subagent (type unknown)') END")
         return (f"SELECT {key} AS agent, {_SUMS} FROM ({calls}){cond} GROUP BY 1"
                 " ORDER BY cost_usd DESC NULLS LAST, 1")
+    if view == "tools":  # calls split among their tool uses (views/19_usage_tools.sql)
+        shares = (f"SELECT *, CAST({local_sql('ts')} AS DATE) AS day, input_tokens"
+                  " + output_tokens + cache_creation_tokens + cache_read_tokens"
+                  f" AS total_tokens FROM {cost_source('cc_usage_tools', cost_mode)}")
+        sums = _SUMS.replace("CAST(sum(requests) AS BIGINT)", "count(DISTINCT call_key)")
+        return (f"SELECT coalesce(tool, '(no tool)') AS tool,"
+                f" CAST(sum(uses) AS BIGINT) AS uses, {sums}"
+                f" FROM ({shares}){cond} GROUP BY 1 ORDER BY cost_usd DESC NULLS LAST, 1")
     groups = f"SELECT *, CAST({local_sql('bucket')} AS DATE) AS day FROM {source}"
     if view == "projects":
         return (f"SELECT project, {_SUMS} FROM ({groups}){cond} GROUP BY 1"

@@ -7,6 +7,11 @@ lies in one local day). The zone is the option's, else ``timezone`` in ``brainla
 (:func:`brainlab.config.load_settings`), else the machine's (as ccusage does: the ``TZ``
 variable, then the system setting, read by tzlocal). Weeks start on Monday (ISO 8601) unless
 ``sunday`` is asked for.
+
+Notebooks run in a kernel: ``brainlab report weekly`` passes the zone it resolved as the
+report notebook's ``timezone`` parameter, ``brainlab lab`` puts it in ``$BRAINLAB_TIMEZONE``
+(:data:`TZ_ENV`); :func:`kernel_timezone` reads the parameter, then the variable, then the
+config file and the machine.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import zoneinfo
 from brainlab.errors import ConfigError
 
 WEEK_STARTS = ("monday", "sunday")
+TZ_ENV = "BRAINLAB_TIMEZONE"  # the zone a command resolved, for the notebooks it runs
 
 
 def local_zone() -> str:
@@ -77,6 +83,15 @@ def settings_defaults() -> tuple[str | None, str | None]:
 
     settings = load_settings()
     return settings.timezone, settings.start_of_week
+
+
+def kernel_timezone(option: str | None = None) -> str:
+    """The zone of a notebook: ``option`` (its parameter), else ``$BRAINLAB_TIMEZONE``.
+
+    ``brainlab lab`` sets the variable; without either: brainlab.toml's, else the machine's.
+    """
+    named = option or os.environ.get(TZ_ENV) or None
+    return resolve_timezone(named, None if named else settings_defaults()[0])
 
 
 def local_sql(column: str) -> str:

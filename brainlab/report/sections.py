@@ -42,6 +42,7 @@ class ReportContext:
     charts_drawn: list[str] = field(default_factory=list)
     transcript_sessions: int = 0  # Claude Code sessions started this week
     shape: measured_week.Shape | None = None  # which sides the store holds (None: all)
+    timezone: str = "UTC"  # IANA zone of the usage section's days (--timezone, issue 24)
 
     def skipped(self, key: str) -> bool:
         """True when the store holds no data for section ``key``: the headline names it."""
@@ -65,8 +66,16 @@ class ReportContext:
 
 
 def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str = "",
-                history_weeks: int = 12, run_id: str = "", basis: str = "best") -> ReportContext:
-    """Resolve the notebook's parameters into a context (empty week = latest with sessions)."""
+                history_weeks: int = 12, run_id: str = "", basis: str = "best",
+                timezone: str = "") -> ReportContext:
+    """Resolve the notebook's parameters into a context (empty week = latest with sessions).
+
+    ``timezone``: the IANA zone of the usage section's days; empty: ``$BRAINLAB_TIMEZONE``,
+    else brainlab.toml's, else the machine's (:func:`usage_time.kernel_timezone`).
+    """
+    from brainlab.metrics.usage_time import kernel_timezone
+
+    tz = kernel_timezone(timezone or None)
     settings = load_settings(thresholds_file or None) if thresholds_file else None
     thresholds = settings.thresholds if settings else Thresholds()
     if ratio_window:
@@ -79,8 +88,8 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(db, parsed, thresholds, basis=basis),
         threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
-        transcript_sessions=data.transcript_sessions(db, parsed),
-        shape=measured_week.store_shape(db, basis))
+        transcript_sessions=data.transcript_sessions(db, parsed, tz),
+        shape=measured_week.store_shape(db, basis), timezone=tz)
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -429,7 +438,7 @@ def regulator(ctx: ReportContext) -> str:
 
 def usage(ctx: ReportContext) -> str:
     """Claude Code tokens and cost of the week (SPEC §7), when transcripts were ingested."""
-    found = data.transcript_usage(ctx.db, ctx.week)
+    found = data.transcript_usage(ctx.db, ctx.week, ctx.timezone)
     if found is None:
         return ""
     by_day, by_model = found["by_day"], found["by_model"]
@@ -440,12 +449,13 @@ def usage(ctx: ReportContext) -> str:
     previous = found["previous_cost_usd"]
     change = "" if previous is None or pd.isna(previous) else f" (previous week ${previous:,.2f})"
     parts = [note(f"{int(by_model['requests'].sum()):,} API calls, "
-                  f"{int(by_day['total_tokens'].sum()):,} tokens, ${cost:,.2f}{change}.")]
+                  f"{int(by_day['total_tokens'].sum()):,} tokens, ${cost:,.2f}{change};"
+                  f" days of {ctx.timezone}.")]
     unpriced = int(by_model["unpriced_requests"].sum())
     if unpriced:
         parts.append(note(f"{unpriced} request(s) of models without a price: their cost is "
                           "not counted (add the model with --prices).", "warning"))
-    parts.append(figure(ctx, "usage-per-day", charts.usage_per_day(by_day)))
+    parts.append(figure(ctx, "usage-per-day", charts.usage_per_day(by_day, ctx.timezone)))
     parts += ["<h3>By model</h3>", table(by_model),
               "<h3>Costliest sessions</h3>", table(found["sessions"], empty="None.")]
     return show(section("usage", "Claude Code usage", *parts))

@@ -105,11 +105,16 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
                   thresholds_file: Path | None = None, ratio_window: int = 0,
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
                   notebook: Path | None = None, update_index: bool = True,
-                  session: runner.KernelSession | None = None) -> Path:
+                  session: runner.KernelSession | None = None, timezone: str | None = None
+                  ) -> Path:
     """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
 
     ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
+    ``timezone``: IANA zone of the usage days (default: brainlab.toml's, else the machine's).
     """
+    from brainlab.metrics.usage_time import resolve_timezone, settings_defaults
+
+    tz = resolve_timezone(timezone, None if timezone else settings_defaults()[0])
     db = Path(db).resolve()
     query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = Week.parse(week).label if week else latest_week(db)
@@ -122,6 +127,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
         "db": str(db), "week": label, "ratio_window": int(ratio_window),
         "thresholds_file": str(Path(thresholds_file).resolve()) if thresholds_file else "",
         "history_weeks": int(history_weeks), "run_id": run_id, "basis": basis,
+        "timezone": tz,
     }
     # The executing notebook lives outside the output folder: a killed render leaves nothing
     # there (issue 10 §12); the system's temp folder is cleaned by the system.

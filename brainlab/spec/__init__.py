@@ -2,7 +2,8 @@
 
 It imports nothing else of brainlab, and every other package may import it: the vocabulary
 (``vocabulary``: session types, categories, claim TTLs, workspace files), session modes
-(``modes``), the compliance rule catalogue (``rules``), the SPEC §6.2 stop table (``stops``),
+(``modes``) and how a context peak reads against a mode budget (``budget_rule``), the
+compliance rule catalogue (``rules``), the SPEC §6.2 stop table (``stops``),
 the session-type sets of SPEC §2.3/§2.4 (``session_types``), the metabolism and breath
 thresholds (``thresholds``), the regulator rule sets (``regulator``), the one typed
 ``key=value`` validator (``values``) and the exceptions they raise (``errors``). The store

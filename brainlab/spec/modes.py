@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from brainlab.spec import budget_rule
+
 ADR019 = "seeds/ADR-019-session-modes.md.txt"
 TEMPLATE = "ref:Tetardtek__Cortex-Template"
 NAVIGATE_FILE = f"{TEMPLATE}/modes/brain-navigate.md"
@@ -91,6 +93,19 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("conserve", None, 40, None, f"{METABOLISM_SPEC}:123"),
     Budget("brainstorm", None, None, None, f"{METABOLISM_SPEC}:124"),
 )
+
+def budget_tone(pct: float, budget: Budget, commits: int | None) -> str:
+    """``over``, ``watch`` or ``ok`` against ``budget`` (:mod:`brainlab.spec.budget_rule`)."""
+    return budget_rule.budget_tone(pct, budget.watch_pct, budget.max_pct, budget.min_commits,
+                                   commits)
+
+
+def budget_of_mode(mode: str | None) -> Budget | None:
+    """The SPEC §3.3 budget of a declared working mode (any case); None without one."""
+    if not mode:
+        return None
+    return next((b for b in BUDGETS if b.mode == mode.lower()), None)
+
 
 # Redirections (ADR-019 "soft lock": refuse and redirect to a dedicated session), French as
 # the mode files word them and English; id -> regexes on the assistant's LOWERCASED text (the

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 _SPEC = Path(__file__).parent.parent / "spec"
 # the spec files whose constants catalog_fingerprint() hashes (see catalog_files_key)
-_SPEC_SOURCES = ("vocabulary.py", "modes.py", "rules.py", "stops.py", "session_types.py")
+_SPEC_SOURCES = ("vocabulary.py", "modes.py", "rules.py", "stops.py", "session_types.py",
+                 "budget_rule.py")
 LAYERS = ("raw", "staging", "marts", "rules")  # as brainlab.store.graph (not imported at open)
 
 
@@ -73,7 +74,7 @@ def _model_files() -> list[Path]:
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab.spec import modes, session_types, stops, vocabulary
+    from brainlab.spec import budget_rule, modes, session_types, stops, vocabulary
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for entry in _model_files():
@@ -81,7 +82,8 @@ def catalog_fingerprint() -> str:
     digest.update(repr((sorted(vocabulary.SESSION_CATEGORIES.items()),
                         sorted(vocabulary.CLAIM_TTL_HOURS.items()),
                         sorted(stops.STOP_CODES.items()))).encode())
-    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS)).encode())
+    digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS,
+                        budget_rule.BUDGET_OVER_SQL, budget_rule.BUDGET_WATCH_SQL)).encode())
     digest.update(repr(sorted(session_types.SESSION_TYPE_SETS.items())).encode())
     return digest.hexdigest()[:16]
 
@@ -202,9 +204,14 @@ def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO stop_codes VALUES (?, ?)", sorted(STOP_CODES.items()))
 
 
+# the macros the store writes from brainlab.spec (no .sql file: the one rule lives in
+# spec/budget_rule.py, which the status line also applies); documented by their .yml alone
+SPEC_MACROS = ("budget_over", "budget_watch")
+
+
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab.spec.modes)."""
-    from brainlab.spec import modes
+    from brainlab.spec import budget_rule, modes
 
     con.executemany("INSERT INTO session_modes VALUES (?, ?, ?, ?)",
                     [(m.name, m.kind, m.mode_file, m.source) for m in modes.MODES])
@@ -214,6 +221,11 @@ def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO mode_budgets VALUES (?, ?, ?, ?, ?)",
                     [(b.mode, b.watch_pct, b.max_pct, b.min_commits, b.source)
                      for b in modes.BUDGETS])
+    # the rule budgets are read by, as the status line reads it (spec/budget_rule.py)
+    con.execute("CREATE OR REPLACE MACRO budget_over(pct, commits, max_pct, min_commits) AS"
+                f" ({budget_rule.BUDGET_OVER_SQL})")
+    con.execute("CREATE OR REPLACE MACRO budget_watch(pct, watch_pct) AS"
+                f" ({budget_rule.BUDGET_WATCH_SQL})")
 
 
 def _write_comments(con: duckdb.DuckDBPyConnection) -> None:

@@ -130,11 +130,11 @@ def agent_cost(board: pd.DataFrame) -> alt.Chart:
     ).properties(height=alt.Step(16))
 
 
-def usage_per_day(daily: pd.DataFrame) -> alt.Chart:
-    """Stacked bars: the week's Claude Code cost per UTC day, split by model (usage_daily grain)."""
+def usage_per_day(daily: pd.DataFrame, tz: str = "UTC") -> alt.Chart:
+    """Stacked bars: the week's Claude Code cost per day of zone ``tz``, split by model."""
     days = daily.assign(day=pd.to_datetime(daily["day"]).dt.strftime("%Y-%m-%d"))  # not ISO times
     return alt.Chart(days, title="Claude Code cost per day (USD)").mark_bar().encode(
-        x=alt.X("day:O", title="UTC day", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("day:O", title=f"day ({tz})", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("cost_usd:Q", title="USD", axis=alt.Axis(format="$,.2f")),
         color=alt.Color("model:N", title=None),
     ).properties(width=theme.WIDTH, height=180)

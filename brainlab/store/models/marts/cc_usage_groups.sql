@@ -13,13 +13,19 @@ SELECT time_bucket(INTERVAL 15 MINUTE, ts) AS bucket, CAST(ts AS DATE) AS day, s
        CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
        CAST(sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
            AS BIGINT) AS total_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS requests,
+       -- costs are summed as DECIMAL(38,18), exactly, so the sum does not depend on the
+       -- order DuckDB's threads add the calls in: the stored cc_usage_rollup equals this
+       -- view row for row (a DOUBLE sum differed in the last bit from run to run)
+       CAST(sum(CAST(cost_usd AS DECIMAL(38, 18))) AS DOUBLE) AS cost_usd,
+       count(*) AS requests,
        count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests,
        min(ts) AS first_ts, max(ts) AS last_ts,
        -- --cost-mode (ccusage's display / auto): the line's costUSD, 0 when absent; the
        -- line's costUSD when it has one, else the calculated cost
-       sum(coalesce(reported_cost_usd, 0)) AS reported_cost_usd,
-       sum(coalesce(reported_cost_usd, cost_usd)) AS auto_cost_usd,
+       CAST(sum(CAST(coalesce(reported_cost_usd, 0) AS DECIMAL(38, 18))) AS DOUBLE)
+           AS reported_cost_usd,
+       CAST(sum(CAST(coalesce(reported_cost_usd, cost_usd) AS DECIMAL(38, 18))) AS DOUBLE)
+           AS auto_cost_usd,
        git_branch  -- grouped by (GROUP BY ALL): `usage branches`
 FROM cc_requests
 GROUP BY ALL;
