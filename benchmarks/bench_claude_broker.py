@@ -29,8 +29,10 @@ import orjson
 from bench_claude_ingest import generate
 from benchkit import emit
 
-from brainlab.sources import claude_broker, claude_code, claude_files
-from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
+from brainlab.transcripts import broker as claude_broker
+from brainlab.transcripts import discovery as claude_files
+from brainlab.transcripts import tolerant as claude_code
+from brainlab.transcripts.scan import _read  # noqa: PLC2701  (record branch's module this round)
 
 BLOCK = ('{"type":"assistant","sessionId":"s","timestamp":"2026-03-02T10:00:00.000Z",'
          '"message":{"id":"m","content":[{"type":"text","text":"Context-broker \\u2014 '

@@ -36,8 +36,10 @@ from benchkit import emit
 
 from brainlab.demo import build_store
 from brainlab.rules.check import check
-from brainlab.sources import claude_code, claude_files, claude_marks
-from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
+from brainlab.transcripts import discovery as claude_files
+from brainlab.transcripts import marks as claude_marks
+from brainlab.transcripts import tolerant as claude_code
+from brainlab.transcripts.scan import _read  # noqa: PLC2701  (record branch's module this round)
 
 REDIRECT = json.dumps({
     "type": "assistant", "sessionId": "s", "timestamp": "2026-03-02T10:00:00.000Z",

@@ -15,12 +15,12 @@ from claude_factory import assistant, progress, tool_use, usage, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainlab.sources import claude_code as cc
-from brainlab.sources import claude_fast
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
-from brainlab.store.claude_read import FileJob, _valid_utf8_block, parse_file
-from brainlab.store.claude_writer import TABLES, Writer
+from brainlab.transcripts import fast as claude_fast
+from brainlab.transcripts import tolerant as cc
+from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.scan import FileJob, _valid_utf8_block, parse_file
+from brainlab.transcripts.writer import TABLES, Writer
 
 ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
                 st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),

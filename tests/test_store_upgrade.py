@@ -21,7 +21,7 @@ import pytest
 from conftest import CORPUS, TEMPLATE_BRAIN
 
 from brainlab.store import open_writer, upgrade
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 PROJECTS = ("-home-moxa-sda2-home-moxa-WORK-ci-project", "-Users-paul-src-entireio-cli",
             "-home-ken-next-mavens-flow")

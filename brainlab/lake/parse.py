@@ -1,8 +1,8 @@
 """The thin adapter between the Spark job and brainlab's own transcript parser.
 
 Spark executors call :func:`parse_transcript`, which plans and parses one file with exactly
-the functions the local ingest uses (:func:`brainlab.store.claude_ingest.plan_file` and
-:func:`brainlab.store.claude_read.parse_file` behind the same crash guard), so the lake and a
+the functions the local ingest uses (:func:`brainlab.transcripts.ingest.plan_file` and
+:func:`brainlab.transcripts.scan.parse_file` behind the same crash guard), so the lake and a
 local store hold the same rows.
 When the parser's entry point changes, only this module follows it.
 """
@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from brainlab.sources import claude_code as cc
-from brainlab.store import claude_ingest as ci
-from brainlab.store import claude_read, claude_rows
 from brainlab.store.schema import empty_store
+from brainlab.transcripts import ingest as ci
+from brainlab.transcripts import rows as claude_rows
+from brainlab.transcripts import scan as claude_read
+from brainlab.transcripts import tolerant as cc
 
 _TYPES_READY = False
 

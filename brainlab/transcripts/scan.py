@@ -1,10 +1,10 @@
 """Read one transcript file's new bytes into rows: line splitting, UTF-8 checks, fast path.
 
 Pure: it runs in a worker process (or in the ingest's own for small runs and huge files).
-Each complete line goes to the msgspec fast path (:mod:`brainlab.sources.claude_fast`) and to
-the general orjson path (:mod:`brainlab.sources.claude_code`) when it does not fit; an
+Each complete line goes to the msgspec fast path (:mod:`brainlab.transcripts.fast`) and to
+the general orjson path (:mod:`brainlab.transcripts.tolerant`) when it does not fit; an
 unfinished last line is left for the next run. Rows come back per table, typed
-(:mod:`brainlab.store.claude_rows`), with the file's error rows and new offsets.
+(:mod:`brainlab.transcripts.rows`), with the file's error rows and new offsets.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
-from brainlab.sources import claude_code as cc
-from brainlab.sources import claude_fast
 from brainlab.sources.redact import redact, redact_truncate
-from brainlab.store.claude_plan import FileJob, edge_hashes
-from brainlab.store.claude_rows import to_arrow, to_columns
+from brainlab.transcripts import fast
+from brainlab.transcripts import tolerant as cc
+from brainlab.transcripts.plan import FileJob, edge_hashes
+from brainlab.transcripts.rows import to_arrow, to_columns
 
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
 
@@ -43,7 +43,7 @@ class FileRead:
     head: str
     layout: str
     counts: tuple[int, int] | None = None  # (rows, request rows) when the group holds them
-    tail: str | None = None  # hash of the last HEAD_BYTES read (claude_plan.edge_hashes)
+    tail: str | None = None  # hash of the last HEAD_BYTES read (plan.edge_hashes)
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _row_lists(chunk: cc.Chunk, final: bool) -> dict[str, list]:
         "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
         "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
         "cc_marks": chunk.marks,
-        **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
+        **chunk.broker,  # broker_blocks / broker_block_files (broker)
     }
     if final:
         rows["cc_spans"] = cc.span_rows(chunk)
@@ -203,7 +203,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
         chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
         return 0, 0, 0
     position, carry = offset, b""
-    fast = claude_fast.parse_line
+    typed_line = fast.parse_line
     with open(path, "rb") as handle:
         handle.seek(offset)
         remaining = size - offset
@@ -224,7 +224,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             while (end := find(b"\n", start, last)) >= 0:
                 lines_done += 1
                 if end > start and (checked or _valid_utf8(data[start:end])):
-                    if not fast(view, data, start, end, ctx, lines_done, chunk):
+                    if not typed_line(view, data, start, end, ctx, lines_done, chunk):
                         _slow(data[start:end], ctx, lines_done, chunk)
                 elif end > start:
                     _slow(data[start:end], ctx, lines_done, chunk)
@@ -246,7 +246,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
 
 
 def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
-    """The general path: orjson, repairs and error rows (claude_code.load_line)."""
+    """The general path: orjson, repairs and error rows (tolerant.load_line)."""
     if raw.isspace():
         return
     for obj in cc.load_line(raw, ctx, line_no, chunk):

@@ -3,9 +3,9 @@
 A transcript tree is ``projects/<encoded-cwd>/<session>.jsonl`` with subagents either inline
 (``isSidechain`` lines), in ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``), in
 older project-level ``agent-<id>.jsonl`` files, or nested in ``progress`` lines of the parent.
-This module only parses: :mod:`brainlab.sources.claude_files` says which files,
-:mod:`brainlab.sources.claude_fast` decodes most lines (msgspec) and hands the others here,
-:mod:`brainlab.store.claude_ingest` reads byte ranges and writes. Odd values (impossible
+This module only parses: :mod:`brainlab.transcripts.discovery` says which files,
+:mod:`brainlab.transcripts.fast` decodes most lines (msgspec) and hands the others here,
+:mod:`brainlab.transcripts.ingest` reads byte ranges and writes. Odd values (impossible
 timestamps, token counts that are text, fractions, negative or past BIGINT, a ``message`` or
 ``usage`` of the wrong type) are warning rows, the value kept when unambiguous, else NULL.
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import orjson
 
-from brainlab.sources import claude_broker, claude_files, claude_marks
 from brainlab.sources.redact import redact, redact_truncate
 from brainlab.sources.secret_rules import has_candidate
+from brainlab.transcripts import broker, discovery, marks
 
 SOURCE = "claude"
 COMMAND_CHARS = 200  # Bash commands are kept redacted and cut to this many characters
@@ -76,15 +76,15 @@ class FileContext:
     def of(cls, path: Path) -> FileContext:
         """Derive session and agent from the path, following both subagent layouts.
 
-        A line without ``sessionId`` takes :func:`claude_files.fallback_session` (rule 5).
+        A line without ``sessionId`` takes :func:`discovery.fallback_session` (rule 5).
         """
         match = _AGENT_FILE.match(path.name)
         if match and path.parent.name == "subagents":
-            return cls(str(path), claude_files.fallback_session(path.parent.parent),
+            return cls(str(path), discovery.fallback_session(path.parent.parent),
                        match.group(1), "subagent")
         if match:
             return cls(str(path), None, match.group(1), "project-agent")
-        return cls(str(path), claude_files.fallback_session(path.with_suffix("")), None, "main")
+        return cls(str(path), discovery.fallback_session(path.with_suffix("")), None, "main")
 
 
 @dataclass
@@ -100,8 +100,8 @@ class Chunk:
     spans: dict[tuple, list] = field(default_factory=dict)  # see span()
     errors: list[dict] = field(default_factory=list)
     unknown_types: set[str] = field(default_factory=set)
-    broker: dict[str, list[dict]] = field(default_factory=dict)  # claude_broker's table rows
-    marks: list[tuple] = field(default_factory=list)  # cc_marks rows (claude_marks)
+    broker: dict[str, list[dict]] = field(default_factory=dict)  # broker's table rows
+    marks: list[tuple] = field(default_factory=list)  # cc_marks rows (marks)
     # the progress-line links already kept in this read of the file (one row per link)
     links_seen: set[tuple] = field(default_factory=set)
 
@@ -255,7 +255,7 @@ def _split_glued(text: str) -> list[dict]:
 def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> None:
     """Turn one transcript line (a JSON object) into rows of ``chunk``.
 
-    The general path (the fallback of :mod:`brainlab.sources.claude_fast`): any shape is
+    The general path (the fallback of :mod:`brainlab.transcripts.fast`): any shape is
     accepted; an odd value is a warning row and kept where unambiguous, NULL otherwise.
     """
     get = obj.get
@@ -371,11 +371,11 @@ def scan_content(content, session_id, agent_id, ts, ctx: FileContext, line_no: i
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 tool_call(block, session_id, agent_id, ts, ctx, line_no, chunk)
-            elif isinstance(block, dict) and claude_broker.marked(block.get("text")):
-                claude_broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
+            elif isinstance(block, dict) and broker.marked(block.get("text")):
+                broker.scan(block["text"], session_id, agent_id, ts, ctx.path, line_no,
                                    chunk)  # context-broker inhale/expire blocks (SPEC §7)
             if agent_id is None and isinstance(block, dict) and block.get("type") == "text":
-                chunk.marks += filter(None, [claude_marks.redirect_mark(  # ADR-019 redirect
+                chunk.marks += filter(None, [marks.redirect_mark(  # ADR-019 redirect
                     block.get("text"), session_id, agent_id, ts, ctx.path, line_no)])
 
 
@@ -403,7 +403,7 @@ def tool_call(block: dict, session_id, agent_id, ts, ctx: FileContext, line_no: 
         ctx.path, line_no,
     ))
     if name in MARKED_TOOLS:  # to-dos and workspace decisions (issue 13)
-        chunk.marks += claude_marks.tool_marks(name, args, _str(block.get("id")), session_id,
+        chunk.marks += marks.tool_marks(name, args, _str(block.get("id")), session_id,
                                                agent_id, ts, ctx.path, line_no)
 
 
@@ -417,11 +417,11 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
                     " nothing read from it", "warning")
     tool_use_ids = []
     if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
-        mark = claude_marks.prompt_mark(obj, session_id, to_utc(ts_text), ctx.path, line_no)
+        mark = marks.prompt_mark(obj, session_id, to_utc(ts_text), ctx.path, line_no)
         if mark:
             chunk.marks.append(mark)
     if isinstance(content, list):
-        answer = claude_broker.subagent_answer(obj)
+        answer = broker.subagent_answer(obj)
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool_use_id = ident(block.get("tool_use_id"))
@@ -434,7 +434,7 @@ def user_line(obj: dict, session_id, agent_id, ts_text, ctx: FileContext, line_n
                     ctx.path, line_no,
                 ))
                 if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
-                    claude_broker.scan_result(block.get("content"), session_id, agent_id,
+                    broker.scan_result(block.get("content"), session_id, agent_id,
                                               to_utc(ts_text), ctx.path, line_no, chunk)
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and _str(result.get("agentId")):
@@ -548,7 +548,7 @@ def kept(value, limit: int) -> str | None:
 # and they are unique per line, so redacting each (a cache miss, every rule run) was a fifth
 # of the parse time. Any other id goes through kept().
 _ID_PREFIXES = ("msg_", "req_", "toolu_", "srvtoolu_")  # then 8-64 ASCII letters and digits
-GENERATED_ID = re.compile(  # one C call (claude_fast tests it before calling ident())
+GENERATED_ID = re.compile(  # one C call (fast tests it before calling ident())
     "(?:" + "|".join(_ID_PREFIXES) + ")[A-Za-z0-9]{8,64}").fullmatch
 
 

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brainlab.sources import claude_broker
-from brainlab.sources import claude_code as cc
-from brainlab.store.claude_plan import ClaudeSummary, FileJob
-from brainlab.store.claude_read import FileRead, GroupRead, parse_safely
-from brainlab.store.claude_rows import Columns, column_types, insert_columns
+from brainlab.store.columns import column_types, insert_columns
 from brainlab.store.connection import engine
+from brainlab.transcripts import broker
+from brainlab.transcripts import tolerant as cc
+from brainlab.transcripts.plan import ClaudeSummary, FileJob
+from brainlab.transcripts.rows import Columns
+from brainlab.transcripts.scan import FileRead, GroupRead, parse_safely
 
 if TYPE_CHECKING:
     import duckdb
 
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
-          "cc_compactions", "cc_spans", "cc_marks") + claude_broker.TABLES
+          "cc_compactions", "cc_spans", "cc_marks") + broker.TABLES
 # commit after this many bytes read: each commit writes the WAL (on 1 GB, 16 commits took
 # 1.4-1.7 s of writer CPU, 2 commits 0.8 s); the open batch holds its rows (~6% of its bytes)
 BATCH_BYTES = 512_000_000

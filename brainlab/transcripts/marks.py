@@ -1,6 +1,6 @@
 """What a transcript says about a session's metabolism beyond usage (issue 13, SPEC §3.1-§3.2).
 
-Called by the transcript parser (:mod:`brainlab.sources.claude_code`) for each human prompt
+Called by the transcript parser (:mod:`brainlab.transcripts.tolerant`) for each human prompt
 and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 
 - ``prompt``: the type and mode keywords of a main-chain human prompt (SPEC §2.7, parsed by
@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
-from brainlab.protocol import parse_session_keywords
+from brainlab.spec.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
+from brainlab.spec.vocabulary import parse_session_keywords
 
 MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
                 "keyword_rule", "item_key", "item_status", "lines", "tool_use_id",

@@ -9,7 +9,7 @@ decoded only for an assistant message) and the usage. Tool inputs stay Raw until
 name says which fields are read. The Struct types are strict (token counts are ints in BIGINT
 range, names are strings): a line that does not fit them, or is not valid JSON, is handed back
 to the caller, which parses it with the general orjson path of
-:mod:`brainlab.sources.claude_code` (warnings, repairs, glued lines, error rows). Both paths
+:mod:`brainlab.transcripts.tolerant` (warnings, repairs, glued lines, error rows). Both paths
 give the same rows for a line that fits (tests/test_claude_fuzz.py).
 
 The hottest helpers of the general path (``ident``, ``checked_ts``/``to_utc``, ``span``,
@@ -24,9 +24,9 @@ from typing import Annotated, Any
 import msgspec
 import orjson
 
-from brainlab.sources import claude_broker, claude_marks
-from brainlab.sources import claude_code as cc
 from brainlab.sources.redact import redact_truncate
+from brainlab.transcripts import broker, marks
+from brainlab.transcripts import tolerant as cc
 
 Tokens = Annotated[int, msgspec.Meta(ge=0, le=cc.MAX_TOKENS)] | None
 
@@ -186,7 +186,7 @@ def _tools(blocks: list[_Block]) -> list[tuple]:
     """(input fields, input dict or None) of each tool call in order, decoded before any row.
 
     The fields a tool call row reads come from :class:`_Input` (a Write's content skipped in
-    C); to-do and file-writing tools are also decoded whole, as the dict claude_marks reads
+    C); to-do and file-writing tools are also decoded whole, as the dict marks reads
     (their to-dos and the decision lines they add to a workspace log, issue 13).
     """
     tools = []
@@ -213,7 +213,7 @@ def _tools(blocks: list[_Block]) -> list[tuple]:
 
 
 def _text(value) -> str | None:
-    """claude_code._str: a non-empty string, else None."""
+    """tolerant._str: a non-empty string, else None."""
     return value if value.__class__ is str and value else None
 
 
@@ -243,7 +243,7 @@ def _tool_call(block: _Block, args: _Input, whole: dict | None, session_id, agen
         ctx.path, line_no,
     ))
     if whole is not None:  # to-dos and workspace decisions (issue 13)
-        chunk.marks += claude_marks.tool_marks(name, whole, _text(tool_id), session_id,
+        chunk.marks += marks.tool_marks(name, whole, _text(tool_id), session_id,
                                                agent_id, ts, ctx.path, line_no)
 
 
@@ -342,7 +342,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
             _prompt(line, blocks, session_id, ts, ctx, line_no, chunk)
         _user(blocks if blocks.__class__ is list else (), line.toolUseResult, session_id,
               agent_id, ts, ctx, line_no, chunk)
-    elif kind == "progress":  # as claude_code.progress_line
+    elif kind == "progress":  # as tolerant.progress_line
         if progress is not None:
             value = progress.agentId
             agent_id = _IDENTS.get(value, _MISSING) if value.__class__ is str else None
@@ -372,7 +372,7 @@ def parse_line(view: memoryview, data: bytes, start: int, end: int, ctx: cc.File
 def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd,
                ctx: cc.FileContext, line_no: int, chunk: cc.Chunk, nested: bool,
                cost: float | None = None, branch: str | None = None) -> None:
-    """The request row, tool calls and broker blocks of an assistant message (as claude_code)."""
+    """The request row, tool calls and broker blocks of an assistant message (as tolerant)."""
     usage = message.usage
     if usage is not None:
         creation = usage.cache_creation
@@ -402,7 +402,7 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
         ))
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
             chunk.error(ctx.path, line_no, cc.UNDATED, "warning")
-    if blocks.__class__ is list:  # in block order, as claude_code.scan_content
+    if blocks.__class__ is list:  # in block order, as tolerant.scan_content
         main = agent_id is None
         calls = iter(tools)
         for block in blocks:
@@ -414,10 +414,10 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             text = block.text
             if text is None:
                 continue
-            if claude_broker.marked(text):  # context-broker inhale/expire blocks (SPEC §7)
-                claude_broker.scan(text, session_id, agent_id, ts, ctx.path, line_no, chunk)
+            if broker.marked(text):  # context-broker inhale/expire blocks (SPEC §7)
+                broker.scan(text, session_id, agent_id, ts, ctx.path, line_no, chunk)
             if main and kind == "text":  # ADR-019 redirections
-                mark = claude_marks.redirect_mark(text, session_id, agent_id, ts, ctx.path,
+                mark = marks.redirect_mark(text, session_id, agent_id, ts, ctx.path,
                                                   line_no)
                 if mark:
                     chunk.marks.append(mark)
@@ -425,7 +425,7 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
 
 def _prompt(line: _Line, blocks, session_id, ts, ctx: cc.FileContext, line_no: int,
             chunk: cc.Chunk) -> None:
-    """The ``cc_marks`` prompt row of a main-chain human prompt, as claude_code.user_line."""
+    """The ``cc_marks`` prompt row of a main-chain human prompt, as tolerant.user_line."""
     if blocks.__class__ is list:
         for block in blocks:
             if block.type == "tool_result":
@@ -437,14 +437,14 @@ def _prompt(line: _Line, blocks, session_id, ts, ctx: cc.FileContext, line_no: i
         return
     obj = {"isMeta": line.isMeta, "isSidechain": line.isSidechain,
            "message": {"content": content}}
-    mark = claude_marks.prompt_mark(obj, session_id, ts, ctx.path, line_no)
+    mark = marks.prompt_mark(obj, session_id, ts, ctx.path, line_no)
     if mark:
         chunk.marks.append(mark)
 
 
 def _user(blocks: list[_Block], result, session_id, agent_id, ts, ctx: cc.FileContext,
           line_no: int, chunk: cc.Chunk) -> None:
-    """What claude_code.user_line keeps, from the typed blocks: sizes, links, answers."""
+    """What tolerant.user_line keeps, from the typed blocks: sizes, links, answers."""
     tool_use_ids = []
     is_result = result.__class__ is _Result
     answer = is_result and (
@@ -465,7 +465,7 @@ def _user(blocks: list[_Block], result, session_id, agent_id, ts, ctx: cc.FileCo
         chunk.tool_results.append((session_id, agent_id, tool_use_id, ts, size,
                                    block.is_error is True, ctx.path, line_no))
         if answer:  # a subagent's answer: a broker subagent's blocks (SPEC §7)
-            claude_broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
+            broker.scan_result(content, session_id, agent_id, ts, ctx.path, line_no,
                                       chunk)
     if is_result and isinstance(result.agentId, str) and result.agentId:
         chunk.agent_links.append({
