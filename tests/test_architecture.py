@@ -57,8 +57,8 @@ ALLOWED: dict[str, set[str]] = {
 }
 TOP = {"cli", "cli_support", "cli_options", "cli_prices", "cli_live", "cli_otel",
        "docgen"}  # may import anything
-# private names read across modules that issue 23 item 3 (the transcripts package) removes
-PRIVATE_ALLOWED = {("brainlab.transcripts.fast", "brainlab.transcripts.tolerant")}
+# private names read across modules, allowed (none since the transcripts package, issue 23 item 3)
+PRIVATE_ALLOWED: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

@@ -126,6 +126,8 @@ finally:
     print(json.dumps(parser))
 """
 PARSER = ("brainlab.transcripts.tolerant", "brainlab.transcripts.fast",
+          "brainlab.transcripts.build", "brainlab.transcripts.line",
+          "brainlab.transcripts.values",
           "brainlab.transcripts.marks", "brainlab.transcripts.broker",
           "brainlab.sources.redact", "brainlab.sources.secret_rules",
           "brainlab.transcripts.scan", "brainlab.transcripts.pool",

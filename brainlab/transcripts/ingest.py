@@ -355,16 +355,16 @@ def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str
     if not refused:
         return
     from brainlab.store.columns import insert_columns
-    from brainlab.transcripts import tolerant as cc
+    from brainlab.transcripts.values import SOURCE
 
     con.execute("BEGIN TRANSACTION")
     paths = sorted({path for path, _ in refused})
     con.execute("DELETE FROM ingest_errors WHERE source = ? AND line IS NULL"
                 " AND file IN (SELECT unnest(?::VARCHAR[])) AND starts_with(reason, 'skipped:')",
-                [cc.SOURCE, paths])
+                [SOURCE, paths])
     insert_columns(con, "ingest_errors", ("file", "line", "reason", "source", "severity"),
                    [[p for p, _ in refused], [None] * len(refused), [r for _, r in refused],
-                    [cc.SOURCE] * len(refused), ["error"] * len(refused)])
+                    [SOURCE] * len(refused), ["error"] * len(refused)])
     con.execute("COMMIT")
     summary.errors += len(refused)
 

@@ -59,8 +59,7 @@ def tuple_columns() -> dict[str, tuple[str, ...]]:
     Read from the parsers' modules on first use: writing prices or error rows (a run with
     nothing new to parse) uses :mod:`brainlab.store.columns` without importing them.
     """
-    from brainlab.transcripts import marks
-    from brainlab.transcripts import tolerant as cc
+    from brainlab.transcripts import build, marks
 
-    return {"cc_request_lines": cc.REQUEST_COLUMNS, "cc_tool_call_lines": cc.TOOL_CALL_COLUMNS,
-            "cc_tool_results": cc.TOOL_RESULT_COLUMNS, "cc_marks": marks.MARK_COLUMNS}
+    return {"cc_request_lines": build.REQUEST_COLUMNS, "cc_tool_call_lines": build.TOOL_CALL_COLUMNS,
+            "cc_tool_results": build.TOOL_RESULT_COLUMNS, "cc_marks": marks.MARK_COLUMNS}
