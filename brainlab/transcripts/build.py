@@ -1,4 +1,4 @@
-"""The one row builder: a typed transcript line (:mod:`~brainlab.transcripts.line`) into rows.
+"""The one row builder: a typed transcript line into rows, whichever decoder read it.
 
 A transcript tree is ``projects/<encoded-cwd>/<session>.jsonl`` with subagents either inline
 (``isSidechain`` lines), in ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``), in
