@@ -29,8 +29,10 @@ import orjson
 from bench_claude_ingest import generate
 from benchkit import emit
 
-from brainlab.sources import claude_broker, claude_code, claude_files
-from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
+from brainlab.transcripts import broker as claude_broker
+from brainlab.transcripts import build
+from brainlab.transcripts import discovery as claude_files
+from brainlab.transcripts.scan import _read  # noqa: PLC2701  (record branch's module this round)
 
 BLOCK = ('{"type":"assistant","sessionId":"s","timestamp":"2026-03-02T10:00:00.000Z",'
          '"message":{"id":"m","content":[{"type":"text","text":"Context-broker \\u2014 '
@@ -44,8 +46,8 @@ def parse_all(files: list[Path]) -> tuple[float, int]:
     try:
         start, blocks = time.perf_counter(), 0
         for path in files:
-            chunk = claude_code.Chunk()
-            _read(path, 0, 0, path.stat().st_size, claude_code.FileContext.of(path), chunk)
+            chunk = build.Chunk()
+            _read(path, 0, 0, path.stat().st_size, build.FileContext.of(path), chunk)
             blocks += len(chunk.broker.get("broker_blocks", ()))
         return time.perf_counter() - start, blocks
     finally:

@@ -216,7 +216,7 @@ def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None) ->
 
 ORJSON_ONLY = """
 import sys
-from brainlab.sources import claude_fast
+from brainlab.transcripts import fast as claude_fast
 claude_fast.parse_line = lambda *args: False  # every line through the orjson path
 from brainlab.cli import main
 sys.argv[0] = "brainlab"
@@ -358,7 +358,7 @@ def compare_days(db: Path, ccusage_out: str, env: dict) -> None:
 
 SINGLE = """
 import json, resource, sys
-from brainlab.store.claude_ingest import ingest_claude_db
+from brainlab.transcripts.ingest import ingest_claude_db
 s = ingest_claude_db(sys.argv[1], sys.argv[2])
 print(json.dumps({"rows": s.rows, "bytes": s.bytes_read,
                   "main_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

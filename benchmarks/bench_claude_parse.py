@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parent.parent
 CHILD = """
 import gc, hashlib, pickle, sys, time
 from pathlib import Path
-from brainlab.store import claude_read as cr, claude_rows
-from brainlab.store.claude_pool import _arrow_without_pandas
+from brainlab.transcripts import scan as cr, rows as claude_rows
+from brainlab.transcripts.pool import _arrow_without_pandas
 tree, limit, digest = Path(sys.argv[1]), int(sys.argv[2]) or None, sys.argv[3] == "1"
 claude_rows.schema_types()
 files = sorted(tree.rglob("*.jsonl"))[:limit]

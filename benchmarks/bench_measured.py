@@ -29,9 +29,11 @@ from bench_claude_ingest import append_one_percent, generate  # (shared generato
 from benchkit import emit
 
 from brainlab.demo import build_store
-from brainlab.sources import claude_code, claude_marks
-from brainlab.store import claude_ingest, open_writer, reader
+from brainlab.store import open_writer, reader
 from brainlab.store.measured import refresh_measures
+from brainlab.transcripts import ingest as claude_ingest
+from brainlab.transcripts import marks as claude_marks
+from brainlab.transcripts import tolerant as claude_code
 
 
 @contextmanager

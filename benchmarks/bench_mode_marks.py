@@ -36,8 +36,10 @@ from benchkit import emit
 
 from brainlab.demo import build_store
 from brainlab.rules.check import check
-from brainlab.sources import claude_code, claude_files, claude_marks
-from brainlab.store.claude_read import _read  # noqa: PLC2701  (record branch's module this round)
+from brainlab.transcripts import build
+from brainlab.transcripts import discovery as claude_files
+from brainlab.transcripts import marks as claude_marks
+from brainlab.transcripts.scan import _read  # noqa: PLC2701  (record branch's module this round)
 
 REDIRECT = json.dumps({
     "type": "assistant", "sessionId": "s", "timestamp": "2026-03-02T10:00:00.000Z",
@@ -53,8 +55,8 @@ def parse_all(files: list[Path]) -> tuple[float, int]:
     try:
         start, found = time.perf_counter(), 0
         for path in files:
-            chunk = claude_code.Chunk()
-            _read(path, 0, 0, path.stat().st_size, claude_code.FileContext.of(path), chunk)
+            chunk = build.Chunk()
+            _read(path, 0, 0, path.stat().st_size, build.FileContext.of(path), chunk)
             found += sum(1 for m in chunk.marks if m[3] == "redirect")
         return time.perf_counter() - start, found
     finally:
@@ -121,7 +123,7 @@ def main() -> int:
     measure("generated (worst case)", files, args.rounds)
     if args.corpus.is_dir():
         measure(f"corpus {args.corpus}", claude_files.discover(args.corpus)[0], args.rounds)
-    main_files = [p for p in files if claude_code.FileContext.of(p).agent_id is None]
+    main_files = [p for p in files if build.FileContext.of(p).agent_id is None]
     _, before = parse_all(files)
     for path in files:
         with open(path, "a", encoding="utf-8") as handle:

@@ -32,7 +32,7 @@ HOMES = (("alice", "laptop"), ("bob", "laptop"), ("carol", "desktop"))
 LOCAL_CHILD = """
 import json, resource, sys, time
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 con = open_writer(sys.argv[1])
 t0 = time.perf_counter()
 ingest_claude(con, sys.argv[2])

@@ -25,7 +25,7 @@ import duckdb
 from benchkit import emit  # noqa: E402
 
 from brainlab.store import open_writer, upgrade
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "claude-code"
 

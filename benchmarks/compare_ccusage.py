@@ -25,7 +25,7 @@ from pathlib import Path
 from benchkit import emit
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 KINDS = ("inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens")
 

@@ -452,7 +452,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     their rows unless --prune. A progress bar appears once a run passes 0.5 s
     ($BRAINLAB_PROGRESS_AFTER: seconds, or never).
     """
-    from brainlab.store.claude_ingest import default_roots, ingest_claude_db
+    from brainlab.transcripts.ingest import default_roots, ingest_claude_db
 
     root = path or default_roots()
     with late_progress("ingest claude") as advance:  # no bar for a quick run

@@ -64,8 +64,8 @@ def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
     ``workers`` parse workers. The one way tests and benchmarks build a synthetic store.
     """
     from brainlab.store import open_writer
-    from brainlab.store.claude_ingest import ingest_claude
     from brainlab.store.ingest import ingest_brain
+    from brainlab.transcripts.ingest import ingest_claude
 
     manifest = synthesize(Path(brain_dir), SynthOptions(weeks=weeks, seed=seed))
     ingest_brain(db, brain_dir)
@@ -81,7 +81,7 @@ def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
     """Load the demo's Claude Code transcripts (SPEC §7) and print their usage in one line."""
     from brainlab.store import open_writer
-    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.transcripts.ingest import ingest_claude
 
     con = open_writer(db)
     try:

@@ -11,7 +11,7 @@ import pytest
 from brainlab.demo import build_store
 from brainlab.store import ingest as store_ingest
 from brainlab.store import open_writer, query
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 
 def write(root: Path, relative: str, text: str | bytes) -> Path:

@@ -16,8 +16,8 @@ import subprocess
 from pathlib import Path
 
 from brainlab.store import ingest, open_writer
-from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
+from brainlab.transcripts.ingest import ingest_claude
 
 # Payloads whose execution would show in the dumped DOM (an attribute on <body>, the title).
 PWN_NOTE = ("<img src=x onerror=\"document.body.setAttribute('data-pwned','note')\"> "

@@ -25,24 +25,26 @@ ALLOWED: dict[str, set[str]] = {
     "kernels": BASE,  # Jupyter kernels over IPC and the papermill engine (issue 28 item 7)
     "notebook_copies": BASE,  # the user's working copies of the notebooks (issue 28 item 3)
     "brainlab": set(),
-    # re-export shims of brainlab.spec kept for sources/claude_marks.py (issue 23 item 3)
+    # re-export shims of brainlab.spec kept for transcripts/marks.py (issue 23 item 3)
     "protocol": SPEC,
     "modes": SPEC,
     "config": BASE,
     "tables": BASE,
     "sources": BASE | {"protocol", "modes"},
     "store": BASE | {"sources"},
+    # the transcript pipeline (issue 23 item 3): discovery to writer, above the store it fills
+    "transcripts": BASE | {"sources", "store"},
     "otel": BASE | {"sources", "store"},  # telemetry sits with sources/store (issue 26)
-    "lake": BASE | {"sources", "store"},
+    "lake": BASE | {"sources", "store", "transcripts"},
     "rules": BASE | {"sources", "store"},
     "metrics": BASE | {"config", "tables", "store"},  # tables: a view's terminal column formats
-    "live": BASE | {"config", "sources", "store", "metrics"},  # hooks, status line (issue 25)
-    "sim": BASE | {"config", "sources", "store", "metrics", "tables"},
+    "live": BASE | {"config", "sources", "store", "transcripts", "metrics"},  # hooks, status line (issue 25)
+    "sim": BASE | {"config", "sources", "store", "transcripts", "metrics", "tables"},
     "synth": BASE | {"otel"},  # synth/telemetry writes OTLP files with otel/export.py
     "viz": BASE | {"config", "store", "metrics", "sim", "tables"},
     "report": BASE | {"config", "tables", "kernels", "store", "metrics", "sim", "viz"},
-    "demo": BASE | {"config", "sources", "store", "metrics", "sim", "synth", "report", "viz",
-                    "otel", "tables"},
+    "demo": BASE | {"config", "sources", "store", "transcripts", "metrics", "sim", "synth",
+                    "report", "viz", "otel", "tables"},
     "lab": BASE | {"config", "store", "demo", "kernels", "notebook_copies"},
     "docgen": BASE | {"cli", "rules", "store"},
     "cli": set(),  # the top: checked by nothing below importing it
@@ -55,8 +57,8 @@ ALLOWED: dict[str, set[str]] = {
 }
 TOP = {"cli", "cli_support", "cli_options", "cli_prices", "cli_live", "cli_otel",
        "docgen"}  # may import anything
-# private names read across modules that issue 23 item 3 (the transcripts package) removes
-PRIVATE_ALLOWED = {("brainlab.sources.claude_fast", "brainlab.sources.claude_code")}
+# private names read across modules, allowed (none since the transcripts package, issue 23 item 3)
+PRIVATE_ALLOWED: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

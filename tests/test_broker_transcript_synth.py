@@ -5,8 +5,8 @@ from brainlab.sim.broker import load_sprints, replay
 from brainlab.sources.contracts import ContractSource
 from brainlab.sources.sprints import sprint_sources
 from brainlab.store import ingest, open_writer
-from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth.sprints import PLANTED_DOMAIN, PROJECT, UNCONTRACTED
+from brainlab.transcripts.ingest import ingest_claude
 
 
 def _ingest_sprint_sessions(con, root):

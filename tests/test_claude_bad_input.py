@@ -5,7 +5,7 @@ import json
 from claude_factory import assistant, usage, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S = "sess-bad"
 

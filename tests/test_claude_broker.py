@@ -10,7 +10,7 @@ from claude_factory import assistant, tool_use, usage, user, write
 
 from brainlab.sim.transcript_sprints import transcript_inputs
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S = "33333333-cccc"
 D = "2026-03-02T10:"
@@ -212,7 +212,7 @@ def test_malformed_block_is_an_error_row_without_its_text(tmp_path):
 
 
 def test_only_subagent_answers_are_scanned_among_tool_results():
-    from brainlab.sources.claude_broker import marked, subagent_answer
+    from brainlab.transcripts.broker import marked, subagent_answer
 
     assert subagent_answer({"toolUseResult": {"agentId": "a1", "status": "completed"}})
     assert subagent_answer({"toolUseResult": {"totalDurationMs": 10, "content": []}})  # older

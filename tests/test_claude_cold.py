@@ -15,9 +15,10 @@ from claude_factory import assistant, usage, write
 from conftest import CORPUS
 from test_claude_ingest import build_tree
 
-from brainlab.store import claude_pool, open_writer
-from brainlab.store.claude_ingest import ingest_claude
-from brainlab.store.claude_writer import TABLES
+from brainlab.store import open_writer
+from brainlab.transcripts import pool as claude_pool
+from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.writer import TABLES
 
 DERIVED = ("cc_usage_rollup", "cc_session_measures")
 
@@ -60,7 +61,7 @@ def test_two_workers_store_what_one_stores_whatever_the_task_order(
 
 ARROW_RUN = """
 import sys
-from brainlab.store import claude_pool
+from brainlab.transcripts import pool as claude_pool
 claude_pool.PARALLEL_MIN_BYTES = 0  # a pool sending Arrow tables, as for >= 64 MB
 claude_pool.ARROW_MIN_BYTES = 0
 from brainlab.cli import main

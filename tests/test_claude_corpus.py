@@ -12,7 +12,7 @@ import pytest
 from conftest import CORPUS as SHARED_CORPUS
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 HERE = Path(__file__).parent
 CORPUS = Path(os.environ.get("BRAINLAB_CLAUDE_CORPUS") or SHARED_CORPUS)

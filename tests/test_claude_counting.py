@@ -17,7 +17,7 @@ from claude_factory import assistant, usage, write
 from test_usage_rollup import assert_rollup_matches_views
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S = "3f1c9a2e-0b7d-4c55-9e21-6a8d2b4f7c10"  # a session id as Claude Code writes it
 DAY = "2026-03-29T07:{:02d}:00.000Z"

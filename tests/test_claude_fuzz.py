@@ -1,7 +1,9 @@
 """Property-based tests of the transcript parser (issue 10): generated and mutated lines.
 
-- the msgspec fast path and the general orjson path give the same rows and errors for any
-  line the fast path accepts;
+- the typed decoder (msgspec) and the tolerant decoder (orjson, repairs) give the same rows
+  and errors for any line the typed decoder accepts (both feed the one row builder, issue 23);
+  the line generator draws every field of the typed line (a field added to
+  brainlab/transcripts/line.py and not to the generator fails a test);
 - no exception escapes a file's parse, whatever its bytes; every line ends as rows, an
   error row, or nothing (blank, ignored types);
 - a good file's rows are identical with and without bad files beside it.
@@ -14,13 +16,16 @@ import pytest
 from claude_factory import assistant, progress, tool_use, usage, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec import inspect as mi
 
-from brainlab.sources import claude_code as cc
-from brainlab.sources import claude_fast
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
-from brainlab.store.claude_read import FileJob, _valid_utf8_block, parse_file
-from brainlab.store.claude_writer import TABLES, Writer
+from brainlab.transcripts import build
+from brainlab.transcripts import fast as claude_fast
+from brainlab.transcripts import tolerant as cc
+from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.line import RAW_FIELDS, Line
+from brainlab.transcripts.scan import FileJob, _valid_utf8_block, parse_file
+from brainlab.transcripts.writer import TABLES, Writer
 
 ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
                 st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(),
@@ -32,11 +37,14 @@ TS = st.one_of(st.just("2026-05-01T08:00:00.000Z"), st.just("2026-02-30T10:00:00
 TOKENS = st.one_of(st.integers(min_value=0, max_value=10**6), ODD)
 
 
-BLOCKS = [
+BLOCKS = [  # the early ones are drawn most (the field check below needs each drawn)
+    tool_use("t7", "NotebookEdit", notebook_path="n"),
+    # a tool_result block where an assistant's content has none: typed, never read there
+    {"type": "tool_result", "tool_use_id": "t1", "content": [{"text": "x"}], "is_error": True},
+    tool_use("toolu_01ABCdefGHij", "Grep", pattern="sk-ant-api03-" + "x" * 300, path="/s"),
     tool_use("t1", "Bash", command="git commit -m x"), tool_use("t2", "Read", file_path="/a/b.py"),
     tool_use("t3", "Task", subagent_type="broker"), tool_use("t4", "Agent"),
-    tool_use("toolu_01ABCdefGHij", "Grep", pattern="sk-ant-api03-" + "x" * 300, path="/s"),
-    tool_use("t6", "Glob", pattern="**/*.py"), tool_use("t7", "NotebookEdit", notebook_path="n"),
+    tool_use("t6", "Glob", pattern="**/*.py"),
     tool_use("t8", "Edit", file_path="w/workspace/p-s1/log.md", old_string="a",
              new_string="| choisi : x\n| choisi : y"),
     tool_use("t9", "Write", file_path="workspace/p/log.md", content="| choisi : z"),
@@ -67,6 +75,17 @@ def odd_tool(draw):
     return block
 
 
+def drawn_usage(draw, tokens, clean: bool) -> dict:
+    """A usage block; sometimes with the cache writes by time to live and a speed."""
+    block = usage(draw(tokens), draw(tokens), draw(tokens), draw(tokens))
+    if draw(st.booleans()):
+        block["cache_creation"] = {"ephemeral_5m_input_tokens": draw(tokens),
+                                   "ephemeral_1h_input_tokens": draw(tokens)}
+    if draw(st.booleans()):
+        block["speed"] = draw(st.sampled_from(["fast", "standard", ""]) if clean else ODD)
+    return block
+
+
 @st.composite
 def lines(draw):
     """A transcript line: a real shape with some fields replaced by odd values."""
@@ -79,7 +98,7 @@ def lines(draw):
     if kind == "assistant":
         tools = draw(st.lists(st.one_of(st.sampled_from(BLOCKS), odd_tool()), max_size=3))
         line = assistant("s", ts, f"m{i}", draw(st.sampled_from([f"r{i}", None])),
-                         usage(draw(tokens), draw(tokens), draw(tokens), draw(tokens)),
+                         drawn_usage(draw, tokens, clean),
                          model=draw(st.sampled_from(["claude-opus-4-5", None, "claude-[/x]"])),
                          content=tools or None)
         if draw(st.booleans()):  # older versions' own cost (--cost-mode reported / auto)
@@ -97,15 +116,19 @@ def lines(draw):
                     agent=draw(st.sampled_from([None, "a1"])))
         if draw(st.booleans()):
             line["isMeta"] = draw(st.sampled_from([True, False, None, 1]))
+        for block in line["message"]["content"] if results_given(line) else ():
+            if draw(st.booleans()):
+                block["is_error"] = draw(st.sampled_from([True, False, None, 1]))
     elif kind == "progress":
-        line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", usage(draw(tokens), 1))
+        line = progress("s", ts, "a1", "t3", f"m{i}", f"r{i}", drawn_usage(draw, tokens, clean))
         if draw(st.booleans()):
             line["gitBranch"] = draw(st.sampled_from(["main", "dev"]) if clean else ODD)
         data = line["data"]
         how = draw(st.sampled_from(["assistant", "tools", "user", "bash", "odd"]))
         if how == "tools":
-            data["message"]["message"]["content"] = draw(st.lists(st.sampled_from(BLOCKS),
-                                                                  max_size=2))
+            data["message"]["message"]["content"] = draw(st.one_of(
+                st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=3),
+                st.sampled_from([BLOCKS[i:i + 5] for i in range(0, len(BLOCKS), 5)])))
         elif how == "user":
             data["message"] = {"type": "user", "message": {"content": [
                 {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}}
@@ -114,9 +137,10 @@ def lines(draw):
         elif how == "odd":
             data[draw(st.sampled_from(["agentId", "message"]))] = draw(ODD)
     elif kind == "system":
-        line = {"type": "system", "subtype": "compact_boundary", "sessionId": "s",
-                "timestamp": ts, "compactMetadata": {"trigger": draw(ODD),
-                                                     "preTokens": draw(TOKENS)}}
+        subtype = draw(st.sampled_from(["compact_boundary", "microcompact_boundary"]))
+        line = {"type": "system", "subtype": subtype, "sessionId": "s", "timestamp": ts,
+                draw(st.sampled_from(["compactMetadata", "microcompactMetadata"])): {
+                    "trigger": draw(ODD), "preTokens": draw(TOKENS)}}
     else:
         line = {"type": draw(ODD), "sessionId": draw(ODD), "timestamp": ts}
     for key in draw(st.lists(st.sampled_from(["message", "type", "sessionId", "usage", "cwd",
@@ -126,6 +150,12 @@ def lines(draw):
                                                                     dict) else line
         target[key] = draw(ODD)
     return json.dumps(line, ensure_ascii=draw(st.booleans())).encode()
+
+
+def results_given(line: dict) -> bool:
+    """Whether a user line's content is a list of tool results."""
+    return isinstance(line["message"]["content"], list) and any(
+        b.get("type") == "tool_result" for b in line["message"]["content"])
 
 
 @st.composite
@@ -157,14 +187,79 @@ def chunk_rows(chunk):
 
 @settings(max_examples=1500, deadline=None)
 @given(lines())
-def test_fast_path_gives_the_rows_of_the_general_path(raw):
-    ctx = cc.FileContext.of(Path("/t/projects/p/s.jsonl"))
-    fast, slow = cc.Chunk(), cc.Chunk()
+def test_both_decoders_give_the_same_rows(raw):
+    ctx = build.FileContext.of(Path("/t/projects/p/s.jsonl"))
+    fast, slow = build.Chunk(), build.Chunk()
     if not claude_fast.parse_line(memoryview(raw), raw, 0, len(raw), ctx, 1, fast):
-        return  # handed to the general path, which is then the only one
+        return  # handed to the tolerant decoder, which is then the only one
     for obj in cc.load_line(raw, ctx, 1, slow):
         cc.parse_object(obj, ctx, 1, slow)
     assert chunk_rows(fast) == chunk_rows(slow)
+
+
+def typed_fields(cls, prefix: str = "") -> set[str]:
+    """Every field path of a Struct of the typed line, lists transparent (message.content.id).
+
+    A Raw field counts as the type the builder decodes it to (line.RAW_FIELDS).
+    """
+    paths = set()
+    for field in mi.type_info(cls).fields:
+        path = prefix + field.encode_name
+        paths.add(path)
+        kind = field.type
+        if isinstance(kind, mi.RawType) and (cls, field.name) in RAW_FIELDS:
+            kind = mi.type_info(RAW_FIELDS[cls, field.name])
+        for struct in _structs(kind):
+            paths |= typed_fields(struct.cls, path + ".")
+    return paths
+
+
+def _structs(kind) -> list:
+    if isinstance(kind, mi.StructType):
+        return [kind]
+    if isinstance(kind, mi.UnionType):
+        return [s for t in kind.types for s in _structs(t)]
+    if isinstance(kind, mi.ListType):
+        return _structs(kind.item_type)
+    return []
+
+
+def json_fields(value, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value, lists transparent."""
+    paths = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths.add(prefix + key)
+            paths |= json_fields(item, prefix + key + ".")
+    elif isinstance(value, list):
+        for item in value:
+            paths |= json_fields(item, prefix)
+    return paths
+
+
+def drawn_fields() -> set[str]:
+    """The field paths the line generator draws, over a fixed set of examples."""
+    seen: set[str] = set()
+
+    @settings(max_examples=1000, derandomize=True, database=None, deadline=None)
+    @given(lines())
+    def collect(raw):
+        seen.update(json_fields(json.loads(raw)))
+
+    collect()
+    return seen
+
+
+def test_the_line_generator_draws_every_field_of_the_typed_line():
+    """The differential test proves nothing about a field it never draws (issue 23)."""
+    assert typed_fields(Line) - drawn_fields() == set()
+
+
+def test_the_field_check_sees_a_field_the_generator_lacks():
+    class Extra(Line):
+        brandNewField: int | None = None  # noqa: N815
+
+    assert typed_fields(Extra) - drawn_fields() == {"brandNewField"}
 
 
 @pytest.fixture(scope="module")

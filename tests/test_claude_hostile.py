@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from brainlab.cli import main
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S = "sess-hostile"
 
@@ -197,7 +197,7 @@ def test_odd_files_are_error_rows_and_only_regular_files_are_read(tmp_path):
 UNREADABLE = """
 import json, sys
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 con = open_writer(sys.argv[1] + "/b.duckdb")
 ingest_claude(con, sys.argv[1])
 print(json.dumps({"ids": [r[0] for r in con.execute("SELECT message_id FROM cc_request_lines")

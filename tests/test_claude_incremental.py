@@ -6,8 +6,8 @@ import duckdb
 from claude_factory import assistant, usage, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude, ingest_claude_db
-from brainlab.store.claude_plan import HEAD_BYTES
+from brainlab.transcripts.ingest import ingest_claude, ingest_claude_db
+from brainlab.transcripts.plan import HEAD_BYTES
 
 S = "sess-incr"
 TS = "2026-04-01T10:{:02d}:00.000Z"
@@ -125,11 +125,13 @@ finally:
               or name in PARSER]
     print(json.dumps(parser))
 """
-PARSER = ("brainlab.sources.claude_code", "brainlab.sources.claude_fast",
-          "brainlab.sources.claude_marks", "brainlab.sources.claude_broker",
+PARSER = ("brainlab.transcripts.tolerant", "brainlab.transcripts.fast",
+          "brainlab.transcripts.build", "brainlab.transcripts.line",
+          "brainlab.transcripts.values",
+          "brainlab.transcripts.marks", "brainlab.transcripts.broker",
           "brainlab.sources.redact", "brainlab.sources.secret_rules",
-          "brainlab.store.claude_read", "brainlab.store.claude_pool",
-          "brainlab.store.claude_writer",
+          "brainlab.transcripts.scan", "brainlab.transcripts.pool",
+          "brainlab.transcripts.writer",
           # the catalogue's check at open: its files' stat only (schema.catalog_files_key)
           "brainlab.protocol", "brainlab.modes", "brainlab.rules.catalogue",
           "brainlab.spec.vocabulary", "brainlab.spec.modes", "brainlab.spec.rules",

@@ -9,7 +9,7 @@ import pytest
 from claude_factory import assistant, progress, tool_use, usage, user, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S1, S2 = "11111111-aaaa", "22222222-bbbb"
 D1 = "2026-03-02T09:"

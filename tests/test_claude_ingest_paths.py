@@ -17,9 +17,12 @@ import pytest
 from claude_factory import assistant, usage, write
 from test_claude_ingest import build_tree
 
-from brainlab.store import claude_ingest, claude_pool, claude_read, open_writer
-from brainlab.store.claude_ingest import ingest_claude
-from brainlab.store.claude_writer import TABLES
+from brainlab.store import open_writer
+from brainlab.transcripts import ingest as claude_ingest
+from brainlab.transcripts import pool as claude_pool
+from brainlab.transcripts import scan as claude_read
+from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.writer import TABLES
 
 
 def dump(con):

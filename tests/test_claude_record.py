@@ -20,7 +20,7 @@ from claude_factory import assistant, usage, write
 from conftest import CORPUS
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 GONE = "-Users-gtrrz-victor-wks-cli"  # the project folder the issue deletes
 VIEWS = ("usage_daily", "usage_weekly", "usage_sessions", "usage_models", "cc_sessions",

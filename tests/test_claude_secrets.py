@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from brainlab.cli import main
 from brainlab.sources import redact as redact_module
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 RNG = random.Random(42)
 

@@ -1,7 +1,7 @@
 """The synthetic brain's transcripts exercise the reader: sessions match the plan (planted)."""
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 
 def test_demo_transcripts_match_the_planned_sessions(demo, tmp_path):

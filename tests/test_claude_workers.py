@@ -16,7 +16,8 @@ from claude_factory import assistant, usage, write
 
 SCRIPT = """
 import sys
-from brainlab.store import claude_ingest, claude_pool, open_writer
+from brainlab.store import open_writer
+from brainlab.transcripts import ingest as claude_ingest, pool as claude_pool
 claude_pool.PARALLEL_MIN_BYTES = 0  # a pool even for this small tree
 con = open_writer(sys.argv[2])
 claude_ingest.ingest_claude(con, sys.argv[1], workers=2)

@@ -18,7 +18,7 @@ from pathlib import Path
 from conftest import query, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 BRAINLAB = [sys.executable, "-m", "brainlab.cli"]
 

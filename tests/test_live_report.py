@@ -47,7 +47,7 @@ def test_limits_section_charts_the_weeks_windows(tmp_path, monkeypatch):
 def test_digest_reads_todays_cost_per_session_from_the_store(tmp_path):
     from claude_factory import assistant, usage
 
-    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.transcripts.ingest import ingest_claude
 
     now = time.time()
     ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now))

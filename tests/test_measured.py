@@ -14,7 +14,7 @@ from conftest import write as write_file
 
 from brainlab.spec.vocabulary import parse_session_keywords
 from brainlab.store import open_writer, query
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 
 @pytest.mark.parametrize("text, kind, mode, rule", [

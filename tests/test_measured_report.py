@@ -14,7 +14,7 @@ from brainlab.metrics import report as metrics_report
 from brainlab.metrics.report import Week
 from brainlab.report import render_weekly
 from brainlab.store import open_writer, query
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 # starts Jupyter kernels: one xdist worker for all of them (see tests/conftest.py)
 pytestmark = pytest.mark.xdist_group("kernels")

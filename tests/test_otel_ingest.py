@@ -20,7 +20,7 @@ import zstandard
 
 from brainlab.otel import export
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 from tests.conftest import CORPUS
 
 TOTALS = ("SELECT count(*), sum(input_tokens), sum(output_tokens), sum(cache_creation_tokens),"

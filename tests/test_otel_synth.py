@@ -8,9 +8,9 @@ from pathlib import Path
 from brainlab.otel.ingest import discover, ingest_otel
 from brainlab.report import sections
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
 from brainlab.synth import SynthOptions, synthesize
 from brainlab.synth.telemetry import MATE, write_telemetry
+from brainlab.transcripts.ingest import ingest_claude
 
 
 def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path):

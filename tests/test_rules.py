@@ -195,7 +195,7 @@ def test_workspace_structure_rules(brain):
 def test_wsp009_feedback_read_during_the_sprint(brain, tmp_path):
     """Transcripts come from a database (--db): a Read of feedback.md up to the sprint's end."""
     from brainlab.store import open_writer
-    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.transcripts.ingest import ingest_claude
 
     workspace(brain, "p-s1", "keep", 10)  # the sprint's last decision: 2026-03-10
     workspace(brain, "p-s2", "keep", 10)

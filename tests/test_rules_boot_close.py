@@ -17,7 +17,7 @@ from brainlab.rules.catalogue import BY_ID
 from brainlab.rules.check import check
 from brainlab.rules.formats import text
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 BRAIN = "/home/u/brain"
 CONTEXT = ("session_type: {type}\nL0:\n  - PATHS.md\n  - KERNEL.md\nL1:\n  - now.md\n"

@@ -191,14 +191,15 @@ def test_redirections_counted_per_mode(tmp_path):
 
 def test_both_parser_paths_give_the_redirect_mark():
     """The msgspec fast path and the general orjson path give the same cc_marks row."""
-    from brainlab.sources import claude_code as cc
-    from brainlab.sources import claude_fast
+    from brainlab.transcripts import build
+    from brainlab.transcripts import fast as claude_fast
+    from brainlab.transcripts import tolerant as cc
 
     line = Transcript("s").say("Cette action dépasse le scope navigate — brain boot mode work "
                                "pour continuer.").lines[0]
     raw = json.dumps(line, ensure_ascii=False).encode()
-    ctx = cc.FileContext.of(Path("/t/projects/p/s.jsonl"))
-    fast, slow = cc.Chunk(), cc.Chunk()
+    ctx = build.FileContext.of(Path("/t/projects/p/s.jsonl"))
+    fast, slow = build.Chunk(), build.Chunk()
     assert claude_fast.parse_line(memoryview(raw), raw, 0, len(raw), ctx, 1, fast)
     for obj in cc.load_line(raw, ctx, 1, slow):
         cc.parse_object(obj, ctx, 1, slow)
@@ -255,7 +256,7 @@ def test_redirect_phrases_run_in_linear_time_on_megabyte_texts():
     """Hostile assistant texts (1 MB runs after each phrase's literal) cost linear time."""
     import subprocess
     import sys
-    code = ("from brainlab.sources.claude_marks import redirect_mark as m\n"
+    code = ("from brainlab.transcripts.marks import redirect_mark as m\n"
             "n = 1_000_000\n"
             "for text in ('ouvr' * (n // 4) + ' session', 'outside the scope of ' + 'a' * n,\n"
             "             'pour l\\'éditer' + ' ' * n + 'sudo', 'open ' * (n // 5) + 'window',\n"

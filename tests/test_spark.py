@@ -18,7 +18,7 @@ import pytest
 from brainlab.lake import attach_lake, layout
 from brainlab.lake.spark_ingest import TRANSCRIPT_TABLES
 from brainlab.store import open_writer, query
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 from tests.conftest import CORPUS
 
 pyspark = pytest.importorskip("pyspark")

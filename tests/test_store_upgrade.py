@@ -21,7 +21,7 @@ import pytest
 from conftest import CORPUS, TEMPLATE_BRAIN
 
 from brainlab.store import open_writer, upgrade
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 PROJECTS = ("-home-moxa-sda2-home-moxa-WORK-ci-project", "-Users-paul-src-entireio-cli",
             "-home-ken-next-mavens-flow")
@@ -122,12 +122,20 @@ def test_upgrade_keeps_rows_of_a_deleted_transcript(corpus, current_store, tmp_p
     assert {t: after[t] for t in recorded} == {t: before[t] for t in recorded}
 
 
-@pytest.mark.xfail(strict=False, reason="KNOWN DEFECT, open since the stop 13 merge: after an"
-                   " upgrade, the re-read ingest leaves 66 cc_request_lines and 2 cc_marks"
-                   " rows unlike a fresh ingest (present files not all read again)")
 def test_ingest_after_upgrade_equals_a_fresh_ingest(corpus, current_store, tmp_path):
-    """Through the CLI: one upgrade line, present files re-read exactly as a fresh store."""
+    """Through the CLI: one upgrade line, present files re-read exactly as a fresh store.
+
+    The fresh store is made as a user's would be: the three projects ingested, then the gone
+    file deleted and ingested again, so it keeps that file's rows (issue 24, nothing is
+    forgotten) as the upgraded store does. Compared with a store that never saw the file, the
+    upgraded store holds exactly that file's kept rows more (66 request lines, 66 tool calls,
+    2 marks, 1 span): what the former xfail reported as a defect. Then the file comes back:
+    both stores read it again once, and equal a store that always had it.
+    """
     old = make_old(current_store, tmp_path / "old.duckdb")
+    fresh = tmp_path / "fresh.duckdb"
+    first = cli("ingest", "claude", corpus, "--db", fresh, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
     # the store names files under ``corpus``: ingest that very folder, minus the gone file
     gone = gone_file(corpus)
     saved = tmp_path / "saved.jsonl"
@@ -135,26 +143,36 @@ def test_ingest_after_upgrade_equals_a_fresh_ingest(corpus, current_store, tmp_p
     os.unlink(gone)
     try:
         done = cli("ingest", "claude", corpus, "--db", old, cwd=tmp_path)
-        fresh = cli("ingest", "claude", corpus, "--db", tmp_path / "fresh.duckdb", cwd=tmp_path)
+        again = cli("ingest", "claude", corpus, "--db", fresh, cwd=tmp_path)
     finally:
         shutil.copy(saved, gone)
     assert done.returncode == 0, done.stderr
-    assert fresh.returncode == 0, fresh.stderr
+    assert again.returncode == 0, again.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("store upgraded")]
     assert len(lines) == 1 and "from schema 0ld0ld0ld0ld0ld0" in lines[0], done.stdout
     assert "derived tables to recompute" in lines[0]
-    assert "store upgraded" not in fresh.stdout
-    assert_same_tables(old, tmp_path / "fresh.duckdb", skip=BOOKKEEPING)
+    assert "store upgraded" not in again.stdout
+    for out in (done.stdout, again.stdout):
+        assert "1 file(s) gone from disk, their rows kept" in out, out
+    assert counts(old, f"WHERE source_file = '{gone}'")["cc_request_lines"] == 66
+    assert_same_tables(old, fresh, skip=BOOKKEEPING)
     con = duckdb.connect(str(old), read_only=True)
     try:
-        con.execute(f"ATTACH '{tmp_path / 'fresh.duckdb'}' AS fresh (READ_ONLY)")
+        con.execute(f"ATTACH '{fresh}' AS fresh (READ_ONLY)")
         # the bookkeeping: every present file read again whole, as a fresh store's
         same = ("SELECT source_file, bytes_done, lines_done, pending_bytes, head_sha256,"
-                " rows_loaded, errors FROM {}.cc_files")
+                " rows_loaded, errors FROM {}.cc_files WHERE gone_at IS NULL")
         assert con.execute(f"SELECT count(*) FROM ({same.format('main')} EXCEPT ALL"
                            f" {same.format('fresh')})").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FILTER (gone_at IS NULL), count(*) FILTER"
+                           " (gone_at IS NOT NULL) FROM cc_files").fetchone() == (4, 1)
     finally:
         con.close()
+    # the file is restored: read again once (its old rows replaced), never counted twice
+    for store in (old, fresh):
+        back = cli("ingest", "claude", corpus, "--db", store, cwd=tmp_path)
+        assert back.returncode == 0, back.stderr
+        assert_same_tables(current_store, store, skip=BOOKKEEPING)
 
 
 def assert_same_tables(store: Path, fresh: Path, skip=frozenset()) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from conftest import write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 SCRIPT = Path(sys.executable).parent / "brainlab"
 

@@ -21,7 +21,7 @@ from conftest import CORPUS
 
 from brainlab.sim.broker import _projects
 from brainlab.store import open_writer, reader
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S1 = "11111111-1111-4111-8111-111111111111"
 S2 = "22222222-2222-4222-8222-222222222222"

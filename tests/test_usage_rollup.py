@@ -19,7 +19,7 @@ from conftest import CORPUS
 
 from brainlab.metrics.usage import VIEWS, usage_sql, usage_table
 from brainlab.store import open_writer, reader, usage_rollup
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 
 def _same(a: list[tuple], b: list[tuple]) -> bool:

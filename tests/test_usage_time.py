@@ -21,7 +21,7 @@ from conftest import CORPUS
 
 from brainlab.metrics.usage_blocks import usage_blocks
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

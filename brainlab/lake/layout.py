@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainlab.errors import SourceError
-from brainlab.sources import claude_files
 from brainlab.store.schema import LOOKUP_TABLES, empty_store
+from brainlab.transcripts import discovery as claude_files
 
 PARTITIONS = ("user", "machine")  # every raw table's hive partitions, in path order
 EXTRA_PARTITIONS = {"ingest_errors": ("source",), "ingest_files": ("source",)}
@@ -110,7 +110,7 @@ def discover_team(root: str | Path, user: str | None = None, machine: str | None
 
     A root holding ``projects/`` (or ``*.jsonl`` directly) is one user's, named by ``user``
     and ``machine`` (default: login and host). File discovery is the local ingest's own
-    (:func:`brainlab.sources.claude_files.discover`), so both paths read the same files; the
+    (:func:`brainlab.transcripts.discovery.discover`), so both paths read the same files; the
     paths it refuses (FIFOs, links outside the tree, ...) are left out here. In a team tree,
     a user or machine folder whose name cannot be a partition (``bob smith``, 251 characters)
     goes to ``refused`` as (folder, reason) and the other folders are listed (issue 29); without

@@ -1,22 +1,25 @@
 """The thin adapter between the Spark job and brainlab's own transcript parser.
 
 Spark executors call :func:`parse_transcript`, which plans and parses one file with exactly
-the functions the local ingest uses (:func:`brainlab.store.claude_ingest.plan_file` and
-:func:`brainlab.store.claude_read.parse_file` behind the same crash guard), so the lake and a
-local store hold the same rows.
+the functions the local ingest uses (:func:`brainlab.transcripts.ingest.plan_file` and
+:func:`brainlab.transcripts.scan.parse_file` behind the same crash guard) and writes the
+bookkeeping rows with the local writer's own row helpers, so the lake and a local store hold
+the same rows.
 When the parser's entry point changes, only this module follows it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pyarrow as pa
 
-from brainlab.sources import claude_code as cc
-from brainlab.store import claude_ingest as ci
-from brainlab.store import claude_read, claude_rows
+from brainlab.store.columns import column_types
 from brainlab.store.schema import empty_store
+from brainlab.transcripts import ingest as ci
+from brainlab.transcripts import scan, writer
+from brainlab.transcripts.rows import to_arrow
 
 _TYPES_READY = False
 
@@ -26,8 +29,13 @@ def _ensure_types() -> None:
     global _TYPES_READY
     if not _TYPES_READY:
         with empty_store() as con:  # the cached empty store: no catalogue to build
-            claude_rows.column_types(con)  # what the local writer does before its workers fork
+            column_types(con)  # what the local writer does before its workers fork
         _TYPES_READY = True
+
+
+def _table(name: str, columns: tuple[str, ...], rows: list[tuple]) -> pa.Table:
+    """Rows the writer's helpers made, as the Arrow table the writer would insert."""
+    return to_arrow(name, [dict(zip(columns, row, strict=True)) for row in rows])
 
 
 def parse_transcript(path: str, size: int, state: tuple | None):
@@ -37,38 +45,25 @@ def parse_transcript(path: str, size: int, state: tuple | None):
     ``source_file`` to ``errors``, then ``tail_sha256`` and ``mtime_ns``) or None for a new
     file. Returns (job, read, tables): the plan, the parse result and its rows as Arrow
     tables by lake table name, including ``ingest_errors``, ``cc_files`` and ``ingest_files``
-    rows as the local writer makes them.
+    rows made by the local writer's own row helpers (:func:`writer.file_row`...).
     """
     _ensure_types()
     job = ci.plan_file(Path(path), state)
     if job is None:
         return None
     if job.size != size:  # the file grew since it was listed: read what the driver saw
-        job = claude_read.FileJob(job.path, job.offset, job.lines_done, size, job.reset, job.is_new,
-                         job.runs, job.rows_before, job.errors_before, job.mtime_ns, job.real)
-    read = claude_read.parse_safely(job, arrow=True)  # the local ingest's own guarded parse
+        job = dataclasses.replace(job, size=size)
+    read = scan.parse_safely(job, arrow=True)  # the local ingest's own guarded parse
     tables = dict(read.rows)
     if read.errors:
-        names = ("file", "line", "reason", "source", "severity")
-        tables["ingest_errors"] = pa.table(
-            {n: pa.array([e[n] for e in read.errors],
-                         type=pa.int64() if n == "line" else pa.string()) for n in names})
+        tables["ingest_errors"] = _table(
+            "ingest_errors", writer.ERROR_COLUMNS,
+            list(zip(*writer.error_columns(read.errors), strict=True)))
     requests = read.rows.get("cc_request_lines")
-    rows_total = job.rows_before + (requests.num_rows if requests is not None else 0)
-    errors_total = job.errors_before + len(read.errors)
-    tables["cc_files"] = pa.table({
-        "source_file": [job.path], "layout": [read.layout],
-        "bytes_done": pa.array([read.bytes_done], pa.int64()),
-        "lines_done": pa.array([read.lines_done], pa.int64()),
-        "pending_bytes": pa.array([read.pending], pa.int64()), "head_sha256": [read.head],
-        "size_seen": pa.array([job.size], pa.int64()), "runs": pa.array([job.runs + 1], pa.int32()),
-        "rows_loaded": pa.array([rows_total], pa.int64()),
-        "errors": pa.array([errors_total], pa.int64()), "tail_sha256": [read.tail],
-        "mtime_ns": pa.array([job.mtime_ns], pa.int64()),
-        "gone_at": pa.array([None], pa.timestamp("us"))})
-    tables["ingest_files"] = pa.table({
-        "file": [job.path], "source": [cc.SOURCE], "sha256": [f"tail:{read.bytes_done}"],
-        "bytes": pa.array([read.bytes_done], pa.int64()),
-        "rows_loaded": pa.array([rows_total], pa.int64()),
-        "errors": pa.array([errors_total], pa.int64())})
+    file = writer.file_row(job, read, requests.num_rows if requests is not None else 0)
+    files = _table("cc_files", writer.FILE_COLUMNS, [file])
+    # gone_at is always NULL here; typed as a timestamp, as the lake has always written it
+    tables["cc_files"] = files.set_column(files.schema.get_field_index("gone_at"), "gone_at",
+                                          pa.array([None], pa.timestamp("us")))
+    tables["ingest_files"] = _table("ingest_files", writer.LOG_COLUMNS, [writer.log_row(file)])
     return job, read, tables

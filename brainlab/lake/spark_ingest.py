@@ -20,7 +20,7 @@ import pyarrow as pa
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups
 from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
-from brainlab.sources import claude_broker
+from brainlab.transcripts import broker as claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
                      "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
@@ -100,7 +100,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     """
     from pyspark.sql import functions as F
 
-    from brainlab.store.claude_ingest import load_prices
+    from brainlab.transcripts.ingest import load_prices
 
     lake = layout.normalize(lake)
     refused: list[tuple[str, str]] = []

@@ -77,7 +77,7 @@ def drain(con, prices=None, skip_under: str | os.PathLike | None = None) -> dict
     ``skip_under``: a root the caller has just ingested (its files are not read twice).
     Returns counts for the caller's message: ``spooled`` files ingested, ``snapshots``.
     """
-    from brainlab.store.claude_ingest import ingest_claude
+    from brainlab.transcripts.ingest import ingest_claude
 
     spool_files = take(cache.SPOOL_NAME)
     paths = spooled_paths(read_lines(spool_files))

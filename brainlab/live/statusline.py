@@ -187,7 +187,7 @@ def scan(state: dict, chunk: bytes) -> None:
 
 def _first_prompt(state: dict, obj: dict) -> None:
     """The type and mode the session's first human prompt declares (SPEC §2.7)."""
-    from brainlab.sources.claude_marks import prompt_mark  # the ingest's own rule, once
+    from brainlab.transcripts.marks import prompt_mark  # the ingest's own rule, once
 
     mark = prompt_mark(obj, None, None, "", 0)
     if mark is None:

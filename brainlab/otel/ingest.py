@@ -1,7 +1,7 @@
 """``brainlab ingest otel PATH...``: telemetry files into the store, incrementally, by content.
 
 A file is known by its content, not its path: ``file_key`` is the hash of its first bytes
-(up to HEAD_BYTES, as the transcript ingest's head hash, ``store/claude_plan.py``) with their
+(up to HEAD_BYTES, as the transcript ingest's head hash, ``transcripts/plan.py``) with their
 length. A file the collector rotated (``data.json`` renamed ``data-2026-...json``) or a copy
 is the same file and is read only from where the last run stopped; a grown file is read from
 its byte offset; a whole-file zstd stream that grew is read again whole. Each file's new rows,

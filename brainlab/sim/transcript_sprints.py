@@ -7,7 +7,7 @@ same sprint name (blocks found in the transcript are stored in ``broker_blocks``
 (sprint_id = ``<session_id>`` or ``<session_id>:<project>``). Each subagent is an agent (its
 ``subagent_type``, else ``agent-<id>``; the main chain is ``main``) and its referenced files come
 from its own Read/Grep/Glob/Edit/MultiEdit/Write/NotebookEdit calls. The blocks are written
-at transcript parse time by :mod:`brainlab.sources.claude_broker`; a sprint cut by them also
+at transcript parse time by :mod:`brainlab.transcripts.broker`; a sprint cut by them also
 gets the broker's recorded source and release maps (``broker_recorded_loads`` / ``_releases``).
 :func:`drop_recorded` keeps a sprint that a JSONL record also describes from counting twice.
 """

@@ -7,7 +7,7 @@ metabolism's working modes (``prod``, ``sprint``, ``conserve``...: a context bud
 Both are listed here once (spec layer; was ``brainlab/modes.py``), each row citing the file
 and line it comes from; the store writes them as lookup tables (``session_modes``,
 ``mode_perimeters``, ``mode_budgets``) that the mode rules (store/models/rules/rule_mod*.sql) join,
-and :mod:`brainlab.sources.claude_marks` reads the redirection phrases. Paths ``ref:`` are
+and :mod:`brainlab.transcripts.marks` reads the redirection phrases. Paths ``ref:`` are
 under ``reference/cortex-template/``.
 """
 

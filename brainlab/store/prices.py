@@ -142,7 +142,7 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=_key)
     if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
         return False
-    from brainlab.store.claude_rows import insert_columns
+    from brainlab.store.columns import insert_columns
 
     con.execute("BEGIN TRANSACTION")
     try:

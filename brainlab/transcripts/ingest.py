@@ -12,9 +12,9 @@ transaction (small files share one), so a crash never leaves half a file. The SP
 deduplication is global, so it lives in views over the raw line tables: appending lines never
 needs to revisit earlier files.
 
-This module plans a run and orders its steps; worker processes (:mod:`claude_pool`) read
-groups of files (:mod:`claude_read`) into typed rows (:mod:`claude_rows`), which
-:mod:`claude_writer` writes; then the derived tables are stored (:mod:`usage_rollup`,
+This module plans a run and orders its steps; worker processes (:mod:`pool`) read
+groups of files (:mod:`scan`) into typed rows (:mod:`rows`), which
+:mod:`writer` writes; then the derived tables are stored (:mod:`usage_rollup`,
 :mod:`measured`), so read commands never re-derive them.
 """
 
@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.errors import SourceError
-from brainlab.sources import claude_files
 from brainlab.store import usage_rollup
-from brainlab.store.claude_plan import HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes, head_hash
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures
 from brainlab.store.prices import PRICES_ENV, load_prices, write_prices  # noqa: F401
+from brainlab.transcripts import discovery
+from brainlab.transcripts.plan import HEAD_BYTES, ClaudeSummary, FileJob, edge_hashes, head_hash
 
-# The parser's modules (claude_pool, claude_read, claude_writer, claude_rows and the sources
+# The parser's modules (pool, scan, writer, rows and the modules
 # they import: 50-60 ms) are imported once planning found something to read: a run with
 # nothing new, the usual ingest from a hook, never loads them (issue 12).
 
@@ -53,11 +53,11 @@ Roots = str | os.PathLike | Sequence[str | os.PathLike]  # one transcript root, 
 
 
 def default_roots() -> list[Path]:
-    """Every ``projects/`` folder Claude Code writes to (:func:`claude_files.default_roots`).
+    """Every ``projects/`` folder Claude Code writes to (:func:`discovery.default_roots`).
 
     A SourceError naming the folders tried when there is none.
     """
-    found, tried = claude_files.default_roots()
+    found, tried = discovery.default_roots()
     if not found:
         raise SourceError("no transcripts at " + ", ".join(str(t) for t in tried)
                           + ": give the projects folder as PATH (or set CLAUDE_CONFIG_DIR)")
@@ -66,7 +66,7 @@ def default_roots() -> list[Path]:
 
 def default_root() -> Path:
     """The first Claude root (callers that take one root; ``ingest claude`` reads them all)."""
-    found, tried = claude_files.default_roots()
+    found, tried = discovery.default_roots()
     return found[0] if found else tried[-1]
 
 
@@ -128,7 +128,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     if isinstance(con, engine().DuckDBPyConnection):
         known = _known(con, roots, str)
     else:  # a store still to create: nothing known; column types from the schema alone
-        from brainlab.store.claude_rows import schema_types
+        from brainlab.store.columns import schema_types
 
         opener, known = con, {}
         schema_types()
@@ -161,9 +161,9 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         _record_refused(con, refused, summary)
         return _finish(con, summary, rollup_stale, [], [], not _measures_stored(con), [])
-    from brainlab.store import claude_pool
-    from brainlab.store.claude_pool import parse_all
-    from brainlab.store.claude_writer import Writer, delete_files
+    from brainlab.transcripts import pool
+    from brainlab.transcripts.pool import parse_all
+    from brainlab.transcripts.writer import Writer, delete_files
 
     streamed = [job for job in jobs if job.size - job.offset >= STREAM_MIN_BYTES]
     pooled = [job for job in jobs if job.size - job.offset < STREAM_MIN_BYTES]
@@ -190,7 +190,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         # with them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at
         # the end. A run parsed here keeps DuckDB's threads (setting them: 4 ms each way)
         threads = None
-        if streamed or claude_pool.uses_pool(pooled, workers):
+        if streamed or pool.uses_pool(pooled, workers):
             threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
             con.execute("SET threads = 1")
         try:
@@ -273,13 +273,13 @@ def _roots(root: Roots) -> list[Path]:
 
 
 def _discover(roots: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
-    """:func:`claude_files.discover` over every root: files sorted, each once."""
+    """:func:`discovery.discover` over every root: files sorted, each once."""
     if len(roots) == 1:
-        return claude_files.discover(roots[0])
+        return discovery.discover(roots[0])
     files: dict[str, Path] = {}
     refused: list[tuple[str, str]] = []
     for root in roots:
-        found, problems = claude_files.discover(root)
+        found, problems = discovery.discover(root)
         files.update((str(f), f) for f in found)
         refused += problems
     return sorted(files.values()), refused
@@ -310,7 +310,7 @@ def _note_gone(con: duckdb.DuckDBPyConnection, known: dict[str, tuple], missing:
 class Survey:
     """What planning reads from the file system, read in a thread while the store opens.
 
-    The transcripts under ``roots`` (:func:`claude_files.discover`), and per file its size,
+    The transcripts under ``roots`` (:func:`discovery.discover`), and per file its size,
     the hash of its first HEAD_BYTES and its modification time (what :func:`plan_file`
     compares with cc_files), or the OSError met (``hashes=False``, for a new store: sizes
     only). DuckDB releases the GIL while it opens a store, so this costs the run nothing
@@ -354,17 +354,17 @@ def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str
     """Error rows for the paths discovery refused (replacing those of earlier runs)."""
     if not refused:
         return
-    from brainlab.sources import claude_code as cc
-    from brainlab.store.claude_rows import insert_columns
+    from brainlab.store.columns import insert_columns
+    from brainlab.transcripts.values import SOURCE
 
     con.execute("BEGIN TRANSACTION")
     paths = sorted({path for path, _ in refused})
     con.execute("DELETE FROM ingest_errors WHERE source = ? AND line IS NULL"
                 " AND file IN (SELECT unnest(?::VARCHAR[])) AND starts_with(reason, 'skipped:')",
-                [cc.SOURCE, paths])
+                [SOURCE, paths])
     insert_columns(con, "ingest_errors", ("file", "line", "reason", "source", "severity"),
                    [[p for p, _ in refused], [None] * len(refused), [r for _, r in refused],
-                    [cc.SOURCE] * len(refused), ["error"] * len(refused)])
+                    [SOURCE] * len(refused), ["error"] * len(refused)])
     con.execute("COMMIT")
     summary.errors += len(refused)
 

@@ -1,10 +1,10 @@
 """Read one transcript file's new bytes into rows: line splitting, UTF-8 checks, fast path.
 
 Pure: it runs in a worker process (or in the ingest's own for small runs and huge files).
-Each complete line goes to the msgspec fast path (:mod:`brainlab.sources.claude_fast`) and to
-the general orjson path (:mod:`brainlab.sources.claude_code`) when it does not fit; an
+Each complete line goes to the msgspec fast path (:mod:`brainlab.transcripts.fast`) and to
+the general orjson path (:mod:`brainlab.transcripts.tolerant`) when it does not fit; an
 unfinished last line is left for the next run. Rows come back per table, typed
-(:mod:`brainlab.store.claude_rows`), with the file's error rows and new offsets.
+(:mod:`brainlab.transcripts.rows`), with the file's error rows and new offsets.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
-from brainlab.sources import claude_code as cc
-from brainlab.sources import claude_fast
 from brainlab.sources.redact import redact, redact_truncate
-from brainlab.store.claude_plan import FileJob, edge_hashes
-from brainlab.store.claude_rows import to_arrow, to_columns
+from brainlab.transcripts import build, fast, tolerant
+from brainlab.transcripts.plan import FileJob, edge_hashes
+from brainlab.transcripts.rows import to_arrow, to_columns
+from brainlab.transcripts.values import SOURCE
 
 READ_BLOCK = 32 * 1024 * 1024  # bytes read at a time from a transcript
 
@@ -43,7 +43,7 @@ class FileRead:
     head: str
     layout: str
     counts: tuple[int, int] | None = None  # (rows, request rows) when the group holds them
-    tail: str | None = None  # hash of the last HEAD_BYTES read (claude_plan.edge_hashes)
+    tail: str | None = None  # hash of the last HEAD_BYTES read (plan.edge_hashes)
 
 
 @dataclass
@@ -58,17 +58,17 @@ class GroupRead:
     rows: dict[str, Any]  # table -> pyarrow.Table, or Columns
 
 
-def _row_lists(chunk: cc.Chunk, final: bool) -> dict[str, list]:
+def _row_lists(chunk: build.Chunk, final: bool) -> dict[str, list]:
     """The chunk's rows per table (the file's SPEC §7 candidate requests only)."""
     rows = {
         "cc_request_lines": last_per_call(chunk.requests),
         "cc_tool_call_lines": chunk.tool_calls, "cc_tool_results": chunk.tool_results,
         "cc_agent_links": chunk.agent_links, "cc_compactions": chunk.compactions,
         "cc_marks": chunk.marks,
-        **chunk.broker,  # broker_blocks / broker_block_files (claude_broker)
+        **chunk.broker,  # broker_blocks / broker_block_files (broker)
     }
     if final:
-        rows["cc_spans"] = cc.span_rows(chunk)
+        rows["cc_spans"] = build.span_rows(chunk)
     return {name: table_rows for name, table_rows in rows.items() if table_rows}
 
 
@@ -116,11 +116,11 @@ def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
                 ) -> tuple[dict[str, list], FileRead]:
     """Parse ``job`` into row lists per table, and its FileRead without rows."""
     path = Path(job.file)
-    ctx = cc.FileContext.of(path)
+    ctx = build.FileContext.of(path)
     if job.path != ctx.path:  # rows carry the stored (redacted) path and ids, issue 29
         ctx = dataclasses.replace(ctx, path=job.path, session_id=redact(ctx.session_id),
                                   agent_id=redact(ctx.agent_id))
-    chunk = cc.Chunk()
+    chunk = build.Chunk()
 
     def tables(final: bool) -> dict:
         return _row_lists(chunk, final)
@@ -136,7 +136,7 @@ def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
     bytes_done, lines_done, pending = _read(path, job.offset, job.lines_done, job.size, ctx,
                                             chunk, flush if on_rows else None)
     if ctx.layout == "subagent" and job.offset == 0:
-        meta = cc.read_meta(path, ctx)
+        meta = build.read_meta(path, ctx)
         if meta:
             chunk.agent_links.append(meta)
     head, tail = edge_hashes(path, bytes_done)
@@ -182,7 +182,7 @@ def _failed(job: FileJob, exc: Exception) -> FileRead:
     why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     error = {"file": job.path, "line": None, "reason": f"parser failure"
              f" ({type(exc).__name__}: {redact_truncate(why, 200)}); file left for the"
-             " next run", "source": cc.SOURCE, "severity": "error"}
+             " next run", "source": SOURCE, "severity": "error"}
     try:
         head, tail = edge_hashes(Path(job.file), job.offset)
     except OSError:
@@ -190,8 +190,8 @@ def _failed(job: FileJob, exc: Exception) -> FileRead:
     return FileRead({}, [error], job.offset, job.lines_done, 0, head, "main", tail=tail)
 
 
-def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileContext,
-          chunk: cc.Chunk, flush: Callable[[], None] | None = None) -> tuple[int, int, int]:
+def _read(path: Path, offset: int, lines_done: int, size: int, ctx: build.FileContext,
+          chunk: build.Chunk, flush: Callable[[], None] | None = None) -> tuple[int, int, int]:
     """Parse complete lines from ``offset``; return (bytes_done, lines_done, pending_bytes).
 
     Reads blocks of READ_BLOCK bytes (a longer line simply spans several) and never past
@@ -203,7 +203,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
         chunk.error(ctx.path, None, "empty file: nothing to read", "warning")
         return 0, 0, 0
     position, carry = offset, b""
-    fast = claude_fast.parse_line
+    typed_line = fast.parse_line
     with open(path, "rb") as handle:
         handle.seek(offset)
         remaining = size - offset
@@ -224,7 +224,7 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
             while (end := find(b"\n", start, last)) >= 0:
                 lines_done += 1
                 if end > start and (checked or _valid_utf8(data[start:end])):
-                    if not fast(view, data, start, end, ctx, lines_done, chunk):
+                    if not typed_line(view, data, start, end, ctx, lines_done, chunk):
                         _slow(data[start:end], ctx, lines_done, chunk)
                 elif end > start:
                     _slow(data[start:end], ctx, lines_done, chunk)
@@ -245,12 +245,12 @@ def _read(path: Path, offset: int, lines_done: int, size: int, ctx: cc.FileConte
     return position, lines_done, 0
 
 
-def _slow(raw: bytes, ctx: cc.FileContext, line_no: int, chunk: cc.Chunk) -> None:
-    """The general path: orjson, repairs and error rows (claude_code.load_line)."""
+def _slow(raw: bytes, ctx: build.FileContext, line_no: int, chunk: build.Chunk) -> None:
+    """The tolerant decoder: orjson, repairs and error rows (tolerant.load_line)."""
     if raw.isspace():
         return
-    for obj in cc.load_line(raw, ctx, line_no, chunk):
-        cc.parse_object(obj, ctx, line_no, chunk)
+    for obj in tolerant.load_line(raw, ctx, line_no, chunk):
+        tolerant.parse_object(obj, ctx, line_no, chunk)
 
 
 _ASCII = bytes(range(128))

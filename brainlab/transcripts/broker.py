@@ -2,7 +2,7 @@
 
 The broker prints its inhale and expire blocks (seeds/context-broker.md.txt) as text: in an
 assistant message of the chain that runs it, and again in the ``tool_result`` a parent chain
-receives from a broker subagent. The transcript parser (:mod:`brainlab.sources.claude_code`)
+receives from a broker subagent. The row builder (:mod:`brainlab.transcripts.build`)
 hands such texts here (assistant texts, and the tool results that are a subagent's answer:
 :func:`subagent_answer`), but only those holding :data:`MARKER` (a substring test, so the
 other texts cost one ``in``). Blocks become ``broker_blocks`` / ``broker_block_files`` rows carrying

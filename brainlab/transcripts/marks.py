@@ -1,10 +1,10 @@
 """What a transcript says about a session's metabolism beyond usage (issue 13, SPEC §3.1-§3.2).
 
-Called by the transcript parser (:mod:`brainlab.sources.claude_code`) for each human prompt
+Called by the row builder (:mod:`brainlab.transcripts.build`) for each human prompt
 and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 
 - ``prompt``: the type and mode keywords of a main-chain human prompt (SPEC §2.7, parsed by
-  :func:`brainlab.protocol.parse_session_keywords`), and ``item_key = 'close-trigger'`` when
+  :func:`brainlab.spec.vocabulary.parse_session_keywords`), and ``item_key = 'close-trigger'`` when
   the prompt is one of the close triggers (``fin``, ``on wrappe``...; SPEC §2.4, issue 14);
   the prompt itself is not kept;
 - ``todo``: one row per to-do item a ``TodoWrite`` list holds (keyed by a hash of its text)
@@ -12,7 +12,7 @@ and each tool call; returns ``cc_marks`` rows, derived facts only, never text:
 - ``decisions``: decision lines (SPEC §5 ``| choisi : ...``) an Edit/Write adds to a
   workspace ``log.md`` (lines counted, not kept);
 - ``redirect``: a main-chain assistant text that redirects out-of-perimeter work to another
-  session (ADR-019 soft lock; phrases in :data:`brainlab.modes.REDIRECTIONS`): the phrase
+  session (ADR-019 soft lock; phrases in :data:`brainlab.spec.modes.REDIRECTIONS`): the phrase
   id in ``item_key``, never the text.
 
 Kept apart from the parser's decoding so that a rewrite of the decoding keeps these rules.
@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from brainlab.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
-from brainlab.protocol import parse_session_keywords
+from brainlab.spec.modes import REDIRECTION_HINTS, REDIRECTION_PATTERNS
+from brainlab.spec.vocabulary import parse_session_keywords
 
 MARK_COLUMNS = ("session_id", "agent_id", "ts", "kind", "keyword_type", "keyword_mode",
                 "keyword_rule", "item_key", "item_status", "lines", "tool_use_id",

@@ -10,23 +10,52 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brainlab.sources import claude_broker
-from brainlab.sources import claude_code as cc
-from brainlab.store.claude_plan import ClaudeSummary, FileJob
-from brainlab.store.claude_read import FileRead, GroupRead, parse_safely
-from brainlab.store.claude_rows import Columns, column_types, insert_columns
+from brainlab.store.columns import column_types, insert_columns
 from brainlab.store.connection import engine
+from brainlab.transcripts import broker
+from brainlab.transcripts.plan import ClaudeSummary, FileJob
+from brainlab.transcripts.rows import Columns
+from brainlab.transcripts.scan import FileRead, GroupRead, parse_safely
+from brainlab.transcripts.values import SOURCE
 
 if TYPE_CHECKING:
     import duckdb
 
 
 TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results", "cc_agent_links",
-          "cc_compactions", "cc_spans", "cc_marks") + claude_broker.TABLES
+          "cc_compactions", "cc_spans", "cc_marks") + broker.TABLES
 # commit after this many bytes read: each commit writes the WAL (on 1 GB, 16 commits took
 # 1.4-1.7 s of writer CPU, 2 commits 0.8 s); the open batch holds its rows (~6% of its bytes)
 BATCH_BYTES = 512_000_000
 BATCH_FILES = 500  # ... or after this many files, whichever comes first
+
+
+FILE_COLUMNS = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
+                "head_sha256", "size_seen", "runs", "rows_loaded", "errors", "tail_sha256",
+                "mtime_ns", "gone_at")
+LOG_COLUMNS = ("file", "source", "sha256", "bytes", "rows_loaded", "errors")  # ingest_files
+ERROR_COLUMNS = ("file", "line", "reason", "source", "severity")  # ingest_errors
+
+
+def file_row(job: FileJob, read: FileRead, requests: int) -> tuple:
+    """The ``cc_files`` row (FILE_COLUMNS) of a file read: offsets, hashes, counts so far.
+
+    ``requests``: the cc_request_lines rows this read gave (the file's earlier ones are in
+    ``job.rows_before``). The lake's adapter writes the same row (lake/parse.py).
+    """
+    return (job.path, read.layout, read.bytes_done, read.lines_done, read.pending, read.head,
+            job.size, job.runs + 1, job.rows_before + requests,
+            job.errors_before + len(read.errors), read.tail, job.mtime_ns, None)
+
+
+def log_row(file: tuple) -> tuple:
+    """The ``ingest_files`` row (LOG_COLUMNS) of a ``cc_files`` row: the shared ingest log."""
+    return (file[0], SOURCE, f"tail:{file[2]}", file[2], file[8], file[9])
+
+
+def error_columns(errors: list[dict]) -> list[list]:
+    """Error rows (dicts) as one list per ERROR_COLUMNS column."""
+    return [[e[n] for e in errors] for n in ERROR_COLUMNS]
 
 
 class Writer:
@@ -80,7 +109,7 @@ class Writer:
             delete_file(self.con, job.path)
         elif not job.is_new and job.errors_before:  # cc_files.errors counts its error rows
             self.con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?"
-                             " AND line IS NULL", [job.path, cc.SOURCE])  # e.g. "empty file"
+                             " AND line IS NULL", [job.path, SOURCE])  # e.g. "empty file"
 
     def insert(self, table: str, parts: list) -> None:
         """Append rows (Arrow tables, or Columns) to ``table`` (columns by name)."""
@@ -112,25 +141,19 @@ class Writer:
     def write(self, job: FileJob, read: FileRead, summary: ClaudeSummary,
               commit: bool = True) -> None:
         """Write one file's new rows and its cc_files row (committed with its batch)."""
-        con, key = self.con, job.path
+        con = self.con
         (n_rows, n_requests), self.streamed = self.streamed, [0, 0]
         if read.counts is not None:  # its rows came with its group
             n_rows, n_requests = n_rows + read.counts[0], n_requests + read.counts[1]
         n_rows += sum(t.num_rows for t in read.rows.values())
         requests = read.rows.get("cc_request_lines")
-        rows_total = (job.rows_before + n_requests
-                      + (requests.num_rows if requests is not None else 0))
-        errors_total = job.errors_before + len(read.errors)
+        n_requests += requests.num_rows if requests is not None else 0
         self._begin(job)
         for table, table_rows in read.rows.items():  # inserted at commit, one per table
             self.tables.setdefault(table, []).append(table_rows)
         if read.errors:
-            names = tuple(read.errors[0])
-            insert_columns(con, "ingest_errors", names,
-                           [[e[n] for e in read.errors] for n in names])
-        self.files.append((key, read.layout, read.bytes_done, read.lines_done, read.pending,
-                           read.head, job.size, job.runs + 1, rows_total, errors_total,
-                           read.tail, job.mtime_ns, None))
+            insert_columns(con, "ingest_errors", ERROR_COLUMNS, error_columns(read.errors))
+        self.files.append(file_row(job, read, n_requests))
         summary.read += 1
         summary.reset += job.reset
         summary.bytes_read += read.bytes_done - job.offset
@@ -150,16 +173,11 @@ class Writer:
             for table, parts in self.tables.items():
                 self.insert(table, parts)
             if self.files:
-                names = ("source_file", "layout", "bytes_done", "lines_done", "pending_bytes",
-                         "head_sha256", "size_seen", "runs", "rows_loaded", "errors",
-                         "tail_sha256", "mtime_ns", "gone_at")
-                columns = [list(c) for c in zip(*self.files, strict=True)]
-                insert_columns(self.con, "cc_files", names, columns, replace=True)
-                self.con.execute(
-                    "INSERT OR REPLACE INTO ingest_files SELECT source_file, ?,"
-                    " 'tail:' || bytes_done, bytes_done, rows_loaded, errors FROM cc_files"
-                    " WHERE source_file IN (SELECT unnest(?::VARCHAR[]))",
-                    [cc.SOURCE, columns[0]])
+                for table, names, rows in (
+                        ("cc_files", FILE_COLUMNS, self.files),
+                        ("ingest_files", LOG_COLUMNS, [log_row(f) for f in self.files])):
+                    insert_columns(self.con, table, names,
+                                   [list(c) for c in zip(*rows, strict=True)], replace=True)
             self.con.execute("COMMIT")
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
         self.tables, self.started = {}, set()
@@ -185,7 +203,7 @@ def delete_files(con: duckdb.DuckDBPyConnection, keys: list[str]) -> int:
                           ("cc_files", "source_file")):
         extra = " AND source = ?" if table != "cc_files" else ""
         con.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT unnest(?::VARCHAR[])){extra}",
-                    [keys, cc.SOURCE] if extra else [keys])
+                    [keys, SOURCE] if extra else [keys])
     return deleted
 
 
@@ -193,5 +211,5 @@ def delete_file(con: duckdb.DuckDBPyConnection, key: str) -> None:
     """Delete every row a file gave (its rows are about to be read again, or it is gone)."""
     for table in TABLES:
         con.execute(f'DELETE FROM "{table}" WHERE source_file = ?', [key])
-    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?", [key, cc.SOURCE])
-    con.execute("DELETE FROM ingest_files WHERE file = ? AND source = ?", [key, cc.SOURCE])
+    con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?", [key, SOURCE])
+    con.execute("DELETE FROM ingest_files WHERE file = ? AND source = ?", [key, SOURCE])

@@ -1,6 +1,6 @@
 """What a transcript ingest run must read, in types that import no parser.
 
-A run first compares the files on disk with ``cc_files`` (:mod:`claude_ingest`); most runs
+A run first compares the files on disk with ``cc_files`` (:mod:`ingest`); most runs
 (an ingest from a hook after each session) find little or nothing new. This module holds what
 that planning and a run's summary need (a file job, the hashes that notice a rewritten
 file: of its first block and of the last block read, the summary), so a run with nothing
@@ -69,7 +69,7 @@ def head_hash(path: Path, bytes_done: int) -> str:
 def edge_hashes(path: Path, bytes_done: int) -> tuple[str, str]:
     """The hashes of the first and of the last HEAD_BYTES before ``bytes_done`` (one open).
 
-    The second is what :func:`claude_ingest.plan_file` compares before reading a grown file
+    The second is what :func:`ingest.plan_file` compares before reading a grown file
     from its offset: a file truncated and written again past its old size, its first block
     unchanged, no longer has the same bytes there (issue 29, integrity 3).
     """

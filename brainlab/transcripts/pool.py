@@ -1,7 +1,7 @@
 """Parse transcript files in worker processes that die with their parent.
 
 Workers are forked (they inherit the column types and the memoised redaction) and parse
-groups of whole files (:func:`brainlab.store.claude_read.parse_group`: one set of Arrow
+groups of whole files (:func:`brainlab.transcripts.scan.parse_group`: one set of Arrow
 tables per group); the ingest process writes while they work. A worker asks the kernel to
 kill it when its parent dies, so SIGTERM or SIGKILL of `ingest claude` leaves no process
 behind. A small run (the usual incremental one) parses in the ingest process: starting
@@ -19,15 +19,15 @@ import types
 import warnings
 from collections.abc import Callable
 
-from brainlab.store.claude_read import FileJob, parse_group
-from brainlab.store.claude_writer import BATCH_BYTES
+from brainlab.transcripts.scan import FileJob, parse_group
+from brainlab.transcripts.writer import BATCH_BYTES
 
 # Below this, parsing in this process is as fast as a pool and costs less CPU: measured with
 # 2 cores under load 3.8 (corpus files, one run each way), in-process vs 2 workers: 20 MB
 # 0.14 vs 0.15 s wall, 40 MB 0.18-0.20 vs 0.23-0.26 s; a quiet machine's pool can at most
 # halve a parse of ~0.15 s (32 MB) while paying its start-up (issue 12, +1% of 1 GB: 20 MB)
 PARALLEL_MIN_BYTES = 32_000_000
-# Below this, rows go to DuckDB as column lists (see claude_rows); above it Arrow pays back
+# Below this, rows go to DuckDB as column lists (see rows); above it Arrow pays back
 # (cheap to send from a worker, several times faster to insert than lists)
 ARROW_MIN_BYTES = 64_000_000
 # files parsed per task: converting rows to Arrow costs a call per column, so small files share
