@@ -25,12 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "kernels": BASE,  # Jupyter kernels over IPC and the papermill engine (issue 28 item 7)
     "notebook_copies": BASE,  # the user's working copies of the notebooks (issue 28 item 3)
     "brainlab": set(),
-    # re-export shims of brainlab.spec kept for transcripts/marks.py (issue 23 item 3)
-    "protocol": SPEC,
-    "modes": SPEC,
     "config": BASE,
     "tables": BASE,
-    "sources": BASE | {"protocol", "modes"},
+    "sources": BASE,
     "store": BASE | {"sources"},
     # the transcript pipeline (issue 23 item 3): discovery to writer, above the store it fills
     "transcripts": BASE | {"sources", "store"},

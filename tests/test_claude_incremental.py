@@ -133,7 +133,7 @@ PARSER = ("brainlab.transcripts.tolerant", "brainlab.transcripts.fast",
           "brainlab.transcripts.scan", "brainlab.transcripts.pool",
           "brainlab.transcripts.writer",
           # the catalogue's check at open: its files' stat only (schema.catalog_files_key)
-          "brainlab.protocol", "brainlab.modes", "brainlab.rules.catalogue",
+          "brainlab.rules.catalogue", "brainlab.spec.budget_rule",
           "brainlab.spec.vocabulary", "brainlab.spec.modes", "brainlab.spec.rules",
           "brainlab.spec.stops", "brainlab.spec.session_types",
           "importlib.resources", "zipfile")

@@ -21,7 +21,7 @@ from claude_factory import assistant, usage, write
 from brainlab.metrics.report import Week, transcript_usage
 from brainlab.metrics.usage_time import TZ_ENV, kernel_timezone
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S1 = "44444444-4444-4444-8444-444444444444"
 WEEK = "2026-W14"  # Monday 2026-03-30 to Sunday 2026-04-05

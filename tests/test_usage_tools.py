@@ -18,7 +18,7 @@ import pytest
 from claude_factory import assistant, tool_use, usage, write
 
 from brainlab.store import open_writer
-from brainlab.store.claude_ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude
 
 S1 = "33333333-3333-4333-8333-333333333333"
 SONNET_IN, SONNET_OUT = 3.0, 15.0  # claude-sonnet-4-5, USD per million tokens

@@ -253,7 +253,7 @@ def context_pct(data: dict, state: dict) -> float | None:
 def budget_of(mode: str | None, session_type: str | None) -> dict | None:
     """The SPEC §3.3 line the context is coloured against, kept in the state once known.
 
-    A declared working mode's budget (``brainlab.modes.BUDGETS``: watch, max, commits);
+    A declared working mode's budget (``brainlab.spec.modes.BUDGETS``: watch, max, commits);
     else the saturation peak of the type's category (``Thresholds``: use-brain 80,
     build-brain 85); None when the session declared neither.
     """
