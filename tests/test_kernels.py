@@ -1,11 +1,12 @@
 """Notebook runs started at the same moment all finish (issue 28 item 7), and a relative
 ``BRAINLAB_DB`` means a path from the folder where the user typed the command.
 
-Four ``papermill`` commands (the documented one: ``--engine brainlab --execution-timeout``)
-and four runs of brainlab's report runner are started at once, each from a shell in a user's
-folder holding ``data/brainlab.duckdb`` while the kernel runs in ``nbs/``. Over TCP, kernels
-started together could be handed the same port and wait forever; over IPC (brainlab.kernels)
-every run must end, and each notebook must find the store the relative path names.
+Four ``papermill`` commands (the documented one: ``--engine brainlab --execution-timeout``),
+two plain ``papermill --execution-timeout`` commands and four runs of brainlab's report runner
+are started at once, each from a shell in a user's folder holding ``data/brainlab.duckdb``
+while the kernel runs in ``nbs/``: every run must end, and each notebook must find the store
+the relative path names. The cause of the hang these runs once met (a reply whose wake-up the
+client missed, docs/notebooks.md) is reproduced deterministically below.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from brainlab.lab import read_records
 ROOT = Path(__file__).resolve().parents[1]
 PAPERMILL = Path(sys.executable).with_name("papermill")
 RUNS = 4
+PLAIN_RUNS = 2
 
 RUNNER = """
 import sys
@@ -83,6 +85,10 @@ def test_notebook_runs_started_at_once_all_finish_and_find_a_relative_db(tmp_pat
         commands[f"runner-{i}"] = _shell(user, (
             f"{shlex.quote(sys.executable)} -c {shlex.quote(RUNNER)} "
             f"{shlex.quote(str(notebook))} {user}/out-runner-{i}.ipynb"))
+    for i in range(PLAIN_RUNS):  # papermill's own engine (TCP, stock client), as users may run it
+        commands[f"plain-{i}"] = _shell(user, (
+            f"{shlex.quote(str(PAPERMILL))} nbs/probe.ipynb {user}/out-plain-{i}.ipynb --cwd nbs"
+            " -k python3 --execution-timeout 120 --no-progress-bar"))
     procs = {name: subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, start_new_session=True)
              for name, cmd in commands.items()}
@@ -104,7 +110,7 @@ def test_notebook_runs_started_at_once_all_finish_and_find_a_relative_db(tmp_pat
         records = read_records(out)
         assert records == {"db": expected, "exists": True, "cwd": str(user / "nbs")}, (
             out.name, json.dumps(records))
-    assert len(list(user.glob("out-*.ipynb"))) == 2 * RUNS
+    assert len(list(user.glob("out-*.ipynb"))) == 2 * RUNS + PLAIN_RUNS
     assert not [p.name for p in (user / "nbs").iterdir() if p.name != "probe.ipynb"], \
         "a run left files (sockets?) in the kernel's folder"
 

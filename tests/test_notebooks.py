@@ -165,7 +165,8 @@ def test_records_are_invisible_in_a_papermill_run(tmp_path, demo):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     run = subprocess.run([str(Path(sys.executable).with_name("papermill")),
                           str(_by_name("05_protocol_tour.ipynb")), str(out), "--cwd",
-                          str(NOTEBOOK_DIR), "-k", "python3", "--no-progress-bar"],
+                          str(NOTEBOOK_DIR), "-k", "python3", "--no-progress-bar",
+                          "--engine", "brainlab", "--execution-timeout", "600"],
                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-1500:]
     nb = nbformat.read(str(out), as_version=4)

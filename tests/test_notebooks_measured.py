@@ -24,7 +24,8 @@ PAPERMILL = Path(sys.executable).parent / "papermill"
 def run(name: str, db: Path, tmp_path: Path) -> dict:
     out = tmp_path / name
     done = subprocess.run([str(PAPERMILL), str(NOTEBOOKS / name), str(out), "-p", "db_path",
-                           str(db), "--execution-timeout", "300", "-k", "python3"],
+                           str(db), "--engine", "brainlab", "--execution-timeout", "300",
+                           "-k", "python3"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(out.read_text(encoding="utf-8"))
