@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from notebook_runs import executed, store_kernels  # noqa: F401  (fixtures for every file)
 
 from brainlab.demo import build_store
 from brainlab.store import ingest as store_ingest
@@ -134,13 +135,17 @@ def empty_store(tmp_path_factory) -> Path:
 __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write"]
 
 
-# --- runfix (issue 28 items 1, 7): kernels over IPC, kernel tests spread over the workers ---
-# Kernels brainlab starts talk over IPC (brainlab.kernels): two kernels started at the same
-# moment can no longer be handed the same TCP port, so kernel tests need not run one after
-# another. Tests sharing a session's kernels or lab stay together in one xdist group (one
-# worker: the kernels start once); the groups themselves run in parallel (--dist loadgroup).
+# --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---
+# The papermill hang was a missed wake-up in the kernel client (brainlab.kernels.WakefulClient
+# fixes it for brainlab's runs; docs/notebooks.md), not kernels started together: kernel tests
+# need not run one after another. A group keeps on one worker the tests sharing a session's
+# kernels (tests/notebook_runs.py), a module's store or a lab; groups run in parallel
+# (--dist loadgroup). A test marked with its own xdist_group keeps it.
 KERNEL_GROUPS = {
-    "test_notebooks.py": "notebooks",          # one kernel per store, shared by its tests
+    "test_notebooks.py": "notebooks",          # one kernel per store, shared (notebook_runs)
+    "test_notebooks_measured.py": "papermill",  # fresh kernels (warnings show once per kernel)
+    "test_measured_report.py": "measured",     # module store of the demo's transcripts
+    "test_store_unavailable.py": "unavailable",
     "test_lab_browser.py": "lab",              # one JupyterLab and one browser for the file
     "test_cli_lab.py": "lab",
     "test_report.py": "reports", "test_report_units.py": "reports",
@@ -165,18 +170,8 @@ def pytest_configure(config):
 
 
 def _kernel_group(item) -> str | None:
-    """Every test that starts Jupyter kernels runs in ONE group, on one worker, one at a time.
-
-    Kernels over IPC removed the port race, but a full run with kernel groups on both workers
-    still left two notebook 06 runs waiting on idle kernels (one over IPC, one over TCP) until
-    their cell timeout; one after another is how every earlier CI run passed. The groups
-    above stay as documentation of what shares a kernel; the cause is open (issue 28 item 7).
-    """
-    if KERNEL_GROUPS.get(item.path.name) or any(
-            mark.name == "xdist_group" and mark.args and mark.args[0] == "kernels"
-            for mark in item.iter_markers()):
-        return "kernels"
-    return None
+    """The xdist group of a test that starts Jupyter kernels (KERNEL_GROUPS), else None."""
+    return KERNEL_GROUPS.get(item.path.name)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's worker hook turns the marks into group names

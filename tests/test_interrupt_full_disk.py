@@ -6,7 +6,6 @@ a cold ingest into a store on a small tmpfs the test mounts when it runs as root
 FatalException traceback before). After either, the store still opens for reading.
 """
 
-import os
 import shutil
 import signal
 import subprocess
@@ -15,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tmpfs import NEEDS_ROOT, small_tmpfs
 
 CORPUS = Path(__file__).resolve().parents[1].parent.parent / "shared" / "corpora" / "claude-code"
 if not CORPUS.is_dir():
@@ -53,16 +53,10 @@ def test_ctrl_c_during_ingest_is_one_error_line(tmp_path, after):
     assert readable(tmp_path, db)[0]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+@NEEDS_ROOT
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the public corpus is not here")
 def test_a_full_disk_during_a_cold_ingest_is_one_error_line(tmp_path):
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=700k", "tmpfs", str(mnt)],
-                             capture_output=True, text=True)
-    if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path / "small", "700k") as mnt:
         db = mnt / "b.duckdb"
         done = subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude",
                                str(CORPUS), "--db", str(db)], cwd=tmp_path, env=env(tmp_path),
@@ -71,9 +65,6 @@ def test_a_full_disk_during_a_cold_ingest_is_one_error_line(tmp_path):
         assert "Traceback" not in done.stderr, done.stderr
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("Error: "), done.stderr
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
-        shutil.rmtree(mnt, ignore_errors=True)
 
 
 def _rollup(db):
@@ -88,7 +79,7 @@ def _rollup(db):
     return key, lines, totals
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+@NEEDS_ROOT
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the public corpus is not here")
 def test_a_full_disk_during_an_incremental_ingest_keeps_the_rollup_right(tmp_path):
     """Issue 29: an incremental ingest that meets a full disk ends in one `Error:` line; the
@@ -99,19 +90,13 @@ def test_a_full_disk_during_an_incremental_ingest_keeps_the_rollup_right(tmp_pat
     folders = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())
     for folder in folders[: len(folders) // 2]:
         shutil.copytree(folder, src / folder.name)
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mnt)],
-                             capture_output=True, text=True)
-    if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
 
     def ingest(db):
         return subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude",
                                str(src), "--db", str(db)], cwd=tmp_path, env=env(tmp_path),
                               capture_output=True, text=True, timeout=600)
 
-    try:
+    with small_tmpfs(tmp_path / "small", "24m") as mnt:
         db = mnt / "b.duckdb"
         assert ingest(db).returncode == 0
         before = _rollup(db)
@@ -139,6 +124,3 @@ def test_a_full_disk_during_an_incremental_ingest_keeps_the_rollup_right(tmp_pat
         assert ingest(cold).returncode == 0
         final, expected = _rollup(db), _rollup(cold)
         assert final[0] == (str(final[1]),) and final == expected
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
-        shutil.rmtree(mnt, ignore_errors=True)

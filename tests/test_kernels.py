@@ -1,31 +1,40 @@
 """Notebook runs started at the same moment all finish (issue 28 item 7), and a relative
 ``BRAINLAB_DB`` means a path from the folder where the user typed the command.
 
-Four ``papermill`` commands (the documented one: ``--engine brainlab --execution-timeout``)
-and four runs of brainlab's report runner are started at once, each from a shell in a user's
-folder holding ``data/brainlab.duckdb`` while the kernel runs in ``nbs/``. Over TCP, kernels
-started together could be handed the same port and wait forever; over IPC (brainlab.kernels)
-every run must end, and each notebook must find the store the relative path names.
+Four ``papermill`` commands (the documented one: ``--engine brainlab --execution-timeout``),
+two plain ``papermill --execution-timeout`` commands and four runs of brainlab's report runner
+are started at once, each from a shell in a user's folder holding ``data/brainlab.duckdb``
+while the kernel runs in ``nbs/``: every run must end, and each notebook must find the store
+the relative path names. The cause of the hang these runs once met (a reply whose wake-up the
+client missed, docs/notebooks.md) is reproduced deterministically below.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import nbformat
+import zmq
+import zmq.asyncio
+from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.session import Session
 
+from brainlab import kernels
 from brainlab.lab import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERMILL = Path(sys.executable).with_name("papermill")
 RUNS = 4
+PLAIN_RUNS = 2
 
 RUNNER = """
 import sys
@@ -76,6 +85,10 @@ def test_notebook_runs_started_at_once_all_finish_and_find_a_relative_db(tmp_pat
         commands[f"runner-{i}"] = _shell(user, (
             f"{shlex.quote(sys.executable)} -c {shlex.quote(RUNNER)} "
             f"{shlex.quote(str(notebook))} {user}/out-runner-{i}.ipynb"))
+    for i in range(PLAIN_RUNS):  # papermill's own engine (TCP, stock client), as users may run it
+        commands[f"plain-{i}"] = _shell(user, (
+            f"{shlex.quote(str(PAPERMILL))} nbs/probe.ipynb {user}/out-plain-{i}.ipynb --cwd nbs"
+            " -k python3 --execution-timeout 120 --no-progress-bar"))
     procs = {name: subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, start_new_session=True)
              for name, cmd in commands.items()}
@@ -97,6 +110,59 @@ def test_notebook_runs_started_at_once_all_finish_and_find_a_relative_db(tmp_pat
         records = read_records(out)
         assert records == {"db": expected, "exists": True, "cwd": str(user / "nbs")}, (
             out.name, json.dumps(records))
-    assert len(list(user.glob("out-*.ipynb"))) == 2 * RUNS
+    assert len(list(user.glob("out-*.ipynb"))) == 2 * RUNS + PLAIN_RUNS
     assert not [p.name for p in (user / "nbs").iterdir() if p.name != "probe.ipynb"], \
         "a run left files (sockets?) in the kernel's folder"
+
+
+async def _wait_after_a_missed_wakeup(channel_class, timeout: float) -> tuple[str, float]:
+    """A reply reaches the socket while the client waits, and its wake-up is consumed first.
+
+    ZeroMQ signals a socket's file descriptor on edges: reading ``EVENTS`` (what pyzmq does
+    on sends and receives) processes the arrival and clears the edge, so the event loop never
+    sees the descriptor readable. This is what left papermill waiting on idle kernels.
+    """
+    context = zmq.asyncio.Context()
+    client = context.socket(zmq.PAIR)
+    client.bind("inproc://reply")
+    kernel = zmq.Context.shadow(context.underlying).socket(zmq.PAIR)
+    kernel.connect("inproc://reply")
+    session = Session()
+    try:
+        waiting = asyncio.ensure_future(channel_class(client, session).get_msg(timeout=timeout))
+        await asyncio.sleep(0.1)  # the client polls its socket
+        session.send(kernel, session.msg("execute_reply", {}))
+        raw = zmq.Socket.shadow(client.underlying)
+        while not raw.get(zmq.EVENTS) & zmq.POLLIN:  # the arrival, its edge consumed here
+            time.sleep(0.01)
+        started = time.monotonic()
+        msg = await waiting
+        return msg["msg_type"], time.monotonic() - started
+    finally:
+        client.close(0)
+        kernel.close(0)
+        context.term()
+
+
+def test_a_reply_whose_wakeup_was_missed_is_read_at_once():
+    """Issue 28 item 7's cause: the stock channel sleeps on a delivered reply until its
+    timeout (papermill's default timeout is none: forever); brainlab's channel reads it
+    within one slice of ``WAKE_EVERY`` seconds."""
+    kind, stock = asyncio.run(_wait_after_a_missed_wakeup(AsyncZMQSocketChannel, 3.0))
+    assert kind == "execute_reply"
+    assert stock > 2.0, ("pyzmq's asyncio poll now sees a consumed edge: "
+                         "brainlab.kernels.WakefulChannel may no longer be needed")
+    kind, ours = asyncio.run(_wait_after_a_missed_wakeup(kernels.WakefulChannel, 60.0))
+    assert kind == "execute_reply"
+    assert ours < kernels.WAKE_EVERY + 1.0
+
+
+def test_brainlab_kernels_use_the_wakeful_client():
+    """Every papermill run through brainlab (engine, report runner) gets the client."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    with kernels.ipc_config() as config:
+        manager = AsyncKernelManager(kernel_name="python3", config=config)
+        assert manager.client_class == kernels.CLIENT
+        assert isinstance(manager.client(), kernels.WakefulClient)
+        assert manager.transport == "ipc"

@@ -16,6 +16,7 @@ import sys
 import duckdb
 import pytest
 from claude_factory import assistant, tool_use, usage, user, write
+from tmpfs import NEEDS_ROOT, small_tmpfs
 
 from brainlab.lake.export import JOURNAL, recover
 
@@ -137,17 +138,11 @@ def test_bad_partition_names_are_refused(tmp_path):
         assert "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+@NEEDS_ROOT
 def test_a_full_disk_leaves_the_lake_as_it_was(tmp_path):
     a = store(tmp_path, "alice")
     b = store(tmp_path, "bob", sessions=30, calls=40)
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(mnt)],
-                             capture_output=True, text=True)
-    if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path / "small", "160k") as mnt:
         lake = mnt / "lake"
         cli(tmp_path, "export", "--db", str(a), "--lake", str(lake), "--user", "u",
             "--machine", "m")
@@ -161,8 +156,6 @@ def test_a_full_disk_leaves_the_lake_as_it_was(tmp_path):
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: "), done.stderr
         assert sessions_by_table(lake) == before
         assert not list(lake.glob("_staging-*"))
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def test_paths_reach_sql_as_literals():

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import papermill as pm
 import pytest
+from notebook_runs import GROUP
 
 from brainlab import metrics
-from brainlab.lab import read_records
 from brainlab.metrics import report as metrics_report
 from brainlab.metrics.report import Week
 from brainlab.report import render_weekly
 from brainlab.store import open_writer, query
 from brainlab.transcripts.ingest import ingest_claude
 
-# starts Jupyter kernels: one xdist worker for all of them (see tests/conftest.py)
-pytestmark = pytest.mark.xdist_group("kernels")
+# starts Jupyter kernels: its xdist group is in tests/conftest.py KERNEL_GROUPS; the notebook
+# tests read the shared runs of tests/notebook_runs.py (group GROUP)
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_logged_vs_measured.ipynb"
 
 
@@ -83,19 +82,19 @@ def test_weekly_report_lists_the_weeks_disagreements(demo, tmp_path):
     assert "tokens_used" in section and first in section
 
 
-def _run_notebook(db, out):
-    nb = pm.execute_notebook(str(NOTEBOOK), str(out), parameters={"db_path": str(db)},
-                             kernel_name="python3", cwd=str(NOTEBOOK.parent),
-                             progress_bar=False, execution_timeout=300,
-                             engine_name="brainlab")
+def _run_notebook(store_kernels, store: str):
+    """Notebook 06 as the lab runs it on ``store``: its one execution per run (notebook_runs)."""
+    nb, records, error, _seconds = store_kernels(store, NOTEBOOK)
+    assert error is None, error
     text = "".join(o.get("text", "") + o.get("data", {}).get("text/markdown", "")
                    for c in nb.cells for o in c.get("outputs", []))
-    return read_records(nb), text
+    return records, text
 
 
-def test_notebook_06_finds_the_plants_and_the_basis_matters(demo, tmp_path):
+@pytest.mark.xdist_group(GROUP)
+def test_notebook_06_finds_the_plants_and_the_basis_matters(demo, store_kernels):
     """On the demo: the audited sessions are the planted ones; logged and measured differ."""
-    records, _ = _run_notebook(demo["db"], tmp_path / "06.ipynb")
+    records, _ = _run_notebook(store_kernels, "demo")
     planted = {i for p in demo["manifest"].planted if p.get("audit_field") for i in p["sess_ids"]}
     assert records["sessions_disagreeing"] == len(planted)
     assert records["coverage"]["unmatched"] == 1
@@ -103,11 +102,11 @@ def test_notebook_06_finds_the_plants_and_the_basis_matters(demo, tmp_path):
     assert triggers["logged"] != triggers["measured"]
 
 
-@pytest.mark.parametrize("shape", ["corpus_store", "template_store", "empty_store"])
-def test_notebook_06_on_every_store_shape(shape, request, tmp_path):
+@pytest.mark.xdist_group(GROUP)
+@pytest.mark.parametrize("shape", ["corpus", "template", "empty"])
+def test_notebook_06_on_every_store_shape(shape, store_kernels):
     """Transcripts only, brain files only, nothing: it runs and names the missing command."""
-    db = request.getfixturevalue(shape)
-    records, text = _run_notebook(db, tmp_path / "06.ipynb")
+    records, text = _run_notebook(store_kernels, shape)
     if records["coverage"]["transcripts"] == 0:
         assert "brainlab ingest claude" in text
     if records["coverage"]["logs"] == 0:

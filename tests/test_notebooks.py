@@ -1,9 +1,7 @@
 """Every numbered notebook is stored clean, reads its database as the lab does and runs on every store shape.
 
-The notebooks are executed the way ``brainlab lab`` runs them: a kernel whose working dir is
-``notebooks/`` and whose environment holds ``BRAINLAB_DB``, no papermill parameter. One kernel
-per database runs every notebook in turn (``%reset -f`` between notebooks, so none sees
-another's variables) to keep kernel starts and imports to four per run. On the demo the
+The notebooks are executed the way ``brainlab lab`` runs them, once per store shape
+(tests/notebook_runs.py: one kernel per database, four kernel starts per run). On the demo the
 planted effects must show in what the notebooks record (brainlab.lab.record lines); on the
 real transcripts, the template brain and an empty store every notebook runs top to bottom and
 says plainly what is missing (holdings.NOTE_PREFIX) and which command adds it.
@@ -11,28 +9,20 @@ says plainly what is missing (holdings.NOTE_PREFIX) and which command adds it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from notebook_runs import NOTEBOOK_DIR, ROOT, STORES
 
-from brainlab import kernels
 from brainlab.lab import DB_ENV, RECORD_MIME, read_records
 from brainlab.viz.holdings import NOTE_PREFIX
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))  # 06, 07... join by name
-STORES = {"demo": None, "corpus": "corpus_store", "template": "template_store",
-          "empty": "empty_store"}
 
 
 def _ids(paths):
@@ -50,67 +40,6 @@ def test_stored_without_outputs_and_parameterised(path):
     assert "db_path = notebook_db()" in tagged[0].source
     assert "synthetic_if_empty" not in "".join(c.source for c in code)
     assert nb.metadata["kernelspec"]["name"] == "python3"
-
-
-class StoreKernel:
-    """One python3 kernel in notebooks/ with only BRAINLAB_DB pointing at one database."""
-
-    def __init__(self, db: Path):
-        env = {**os.environ, DB_ENV: str(db)}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        self.stack = contextlib.ExitStack()  # over IPC: no port race (brainlab.kernels)
-        self.km = kernels.start_kernel(self.stack, cwd=str(NOTEBOOK_DIR), env=env)
-        self.results: dict[str, tuple] = {}
-
-    def run(self, path: Path):
-        """(executed notebook, records, error text or None, seconds), once per notebook."""
-        if path.name not in self.results:
-            nb = nbformat.read(str(path), as_version=4)
-            nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
-            client = NotebookClient(nb, km=self.km, timeout=300, kernel_name="python3")
-            start, error = time.perf_counter(), None
-            try:
-                client.execute()
-            except CellExecutionError as exc:
-                error = str(exc)
-            finally:
-                if client.kc is not None:
-                    client.kc.stop_channels()
-            nb.cells.pop(0)
-            self.results[path.name] = (nb, read_records(nb), error, time.perf_counter() - start)
-        return self.results[path.name]
-
-    def close(self):
-        self.stack.close()
-
-
-@pytest.fixture(scope="session")
-def store_kernels(request, demo):
-    """Run a notebook on a named store (demo, corpus, template, empty); kernels shared per store."""
-    kernels: dict[str, StoreKernel] = {}
-
-    def run(store: str, path: Path):
-        if store not in kernels:
-            fixture = STORES[store]
-            db = demo["db"] if fixture is None else request.getfixturevalue(fixture)
-            kernels[store] = StoreKernel(Path(db))
-        return kernels[store].run(path)
-
-    yield run
-    for kernel in kernels.values():
-        kernel.close()
-
-
-@pytest.fixture(scope="session")
-def executed(store_kernels):
-    """Run a notebook on the demo database; return (executed notebook, records, seconds)."""
-
-    def run(path: Path):
-        nb, records, error, seconds = store_kernels("demo", path)
-        assert error is None, error
-        return nb, records, seconds
-
-    return run
 
 
 def _notes(nb) -> list[str]:
@@ -236,7 +165,8 @@ def test_records_are_invisible_in_a_papermill_run(tmp_path, demo):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     run = subprocess.run([str(Path(sys.executable).with_name("papermill")),
                           str(_by_name("05_protocol_tour.ipynb")), str(out), "--cwd",
-                          str(NOTEBOOK_DIR), "-k", "python3", "--no-progress-bar"],
+                          str(NOTEBOOK_DIR), "-k", "python3", "--no-progress-bar",
+                          "--engine", "brainlab", "--execution-timeout", "600"],
                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-1500:]
     nb = nbformat.read(str(out), as_version=4)

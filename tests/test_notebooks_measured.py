@@ -1,8 +1,9 @@
 """Issue 28 item 6: notebooks 01 and 06 on the real transcripts corpus alone (no brain).
 
-Run through the ``papermill`` command, as docs/notebooks.md shows: before, 01 drew no chart
+Run through the ``papermill`` command, as docs/notebooks.md shows, each in a kernel of its own
+(a warning is shown once per kernel: a shared kernel could hide it): before, 01 drew no chart
 and 06 drew an empty chart under ``UserWarning: I don't know how to infer vegalite type from
-'empty'``.
+'empty'``. The table check (item 9) reads the demo's shared runs (tests/notebook_runs.py).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from notebook_runs import GROUP
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kernels")]
+pytestmark = pytest.mark.slow  # xdist group: tests/conftest.py KERNEL_GROUPS
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PAPERMILL = Path(sys.executable).parent / "papermill"
 
@@ -22,7 +24,8 @@ PAPERMILL = Path(sys.executable).parent / "papermill"
 def run(name: str, db: Path, tmp_path: Path) -> dict:
     out = tmp_path / name
     done = subprocess.run([str(PAPERMILL), str(NOTEBOOKS / name), str(out), "-p", "db_path",
-                           str(db), "--execution-timeout", "300", "-k", "python3"],
+                           str(db), "--engine", "brainlab", "--execution-timeout", "300",
+                           "-k", "python3"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(out.read_text(encoding="utf-8"))
@@ -61,13 +64,14 @@ def test_06_draws_no_empty_chart_and_says_why(corpus_store, tmp_path):
     assert "none with a rolling ratio on any basis" in json.dumps(outputs(nb))
 
 
-def test_notebook_tables_read_as_brainlab_tables(demo, tmp_path):
+@pytest.mark.xdist_group(GROUP)
+def test_notebook_tables_read_as_brainlab_tables(executed):
     """Issue 28 item 9: no numpy reprs, no 0..n index, counts with separators (01, 06, 07)."""
     import re
 
     for name in ("01_metabolism_trends.ipynb", "06_logged_vs_measured.ipynb",
                  "07_compliance.ipynb"):
-        nb = run(name, demo["db"], tmp_path)
+        nb, _records, _seconds = executed(NOTEBOOKS / name)
         text = json.dumps(outputs(nb))
         assert "np.float64(" not in text and "np.int64(" not in text and "np.True_" not in text
         tables = [h for h in map(_html, outputs(nb)) if "<table" in h and "<svg" not in h]

@@ -14,7 +14,7 @@ from brainlab.report import render_weekly
 from brainlab.report.runner import weekly_notebook
 from brainlab.store import query
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kernels")]
+pytestmark = pytest.mark.slow  # xdist group: tests/conftest.py KERNEL_GROUPS
 
 
 def test_reader_of_a_database_without_schema_gets_one_line(tmp_path):
