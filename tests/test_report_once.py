@@ -59,7 +59,8 @@ def test_compliance_of_every_week_equals_the_sql_figures(demo):
                 continue
             pd.testing.assert_frame_equal(
                 mine["week"].sort_values(key).reset_index(drop=True),
-                sql["week"].sort_values(key).reset_index(drop=True), obj=f"{label} week")
+                sql["week"].sort_values(key).reset_index(drop=True), obj=f"{label} week",
+                check_dtype=False)  # ``line`` is Int64 when the store's violations hold a NULL
             seen += len(sql["week"])
     assert seen > 0, "the demo plants violations: some checked week must hold one"
 

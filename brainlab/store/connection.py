@@ -218,6 +218,14 @@ class HeldReader(os.PathLike):
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
         self._con = None
+        self._memo: dict = {}
+
+    def memo(self, key, compute):
+        """``compute()`` once while the connection is open: no writer can change the store."""
+        if self._con is None or key not in self._memo:
+            self.connection()
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def __fspath__(self) -> str:
         return str(self.path)
@@ -242,6 +250,7 @@ class HeldReader(os.PathLike):
         if self._con is not None:
             self._con.close()
             self._con = None
+        self._memo.clear()
 
 
 @contextmanager
