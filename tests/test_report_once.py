@@ -25,8 +25,7 @@ import pytest
 from brainlab.metrics import compliance
 from brainlab.metrics.report import Week
 from brainlab.report import once, sections, select_weeks
-from brainlab.store import open_writer, query, reader
-from brainlab.store.connection import HeldReader
+from brainlab.store import HeldReader, open_writer, query, reader
 
 
 @pytest.fixture

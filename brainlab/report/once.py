@@ -28,8 +28,7 @@ from typing import TypeVar
 
 import pandas as pd
 
-from brainlab.store import query
-from brainlab.store.connection import HeldReader
+from brainlab.store import HeldReader, query
 
 T = TypeVar("T")
 _MEMO: dict[tuple, object] = {}
