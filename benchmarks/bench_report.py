@@ -132,7 +132,9 @@ def main() -> None:
     print(f"start ({load()})", flush=True)
     imports: dict = {}
     with clock(imports, "imports"):  # what the notebook's first cell pays in a new kernel
-        from brainlab.report import render_weekly, render_weeks, sections, select_weeks  # noqa: F401
+        from brainlab.report import sections  # noqa: F401
+    with clock(imports, "runner"):  # what the command adds (papermill, nbformat, nbconvert)
+        from brainlab.report import render_weekly, render_weeks, select_weeks
     from brainlab.report import html, weekly
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,8 +166,8 @@ def main() -> None:
                       f" CPU-s per week  ({load()})", flush=True)
 
         print(f"\nbreakdown of {weeks[-1]} in this process (wall s / CPU-s)  ({load()})")
-        print(f"  {'imports (first cell, new kernel)':34s} {imports['imports'][0]:6.2f} "
-              f"{imports['imports'][1]:6.2f}")
+        for key, what in (("imports", "imports cell (sections)"), ("runner", "runner imports")):
+            print(f"  {what:34s} {imports[key][0]:6.2f} {imports[key][1]:6.2f}")
         for label, on in modes:
             found = breakdown(db, weeks[-1], on)
             notebook = nbformat.read(str(rendered(root / "new" / "one", weeks[-1])), 4)
