@@ -63,6 +63,7 @@ class StoreConfig:
     # callers that execute SQL and fetch tuples, never relations or DataFrames
     allowed: tuple[str, ...] = ()  # directories a reader may still read or write
     lock_wait: float | None = None  # seconds a reader waits for a writer (None: LOCK_WAIT)
+    progress_bar: bool = True  # False: no DuckDB progress bar (a widget in a Jupyter kernel)
 
 
 LOCK_WAIT = 5.0  # a read (a report, a notebook) waits this long for an ingest to finish
@@ -102,6 +103,11 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
+    if not config.progress_bar:
+        try:
+            con.execute("SET enable_progress_bar = false")
+        except duckdb.Error:  # an instance another connection sealed keeps its settings
+            pass
     if config.read_only:
         try:
             seal(con, path, config.allowed)
@@ -241,8 +247,8 @@ class HeldReader(os.PathLike):
 
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The held connection, opened (read-only, sealed) on first use."""
-        if self._con is None:
-            self._con = connect(StoreConfig(path=self.path, read_only=True))
+        if self._con is None:  # no progress-bar widget: a render's output is its sections
+            self._con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False))
         return self._con
 
     def close(self) -> None:
