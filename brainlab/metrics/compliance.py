@@ -40,12 +40,17 @@ def weekly(db, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
         SELECT strftime(occurred_at, '%G-W%V') AS iso_week, severity, count(*) AS violations
         FROM violations WHERE occurred_at >= ? AND occurred_at < ?
         GROUP BY ALL ORDER BY iso_week, severity""", [history_start_at, end_at])
-    offenders = (week.groupby(["subject_kind", "subject"], as_index=False)
-                 .agg(violations=("rule", "size"),
-                      rules=("rule", lambda r: ", ".join(sorted(set(r)))))
-                 .sort_values(["violations", "subject"], ascending=[False, True])
-                 .head(10).reset_index(drop=True)) if not week.empty else week.iloc[:0]
-    return {"week": week, "by_rule": by_rule, "trend": trend, "offenders": offenders}
+    return {"week": week, "by_rule": by_rule, "trend": trend, "offenders": offenders(week)}
+
+
+def offenders(week: pd.DataFrame) -> pd.DataFrame:
+    """The ten subjects with the most of ``week``'s violations, and their rules."""
+    if week.empty:
+        return week.iloc[:0]
+    return (week.groupby(["subject_kind", "subject"], as_index=False)
+            .agg(violations=("rule", "size"), rules=("rule", lambda r: ", ".join(sorted(set(r)))))
+            .sort_values(["violations", "subject"], ascending=[False, True])
+            .head(10).reset_index(drop=True))
 
 
 def cold_start(db) -> pd.DataFrame:

@@ -266,6 +266,13 @@ def relation_columns(db: DB, name: str) -> dict[str, str]:
 
 def has_rows(db: DB, name: str) -> bool:
     """True when the table or view ``name`` exists and holds at least one row."""
+    memo = getattr(db, "memo", None)  # a HeldReader (one report render): asked once
+    if memo is not None:
+        return memo(("has_rows", name), lambda: _has_rows(db, name))
+    return _has_rows(db, name)
+
+
+def _has_rows(db: DB, name: str) -> bool:
     with reader(db) as con:
         exists = con.execute(
             "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() "

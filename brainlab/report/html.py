@@ -75,13 +75,21 @@ def page(title: str, body: str, footer: str = "") -> str:
     )
 
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
 def _report_only(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy keeping only what a reader should see: rich outputs, no stderr, no errors."""
+    """A copy keeping only what a reader should see: rich outputs, no stderr, no errors.
+
+    Widgets go too: DuckDB draws a progress bar (an ipywidget, ``FloatProgress(...)`` as
+    text) under a query that runs over 2 s, so a busy machine's report used to carry them.
+    """
     nb = copy.deepcopy(notebook)
     nb.cells = [cell for cell in nb.cells if cell.cell_type == "code"]
     for cell in nb.cells:
         cell.outputs = [o for o in cell.get("outputs", [])
-                        if o.get("output_type") in ("display_data", "execute_result")
+                        if (o.get("output_type") in ("display_data", "execute_result")
+                            and WIDGET not in o.get("data", {}))
                         or (o.get("output_type") == "stream" and o.get("name") == "stdout")]
     nb.metadata.pop("widgets", None)
     return nb

@@ -186,6 +186,10 @@ def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
                 str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
                 progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
                 execution_timeout=timeout, start_timeout=60, config=config,
+                # papermill otherwise writes (and validates) the whole notebook as each cell
+                # starts and ends: ~40 writes of a notebook growing to 200 KB, several CPU-s
+                # a week (docs/report.md §4). It is written once, at the end or on failure.
+                request_save_on_cell_execute=False,
             )
     except PapermillExecutionError as exc:
         error = ReportError(_failure_message(output, exc))

@@ -19,7 +19,7 @@ import pandas as pd
 from brainlab.config import Thresholds, load_settings
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
-from brainlab.report import measured_week
+from brainlab.report import measured_week, once
 from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
 
@@ -71,7 +71,9 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     """Resolve the notebook's parameters into a context (empty week = latest with sessions).
 
     ``timezone``: the IANA zone of the usage section's days; empty: ``$BRAINLAB_TIMEZONE``,
-    else brainlab.toml's, else the machine's (:func:`usage_time.kernel_timezone`).
+    else brainlab.toml's, else the machine's (:func:`usage_time.kernel_timezone`). The
+    context holds one read-only connection for every section (:mod:`brainlab.report.once`):
+    call :func:`finish` after the last section.
     """
     from brainlab.metrics.usage_time import kernel_timezone
 
@@ -80,16 +82,24 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     thresholds = settings.thresholds if settings else Thresholds()
     if ratio_window:
         thresholds = thresholds.replace(ratio_window=int(ratio_window))
+    store = once.store(db)
     if not week:
-        weeks = data.session_weeks(db)
+        weeks = data.session_weeks(store)
         week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date()).label
     parsed = Week.parse(week)
     return ReportContext(
-        db=Path(db), week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
-        run_id=run_id, figures=data.week_figures(db, parsed, thresholds, basis=basis),
+        db=store, week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
+        run_id=run_id, figures=data.week_figures(store, parsed, thresholds, basis=basis),
         threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
-        transcript_sessions=data.transcript_sessions(db, parsed, tz),
-        shape=measured_week.store_shape(db, basis), timezone=tz)
+        transcript_sessions=data.transcript_sessions(store, parsed, tz),
+        shape=once.once(store, f"shape:{basis}",
+                        lambda: measured_week.store_shape(store, basis)),
+        timezone=tz)
+
+
+def finish(ctx: ReportContext) -> None:
+    """Close the report's connection (the notebook's last cell): an ingest may write again."""
+    once.close(ctx.db)
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -368,7 +378,8 @@ def agents(ctx: ReportContext) -> str:
     t = ctx.thresholds
     parts.append(note(f"Loaded in at least {t.always_loaded_share:.0%} of sessions and used in "
                       f"fewer than {t.little_use_share:.0%} of its loads (all ingested sessions)."))
-    parts.append(table(data.wasted_agents(ctx.db, t), empty="None."))
+    parts.append(table(once.once(ctx.db, f"wasted:{t}", lambda: data.wasted_agents(ctx.db, t)),
+                       empty="None."))
     return show(section("agents", "Agent cost", *parts))
 
 
@@ -376,10 +387,13 @@ def breath_table(ctx: ReportContext) -> pd.DataFrame | None:
     """The week's sprints: measured breath (replay of the recorded source maps) beside printed."""
     from brainlab.sim.tuning import breath as tuning_breath
 
-    replayable = data.has_rows(ctx.db, "sprint_agent_inputs")
-    sprints = tuning_breath.load(ctx.db) if replayable else None
-    measured = (tuning_breath.sprint_alerts(sprints, ctx.thresholds)
+    def replay() -> pd.DataFrame | None:  # store-wide: once for every week of a render
+        replayable = data.has_rows(ctx.db, "sprint_agent_inputs")
+        sprints = tuning_breath.load(ctx.db) if replayable else None
+        return (tuning_breath.sprint_alerts(sprints, ctx.thresholds)
                 if sprints is not None else None)
+
+    measured = once.once(ctx.db, f"breath:{ctx.thresholds}", replay)
     return data.sprint_breath(ctx.db, ctx.week, ctx.thresholds, measured)
 
 
@@ -533,7 +547,8 @@ def hygiene(ctx: ReportContext) -> str:
         "<h3>Stale claims at the end of the week</h3>",
         table(data.stale_claims(ctx.db, ctx.week), empty="No stale claim."),
         "<h3>Workspace rule violations</h3>",
-        table(data.workspace_violations(ctx.db), empty="No violation."),
+        table(once.once(ctx.db, "workspace_violations",
+                        lambda: data.workspace_violations(ctx.db)), empty="No violation."),
     ))
 
 
@@ -541,10 +556,11 @@ def compliance(ctx: ReportContext) -> str:
     """Protocol compliance (issue 14): the week's violations by rule, trend, top offenders."""
     from brainlab.metrics import compliance as rules_data
 
-    if ctx.skipped("compliance") or not data.has_rows(ctx.db, "rule_catalogue"):
+    if ctx.skipped("compliance") or not once.once(
+            ctx.db, "has:rule_catalogue", lambda: data.has_rows(ctx.db, "rule_catalogue")):
         return ""  # no brain data, or a database older than the compliance rules
     start = ctx.week.shifted(-(ctx.history_weeks - 1)).start_at
-    figures = rules_data.weekly(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
+    figures = once.compliance_week(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
     week = figures["week"]
     parts = [note(f"{len(week)} violation(s) dated this week "
                   f"({(week['severity'] == 'error').sum() if len(week) else 0} error); "
@@ -557,9 +573,10 @@ def compliance(ctx: ReportContext) -> str:
               "<h3>Top offenders this week</h3>",
               table(figures["offenders"], empty="No violation this week."),
               "<h3>Session modes (SPEC §2.7): share and redirections, all transcripts</h3>",
-              table(rules_data.mode_usage(ctx.db), empty="No brain session in the transcripts."),
+              table(once.once(ctx.db, "mode_usage", lambda: rules_data.mode_usage(ctx.db)),
+                    empty="No brain session in the transcripts."),
               "<h3>Cold-start KPI (SPEC §3.3)</h3>",
-              table(rules_data.cold_start(ctx.db),
+              table(once.once(ctx.db, "cold_start", lambda: rules_data.cold_start(ctx.db)),
                     empty="No measured cold start (handoff_level NO with a KPI value).")]
     return show(section("compliance", "Protocol compliance", *parts))
 

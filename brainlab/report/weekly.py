@@ -22,7 +22,7 @@ from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
-from brainlab.report import html, index, runner
+from brainlab.report import html, index, once, runner
 from brainlab.store import query
 
 NOTEBOOK = "weekly_health.ipynb"
@@ -182,6 +182,14 @@ def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
 
 def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> dict:
     """Headline figures of the week for the index (the same SQL the report shows)."""
+    store = once.store(db)  # one connection for the summary's queries
+    try:
+        return _summary_of(store, label, run, parameters)
+    finally:
+        once.close(store)
+
+
+def _summary_of(db, label: str, run: runner.Execution, parameters: dict) -> dict:
     from brainlab.config import Thresholds, load_settings
     from brainlab.report import measured_week
 

@@ -5,9 +5,9 @@ Readers use :func:`query` or :func:`reader`; only :mod:`brainlab.store.ingest` w
 commands start fast.
 """
 
-from brainlab.store.connection import StoreConfig, connect, query, reader, rows
+from brainlab.store.connection import HeldReader, StoreConfig, connect, query, reader, rows
 
-__all__ = ["StoreConfig", "connect", "open_writer", "query", "reader", "rows"]
+__all__ = ["HeldReader", "StoreConfig", "connect", "open_writer", "query", "reader", "rows"]
 
 
 def __getattr__(name: str):

@@ -63,6 +63,7 @@ class StoreConfig:
     # callers that execute SQL and fetch tuples, never relations or DataFrames
     allowed: tuple[str, ...] = ()  # directories a reader may still read or write
     lock_wait: float | None = None  # seconds a reader waits for a writer (None: LOCK_WAIT)
+    progress_bar: bool = True  # False: no DuckDB progress bar (a widget in a Jupyter kernel)
 
 
 LOCK_WAIT = 5.0  # a read (a report, a notebook) waits this long for an ingest to finish
@@ -102,6 +103,11 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
+    if not config.progress_bar:
+        try:
+            con.execute("SET enable_progress_bar = false")
+        except duckdb.Error:  # an instance another connection sealed keeps its settings
+            pass
     if config.read_only:
         try:
             seal(con, path, config.allowed)
@@ -146,6 +152,9 @@ def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
                 f"database {path} is refused: its raw table(s) {', '.join(views[:5])} are views,"
                 " not tables (a store can hide code in a view). Ingest into a new store, or"
                 " rebuild an attached one with `brainlab attach`")
+    if con.execute("SELECT current_setting('lock_configuration') AND NOT "
+                   "current_setting('enable_external_access')").fetchone()[0]:
+        return  # another open connection of this process sealed this same database instance
     dirs = [str(d).rstrip("/") + "/" for d in allowed]
     if lake:
         dirs.append(lake.rstrip("/") + "/")
@@ -199,6 +208,54 @@ def _lock_holder(message: str) -> str:
     return ""
 
 
+class HeldReader(os.PathLike):
+    """A store path holding ONE read-only connection that every reader given it reuses.
+
+    A weekly report runs ~60 queries; opening and sealing a connection for each costs more
+    CPU than half of them (issue 28 item 8). Pass a ``HeldReader`` where a path goes
+    (``query(held, ...)``, ``reader(held)``): the connection opens on first use and stays
+    open until :meth:`close` (or the end of a ``with`` block), so hold it for one render
+    only: while it is open an ingest cannot write the store.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self._con = None
+        self._memo: dict = {}
+
+    def memo(self, key, compute):
+        """``compute()`` once while the connection is open: no writer can change the store."""
+        if self._con is None or key not in self._memo:
+            self.connection()
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def __enter__(self) -> HeldReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The held connection, opened (read-only, sealed) on first use."""
+        if self._con is None:  # no progress-bar widget: a render's output is its sections
+            self._con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False))
+        return self._con
+
+    def close(self) -> None:
+        """Close the connection (a later use opens a new one)."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+        self._memo.clear()
+
+
 @contextmanager
 def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
            allowed: tuple[str, ...] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -206,9 +263,11 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
 
     ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`);
     ``allowed``: directories it may still read or write (external access is off otherwise).
+    A :class:`HeldReader` path lends its open connection instead (left open).
     """
-    con = connect(StoreConfig(path=Path(path), read_only=True, engine_only=engine_only,
-                              allowed=tuple(allowed)))
+    held = isinstance(path, HeldReader) and not allowed
+    con = path.connection() if held else connect(StoreConfig(
+        path=Path(path), read_only=True, engine_only=engine_only, allowed=tuple(allowed)))
     try:
         yield con
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
@@ -217,7 +276,8 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
             raise
         raise stale from exc
     finally:
-        con.close()
+        if not held:
+            con.close()
 
 
 def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):

@@ -1,0 +1,118 @@
+"""What a weekly report computes once per store instead of once per query or per week.
+
+Measured (issue 28 item 8, docs/report.md §4): a render's CPU went to opening a connection per
+query (~60 per week) and to the ``violations`` view (the union of every rule's view),
+evaluated by three queries per week for ~1.2 CPU-s each on the demo store, though it holds
+50 rows. Here:
+
+- :func:`store` gives the render ONE read-only connection (``HeldReader``), closed by
+  ``sections.finish``;
+- :func:`once` memoizes a store-wide figure (every violation, the rule catalogue, the sprint
+  replay, which tables hold rows) per store *state*: the database file and its WAL by path,
+  size and modification time. ``report weekly --all`` renders its weeks in one kernel, so the
+  second week on reuses them; any write to the store gives new figures.
+- :func:`compliance_week` filters the cached violations in memory into the frames
+  ``metrics.compliance.weekly`` returns (same columns, rows and order).
+
+``BRAINLAB_REPORT_CACHE=0`` turns all of it off (every query opens its own connection): the
+benchmark's baseline, and a way to rule the caches out when a figure looks wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+import pandas as pd
+
+from brainlab.store import HeldReader, query
+
+T = TypeVar("T")
+_MEMO: dict[tuple, object] = {}
+MAX_STORES = 4  # states remembered; older ones are dropped
+
+
+def enabled() -> bool:
+    """False when ``BRAINLAB_REPORT_CACHE=0`` (the benchmark's baseline)."""
+    return os.environ.get("BRAINLAB_REPORT_CACHE", "1") != "0"
+
+
+def store(db: str | os.PathLike) -> os.PathLike:
+    """The path a render passes to every query: a ``HeldReader`` (one connection) or a Path."""
+    return HeldReader(db) if enabled() else Path(db)
+
+
+def close(db: os.PathLike) -> None:
+    """Close the render's connection (nothing to do for a plain path)."""
+    if isinstance(db, HeldReader):
+        db.close()
+
+
+def state(db: str | os.PathLike) -> tuple:
+    """The store's identity and state: resolved path, size and mtime of the file and its WAL."""
+    path = Path(os.fspath(db)).resolve()
+    marks = []
+    for part in (path, path.with_name(path.name + ".wal")):
+        try:
+            found = part.stat()
+            marks.append((found.st_size, found.st_mtime_ns))
+        except OSError:
+            marks.append(None)
+    return (str(path), *marks)
+
+
+def once(db: str | os.PathLike, name: str, compute: Callable[[], T]) -> T:
+    """``compute()`` once per store state and ``name`` (every call when caching is off)."""
+    if not enabled():
+        return compute()
+    key = (*state(db), name)
+    if key not in _MEMO:
+        current = {k for k in _MEMO if k[:-1] == key[:-1]}
+        stale = [k for k in _MEMO if k not in current]
+        if len({k[:-1] for k in stale}) >= MAX_STORES:
+            for k in stale:
+                del _MEMO[k]
+        _MEMO[key] = compute()
+    return _MEMO[key]  # type: ignore[return-value]
+
+
+def violations(db: str | os.PathLike) -> pd.DataFrame:
+    """Every violation with its ISO week (``metrics.compliance.violations``), once per store."""
+    from brainlab.metrics import compliance
+
+    return once(db, "violations", lambda: compliance.violations(db))
+
+
+def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
+                    history_start_at: datetime) -> dict[str, pd.DataFrame]:
+    """``metrics.compliance.weekly`` computed from one evaluation of ``violations``.
+
+    The same four frames: the week's violations, by rule (with the timeless ones as the
+    current state), the trend by ISO week and severity, the top offenders.
+    """
+    from brainlab.metrics import compliance
+
+    every = violations(db)
+    catalogue = once(db, "rule_catalogue", lambda: query(
+        db, "SELECT rule, name AS rule_name, severity, spec FROM rule_catalogue"))
+    at = every["occurred_at"]
+    in_week = (at >= start_at) & (at < end_at)
+    week = every[in_week].drop(columns=["iso_week"]).reset_index(drop=True)
+    counts = pd.DataFrame({
+        "rule": every["rule"], "this_week": in_week.astype("int64"),
+        "current_state": at.isna().astype("int64")}).groupby("rule", as_index=False).sum()
+    by_rule = catalogue.merge(counts, on="rule", how="left")
+    by_rule[["this_week", "current_state"]] = (by_rule[["this_week", "current_state"]]
+                                               .fillna(0).astype("int64"))
+    by_rule = (by_rule[(by_rule["this_week"] > 0) | (by_rule["current_state"] > 0)]
+               .sort_values("rule").reset_index(drop=True))
+    window = every[(at >= history_start_at) & (at < end_at)]
+    trend = (window.groupby(["iso_week", "severity"], as_index=False)
+             .size().rename(columns={"size": "violations"})
+             .sort_values(["iso_week", "severity"]).reset_index(drop=True))
+    trend["violations"] = trend["violations"].astype("int64")
+    return {"week": week, "by_rule": by_rule, "trend": trend,
+            "offenders": compliance.offenders(week)}

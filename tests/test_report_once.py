@@ -1,0 +1,139 @@
+"""Issue 28 item 8: what makes a week render fast must not change a figure (docs/report.md §4).
+
+- the compliance section's frames, computed from ONE evaluation of ``violations``, equal the
+  SQL ``metrics.compliance.weekly`` gives, week by week (columns, dtypes, rows, order);
+- a render holds one read-only connection and ``sections.finish`` gives the store back to
+  writers;
+- a store-wide figure is reused only while the store is unchanged;
+- the report kernel's first cell imports neither the runner's stack (nbformat, papermill)
+  nor the IRI grammar jsonschema would compile (the cell was 2.3 CPU-s; now ~0.9).
+
+Real DuckDB files: the session's demo store, copied where a test writes.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from contextlib import redirect_stdout
+
+import pandas as pd
+import pytest
+
+from brainlab.metrics import compliance
+from brainlab.metrics.report import Week
+from brainlab.report import once, sections, select_weeks
+from brainlab.store import HeldReader, open_writer, query, reader
+
+
+@pytest.fixture
+def store_copy(demo, tmp_path):
+    """The demo store copied (a test that writes must not touch the session's store)."""
+    path = tmp_path / "brainlab.duckdb"
+    shutil.copy(demo["db"], path)
+    return path
+
+
+def test_compliance_of_every_week_equals_the_sql_figures(demo):
+    weeks = select_weeks(demo["db"], all_weeks=True)
+    checked = [*weeks[::3], weeks[-1], Week.parse(weeks[0]).shifted(-2).label]  # + an empty one
+    seen = 0
+    with HeldReader(demo["db"]) as held:
+        for label in checked:
+            week = Week.parse(label)
+            start = week.shifted(-11).start_at
+            sql = compliance.weekly(demo["db"], week.start_at, week.end_at, start)
+            mine = once.compliance_week(held, week.start_at, week.end_at, start)
+            for name in ("by_rule", "trend", "offenders"):
+                if sql[name].empty:  # an empty frame's text columns: object or str, no row
+                    assert mine[name].empty and list(mine[name]) == list(sql[name])
+                    continue
+                pd.testing.assert_frame_equal(mine[name], sql[name], obj=f"{label} {name}")
+            key = ["rule", "subject", "occurred_at"]
+            assert list(mine["week"]) == list(sql["week"])
+            if sql["week"].empty:
+                assert mine["week"].empty
+                continue
+            pd.testing.assert_frame_equal(
+                mine["week"].sort_values(key).reset_index(drop=True),
+                sql["week"].sort_values(key).reset_index(drop=True), obj=f"{label} week",
+                check_dtype=False)  # ``line`` is Int64 when the store's violations hold a NULL
+            seen += len(sql["week"])
+    assert seen > 0, "the demo plants violations: some checked week must hold one"
+
+
+def test_a_render_holds_one_connection_and_finish_gives_the_store_back(store_copy):
+    with redirect_stdout(io.StringIO()):
+        ctx = sections.open_report(db=str(store_copy), week="")
+        assert isinstance(ctx.db, HeldReader)
+        with reader(ctx.db) as first, reader(ctx.db) as second:
+            assert first is second is ctx.db.connection()  # every section's query: one connection
+        sections.compliance(ctx)
+        sections.finish(ctx)
+    con = open_writer(store_copy)  # refused while a reader of this process held the file
+    con.close()
+
+
+def test_a_store_wide_figure_is_reused_until_the_store_changes(store_copy):
+    computed = []
+
+    def count():
+        computed.append(1)
+        return query(store_copy, "SELECT count(*) AS n FROM violations")
+
+    once.once(store_copy, "test-count", count)
+    once.once(store_copy, "test-count", count)
+    assert len(computed) == 1
+    con = open_writer(store_copy)
+    con.execute("CREATE TABLE once_probe AS SELECT 1 AS x")
+    con.close()
+    once.once(store_copy, "test-count", count)
+    assert len(computed) == 2
+
+
+def test_caching_off_runs_every_query_again(store_copy, monkeypatch):
+    monkeypatch.setenv("BRAINLAB_REPORT_CACHE", "0")
+    computed = []
+    for _ in range(2):
+        once.once(store_copy, "test-off", lambda: computed.append(1))
+    assert len(computed) == 2 and not isinstance(once.store(store_copy), HeldReader)
+
+
+def test_the_report_kernel_imports_only_what_the_sections_need():
+    code = ("import sys\nfrom brainlab.report import sections\n"
+            "print(sorted(m for m in ('nbformat', 'papermill', 'nbconvert', 'rfc3987_syntax',"
+            " 'brainlab.report.weekly') if sys.modules.get(m) is not None))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_a_plain_reader_beside_a_held_one_works_and_stays_sealed(demo, tmp_path):
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a\n1\n")
+    with HeldReader(demo["db"]) as held:
+        assert query(held, "SELECT count(*) AS n FROM rule_catalogue").n[0] > 0
+        # a second connection of this process to the same file (a notebook's own query)
+        assert query(demo["db"], "SELECT count(*) AS n FROM rule_catalogue").n[0] > 0
+        with pytest.raises(Exception, match="Permission|access"):
+            query(demo["db"], f"SELECT * FROM read_csv('{outside}')")
+
+
+def test_a_progress_bar_widget_never_reaches_the_page():
+    import nbformat
+
+    from brainlab.report import html
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("sections.compliance(ctx);")
+    cell.outputs = [  # what DuckDB displays under a query slower than 2 s (a busy machine)
+        nbformat.v4.new_output("display_data", data={
+            "application/vnd.jupyter.widget-view+json": {"model_id": "x", "version_major": 2,
+                                                         "version_minor": 0},
+            "text/plain": "FloatProgress(value=0.0, layout=Layout(width='auto'))"}),
+        nbformat.v4.new_output("display_data", data={"text/html": "<p>kept</p>"})]
+    nb.cells.append(cell)
+    page = html.report_html(nb, "t")
+    assert "kept" in page and "FloatProgress" not in page
