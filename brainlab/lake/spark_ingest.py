@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -42,6 +43,7 @@ class LakeSummary:
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
+    seconds: dict[str, float] = field(default_factory=dict)  # wall per phase (the benchmark's)
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -102,6 +104,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
 
     from brainlab.store.claude_ingest import load_prices
 
+    clock = time.perf_counter()
     lake = layout.normalize(lake)
     refused: list[tuple[str, str]] = []
     files = layout.discover_team(root, user, machine, refused)
@@ -151,6 +154,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         summary.removed = len(removed)
         summary.warnings = rows.get("_warnings", 0)
         summary.errors = rows.get("ingest_errors", 0) - summary.warnings + len(refused)
+        summary.seconds["plan+parse"] = time.perf_counter() - clock
         if touched:
             drop_all = None
             if summary.reset or removed:
@@ -175,9 +179,11 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                              _decode(parsed, table, columns[table]), rows.get(table, 0),
                              touched, drops)
         write_prices(spark, lake, price_rows, columns["cc_prices"])
+        summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
         if (touched or prices is not None
                 or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
             summary.rollups = rollups.write_rollups(spark, lake, columns)
+        summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
     finally:
         parsed.unpersist()
     return summary
