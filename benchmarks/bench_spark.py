@@ -49,15 +49,20 @@ con.close()
 SPARK_CHILD = """
 import json, sys, time
 import psutil
-def tree_cpu():  # per kind: this driver, the JVM, Spark's Python workers (with reaped children)
+def tree_cpu():  # per kind: this driver, the JVM itself, Spark's Python workers
     out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
     me = psutil.Process()
     for p in [me] + me.children(recursive=True):
         try:
             c = p.cpu_times()
-            kind = ("driver" if p.pid == me.pid else
-                    "jvm" if "java" in p.name() else "workers")
-            out[kind] += c.user + c.system + c.children_user + c.children_system
+            own, reaped = c.user + c.system, c.children_user + c.children_system
+            if p.pid == me.pid:
+                out["driver"] += own
+            elif "java" in p.name():  # what it reaped: Python daemons and their workers
+                out["jvm"] += own
+                out["workers"] += reaped
+            else:
+                out["workers"] += own + reaped
         except psutil.NoSuchProcess:
             pass
     return out

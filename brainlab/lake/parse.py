@@ -30,6 +30,14 @@ def _ensure_types() -> None:
         _TYPES_READY = True
 
 
+def is_unchanged(path: str, state: tuple) -> bool:
+    """True when the local ingest would read nothing of ``path`` (its plan, on the driver)."""
+    try:
+        return ci.plan_file(Path(path), state) is None
+    except OSError:  # vanished or unreadable: an executor makes its error row
+        return False
+
+
 def parse_transcript(path: str, size: int, state: tuple | None):
     """Plan and parse one transcript as the local ingest would; None when nothing is new.
 
