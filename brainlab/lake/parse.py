@@ -38,6 +38,14 @@ def _table(name: str, columns: tuple[str, ...], rows: list[tuple]) -> pa.Table:
     return to_arrow(name, [dict(zip(columns, row, strict=True)) for row in rows])
 
 
+def is_unchanged(path: str, state: tuple) -> bool:
+    """True when the local ingest would read nothing of ``path`` (its plan, on the driver)."""
+    try:
+        return ci.plan_file(Path(path), state) is None
+    except OSError:  # vanished or unreadable: an executor makes its error row
+        return False
+
+
 def parse_transcript(path: str, size: int, state: tuple | None):
     """Plan and parse one transcript as the local ingest would; None when nothing is new.
 

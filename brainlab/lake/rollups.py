@@ -1,32 +1,49 @@
 """Usage roll-ups written beside the lake's raw tables: daily, weekly, per user, per model.
 
-Computed by Spark after each ingest from ``cc_request_lines`` over the WHOLE lake, so the
-SPEC §7 deduplication (one line per message.id: the main chain's copy, then the latest,
-then the largest output_tokens) is global across users and machines: a transcript copied to a second machine
-counts once. The rules are those of the store's views (views/30_claude.sql, cc_request_dedup,
-cc_requests, usage_daily_models); tests check both give the same figures.
+The SPEC §7 deduplication (one line per message.id: the main chain's copy, then the latest,
+then the largest output_tokens) is global across users and machines: a transcript copied to
+a second machine counts once. Its result, the kept calls with their day, price row and
+cost, is kept in ``rollup_calls`` (partitioned by day), and the four roll-ups are computed
+from it. The rules are those of the store's views (cc_request_dedup, cc_requests,
+usage_daily_models); tests check both give the same figures.
+
+A run re-ranks only what it can change: the calls whose key (message.id, else file:line) is
+among its new lines, read from the days of its new lines widened by ``WINDOW_DAYS`` on each
+side; the other days' kept calls and roll-up rows stay as they are. Copies of one call are
+replays of the same line (a resumed session, a transcript copied to another machine) with
+the line's own timestamp: on the public corpus every duplicated message.id has all its
+copies within one second, so on one UTC day or two adjacent ones; the window of 3 days is
+that with margin (docs/lake.md). A copy further apart than the window counts twice.
+A run that drops rows (a reset file, ``--prune``) or changes prices re-ranks the whole lake.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 from brainlab.lake import layout
-from brainlab.lake.spark_io import read_table
+from brainlab.lake.spark_io import delete_path, path_exists, read_table
 
 MEASURES = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
+SUMS = (*MEASURES, "total_tokens", "cost_usd", "requests", "unpriced_requests")
+CALLS = "rollup_calls"  # the kept calls, partitioned by day (written by this module only)
+WINDOW_DAYS = 3  # how far apart (UTC days) two copies of one call may be and still count once
 
 
-def dedup_requests(spark, lake: str, columns: dict):
-    """SPEC §7: one row per API call across the lake, with its day, price row and cost_usd."""
+def call_key():
+    """The SPEC §7 key of a request line: message.id, else its own file and line."""
+    from pyspark.sql import functions as F
+
+    return F.coalesce(F.col("message_id"),
+                      F.concat(F.col("source_file"), F.lit(":"), F.col("line").cast("string")))
+
+
+def rank(lines, prices):
+    """SPEC §7 over ``lines``: one row per call with its day, price row and cost_usd."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    lines = read_table(spark, lake, "cc_request_lines", columns)
-    prices = read_table(spark, lake, "cc_prices", columns)
-    if lines is None:
-        return None
-    key = F.coalesce(F.col("message_id"),
-                     F.concat(F.col("source_file"), F.lit(":"), F.col("line").cast("string")))
-    window = Window.partitionBy(key).orderBy(
+    window = Window.partitionBy(call_key()).orderBy(
         F.col("agent_id").isNull().desc(), F.col("ts").desc_nulls_last(),
         F.col("output_tokens").desc_nulls_last(), F.col("source_file").desc(),
         F.col("line").desc())
@@ -35,7 +52,7 @@ def dedup_requests(spark, lake: str, columns: dict):
     names = [r["model"] for r in prices.select("model").collect()]
     priced_as = F.when(F.col("model").isin(names), F.col("model")).otherwise(
         F.regexp_replace(F.col("model"), "-[0-9]{8}$", ""))
-    p = prices.select(*[F.col(c).alias(f"p_{c}") for c in prices.columns])
+    p = F.broadcast(prices.select(*[F.col(c).alias(f"p_{c}") for c in prices.columns]))
     day = F.coalesce(F.to_date("ts"), F.lit("9999-12-30").cast("date"))  # the row in force
     in_force = ((F.col("_priced_as") == F.col("p_model"))
                 & (day >= F.coalesce(F.col("p_valid_from"), F.lit("0001-01-01").cast("date")))
@@ -62,6 +79,14 @@ def dedup_requests(spark, lake: str, columns: dict):
                     cost.alias("cost_usd"), F.to_date("ts").alias("day"))
 
 
+def dedup_requests(spark, lake: str, columns: dict):
+    """SPEC §7 over the whole lake: one row per API call, with its day, price row and cost."""
+    lines = read_table(spark, lake, "cc_request_lines", columns)
+    if lines is None:
+        return None
+    return rank(lines, read_table(spark, lake, "cc_prices", columns))
+
+
 def _measures():
     from pyspark.sql import functions as F
 
@@ -72,27 +97,144 @@ def _measures():
             F.count(F.when(F.col("cost_usd").isNull(), 1)).alias("unpriced_requests")]
 
 
-def write_rollups(spark, lake: str, columns: dict) -> list[str]:
-    """Rewrite the four roll-ups from the deduplicated calls; return their names."""
+def _resum():
+    """The measures of roll-up rows summed again (a coarser grouping of finer rows)."""
     from pyspark.sql import functions as F
 
-    requests = dedup_requests(spark, lake, columns)
-    if requests is None:
+    return [F.sum(c).cast("double" if c == "cost_usd" else "bigint").alias(c) for c in SUMS]
+
+
+def _read_calls(spark, lake: str, days: set | None = None):
+    """``rollup_calls`` (all of it, or only ``days``: partition pruning), day typed as date."""
+    from pyspark.sql import functions as F
+
+    uri = layout.table_uri(lake, CALLS)
+    if not path_exists(spark, uri):
+        return None
+    calls = spark.read.option("basePath", uri).parquet(uri).withColumn(
+        "day", F.col("day").cast("date"))
+    if days is not None:
+        dated = sorted(d for d in days if d is not None)
+        cond = F.col("day").isin(dated) if dated else F.lit(False)
+        if None in days:
+            cond = cond | F.col("day").isNull()
+        calls = calls.filter(cond)
+    return calls
+
+
+def _outside(column: str, days: set):
+    """True for the rows of ``column`` not among ``days`` (a None among them: the undated)."""
+    from pyspark.sql import functions as F
+
+    dated = sorted(d for d in days if d is not None)
+    inside = F.col(column).isin(dated) if dated else F.lit(False)
+    return F.when(F.col(column).isNull(), F.lit(None not in days)).otherwise(~inside)
+
+
+def _window(days: set) -> set:
+    """The days a run touched, each widened by WINDOW_DAYS on both sides (None stays None)."""
+    out = set()
+    for d in days:
+        if d is None:
+            out.add(None)
+        else:
+            out.update(d + dt.timedelta(days=k) for k in range(-WINDOW_DAYS, WINDOW_DAYS + 1))
+    return out
+
+
+def update_calls(spark, lake: str, columns: dict, new_lines) -> set | None:
+    """Re-rank the calls of ``new_lines``' keys in their days +- WINDOW_DAYS; the days changed.
+
+    Returns the set of days whose kept calls were rewritten (None: the whole lake re-ranked,
+    as on a first run).
+    """
+    from pyspark.sql import functions as F
+
+    uri = layout.table_uri(lake, CALLS)
+    if new_lines is None or not path_exists(spark, uri):
+        calls = dedup_requests(spark, lake, columns)
+        delete_path(spark, uri)
+        if calls is not None:
+            calls.write.mode("overwrite").partitionBy("day").parquet(uri)
+        return None
+    keys = new_lines.select(call_key().alias("_key"), F.to_date("ts").alias("_day"))
+    touched = {r["_day"] for r in keys.select("_day").distinct().collect()}
+    days = _window(touched)
+    keys = F.broadcast(keys.select("_key").distinct())
+    lines = read_table(spark, lake, "cc_request_lines", columns)
+    dated = sorted(d for d in days if d is not None)
+    in_days = F.to_date("ts").isin(dated) if dated else F.lit(False)
+    if dated:  # a range first: Parquet row groups outside it are skipped
+        in_days = (F.col("ts") >= F.lit(dt.datetime.combine(dated[0], dt.time())))\
+            & (F.col("ts") < F.lit(dt.datetime.combine(dated[-1] + dt.timedelta(days=1),
+                                                       dt.time()))) & in_days
+    if None in days:
+        in_days = in_days | F.col("ts").isNull()
+    candidates = (lines.filter(in_days).withColumn("_key", call_key())
+                  .join(keys, "_key", "left_semi").drop("_key"))
+    ranked = rank(candidates, read_table(spark, lake, "cc_prices", columns))
+    old = _read_calls(spark, lake, days)
+    kept = (old.withColumn("_key", call_key()).join(keys, "_key", "left_anti").drop("_key")
+            .select(*ranked.columns))
+    out = kept.unionByName(ranked).localCheckpoint(eager=True)  # read before overwriting
+    written = {r["day"] for r in out.select("day").distinct().collect()}
+    for day in days - written:  # a day left empty: its old partition must go
+        name = "__HIVE_DEFAULT_PARTITION__" if day is None else day.isoformat()
+        delete_path(spark, f"{uri}/day={name}")
+    out.write.mode("overwrite").partitionBy("day").parquet(uri)  # dynamic: only these days
+    return days
+
+
+def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = False
+                  ) -> list[str]:
+    """Update ``rollup_calls`` and the four roll-ups; return the roll-ups' names.
+
+    ``new_lines``: this run's new ``cc_request_lines`` rows (None with ``full``, or when the
+    roll-ups are missing: everything is re-ranked).
+    """
+    from pyspark.sql import functions as F
+
+    if full or not all(path_exists(spark, layout.table_uri(lake, n)) for n in layout.ROLLUPS):
+        new_lines = None
+    days = update_calls(spark, lake, columns, None if full else new_lines)
+    calls = _read_calls(spark, lake, days)
+    if calls is None:
         return []
-    requests = requests.localCheckpoint(eager=True)
+    calls = calls.localCheckpoint(eager=True)
+    weekly_keys = [F.date_trunc("week", "day").cast("date").alias("week_start"),
+                   F.expr("extract(YEAROFWEEK FROM day)").alias("iso_year"),
+                   F.weekofyear("day").alias("iso_week"), "user"]
+    daily = calls.groupBy("day", "user", "model").agg(*_measures())
+    if days is None:
+        weekly = calls.groupBy(*weekly_keys).agg(*_measures())
+    else:  # keep the other days' rows; the touched weeks from their whole days
+        def read(name):
+            return spark.read.parquet(layout.table_uri(lake, name))
+        daily = read("rollup_usage_daily").filter(_outside("day", days)).unionByName(daily)
+        weeks = {d - dt.timedelta(days=d.weekday()) for d in days if d is not None}
+        weeks |= {None} if None in days else set()
+        week_days = {w + dt.timedelta(days=k) for w in weeks if w is not None for k in range(7)}
+        week_days |= {None} if None in days else set()
+        weekly = (read("rollup_usage_weekly").filter(_outside("week_start", weeks))
+                  .unionByName(_read_calls(spark, lake, week_days)
+                               .groupBy(*weekly_keys).agg(*_measures())))
+    daily = daily.localCheckpoint(eager=True)
+    every = _read_calls(spark, lake) if days is not None else calls
     frames = {
-        "rollup_usage_daily": requests.groupBy("day", "user", "model").agg(*_measures()),
-        "rollup_usage_weekly": requests.groupBy(
-            F.date_trunc("week", "day").cast("date").alias("week_start"),
-            F.expr("extract(YEAROFWEEK FROM day)").alias("iso_year"),
-            F.weekofyear("day").alias("iso_week"), "user").agg(*_measures()),
-        "rollup_usage_users": requests.groupBy("user").agg(
-            F.min("day").alias("first_day"), F.max("day").alias("last_day"),
-            F.countDistinct("session_id").alias("sessions"),
-            F.countDistinct("machine").alias("machines"), *_measures()),
-        "rollup_usage_models": requests.groupBy("model").agg(
-            F.first("priced_as", ignorenulls=True).alias("priced_as"), *_measures()),
+        "rollup_usage_daily": daily,
+        "rollup_usage_weekly": weekly,
+        "rollup_usage_users": daily.groupBy("user").agg(
+            F.min("day").alias("first_day"), F.max("day").alias("last_day"), *_resum()).join(
+            every.groupBy("user").agg(  # distinct counts: a column scan, no re-rank
+                F.countDistinct("session_id").alias("sessions"),
+                F.countDistinct("machine").alias("machines")), "user")
+        .select("user", "first_day", "last_day", "sessions", "machines", *SUMS),
+        "rollup_usage_models": daily.groupBy("model").agg(*_resum()).join(
+            every.groupBy("model").agg(F.first("priced_as", ignorenulls=True)
+                                       .alias("priced_as")), "model", "left")
+        .select("model", "priced_as", *SUMS),
     }
     for name, frame in frames.items():
-        frame.coalesce(1).write.mode("overwrite").parquet(layout.table_uri(lake, name))
+        frame.coalesce(1).localCheckpoint(eager=True).write.mode("overwrite").parquet(
+            layout.table_uri(lake, name))
     return list(frames)

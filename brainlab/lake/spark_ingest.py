@@ -10,9 +10,11 @@ usage roll-ups are rewritten (:mod:`brainlab.lake.rollups`). pyspark is imported
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -42,6 +44,7 @@ class LakeSummary:
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
+    seconds: dict[str, float] = field(default_factory=dict)  # wall per phase (the benchmark's)
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -102,37 +105,23 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
 
     from brainlab.transcripts.ingest import load_prices
 
+    clock = time.perf_counter()
     lake = layout.normalize(lake)
     refused: list[tuple[str, str]] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
     price_rows, _ = load_prices(prices)
-    from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
-
-    listed = spark.createDataFrame(
-        [(stored_path(f.path), f.path, f.user, f.machine, f.size) for f in files],
-        "source_file string, real_file string, user string, machine string, size long")
-    manifest = read_table(spark, lake, "cc_files", columns)
-    if manifest is not None:
-        state = manifest.select("source_file", "bytes_done", "lines_done", "pending_bytes",
-                                "head_sha256", "runs", "rows_loaded", "errors", "tail_sha256",
-                                "mtime_ns")
-        jobs = listed.join(state, "source_file", "left")
-        prefix = stored_path(layout.normalize(root)) + os.sep
-        gone = (manifest.filter(F.col("source_file").startswith(prefix))
-                .join(listed.select("source_file"), "source_file", "left_anti")
-                .select("source_file", "user", "machine").collect())
-    else:
-        jobs = listed
-        gone = []
+    jobs, unchanged, gone = plan_jobs(spark, lake, root, files, columns)
     summary.gone = len(gone)
     removed = gone if prune else []
-    parts = max(spark.sparkContext.defaultParallelism * 4, min(len(files) // 20, 2000), 1)
-    # checkpointed, not just cached: a recomputed parse would read the manifest this run has
-    # already rewritten and see nothing new (the lineage must end here)
-    parsed = jobs.repartition(parts).mapInArrow(_parse_partition, PAYLOAD).localCheckpoint(
-        eager=True)
+    if not jobs and not removed and not refused and prices is None \
+            and path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])):
+        summary.unchanged = unchanged  # decided on the driver: no Python worker, no write
+        summary.seconds["plan+parse"] = time.perf_counter() - clock
+        return summary
+    parsed = parse_jobs(spark, jobs)
+    new_lines = None  # this run's new cc_request_lines rows: the days the dedup re-ranks
     try:
         # one job: parses every file (cached) and says what each partition received
         tally = parsed.groupBy("kind", "user", "machine").agg(F.sum("rows").alias("rows"),
@@ -145,12 +134,13 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
             rows[r["kind"]] = rows.get(r["kind"], 0) + (r["rows"] or 0)
             if r["kind"] != "_unchanged":
                 touched.add((r["user"], r["machine"]))
-        summary.unchanged = counts.get("_unchanged", 0)
+        summary.unchanged = unchanged + counts.get("_unchanged", 0)
         summary.read = counts.get("cc_files", 0)
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
         summary.warnings = rows.get("_warnings", 0)
         summary.errors = rows.get("ingest_errors", 0) - summary.warnings + len(refused)
+        summary.seconds["plan+parse"] = time.perf_counter() - clock
         if touched:
             drop_all = None
             if summary.reset or removed:
@@ -171,16 +161,90 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                 summary.rows[table] = rows.get(table, 0)
                 if not rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
                     continue  # nothing new and nothing to drop: the table is untouched
-                _write_table(spark, lake, table, columns[table],
-                             _decode(parsed, table, columns[table]), rows.get(table, 0),
+                new = _decode(parsed, table, columns[table])
+                if table == "cc_request_lines" and rows.get(table):
+                    new = new_lines = new.localCheckpoint(eager=True)  # the dedup reads it too
+                _write_table(spark, lake, table, columns[table], new, rows.get(table, 0),
                              touched, drops)
         write_prices(spark, lake, price_rows, columns["cc_prices"])
+        summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
         if (touched or prices is not None
                 or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
-            summary.rollups = rollups.write_rollups(spark, lake, columns)
+            summary.rollups = rollups.write_rollups(
+                spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
+                full=bool(summary.reset or removed or prices is not None))
+        summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
     finally:
         parsed.unpersist()
     return summary
+
+
+STATE = ("source_file", "bytes_done", "lines_done", "pending_bytes", "head_sha256", "runs",
+         "rows_loaded", "errors", "tail_sha256", "mtime_ns")  # a manifest row, as plan_file reads it
+BIN_BYTES = 128 << 20  # input bytes per parse task: few large tasks, as many as cores at least
+
+
+def plan_jobs(spark, lake: str, root, files: list, columns: dict):
+    """On the driver: (jobs to parse, unchanged count, gone manifest rows).
+
+    The manifest's few columns are read once and joined in memory with the listing; each
+    listed file is planned as the local ingest plans it (size, mtime, head hash), so an
+    unchanged file costs no Python worker and no read beyond its head.
+    """
+    from brainlab.lake.parse import is_unchanged
+    from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
+
+    manifest = read_table(spark, lake, "cc_files", columns)
+    states: dict[str, tuple] = {}
+    gone = []
+    prefix = stored_path(layout.normalize(root)) + os.sep
+    listed = {stored_path(f.path): f for f in files}
+    if manifest is not None:
+        for r in manifest.select(*STATE, "user", "machine").collect():
+            states[r["source_file"]] = tuple(r[c] for c in STATE)
+            if r["source_file"] not in listed and r["source_file"].startswith(prefix):
+                gone.append({"source_file": r["source_file"], "user": r["user"],
+                             "machine": r["machine"]})
+    jobs, unchanged = [], 0
+    for key, f in listed.items():
+        state = states.get(key)
+        if state is not None and is_unchanged(f.path, state):
+            unchanged += 1
+            continue
+        job = dict(zip(STATE, state or (key,) + (None,) * (len(STATE) - 1), strict=True))
+        job.update(real_file=f.path, user=f.user, machine=f.machine, size=f.size)
+        jobs.append(job)
+    return jobs, unchanged, gone
+
+
+def pack(jobs: list[dict], bins: int) -> list[list[dict]]:
+    """Jobs into ``bins`` lists of near-equal bytes (largest first, each to the lightest)."""
+    import heapq
+
+    heap = [(0, i) for i in range(bins)]
+    out: list[list[dict]] = [[] for _ in range(bins)]
+    for job in sorted(jobs, key=lambda j: -j["size"]):
+        load, i = heapq.heappop(heap)
+        out[i].append(job)
+        heapq.heappush(heap, (load + job["size"], i))
+    return [b for b in out if b]
+
+
+def parse_jobs(spark, jobs: list[dict]):
+    """Parse the jobs in few large tasks: one per bin of ~BIN_BYTES (at least one per core).
+
+    The bins travel in a broadcast; task ``i`` of ``spark.range`` parses bin ``i`` and hands
+    back Arrow batches (``mapInArrow``): no per-file task, no per-file round trip. The result
+    is checkpointed: a recomputed parse would read the manifest this run has already
+    rewritten and see nothing new (the lineage must end here).
+    """
+    total = sum(j["size"] for j in jobs)
+    n = min(len(jobs), max(spark.sparkContext.defaultParallelism, -(-total // BIN_BYTES)))
+    bins = pack(jobs, max(n, 1))
+    shared = spark.sparkContext.broadcast(bins)
+    work = spark.range(0, max(len(bins), 1), 1, max(len(bins), 1))
+    return work.mapInArrow(functools.partial(_parse_bins, shared), PAYLOAD).localCheckpoint(
+        eager=True)
 
 
 def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
@@ -191,12 +255,14 @@ def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, st
      .parquet(layout.table_uri(lake, "cc_prices")))
 
 
-def _parse_partition(batches):
-    """Executor side: plan and parse each listed file; yield payload rows (Arrow IPC)."""
+def _parse_bins(shared, batches):
+    """Executor side: plan and parse each file of its bins; yield payload rows (Arrow IPC)."""
     from brainlab.lake.parse import parse_transcript
 
+    bins = shared.value
     for batch in batches:
-        for row in batch.to_pylist():
+        for row in (job for i in batch.column("id").to_pylist()
+                    if i < len(bins) for job in bins[i]):
             state = None
             if row.get("bytes_done") is not None:
                 state = (row["source_file"], row["bytes_done"], row["lines_done"],

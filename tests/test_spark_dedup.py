@@ -1,0 +1,124 @@
+"""The Spark ingest's incremental SPEC §7 deduplication and its nothing-new run (issue 27 item 2).
+
+A run re-ranks only the calls whose key is among its new lines, in the days of those lines
+widened by ``rollups.WINDOW_DAYS``; every other day keeps its roll-up rows. A copy of a call
+on the window's edge still counts once; one beyond the window counts twice (the documented
+limit, docs/lake.md). A run with nothing new is decided on the driver and writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from brainlab.store import open_writer, query
+from brainlab.transcripts.ingest import ingest_claude
+from tests.conftest import CORPUS
+
+pyspark = pytest.importorskip("pyspark")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
+
+DAY0 = dt.date(2026, 3, 10)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from brainlab.lake.spark_ingest import spark_session
+
+    session = spark_session("local[2]")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session  # the session of test_spark.py when it runs first (getOrCreate)
+
+
+def call(template: dict, msg: str, day: dt.date, session: str, n: int) -> str:
+    """One assistant line of the corpus with its call's ids and timestamp replaced."""
+    line = json.loads(json.dumps(template))
+    line["message"]["id"] = msg
+    line["requestId"] = f"req_{msg}"
+    line["timestamp"] = f"{day.isoformat()}T12:00:00.000Z"
+    line["sessionId"] = session
+    line["uuid"] = f"00000000-0000-4000-8000-{n:012d}"
+    line.pop("parentUuid", None)
+    return json.dumps(line)
+
+
+def usage_template() -> dict:
+    for path in sorted(CORPUS.rglob("*.jsonl")):
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            if '"usage"' in raw and '"assistant"' in raw:
+                line = json.loads(raw)
+                if line.get("message", {}).get("usage") and not line.get("isSidechain"):
+                    return line
+    raise AssertionError("no usage line in the corpus")
+
+
+def daily(lake: Path) -> dict:
+    rows = duckdb.connect().execute(
+        f"SELECT day, sum(requests) FROM read_parquet('{lake}/rollup_usage_daily/*.parquet')"
+        " GROUP BY day").fetchall()
+    return {day: n for day, n in rows}
+
+
+def snapshot(lake: Path) -> dict:
+    return {p: p.stat().st_mtime_ns for p in lake.rglob("*") if p.is_file()}
+
+
+def test_a_copy_on_the_window_edge_counts_once_one_beyond_counts_twice(spark, tmp_path):
+    from brainlab.lake import rollups
+    from brainlab.lake.spark_ingest import ingest_claude_spark
+
+    w = rollups.WINDOW_DAYS
+    template = usage_template()
+    project = tmp_path / "root" / "alice" / "laptop" / "projects" / "-home-alice-p"
+    project.mkdir(parents=True)
+    early, old = DAY0 - dt.timedelta(days=30), DAY0 - dt.timedelta(days=10)
+    (project / "first.jsonl").write_text("\n".join([
+        call(template, "msg_edge", DAY0, "s1", 1), call(template, "msg_beyond", old, "s1", 2),
+        call(template, "msg_early", early, "s1", 3)]) + "\n")
+    lake = tmp_path / "lake"
+    ingest_claude_spark(spark, tmp_path / "root", lake)
+    assert daily(lake) == {early: 1, old: 1, DAY0: 1}
+    # a resumed session replays two calls: one w days after its original (the window's
+    # edge), one w + 1 days after its own (beyond); the two windows do not overlap
+    edge, beyond = DAY0 + dt.timedelta(days=w), old + dt.timedelta(days=w + 1)
+    (project / "resumed.jsonl").write_text("\n".join([
+        call(template, "msg_edge", edge, "s2", 4),
+        call(template, "msg_beyond", beyond, "s2", 5)]) + "\n")
+    ingest_claude_spark(spark, tmp_path / "root", lake)
+    after = daily(lake)
+    # the edge copy re-ranked with its original: counted once, on the later copy's day;
+    # the untouched day keeps its row
+    assert after[edge] == 1 and DAY0 not in after and after[early] == 1
+    # the copy beyond the window is ranked alone: its original stays too (the limit)
+    assert after[beyond] == 1 and after[old] == 1
+    assert sum(after.values()) == 4
+    db = tmp_path / "local.duckdb"  # the store's views rank globally: 3 calls
+    con = open_writer(db)
+    try:
+        ingest_claude(con, tmp_path / "root", workers=1)
+    finally:
+        con.close()
+    assert query(db, "SELECT sum(requests) AS n FROM usage_daily").n[0] == 3
+    kept = duckdb.connect().execute(
+        f"SELECT message_id, day FROM read_parquet('{lake}/rollup_calls/*/*.parquet',"
+        " hive_partitioning = true) ORDER BY message_id, day").fetchall()
+    assert [m for m, _ in kept] == ["msg_beyond", "msg_beyond", "msg_early", "msg_edge"]
+
+
+def test_nothing_new_is_decided_on_the_driver_and_writes_nothing(spark, tmp_path):
+    from brainlab.lake.spark_ingest import ingest_claude_spark
+
+    template = usage_template()
+    project = tmp_path / "root" / "bob" / "desk" / "projects" / "-home-bob-p"
+    project.mkdir(parents=True)
+    (project / "a.jsonl").write_text(call(template, "msg_a", DAY0, "s1", 1) + "\n")
+    lake = tmp_path / "lake"
+    ingest_claude_spark(spark, tmp_path / "root", lake)
+    files = snapshot(lake)
+    again = ingest_claude_spark(spark, tmp_path / "root", lake)
+    assert (again.read, again.unchanged, again.rollups) == (0, 1, [])
+    assert snapshot(lake) == files  # no table, price table or roll-up rewritten
