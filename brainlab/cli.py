@@ -648,8 +648,8 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
                f" reset, {summary.removed} removed, {summary.errors} errors,"
                f" {summary.warnings} warnings;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
-    for folder, reason in summary.refused:  # a bad user folder costs only its own files
-        click.echo(visible(f"{folder}: {reason}"))
+    for refused in summary.refused:  # a bad user folder costs only its own files
+        click.echo(visible(f"{refused.path}: {refused.reason}"))
     if summary.gone > summary.removed:
         click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
                    " them)")

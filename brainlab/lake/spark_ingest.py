@@ -19,11 +19,13 @@ import pyarrow as pa
 
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups
+from brainlab.lake.refused import write_refused
 from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
 from brainlab.sources import claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
-                     "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
+                     "cc_agent_links", "cc_compactions", "cc_spans",
+                     "cc_marks") + claude_broker.TABLES
 WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
 PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
            " payload binary")
@@ -41,7 +43,7 @@ class LakeSummary:
     errors: int = 0  # ingest_errors rows of severity error (input not loaded)
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
-    refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
+    refused: list[layout.Refused] = field(default_factory=list)  # issue 29: error rows
 
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
@@ -103,7 +105,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     from brainlab.store.claude_ingest import load_prices
 
     lake = layout.normalize(lake)
-    refused: list[tuple[str, str]] = []
+    refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
@@ -174,6 +176,8 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                 _write_table(spark, lake, table, columns[table],
                              _decode(parsed, table, columns[table]), rows.get(table, 0),
                              touched, drops)
+        write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
+                      columns["ingest_errors"])  # issue 29: refused paths are error rows
         write_prices(spark, lake, price_rows, columns["cc_prices"])
         if (touched or prices is not None
                 or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
