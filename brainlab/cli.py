@@ -386,12 +386,21 @@ def report() -> None:
               help="Weeks shown in trend charts.")
 @click.option("--timeout", type=int, default=120, show_default=True,
               help="Seconds allowed per notebook cell.")
+@click.option("--lake", default=None, help="A team lake instead of --db: attached to"
+              " <out>/lake.duckdb, with a per-person table (docs/lake.md).")
+@click.option("--user", "users", multiple=True, help="With --lake: only this user (repeatable).")
+@click.option("--machine", "machines", multiple=True,
+              help="With --lake: only this machine (repeatable).")
 @handle_errors
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
-                  history_weeks, timeout) -> None:
+                  history_weeks, timeout, lake, users, machines) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
     from brainlab.report import plan_weeks, render_weeks
 
+    if lake or users or machines:  # a team report: the lake attached beside the reports
+        from brainlab.lake.attach import attach_for_report
+
+        db = attach_for_report(lake, out_dir, users, machines)
     plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since)
     weeks = plan.weeks
     if plan.skipped:
