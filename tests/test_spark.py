@@ -368,7 +368,7 @@ def test_one_user_on_the_lake_answers_like_a_store_of_their_files_alone(team, tm
         assert [a.exit_code for a in answers] == [0, 0], (view, answers[0].output)
         lake_rows, local_rows = (rounded(json.loads(a.output)) for a in answers)
         assert lake_rows == local_rows, view
-        assert lake_rows, view
+        assert lake_rows or view == "tickets", view  # the corpus has no worktree session
     measured = "SELECT count(*) AS n FROM measured_sessions"
     assert query(lake_db, measured).n[0] == query(local, measured).n[0] > 0  # before: 0
     rules = list(query(local, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND"
