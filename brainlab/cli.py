@@ -404,13 +404,22 @@ def report() -> None:
               help="Weeks shown in trend charts.")
 @click.option("--timeout", type=int, default=120, show_default=True,
               help="Seconds allowed per notebook cell.")
+@click.option("--lake", default=None, help="A team lake instead of --db: attached to"
+              " <out>/lake.duckdb, with a per-person table (docs/lake.md).")
+@click.option("--user", "users", multiple=True, help="With --lake: only this user (repeatable).")
+@click.option("--machine", "machines", multiple=True,
+              help="With --lake: only this machine (repeatable).")
 @timezone_option
 @handle_errors
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
-                  history_weeks, timeout, timezone) -> None:
+                  history_weeks, timeout, lake, users, machines, timezone) -> None:
     """Render the weekly health report of one or more ISO weeks, and the index."""
     from brainlab.report import plan_weeks, render_weeks
 
+    if lake or users or machines:  # a team report: the lake attached beside the reports
+        from brainlab.lake.attach import attach_for_report
+
+        db = attach_for_report(lake, out_dir, users, machines)
     plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since)
     weeks = plan.weeks
     if plan.skipped:
@@ -667,8 +676,8 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
                f" reset, {summary.removed} removed, {summary.errors} errors,"
                f" {summary.warnings} warnings;"
                f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
-    for folder, reason in summary.refused:  # a bad user folder costs only its own files
-        click.echo(visible(f"{folder}: {reason}"))
+    for refused in summary.refused:  # a bad user folder costs only its own files
+        click.echo(visible(f"{refused.path}: {refused.reason}"))
     if summary.gone > summary.removed:
         click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
                    " them)")

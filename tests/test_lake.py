@@ -173,3 +173,39 @@ def test_spark_and_the_lake_stay_optional():
     cli = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8")).body
     top_level = {n.module for n in cli if isinstance(n, ast.ImportFrom)}
     assert not any(m.startswith("brainlab.lake") for m in top_level)
+
+
+def test_a_vanished_transcript_keeps_its_rows_through_export_and_attach(tmp_path):
+    """Issue 24's rule at team scale (27.3): a transcript Claude Code deleted keeps its rows in
+    the store, so `export` writes them to the lake and `attach` shows them; the attached
+    usage equals the store's. Real CLI commands on two real corpus transcripts."""
+    import shutil
+
+    from tests.conftest import CORPUS
+
+    projects = tmp_path / "claude" / "projects"
+    for name in ("-Users-paul-src-entireio-cli", "-home-moxa-sda2-home-moxa-WORK-ci-project"):
+        shutil.copytree(CORPUS / "projects" / name, projects / name)
+    gone = next((projects / "-home-moxa-sda2-home-moxa-WORK-ci-project").glob("*.jsonl"))
+    store, lake, db = tmp_path / "ada.duckdb", tmp_path / "lake", tmp_path / "team.duckdb"
+    runner = CliRunner()
+
+    def run(*args):
+        result = runner.invoke(main, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("ingest", "claude", str(tmp_path / "claude"), "--db", str(store))
+    lines = f"SELECT count(*) AS n FROM cc_request_lines WHERE source_file = '{gone}'"
+    before = query(store, lines).n[0]
+    assert before > 0
+    gone.unlink()
+    assert "1 file(s) gone from disk, their rows kept" in run(
+        "ingest", "claude", str(tmp_path / "claude"), "--db", str(store))
+    run("export", "--db", str(store), "--lake", str(lake), "--user", "ada", "--machine", "box")
+    run("attach", "--lake", str(lake), "--db", str(db), "--user", "ada")
+    assert query(db, lines).n[0] == before
+    gone_at = f"SELECT gone_at IS NOT NULL AS g FROM cc_files WHERE source_file = '{gone}'"
+    assert bool(query(db, gone_at).g[0])
+    for view in ("usage_daily", "usage_sessions", "cc_session_measures"):
+        assert_same(frame(db, view), frame(store, view))

@@ -15,7 +15,9 @@ import pytest
 
 from brainlab.lab import read_records
 from brainlab.lake import attach_lake, export_store
+from brainlab.lake.attach import attach_for_report
 from brainlab.metrics import report as data
+from brainlab.metrics.people import week_people
 from brainlab.metrics.report import Week
 from brainlab.report import render_weekly
 
@@ -64,3 +66,87 @@ def test_notebook_on_an_attached_lake(attached, demo, tmp_path):
     assert records["lowest_ratio_week"] == demo["planted"]["build-brain-heavy week"]["iso_week"]
     agent = demo["planted"]["agent loaded in ~95% of sessions and never used"]["agent"]
     assert records["wasted_agents"] == [agent]
+
+
+@pytest.fixture(scope="module")
+def team_lake(demo, tmp_path_factory):
+    """The demo exported as ada on her laptop, and bob's calls of the same week on two
+    machines (one session, 3 calls on his desk and 2 on his laptop), exported likewise."""
+    from datetime import timedelta
+
+    from brainlab.store import open_writer
+    from brainlab.store.claude_ingest import ingest_claude
+    from tests import claude_factory as f
+
+    base = tmp_path_factory.mktemp("team-report")
+    lake = base / "lake"
+    week = Week.parse(data.session_weeks(demo["db"])[-1])
+    export_store(demo["db"], lake, user="ada", machine="laptop")
+    day = (week.start + timedelta(days=2)).isoformat()
+    for machine, calls in (("desk", 3), ("laptop", 2)):
+        lines = [f.assistant("bob-s1", f"{day}T1{i}:00:00.000Z", f"m-{machine}-{i}",
+                             f"r-{machine}-{i}", f.usage(inp=100, out=50 * (i + 1)),
+                             model="claude-sonnet-4-5-20250929")
+                 for i in range(calls)]
+        f.write(base / machine / "projects" / "-home-bob-p" / "bob-s1.jsonl", lines)
+        store = base / f"bob-{machine}.duckdb"
+        con = open_writer(store)
+        try:
+            ingest_claude(con, base / machine, workers=1)
+        finally:
+            con.close()
+        export_store(store, lake, user="bob", machine=machine)
+    return {"base": base, "lake": lake, "week": week}
+
+
+def test_team_report_has_a_per_person_table(team_lake):
+    """Issue 27.3: `report weekly --lake DIR` (the real CLI, a subprocess) renders a People
+    section: calls, tokens, cost and sessions per user, and per machine (bob has two); the
+    rows add up to the week's usage section; `--user bob` keeps bob only. Checked in
+    headless Chromium (no console error, no live element) and at 1280 px."""
+    import subprocess
+    import sys
+
+    from tests.report_helpers import active_content, chromium_available, dump_dom, screenshot
+
+    base, week = team_lake["base"], team_lake["week"]
+    brainlab = str(Path(sys.executable).parent / "brainlab")
+    done = subprocess.run([brainlab, "report", "weekly", "--lake", str(team_lake["lake"]),
+                           "--out", str(base / "reports"), "--week", week.label],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    db = base / "reports" / "lake.duckdb"
+    people = week_people(db, week)  # before: no lake_files view, no People section
+    by_user = people["by_user"].set_index("user")
+    assert list(by_user.index) == sorted(by_user.index, key=lambda u: -by_user.cost_usd[u])
+    assert set(by_user.index) == {"ada", "bob"}
+    assert (by_user.calls["bob"], by_user.machines["bob"], by_user.sessions["bob"]) == (5, 2, 1)
+    usage = data.transcript_usage(db, week)["by_model"]
+    assert by_user.calls.sum() == usage.requests.sum()
+    assert by_user.cost_usd.sum() == pytest.approx(usage.cost_usd.sum())
+    machines = people["by_machine"].set_index(["user", "machine"]).calls
+    assert (machines["bob", "desk"], machines["bob", "laptop"]) == (3, 2)
+    page = base / "reports" / week.label / "weekly_health.html"
+    text = page.read_text(encoding="utf-8")
+    assert '<section class="report-section" id="people"><h2>People</h2>' in text
+    assert "<h3>By machine</h3>" in text
+    bob_only = attach_for_report(team_lake["lake"], base / "bob", users=("bob",))
+    assert list(week_people(bob_only, week)["by_user"].user) == ["bob"]
+    if not chromium_available():
+        pytest.skip("no chromium: the HTML was checked, not rendered")
+    dom, console = dump_dom(page, base / "profile")
+    assert 'id="people"' in dom and not active_content(dom.split('id="people"')[1][:5000])
+    assert not [line for line in console if "rror" in line], console
+    png = screenshot(page, base / "people.png", base / "profile", width=1280, height=900)
+    assert png.stat().st_size > 10_000
+
+
+def test_report_user_without_lake_is_one_error_line(tmp_path):
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    result = CliRunner().invoke(main, ["report", "weekly", "--user", "bob", "--out",
+                                       str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: --user and --machine choose partitions of a lake")

@@ -267,8 +267,11 @@ def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
 def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
     """Issue 29: a user folder named `bob smith` or of 251 characters (its `user=` partition
     folder would pass 255 bytes) does not abort the run: each is named with its reason, counted
-    as an error, and the good user's transcripts load."""
+    as an error, and the good user's transcripts load. Each refused folder, and a FIFO in the
+    good user's tree, is an error row in the lake's ingest_errors (issue 27.3), seen through
+    attach + `brainlab errors`, once after two runs."""
     import json
+    import os
     import subprocess
     import sys
 
@@ -287,9 +290,11 @@ def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
     secret.mkdir()
     (secret / "w2.jsonl").write_text(json.dumps(line).replace('"m1"', '"m2"') + "\n",
                                      encoding="utf-8")
+    os.mkfifo(tmp_path / "team" / "ada" / "box" / "projects" / "-home-p" / "pipe.jsonl")
     refused: list = []
     assert {f.user for f in discover_team(tmp_path / "team", refused=refused)} == {"ada"}
-    assert len(refused) == 2
+    assert sorted((r.user, r.machine) for r in refused) == [
+        ("_refused", "_refused"), ("_refused", "_refused"), ("ada", "box")]
 
     def run():
         done = subprocess.run(
@@ -299,13 +304,83 @@ def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
         return done
 
     done = run()
-    assert done.stdout.startswith("claude 2 read, 0 unchanged, 0 reset, 0 removed, 2 errors,"
+    assert done.stdout.startswith("claude 2 read, 0 unchanged, 0 reset, 0 removed, 3 errors,"
                                   ), done.stdout
     again = run().stdout  # the redacted path is the manifest's key: nothing read twice
-    assert again.startswith("claude 0 read, 2 unchanged, 0 reset, 0 removed, 2 errors"), again
+    assert again.startswith("claude 0 read, 2 unchanged, 0 reset, 0 removed, 3 errors"), again
+    brainlab = str(Path(sys.executable).parent / "brainlab")
+    for args, rows in ((["--user", "ada"], 1), ([], 3)):
+        attached = subprocess.run([brainlab, "attach", "--lake", "lake", "--db", "team.duckdb",
+                                   *args], cwd=tmp_path, capture_output=True, text=True)
+        assert attached.returncode == 0, attached.stderr
+        listed = subprocess.run([brainlab, "errors", "--db", "team.duckdb"], cwd=tmp_path,
+                                capture_output=True, text=True)
+        assert listed.returncode == 0, listed.stderr
+        skipped = [line for line in listed.stdout.splitlines() if ": error: skipped:" in line]
+        assert len(skipped) == rows, listed.stdout  # before: no row at all
+        assert f"{tmp_path}/team/ada/box/projects/-home-p/pipe.jsonl: error: skipped: not a" \
+               " regular file" in listed.stdout
+        assert f"{rows} error(s)" in listed.stdout
+    assert f"{tmp_path}/team/bob smith/box: error: skipped: user name 'bob smith'" \
+           in listed.stdout
     stored = b"".join(p.read_bytes() for p in (tmp_path / "lake").rglob("*.parquet"))
     assert token.encode() not in stored and b"[REDACTED:github-token]" in stored
     assert "team/bob smith/box: skipped: user name 'bob smith' cannot" in done.stdout
     assert "skipped: user name of 251 characters cannot be a lake partition" in done.stdout
     assert [p.name for p in (tmp_path / "lake" / "cc_files").iterdir()
             if p.name.startswith("user=")] == ["user=ada"]
+
+
+PER_USER_VIEWS = ("daily", "weekly", "monthly", "sessions", "blocks", "models", "projects",
+                  "agents", "branches", "tickets")
+
+
+def rounded(value):
+    """JSON records with floats rounded (sums over views and roll-ups differ in the last bits)."""
+    if isinstance(value, float):
+        return round(value, 6)
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def test_one_user_on_the_lake_answers_like_a_store_of_their_files_alone(team, tmp_path):
+    """Issue 27.3: attach --user/--machine on the team's Spark lake gives, for every usage
+    view, the measured sessions, the audit and the rules reading transcripts, what a local
+    store ingested from that user's files alone gives."""
+    import json
+
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    lake_db, local = tmp_path / "alice-lake.duckdb", tmp_path / "alice-local.duckdb"
+    runner = CliRunner()
+    done = runner.invoke(main, ["attach", "--lake", str(team["cold_lake"]), "--db", str(lake_db),
+                                "--user", "alice", "--machine", "laptop"])
+    assert done.exit_code == 0, done.output
+    local_ingest(local, team["root"] / "alice" / "laptop")
+    for view in PER_USER_VIEWS:
+        answers = [runner.invoke(main, ["usage", view, "--db", str(db), "--json"])
+                   for db in (lake_db, local)]
+        assert [a.exit_code for a in answers] == [0, 0], (view, answers[0].output)
+        lake_rows, local_rows = (rounded(json.loads(a.output)) for a in answers)
+        assert lake_rows == local_rows, view
+        assert lake_rows or view == "tickets", view  # the corpus has no worktree session
+    measured = "SELECT count(*) AS n FROM measured_sessions"
+    assert query(lake_db, measured).n[0] == query(local, measured).n[0] > 0  # before: 0
+    rules = list(query(local, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND"
+                              " (view_name LIKE 'rule_%' OR view_name LIKE 'brain_transcript%')"
+                              " ORDER BY 1").view_name)
+    assert len(rules) > 20
+    for relation in ("cc_session_measures", "measured_sessions", "session_audit",
+                     "session_audit_summary", "session_matches", "cc_marks", "ingest_errors",
+                     "cc_files", *rules):
+        same(lake_db, local, relation)
+    assert query(lake_db, "SELECT count(*) AS n FROM cc_marks").n[0] > 0  # before: no marks
+    team_db = tmp_path / "team.duckdb"
+    attach_lake(team["cold_lake"], team_db)
+    everyone = "SELECT count(DISTINCT transcript_session) AS n FROM cc_session_measures"
+    assert query(team_db, everyone).n[0] > query(lake_db, everyone).n[0]

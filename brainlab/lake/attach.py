@@ -7,6 +7,11 @@ holds is replaced by a view with the store's exact columns and types, so every m
 (``s3://``) are read through DuckDB's httpfs extension with the credential chain (docs/lake.md).
 The file is rebuilt whole at each attach and swapped in atomically.
 
+A view ``lake_files`` names each transcript's user and machine (the report's per-person
+table). ``cc_session_measures`` is computed from ``cc_measured`` over the lines attached, as
+of the attach: the Spark ingest does not store it, and a session's lines may sit on two
+machines.
+
 One bad lake file never blocks the team (issue 29): each file is opened before its view is
 made; a corrupt, truncated, empty, non-Parquet or wrong-schema file becomes an error row
 (its path and the reason, source ``lake``) in ``ingest_errors`` (``brainlab errors``) and
@@ -19,11 +24,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.errors import LakeError
+from brainlab.errors import ConfigError, LakeError
 from brainlab.lake import layout
 from brainlab.store import open_writer
 from brainlab.store.connection import sql_ident
 from brainlab.store.connection import sql_literal as _quote
+from brainlab.store.measured import refresh_measures
 
 
 @dataclass
@@ -55,6 +61,7 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
             con.execute("INSTALL httpfs; LOAD httpfs;"
                         " CREATE OR REPLACE SECRET lake (TYPE s3, PROVIDER credential_chain)")
         bodies: dict[str, str] = {}
+        sources: dict[str, str] = {}
         for table, columns in sorted(layout.store_columns().items()):
             glob = f"{layout.table_uri(uri, table)}/**/*.parquet"
             files = [r[0] for r in con.execute("SELECT file FROM glob(?)", [glob]).fetchall()]
@@ -70,6 +77,7 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
                 continue
             source = _quote(glob) if len(good) == len(files) else \
                 "[" + ", ".join(_quote(f) for f in good) + "]"
+            sources[table] = source
             select = ", ".join(f"CAST({sql_ident(c)} AS {t}) AS {sql_ident(c)}"
                                for c, t in columns)
             where = _filter(table, users, machines)
@@ -79,6 +87,9 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
                              f" union_by_name = true){where}")
             con.execute(f"CREATE VIEW {sql_ident(table)} AS {bodies[table]}")
             summary.views.append(table)
+        _owners(con, sources.get("cc_files"), _filter("cc_files", users, machines))
+        if "cc_request_lines" in bodies:
+            _derive_measures(con, layout.store_columns()[MEASURES], MEASURES in bodies)
         _record_bad_files(con, summary.bad_files, bodies.get("ingest_errors"))
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('lake', ?), ('lake_users', ?),"
                     " ('lake_machines', ?)", [uri, ",".join(users), ",".join(machines)])
@@ -87,6 +98,61 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         con.close()
     os.replace(tmp, db)
     return summary
+
+
+MEASURES = "cc_session_measures"
+
+
+def attach_for_report(lake: str | None, out_dir: str | os.PathLike, users: tuple[str, ...] = (),
+                      machines: tuple[str, ...] = ()) -> Path:
+    """The store a team report reads: ``<out_dir>/lake.duckdb`` attached to ``lake``.
+
+    Rebuilt at each report, beside the reports it serves (never the user's own store).
+    """
+    if not lake:
+        raise ConfigError("--user and --machine choose partitions of a lake: give --lake DIR"
+                          " too (or attach it first: brainlab attach --lake DIR --db FILE)")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / "lake.duckdb"
+    attach_lake(lake, db, users=users, machines=machines)
+    return db
+
+
+def _derive_measures(con, columns: list[tuple[str, str]], was_view: bool) -> None:
+    """Fill cc_session_measures from cc_measured over the attached (filtered) lines.
+
+    A local ingest stores cc_measured's rows once per run; the Spark ingest does not, and
+    exported measures of one machine miss a session's lines on another. Computed here once,
+    as the local ingest does (:func:`brainlab.store.measured.refresh_measures`), the measured
+    sessions, the audit and the rules reading them answer for exactly the attached lines. A
+    view would be live but re-derives every line per reference (the report's compliance cell
+    passed its 120 s); the table is as of the attach: attach again after a Spark run.
+    """
+    if was_view:  # the lake held exported measures: replaced by the derivation
+        con.execute(f"DROP VIEW {MEASURES}")
+        names = ", ".join(f"{sql_ident(c)} {t}" for c, t in columns)
+        con.execute(f"CREATE TABLE {MEASURES} ({names})")
+    refresh_measures(con)
+
+
+def _owners(con, source: str | None, where: str) -> None:
+    """The view ``lake_files``: each transcript's user and machine (its cc_files partition).
+
+    The store's tables have no user column (it is the partition); the report's per-person
+    table joins the calls kept by the SPEC §7 deduplication to it by ``source_file``, so a
+    call counts for the user and machine of the line kept, as the Spark roll-ups count it.
+    A file exported under two partitions counts for the first by name.
+    """
+    if source is None:
+        con.execute("CREATE VIEW lake_files AS SELECT NULL::VARCHAR AS source_file,"
+                    " NULL::VARCHAR AS \"user\", NULL::VARCHAR AS machine WHERE false")
+        return
+    con.execute(f"CREATE VIEW lake_files AS SELECT source_file, CAST(\"user\" AS VARCHAR) AS"
+                f" \"user\", CAST(machine AS VARCHAR) AS machine FROM read_parquet({source},"
+                f" hive_partitioning = true, hive_types_autocast = false,"
+                f" union_by_name = true){where} QUALIFY row_number() OVER (PARTITION BY"
+                f" source_file ORDER BY \"user\", machine) = 1")
 
 
 def _file_problem(con, file: str, columns: list[tuple[str, str]]) -> str | None:

@@ -13,6 +13,7 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from brainlab.errors import SourceError
 from brainlab.store.schema import LOOKUP_TABLES, empty_store
@@ -27,6 +28,8 @@ NOT_EXPORTED = ("brainlab_meta",
 ROLLUPS = ("rollup_usage_daily", "rollup_usage_weekly", "rollup_usage_users",
            "rollup_usage_models")
 _NAME = re.compile(r"^[A-Za-z0-9._@+-]+$")
+# the partition (user and machine) of the error rows of folders whose names cannot be one
+REFUSED = "_refused"
 
 
 def partitions(table: str) -> tuple[str, ...]:
@@ -62,7 +65,7 @@ def check_name(kind: str, value: str) -> str:
     Its folder ``<kind>=<value>`` must fit the 255 bytes a file name may have.
     """
     if not value or not _NAME.match(value) or value in (".", "..") \
-            or value.upper() == "__HIVE_DEFAULT_PARTITION__":
+            or value.upper() == "__HIVE_DEFAULT_PARTITION__" or value == REFUSED:
         raise SourceError(f"{kind} name {value[:60]!r} cannot be a lake partition: use"
                           " letters, digits and . _ @ + - only")
     if len(f"{kind}={value}".encode()) > 255:
@@ -94,6 +97,19 @@ def store_columns() -> dict[str, list[tuple[str, str]]]:
         return cols
 
 
+class Refused(NamedTuple):
+    """A folder or file of a team tree left out, why, and the partition its error row goes to.
+
+    A folder whose name cannot be a partition goes to ``user=_refused/machine=_refused``; a
+    file discovery refuses (a FIFO, a link outside the tree) to its own user and machine.
+    """
+
+    path: str
+    reason: str
+    user: str = REFUSED
+    machine: str = REFUSED
+
+
 @dataclass(frozen=True)
 class TeamFile:
     """One transcript of a team tree, with the user and machine its place names."""
@@ -105,16 +121,16 @@ class TeamFile:
 
 
 def discover_team(root: str | Path, user: str | None = None, machine: str | None = None,
-                  refused: list[tuple[str, str]] | None = None) -> list[TeamFile]:
+                  refused: list[Refused] | None = None) -> list[TeamFile]:
     """List ``<root>/<user>/<machine>/projects/**.jsonl``, or a plain ``projects/`` tree.
 
     A root holding ``projects/`` (or ``*.jsonl`` directly) is one user's, named by ``user``
     and ``machine`` (default: login and host). File discovery is the local ingest's own
     (:func:`brainlab.transcripts.discovery.discover`), so both paths read the same files; the
-    paths it refuses (FIFOs, links outside the tree, ...) are left out here. In a team tree,
-    a user or machine folder whose name cannot be a partition (``bob smith``, 251 characters)
-    goes to ``refused`` as (folder, reason) and the other folders are listed (issue 29); without
-    ``refused`` it raises :class:`SourceError`.
+    paths it refuses (FIFOs, links outside the tree, ...) go to ``refused`` with their user
+    and machine. In a team tree, a user or machine folder whose name cannot be a partition
+    (``bob smith``, 251 characters) goes to ``refused`` too and the other folders are listed
+    (issue 29); without ``refused`` it raises :class:`SourceError`.
     """
     root = Path(root).expanduser()
     if not root.is_dir():
@@ -134,10 +150,13 @@ def discover_team(root: str | Path, user: str | None = None, machine: str | None
                 except SourceError as exc:
                     if refused is None:
                         raise
-                    refused.append((str(machine_dir), f"skipped: {exc}"))
+                    refused.append(Refused(str(machine_dir), f"skipped: {exc}"))
     files = []
     for tree, tree_user, tree_machine in trees:
-        found, _refused = claude_files.discover(tree)
+        found, problems = claude_files.discover(tree)
+        if refused is not None:
+            refused.extend(Refused(path, reason, tree_user, tree_machine)
+                           for path, reason in problems)
         for path in found:
             resolved = path.resolve()
             files.append(TeamFile(str(resolved), tree_user, tree_machine,

@@ -21,11 +21,13 @@ import pyarrow as pa
 
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups
+from brainlab.lake.refused import write_refused
 from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
 from brainlab.transcripts import broker as claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
-                     "cc_agent_links", "cc_compactions", "cc_spans") + claude_broker.TABLES
+                     "cc_agent_links", "cc_compactions", "cc_spans",
+                     "cc_marks") + claude_broker.TABLES
 WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
 PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
            " payload binary")
@@ -43,7 +45,7 @@ class LakeSummary:
     errors: int = 0  # ingest_errors rows of severity error (input not loaded)
     warnings: int = 0  # and of severity warning (loaded, flagged)
     rollups: list[str] = field(default_factory=list)
-    refused: list[tuple[str, str]] = field(default_factory=list)  # (folder, reason), issue 29
+    refused: list[layout.Refused] = field(default_factory=list)  # issue 29: error rows
     seconds: dict[str, float] = field(default_factory=dict)  # wall per phase (the benchmark's)
 
 
@@ -103,11 +105,12 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     """
     from pyspark.sql import functions as F
 
+    from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
     from brainlab.transcripts.ingest import load_prices
 
     clock = time.perf_counter()
     lake = layout.normalize(lake)
-    refused: list[tuple[str, str]] = []
+    refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
@@ -166,6 +169,8 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                     new = new_lines = new.localCheckpoint(eager=True)  # the dedup reads it too
                 _write_table(spark, lake, table, columns[table], new, rows.get(table, 0),
                              touched, drops)
+        write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
+                      columns["ingest_errors"])  # issue 29: refused paths are error rows
         write_prices(spark, lake, price_rows, columns["cc_prices"])
         summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
         if (touched or prices is not None
