@@ -1,6 +1,7 @@
 """Store the usage roll-up (issue 12): cc_usage_groups' rows into cc_usage_rollup.
 
-The derivation stays a SQL view (store/models/staging/cc_requests.sql and marts/cc_usage_groups.sql, SPEC §7 deduplication and cost); it
+The derivation stays a SQL view (store/models/staging/cc_requests.sql and
+marts/cc_usage_groups.sql, SPEC §7 deduplication and cost); it
 reads every request line, so `brainlab usage` would pay the global deduplication on each
 call. The claude ingest stores its rows instead, once per run that changed anything. Its
 grain is the UTC 15-minute bucket (issue 24): any time zone's days and the 5-hour blocks are
