@@ -31,23 +31,25 @@ from benchkit import emit
 from brainlab.demo import build_store
 from brainlab.store import open_writer, reader
 from brainlab.store.measured import refresh_measures
+from brainlab.transcripts import build as claude_build
 from brainlab.transcripts import ingest as claude_ingest
 from brainlab.transcripts import marks as claude_marks
-from brainlab.transcripts import tolerant as claude_code
 
 
 @contextmanager
 def issue13_off():
     """Switch off what issue 13 added to the ingest (parser marks, the measures refresh)."""
-    saved = (claude_code._MARKED_TOOLS, claude_marks.prompt_mark, claude_ingest.refresh_measures)
-    claude_code._MARKED_TOOLS = frozenset()
+    # the marked tools are one set both decoders hold by reference: emptied in place, refilled
+    marked = set(claude_build.MARKED_TOOLS)
+    saved = (claude_marks.prompt_mark, claude_ingest.refresh_measures)
+    claude_build.MARKED_TOOLS.clear()
     claude_marks.prompt_mark = lambda *args, **kwargs: None
     claude_ingest.refresh_measures = lambda con, sessions=None: 0
     try:
         yield
     finally:
-        (claude_code._MARKED_TOOLS, claude_marks.prompt_mark,
-         claude_ingest.refresh_measures) = saved
+        claude_build.MARKED_TOOLS.update(marked)
+        claude_marks.prompt_mark, claude_ingest.refresh_measures = saved
 
 
 def cold_ingest(tree: Path, work: Path) -> float:

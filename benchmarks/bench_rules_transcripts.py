@@ -1,4 +1,4 @@
-"""Time the transcript compliance rules (views/82_rules_boot_close.sql) on the demo store.
+"""Time the transcript compliance rules (store/models/rules/rule_rows_boot_close.sql) on the demo store.
 
 Run: PYTHONPATH=. python benchmarks/bench_rules_transcripts.py [--weeks 12] [--repeat 3]
 

@@ -1,7 +1,8 @@
 """One definition of a call's project and of a session's project (issue 28 item 5).
 
 A session's project is the last folder of its latest working directory; each of its calls
-belongs to it (views/14_projects.sql, docs/transcripts.md "Projects"). Before, a call took the
+belongs to it (store/models/staging/cc_session_projects.sql, docs/transcripts.md
+"Projects"). Before, a call took the
 folder of its own cwd, `usage sessions` the session's latest, `simulate broker` the most
 frequent: on the corpus `usage daily --project 3rdparty_net_snmp` gave 63 calls and $6.12
 while `usage sessions --project 3rdparty_net_snmp` found none.

@@ -1,6 +1,6 @@
 """Thin Python over the SQL metric views: open read-only, call a view or macro, return a DataFrame.
 
-Metrics are computed in SQL (brainlab/store/views); these functions only pass parameters
+Metrics are computed in SQL (brainlab/store/models); these functions only pass parameters
 (a :class:`~brainlab.spec.thresholds.Thresholds` set) and open the database briefly. The metabolism
 functions are imported on first use, so ``brainlab.metrics.usage`` loads without pandas.
 """

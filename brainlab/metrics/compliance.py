@@ -1,6 +1,6 @@
 """Protocol compliance as DataFrames: the ``violations`` view by week, rule and subject.
 
-The rules are SQL views (views/80_rules.sql, catalogue in brainlab/rules/catalogue.py); these
+The rules are SQL views (store/models/rules/rule_<id>.sql, each rule's catalogue entry in its .yml); these
 functions only filter and count them for the weekly report and notebook 07. A violation with no
 time (a workspace's structure) belongs to no week: it is counted as the checkout's current state.
 """

@@ -1,6 +1,6 @@
 """Data for the weekly health report: one function per report section, DataFrames out.
 
-Every figure comes from a SQL view or table macro (store/views/*.sql); these functions pick
+Every figure comes from a SQL view or table macro (store/models/<layer>/<name>.sql); these functions pick
 the ISO week, pass a :class:`~brainlab.spec.thresholds.Thresholds` set through and open the database
 read-only. Sections about tables other engineers add later (sprints, tickets) return ``None``
 while those relations are missing or empty, so the report works before and after they land.
@@ -83,7 +83,7 @@ class Week:
 def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
     """The named-argument list of session_signals_for / weekly_health_for, and its values.
 
-    ``basis``: logged, measured or best (issue 13, views/17_measured.sql).
+    ``basis``: logged, measured or best (issue 13, store/models/marts/measured_sessions.sql).
     """
     names = ("formula", "ratio_window", "ratio_unit", "explore_weight", "ratio_healthy",
              "ratio_watch", "coach_ratio", "coach_health", "coach_last_n", "coach_health_mode",

@@ -1,7 +1,7 @@
 """What Claude Code's telemetry adds (issue 26) as DataFrames: the weekly report's section.
 
 Time to first token, permission waits, tool durations, API errors and retries, compactions
-(views/18_otel.sql ``otel_weekly_activity``), and the week's calls by who made them
+(``otel_weekly_activity``, store/models/marts/), and the week's calls by who made them
 (``usage_who``); None when the store holds no telemetry.
 """
 

@@ -5,8 +5,8 @@ session, agent or not, project and model), filtered by dates and project, withou
 Days are days of the user's time zone (``--timezone``, :mod:`brainlab.metrics.usage_time`):
 each bucket is turned into its local day; weeks and months are sums of those days. With the
 zone UTC the days are those of the ``usage_daily`` view (the one ccusage is compared with).
-A call's project is its session's (views/14_projects.sql), so ``--project`` gives the same
-calls in every view.
+A call's project is its session's (store/models/staging/cc_session_projects.sql), so
+``--project`` gives the same calls in every view.
 
 When the store's ``cc_usage_rollup`` is current (the claude ingest keeps it so: see
 :mod:`brainlab.store.usage_rollup`), the sums are taken over its few thousand rows

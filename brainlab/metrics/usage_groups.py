@@ -2,7 +2,7 @@
 
 Sums of the same deduplicated, priced calls as the other usage views, grouped by:
 
-- ``projects``: the session's project (views/14_projects.sql), with its sessions;
+- ``projects``: the session's project (store/models/staging/cc_session_projects.sql), with its sessions;
 - ``agents``: who made the call: ``main`` (the main chain), else the subagent's type
   (``cc_agents``), else ``subagent (type unknown)``;
 - ``branches``: the git branch the transcript line names (``gitBranch``), NULL without one;
@@ -84,7 +84,7 @@ def group_sql(view: str, where: list[str], rollup: bool, cost_mode: str = "calcu
                " ELSE coalesce(subagent_type, 'subagent (type unknown)') END")
         return (f"SELECT {key} AS agent, {_SUMS} FROM ({calls}){cond} GROUP BY 1"
                 " ORDER BY cost_usd DESC NULLS LAST, 1")
-    if view == "tools":  # calls split among their tool uses (views/19_usage_tools.sql)
+    if view == "tools":  # calls split among their tool uses (store/models/marts/cc_usage_tools.sql)
         shares = (f"SELECT *, CAST({local_sql('ts')} AS DATE) AS day, input_tokens"
                   " + output_tokens + cache_creation_tokens + cache_read_tokens"
                   f" AS total_tokens FROM {cost_source('cc_usage_tools', cost_mode)}")

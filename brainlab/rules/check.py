@@ -20,7 +20,7 @@ import duckdb
 from brainlab.errors import ConfigError, SourceError
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
 from brainlab.store import open_writer
-from brainlab.store.connection import sql_ident
+from brainlab.store.connection import raw_table_names, sql_ident
 from brainlab.store.ingest import ingest_brain
 
 
@@ -151,12 +151,13 @@ def copy_transcripts(con, db: Path) -> None:
     home = con.execute("SELECT current_database()").fetchone()[0]
     con.execute("ATTACH ? AS transcripts (READ_ONLY)", [str(db)])
     try:
-        # a .duckdb file is code (issue 29, Injection 3): a cc_* "table" that is a view could
-        # read local files inside this writer connection, so such a store is refused
+        # a .duckdb file is code (issue 29, Injection 3): a raw table that is a view could
+        # read local files inside this writer connection, so such a store is refused (the
+        # store's own cc_* views are views by design: only tables are copied below)
         views = [name for (name,) in con.execute(
             "SELECT view_name FROM duckdb_views() WHERE database_name = 'transcripts'"
-            " AND schema_name = 'main' AND NOT internal"
-            " AND view_name LIKE 'cc\\_%' ESCAPE '\\' ORDER BY 1").fetchall()]
+            " AND schema_name = 'main' AND NOT internal AND list_contains(?, view_name)"
+            " ORDER BY 1", [sorted(raw_table_names())]).fetchall()]
         if views:
             raise SourceError(
                 f"database {db} is refused: its transcript table(s) {', '.join(views[:5])} are"

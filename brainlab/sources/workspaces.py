@@ -2,7 +2,7 @@
 
 Every file in a workspace folder is recorded (so files outside the four allowed ones show up
 as violations); README.md gives the workspace row, log.md gives one decision per line.
-The rule checks themselves are SQL (views/25_hygiene.sql).
+The rule checks themselves are SQL (store/models/marts/workspace_violations.sql).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Store the measured metabolism (issue 13): cc_measured's rows into cc_session_measures.
 
-The derivation stays a SQL view (views/17_measured.sql, SPEC §7 mapping); deriving it reads
+The derivation stays a SQL view (store/models/marts/cc_measured.sql, SPEC §7 mapping); deriving it reads
 every transcript line table, so the claude ingest stores its result once per run and the
 matching, the audit and the basis-aware metrics read that small table.
 """

@@ -4,7 +4,7 @@ brainlab/data/prices.toml holds ``[[prices]]`` rows: a model, the day its rates 
 (``valid_from``, none = always) and the day they stopped (``valid_until``, exclusive; none =
 still in force), the rates in USD per million tokens, an optional long-context tier and
 fast-mode multiplier, and where each fact comes from (``source``, ``source_date``). A call is
-priced by the row in force on its UTC day (views/15_claude.sql). The user's file
+priced by the row in force on its UTC day (store/models/staging/cc_model_prices.sql). The user's file
 (``--prices FILE`` or ``BRAINLAB_PRICES``) has the same shape, or the older one
 (``[models."name"]`` tables: one row valid at every date); its models replace the package's.
 """

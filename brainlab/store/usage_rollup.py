@@ -1,6 +1,7 @@
 """Store the usage roll-up (issue 12): cc_usage_groups' rows into cc_usage_rollup.
 
-The derivation stays a SQL view (views/15_claude.sql, SPEC §7 deduplication and cost); it
+The derivation stays a SQL view (store/models/staging/cc_requests.sql and
+marts/cc_usage_groups.sql, SPEC §7 deduplication and cost); it
 reads every request line, so `brainlab usage` would pay the global deduplication on each
 call. The claude ingest stores its rows instead, once per run that changed anything. Its
 grain is the UTC 15-minute bucket (issue 24): any time zone's days and the 5-hour blocks are
@@ -15,7 +16,7 @@ file) can hand it back; and a session's project is its latest working directory 
 The touched lines (new, and about to be deleted: :func:`capture_deleted`) name the calls and
 the sessions; every line of those calls names more sessions; the keys of every line of those
 sessions are the calls to deduplicate again, through the same views, cut to those calls by
-the variable ``cc_usage_keys`` (``cc_in_usage_scope`` in views/15_claude.sql). The
+the variable ``cc_usage_keys`` (read by store/models/staging/cc_request_dedup.sql). The
 deduplication of one call needs only that call's lines, so the groups of those sessions come
 out exactly as a full rebuild's.
 

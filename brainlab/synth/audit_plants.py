@@ -1,9 +1,10 @@
 """Planted disagreements between metabolism logs and transcripts (issue 13 §6).
 
 The plan says what really happened; these plants change only what a log says, or which of
-the two files exists, so the audit (views/23_audit.sql) and the matching must find exactly
-them: an under-reported stretch of tokens_used, a log claiming commits its transcript lacks,
-a log whose transcript is missing, and transcripts whose session wrote no log.
+the two files exists, so the audit (store/models/marts/session_audit_for.sql) and the
+matching must find exactly them: an under-reported stretch of tokens_used, a log claiming
+commits its transcript lacks, a log whose transcript is missing, and transcripts whose
+session wrote no log.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Boot, close and read-rights behaviour of the synthetic transcripts (issue 14, SPEC §2.3-§2.4, §5).
 
 Two halves. :func:`comply` and :func:`step_lines` make every synthetic brain session follow
-the protocol by default, so the transcript rules (views/82_rules_boot_close.sql) find nothing
+the protocol by default, so the transcript rules (store/models/rules/rule_rows_boot_close.sql) find nothing
 unplanted: it reads its layer-0 files before working, reads project files at boot only in
 work/deploy/debug sessions, boots under its context target, and closes in the order of
 seeds/session-orchestrator.md.txt:291-379 (trigger prompt, metabolism-scribe, todo-scribe,

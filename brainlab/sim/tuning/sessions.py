@@ -2,7 +2,7 @@
 
 Alerts come from :func:`brainlab.metrics.signals` (the SQL macro ``session_signals_for``) under
 a trial :class:`~brainlab.spec.thresholds.Thresholds` set; labels come from the ``session_outcomes`` view
-(brainlab/store/views/60_tuning.sql: a session is bad when it saturates or the next scored
+(brainlab/store/models/marts/session_outcomes.sql: a session is bad when it saturates or the next scored
 session's health is below 0.80). Python only joins the two and counts.
 
 Definitions (documented in docs/notebooks.md):

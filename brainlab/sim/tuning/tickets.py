@@ -1,6 +1,6 @@
 """Regulator-limit tuning: score SPEC §6.5 rule sets against the ticket outcome labels.
 
-Labels come from the ``ticket_outcomes`` view (brainlab/store/views/60_tuning.sql): a ticket is
+Labels come from the ``ticket_outcomes`` view (brainlab/store/models/marts/ticket_outcomes.sql): a ticket is
 bad when it reached the supervisor (SPEC §6.6 wake-ups > 0). Alerts come from the regulator
 replay (:func:`brainlab.sim.regulator.replay`) of the recorded circuits under a trial
 :class:`~brainlab.spec.regulator.RegulatorRules`:
