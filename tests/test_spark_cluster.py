@@ -26,7 +26,9 @@ from brainlab.store import query
 from tests.conftest import CORPUS
 
 pyspark = pytest.importorskip("pyspark")
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
+# its own group: its JVMs (master, worker, driver) are its own, so it may run beside the
+# local[2] Spark tests on the other worker (the suite's longest group otherwise)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark_cluster")]
 
 SPARK_HOME = Path(pyspark.__file__).parent
 BRAINLAB = str(Path(sys.executable).parent / "brainlab")
