@@ -217,6 +217,11 @@ def _table(console: Console, title: str, frame) -> None:
     names = [str(c) for c in frame.columns]
     _say(console, "\n".join(textwrap.wrap(title, width=width, break_long_words=False,
                                           break_on_hyphens=False)))
-    columns = [tables.Column(n, n, "figure" if n.endswith("_90%") else "") for n in names]
+    from brainlab.sim.broker import SUMMARY_COLUMNS  # `simulate broker`'s own headings
+
+    known = {c.name: c for c in SUMMARY_COLUMNS}
+    columns = [known.get(n) or tables.Column(n, n.replace("_90%", " 90%"),
+                                             "figure" if n.endswith("_90%") else "")
+               for n in names]
     _say(console, tables.text_table(names, rows, width=width, columns=columns,
                                     see="brainlab sql or brainlab lab").rstrip("\n"))

@@ -74,9 +74,8 @@ def team_lake(demo, tmp_path_factory):
     machines (one session, 3 calls on his desk and 2 on his laptop), exported likewise."""
     from datetime import timedelta
 
-    from brainlab.transcripts.ingest import ingest_claude
-
     from brainlab.store import open_writer
+    from brainlab.transcripts.ingest import ingest_claude
     from tests import claude_factory as f
 
     base = tmp_path_factory.mktemp("team-report")
