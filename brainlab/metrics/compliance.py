@@ -27,16 +27,26 @@ def weekly(db, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
 
     ``start_at``/``end_at`` bound the week; the trend starts at ``history_start_at``.
     """
-    week = query(db, "SELECT * FROM violations WHERE occurred_at >= ? AND occurred_at < ?",
-                 [start_at, end_at])
-    by_rule = query(db, """
+    return weekly_on(lambda sql, params: query(db, sql, params), start_at, end_at,
+                     history_start_at)
+
+
+def weekly_on(run, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
+    """:func:`weekly` through ``run(sql, params) -> DataFrame``.
+
+    Over a store, or over the ``violations`` and ``rule_catalogue`` frames a report
+    evaluated once (report/once.py): one definition of the weekly figures.
+    """
+    week = run("SELECT * FROM violations WHERE occurred_at >= ? AND occurred_at < ?",
+               [start_at, end_at])
+    by_rule = run("""
         SELECT c.rule, c.name AS rule_name, c.severity, c.spec,
                count(v.rule) FILTER (WHERE v.occurred_at >= ? AND v.occurred_at < ?) AS this_week,
                count(v.rule) FILTER (WHERE v.occurred_at IS NULL) AS current_state
         FROM rule_catalogue c LEFT JOIN violations v USING (rule)
         GROUP BY ALL HAVING this_week > 0 OR current_state > 0 ORDER BY c.rule""",
-                    [start_at, end_at])
-    trend = query(db, """
+                  [start_at, end_at])
+    trend = run("""
         SELECT strftime(occurred_at, '%G-W%V') AS iso_week, severity, count(*) AS violations
         FROM violations WHERE occurred_at >= ? AND occurred_at < ?
         GROUP BY ALL ORDER BY iso_week, severity""", [history_start_at, end_at])

@@ -11,8 +11,8 @@ evaluated by three queries per week for ~1.2 CPU-s each on the demo store, thoug
   replay, which tables hold rows) per store *state*: the database file and its WAL by path,
   size and modification time. ``report weekly --all`` renders its weeks in one kernel, so the
   second week on reuses them; any write to the store gives new figures.
-- :func:`compliance_week` filters the cached violations in memory into the frames
-  ``metrics.compliance.weekly`` returns (same columns, rows and order).
+- :func:`compliance_week` runs ``metrics.compliance.weekly``'s own SQL over the cached
+  violations (registered as a relation), so the metric keeps one definition.
 
 ``BRAINLAB_REPORT_CACHE=0`` turns all of it off (every query opens its own connection): the
 benchmark's baseline, and a way to rule the caches out when a figure looks wrong.
@@ -88,31 +88,22 @@ def violations(db: str | os.PathLike) -> pd.DataFrame:
 
 def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
                     history_start_at: datetime) -> dict[str, pd.DataFrame]:
-    """``metrics.compliance.weekly`` computed from one evaluation of ``violations``.
+    """``metrics.compliance.weekly``'s own SQL, run over one evaluation of ``violations``.
 
-    The same four frames: the week's violations, by rule (with the timeless ones as the
-    current state), the trend by ISO week and severity, the top offenders.
+    The cached frames stand in for the two relations the SQL reads (DuckDB scans a
+    registered DataFrame), so the figures come from the one definition of the metric.
     """
     from brainlab.metrics import compliance
+    from brainlab.store.connection import StoreConfig, connect
 
-    every = violations(db)
+    every = violations(db).drop(columns=["iso_week"])
     catalogue = once(db, "rule_catalogue", lambda: query(
-        db, "SELECT rule, name AS rule_name, severity, spec FROM rule_catalogue"))
-    at = every["occurred_at"]
-    in_week = (at >= start_at) & (at < end_at)
-    week = every[in_week].drop(columns=["iso_week"]).reset_index(drop=True)
-    counts = pd.DataFrame({
-        "rule": every["rule"], "this_week": in_week.astype("int64"),
-        "current_state": at.isna().astype("int64")}).groupby("rule", as_index=False).sum()
-    by_rule = catalogue.merge(counts, on="rule", how="left")
-    by_rule[["this_week", "current_state"]] = (by_rule[["this_week", "current_state"]]
-                                               .fillna(0).astype("int64"))
-    by_rule = (by_rule[(by_rule["this_week"] > 0) | (by_rule["current_state"] > 0)]
-               .sort_values("rule").reset_index(drop=True))
-    window = every[(at >= history_start_at) & (at < end_at)]
-    trend = (window.groupby(["iso_week", "severity"], as_index=False)
-             .size().rename(columns={"size": "violations"})
-             .sort_values(["iso_week", "severity"]).reset_index(drop=True))
-    trend["violations"] = trend["violations"].astype("int64")
-    return {"week": week, "by_rule": by_rule, "trend": trend,
-            "offenders": compliance.offenders(week)}
+        db, "SELECT rule, name, severity, spec FROM rule_catalogue"))
+    con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
+    try:
+        con.register("violations", every)
+        con.register("rule_catalogue", catalogue)
+        return compliance.weekly_on(lambda sql, params: con.execute(sql, params).df(),
+                                    start_at, end_at, history_start_at)
+    finally:
+        con.close()
