@@ -330,7 +330,7 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
         out.print(f"wrote {per_ticket}")
 
 
-from brainlab.cli_options import timezone_option  # noqa: E402  (lab's and report's)
+from brainlab.cli_options import timezone_options  # noqa: E402  (lab's, report's, usage's)
 
 
 @main.command("lab")
@@ -348,16 +348,24 @@ from brainlab.cli_options import timezone_option  # noqa: E402  (lab's and repor
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
 @click.option("--print-command", is_flag=True,
               help="Print the command and exit (builds and copies nothing).")
-@timezone_option
+@timezone_options
 @handle_errors
 def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Path,
             port: int | None, no_browser: bool, print_command: bool,
-            timezone: str | None) -> None:
+            timezone: str | None, start_of_week: str | None) -> None:
     """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
-    from brainlab.metrics.usage_time import TZ_ENV, resolve_timezone, settings_defaults
+    from brainlab.metrics.usage_time import (
+        TZ_ENV,
+        WEEK_ENV,
+        resolve_timezone,
+        resolve_week_start,
+        settings_defaults,
+    )
 
-    tz = resolve_timezone(timezone, None if timezone else settings_defaults()[0])
+    configured = settings_defaults()
+    tz = resolve_timezone(timezone, None if timezone else configured[0])
+    first_day = resolve_week_start(start_of_week, None if start_of_week else configured[1])
 
     store = lab.choose_store(db, demo)
     if store.note:
@@ -365,6 +373,7 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
                       highlight=False)
     out.print(f"{lab.DB_ENV}={store.db.resolve()}", markup=False, highlight=False)
     out.print(f"{TZ_ENV}={tz}", markup=False, highlight=False)
+    out.print(f"{WEEK_ENV}={first_day}", markup=False, highlight=False)
     command = lab.lab_command(work_dir, store.db, port, open_browser=not no_browser)
     if print_command:
         if store.demo and not store.db.exists():
@@ -377,7 +386,7 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
     for line in lab.prepare_notebooks(notebook_dir, work_dir):
         console.print(line, markup=False, highlight=False)
     sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser,
-                        env_extra={TZ_ENV: tz}))
+                        env_extra={TZ_ENV: tz, WEEK_ENV: first_day}))
 
 
 @main.group()
@@ -387,10 +396,11 @@ def report() -> None:
 
 @report.command("weekly")
 @click.option("--week", default=None,
-              help="ISO week, e.g. 2026-W48 (default: the latest week holding a session,"
-                   " transcript sessions included).")
+              help="ISO week, e.g. 2026-W48, or any day of the week, e.g. 2026-11-25 (default:"
+                   " the latest week holding a session, transcript sessions included).")
 @click.option("--all", "all_weeks", is_flag=True, help="Every week from the first session.")
-@click.option("--since", default=None, help="Every week from this ISO week to the latest.")
+@click.option("--since", default=None, help="Every week from this week (as --week) to the"
+              " latest.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_REPORTS,
               show_default=True, help="Reports folder: <out>/<week>/weekly_health.html.")
 @db_option()
@@ -409,18 +419,34 @@ def report() -> None:
 @click.option("--user", "users", multiple=True, help="With --lake: only this user (repeatable).")
 @click.option("--machine", "machines", multiple=True,
               help="With --lake: only this machine (repeatable).")
-@timezone_option
+@timezone_options
 @handle_errors
 def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_window, basis,
-                  history_weeks, timeout, lake, users, machines, timezone) -> None:
-    """Render the weekly health report of one or more ISO weeks, and the index."""
+                  history_weeks, timeout, lake, users, machines, timezone,
+                  start_of_week) -> None:
+    """Render the weekly health report of one or more weeks, and the index.
+
+    Weeks are ISO weeks (Monday to Sunday, 2026-W48) unless --start-of-week sunday (named by
+    their Sunday, 2026-11-22); a transcript session counts in the week of its first request's
+    day in --timezone.
+    """
+    from brainlab.metrics.usage_time import (
+        resolve_timezone,
+        resolve_week_start,
+        settings_defaults,
+    )
     from brainlab.report import plan_weeks, render_weeks
+
+    configured = settings_defaults()
+    timezone = resolve_timezone(timezone, None if timezone else configured[0])
+    start_of_week = resolve_week_start(start_of_week, None if start_of_week else configured[1])
 
     if lake or users or machines:  # a team report: the lake attached beside the reports
         from brainlab.lake.attach import attach_for_report
 
         db = attach_for_report(lake, out_dir, users, machines)
-    plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since)
+    plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since,
+                      first_day=start_of_week, tz=timezone)
     weeks = plan.weeks
     if plan.skipped:
         console.print(f"skipped {len(plan.skipped)} empty week(s) (no session): "
@@ -430,7 +456,8 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
         render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
             bar.advance(task), out.print(str(path), markup=False, highlight=False)),
             thresholds_file=thresholds_file, ratio_window=ratio_window, basis=basis,
-            history_weeks=history_weeks, timeout=timeout, timezone=timezone)
+            history_weeks=history_weeks, timeout=timeout, timezone=timezone,
+            start_of_week=start_of_week)
     out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 
@@ -499,7 +526,6 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     _QUICK_EXIT.append(True)  # the store is closed: the console script may skip teardown
 
 
-from brainlab.cli_options import timezone_options  # noqa: E402  (usage's options)
 
 
 @main.command("usage")

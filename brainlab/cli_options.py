@@ -23,7 +23,7 @@ def timezone_options(command: Callable) -> Callable:
 
 
 def timezone_option(command: Callable) -> Callable:
-    """Add ``--timezone ZONE`` alone (commands whose weeks are ISO weeks: report, lab)."""
+    """Add ``--timezone ZONE`` alone (commands without weeks of their own: lab)."""
     return click.option(
         "--timezone", "timezone", metavar="ZONE", default=None,
         help="IANA time zone of the days, e.g. Europe/Paris or UTC (default: brainlab.toml's"

@@ -29,6 +29,7 @@ from brainlab.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_D
 from brainlab.spec.regulator import RegulatorRules
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
 from brainlab.spec.values import parse_overrides, typed_value  # noqa: F401  (re-exported)
+from brainlab.spec.weeks import FIRST_DAYS
 
 PATH_KEYS = ("db", "reports", "prices")
 TOP_KEYS = ("thresholds", "regulator", "paths", "timezone", "start_of_week")
@@ -101,7 +102,7 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
     if timezone is not None and not isinstance(timezone, str):
         raise ConfigError(f"timezone expects a name such as Europe/Paris, got {timezone!r}")
     start_of_week = data.get("start_of_week")
-    if start_of_week is not None and start_of_week not in ("monday", "sunday"):
+    if start_of_week is not None and start_of_week not in FIRST_DAYS:
         raise ConfigError(f"start_of_week expects monday or sunday, got {start_of_week!r}")
     return Settings(thresholds=Thresholds().replace(**tables["thresholds"]),
                     rules=RegulatorRules().replace(**tables["regulator"]),

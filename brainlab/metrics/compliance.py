@@ -17,21 +17,24 @@ COLUMNS = ["rule", "rule_name", "severity", "spec", "subject_kind", "subject", "
 
 def violations(db) -> pd.DataFrame:
     """Every violation in the store, with its ISO week (NULL when timeless)."""
-    frame = query(db, "SELECT *, strftime(occurred_at, '%G-W%V') AS iso_week FROM violations "
+    frame = query(db, "SELECT *, week_label(occurred_at) AS iso_week FROM violations "
                       "ORDER BY occurred_at NULLS LAST, rule, subject")
     return frame
 
 
-def weekly(db, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
+def weekly(db, start_at, end_at, history_start_at,
+           first_day: str = "monday") -> dict[str, pd.DataFrame]:
     """The report's figures: the week by rule, the trend by week and severity, top offenders.
 
-    ``start_at``/``end_at`` bound the week; the trend starts at ``history_start_at``.
+    ``start_at``/``end_at`` bound the week; the trend starts at ``history_start_at``; its
+    weeks start on ``first_day`` (brainlab/spec/weeks.py).
     """
     return weekly_on(lambda sql, params: query(db, sql, params), start_at, end_at,
-                     history_start_at)
+                     history_start_at, first_day)
 
 
-def weekly_on(run, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame]:
+def weekly_on(run, start_at, end_at, history_start_at,
+              first_day: str = "monday") -> dict[str, pd.DataFrame]:
     """:func:`weekly` through ``run(sql, params) -> DataFrame``.
 
     Over a store, or over the ``violations`` and ``rule_catalogue`` frames a report
@@ -47,9 +50,11 @@ def weekly_on(run, start_at, end_at, history_start_at) -> dict[str, pd.DataFrame
         GROUP BY ALL HAVING this_week > 0 OR current_state > 0 ORDER BY c.rule""",
                   [start_at, end_at])
     trend = run("""
-        SELECT strftime(occurred_at, '%G-W%V') AS iso_week, severity, count(*) AS violations
+        SELECT week_label(occurred_at, first_day := ?) AS iso_week, severity,
+               count(*) AS violations
         FROM violations WHERE occurred_at >= ? AND occurred_at < ?
-        GROUP BY ALL ORDER BY iso_week, severity""", [history_start_at, end_at])
+        GROUP BY ALL ORDER BY iso_week, severity""",
+                [first_day, history_start_at, end_at])
     return {"week": week, "by_rule": by_rule, "trend": trend, "offenders": offenders(week)}
 
 
@@ -93,7 +98,7 @@ def annotated(db) -> pd.DataFrame:
             FROM workspaces GROUP BY workspace
         )
         SELECT v.rule, v.rule_name, v.severity, v.spec, v.subject_kind, v.subject,
-               v.occurred_at, strftime(v.occurred_at, '%G-W%V') AS iso_week,
+               v.occurred_at, week_label(v.occurred_at) AS iso_week,
                coalesce(s.type, ss.type) AS session_type,
                coalesce(s.mode, ss.mode, w.mode) AS mode,
                coalesce(s.project, sp.project, w.project, ss.project) AS project,

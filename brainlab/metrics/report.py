@@ -9,20 +9,16 @@ while those relations are missing or empty, so the report works before and after
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
 
 import numpy as np
 import pandas as pd
 
-from brainlab.errors import ConfigError
 from brainlab.metrics.metabolism import basis_of
 from brainlab.spec.thresholds import Thresholds
+from brainlab.spec.weeks import Week
 from brainlab.store import query, reader
 
 DB = str | os.PathLike
-WEEK_RE = re.compile(r"^(\d{4})-W(\d{2})$")
 
 # Headline figures shown with their week-over-week change, in display order.
 HEADLINE_FIGURES = (
@@ -37,47 +33,6 @@ HEADLINE_FIGURES = (
     ("narcissistic", "Sessions in a narcissistic loop"),
     ("saturated", "Saturated sessions"),
 )
-
-
-@dataclass(frozen=True)
-class Week:
-    """One ISO week: its label (``2026-W48``), first day (Monday) and the Monday after."""
-
-    label: str
-    start: date
-    end: date  # exclusive
-
-    @classmethod
-    def parse(cls, label: str) -> Week:
-        """Parse ``YYYY-Www``; a malformed or impossible week raises ConfigError."""
-        match = WEEK_RE.match(label.strip())
-        if not match:
-            raise ConfigError(f"ISO week must look like 2026-W48, got {label!r}")
-        try:
-            start = date.fromisocalendar(int(match[1]), int(match[2]), 1)
-        except ValueError as exc:
-            raise ConfigError(f"no such ISO week {label!r}: {exc}") from None
-        return cls(label.strip(), start, start + timedelta(days=7))
-
-    @classmethod
-    def of(cls, day: date) -> Week:
-        """The ISO week holding ``day``."""
-        year, week, _ = day.isocalendar()
-        return cls.parse(f"{year}-W{week:02d}")
-
-    def shifted(self, weeks: int) -> Week:
-        """The ISO week ``weeks`` later (negative: earlier)."""
-        return Week.of(self.start + timedelta(days=7 * weeks))
-
-    @property
-    def start_at(self) -> datetime:
-        """Monday 00:00 of the week."""
-        return datetime.combine(self.start, datetime.min.time())
-
-    @property
-    def end_at(self) -> datetime:
-        """Monday 00:00 of the next week (exclusive bound)."""
-        return datetime.combine(self.end, datetime.min.time())
 
 
 def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
@@ -96,16 +51,30 @@ def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tup
     return ", ".join(f"{n} := ?" for n in names), values
 
 
-def session_weeks(db: DB) -> list[str]:
-    """Every ISO week from the first to the last session (weeks without sessions included).
+# The local day of every session: a metabolism log's own (its dates are the user's, SPEC §3.1)
+# and a transcript session's first request, turned from UTC into the zone given (issue 24).
+SESSION_DAYS = ("SELECT CAST(started_at AS DATE) AS day FROM metabolism_sessions"
+                " UNION ALL SELECT CAST(timezone(?, first_ts AT TIME ZONE 'UTC') AS DATE)"
+                " FROM usage_sessions")
 
-    Sessions are metabolism logs and Claude Code transcript sessions (by their first request).
+
+def _week_args(week: Week, thresholds: Thresholds | None, basis: str) -> tuple[str, list]:
+    """weekly_health_for's arguments: :func:`_signal_args` and the week's first day."""
+    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    return args + ", first_day := ?", [*values, week.first_day]
+
+
+def session_weeks(db: DB, first_day: str = "monday", tz: str = "UTC") -> list[str]:
+    """Every week from the first to the last session (weeks without sessions included).
+
+    Sessions are metabolism logs and Claude Code transcript sessions (by their first request,
+    a day of the zone ``tz``); weeks start on ``first_day`` (brainlab/spec/weeks.py).
     """
-    row = query(db, "SELECT min(t) AS first, max(t) AS last FROM (SELECT started_at AS t FROM "
-                    "metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions)")
+    row = query(db, f"SELECT min(day) AS first, max(day) AS last FROM ({SESSION_DAYS})", [tz])
     if row.empty or pd.isna(row.loc[0, "first"]):
         return []
-    week, last = Week.of(row.loc[0, "first"].date()), Week.of(row.loc[0, "last"].date())
+    week = Week.of(pd.Timestamp(row.loc[0, "first"]).date(), first_day)
+    last = Week.of(pd.Timestamp(row.loc[0, "last"]).date(), first_day)
     out = []
     while week.start <= last.start:
         out.append(week.label)
@@ -116,7 +85,7 @@ def session_weeks(db: DB) -> list[str]:
 def week_figures(db: DB, week: Week, thresholds: Thresholds | None = None,
                  basis: str = "best") -> dict | None:
     """The week's row of weekly_health_for (SPEC §3.2/§3.3), or None when it has no session."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = _week_args(week, thresholds, basis)
     frame = query(db, f"SELECT * FROM weekly_health_for({args}) WHERE iso_week = ?",
                   [*values, week.label])
     return None if frame.empty else frame.iloc[0].to_dict()
@@ -124,8 +93,8 @@ def week_figures(db: DB, week: Week, thresholds: Thresholds | None = None,
 
 def headline(db: DB, week: Week, thresholds: Thresholds | None = None,
              basis: str = "best") -> pd.DataFrame:
-    """One row per headline figure: this week, the ISO week before, and the change."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    """One row per headline figure: this week, the week before, and the change."""
+    args, values = _week_args(week, thresholds, basis)
     selects = " UNION ALL ".join(
         f"SELECT {i} AS pos, '{label}' AS figure, "
         f"(SELECT {col} FROM cur)::DOUBLE AS this_week, "
@@ -142,7 +111,7 @@ def headline(db: DB, week: Week, thresholds: Thresholds | None = None,
 def weekly_trend(db: DB, week: Week, thresholds: Thresholds | None = None,
                  history_weeks: int = 12, basis: str = "best") -> pd.DataFrame:
     """weekly_health_for rows of the ``history_weeks`` weeks ending with ``week``."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = _week_args(week, thresholds, basis)
     first = week.shifted(-(history_weeks - 1))
     return query(db, f"SELECT * FROM weekly_health_for({args}) WHERE week_start BETWEEN ? AND ?"
                      " ORDER BY week_start", [*values, first.start, week.start])
@@ -150,11 +119,12 @@ def weekly_trend(db: DB, week: Week, thresholds: Thresholds | None = None,
 
 def category_health(db: DB, week: Week, history_weeks: int = 12,
                     formula: str = "v2", basis: str = "best") -> pd.DataFrame:
-    """Mean health per ISO week and category (SPEC §3.2) over the history window."""
+    """Mean health per week and category (SPEC §3.2) over the history window."""
     first = week.shifted(-(history_weeks - 1))
-    return query(db, "SELECT * FROM weekly_category_health_for(formula := ?, basis := ?) "
-                     "WHERE week_start BETWEEN ? AND ? ORDER BY week_start, category",
-                 [formula, basis_of(basis), first.start, week.start])
+    return query(db, "SELECT * FROM weekly_category_health_for(formula := ?, basis := ?, "
+                     "first_day := ?) WHERE week_start BETWEEN ? AND ? "
+                     "ORDER BY week_start, category",
+                 [formula, basis_of(basis), week.first_day, first.start, week.start])
 
 
 def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,

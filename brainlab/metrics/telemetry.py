@@ -17,13 +17,16 @@ from brainlab.store import query
 DB = str | os.PathLike
 
 
-def telemetry_week(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:
-    """The week's telemetry figures and its usage by user and source; None without telemetry."""
+def telemetry_week(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFrame] | None:
+    """The week's telemetry figures and its usage by user and source; None without telemetry.
+
+    The week is one of zone ``tz`` starting on ``week.first_day`` (the report's).
+    """
     if not (has_rows(db, "otel_events") or has_rows(db, "otel_spans")
             or has_rows(db, "otel_metric_points")):
         return None
-    activity = query(db, "SELECT * FROM otel_weekly_activity WHERE week_start = ?",
-                     [week.start])
+    activity = query(db, "SELECT * FROM otel_weekly_activity_for(first_day := ?, tz := ?)"
+                         " WHERE week_start = ?", [week.first_day, tz, week.start])
     who = query(db, """
         SELECT coalesce(user_name, '(no event)') AS user_name, source,
                sum(requests) AS requests, sum(total_tokens) AS total_tokens,

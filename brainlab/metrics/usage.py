@@ -26,7 +26,6 @@ from brainlab.metrics.usage_time import (
     resolve_timezone,
     resolve_week_start,
     settings_defaults,
-    week_start_sql,
 )
 from brainlab.store import reader, usage_rollup
 
@@ -152,9 +151,9 @@ def _usage_sql(view: str, since: date | None = None, until: date | None = None,
             key, select = "day", f"SELECT * FROM {days} d{where}"
         elif view == "weekly":
             key = "week_start"
-            start = week_start_sql("day", week_start)
-            label = ("strftime(date_trunc('week', day), '%G-W%V')" if week_start == "monday"
-                     else f"strftime({start}, '%Y-%m-%d')")
+            params["first_day"] = week_start  # the week's rule: brainlab/spec/weeks.py
+            start = "week_first_day(day, first_day := $first_day)"
+            label = "week_label(day, first_day := $first_day)"
             select = (f"SELECT {label} AS week, {start} AS week_start, {_PERIOD_SUMS} "
                       f"FROM {days} d{where} GROUP BY ALL")
         else:

@@ -10,8 +10,8 @@ variable, then the system setting, read by tzlocal). Weeks start on Monday (ISO 
 
 Notebooks run in a kernel: ``brainlab report weekly`` passes the zone it resolved as the
 report notebook's ``timezone`` parameter, ``brainlab lab`` puts it in ``$BRAINLAB_TIMEZONE``
-(:data:`TZ_ENV`); :func:`kernel_timezone` reads the parameter, then the variable, then the
-config file and the machine.
+(:data:`TZ_ENV`, and the week's first day in :data:`WEEK_ENV`); :func:`kernel_timezone` reads
+the parameter, then the variable, then the config file and the machine.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ import os
 import zoneinfo
 
 from brainlab.errors import ConfigError
+from brainlab.spec.weeks import FIRST_DAYS, check_first_day
 
-WEEK_STARTS = ("monday", "sunday")
+WEEK_STARTS = FIRST_DAYS  # brainlab/spec/weeks.py: what a week's first day may be
 TZ_ENV = "BRAINLAB_TIMEZONE"  # the zone a command resolved, for the notebooks it runs
+WEEK_ENV = "BRAINLAB_START_OF_WEEK"  # and the first day of its weeks
 
 
 def local_zone() -> str:
@@ -69,10 +71,7 @@ def resolve_timezone(option: str | None = None, configured: str | None = None) -
 
 def resolve_week_start(option: str | None = None, configured: str | None = None) -> str:
     """``monday`` (ISO weeks, the default) or ``sunday``; checked."""
-    value = (option or configured or "monday").strip().lower()
-    if value not in WEEK_STARTS:
-        raise ConfigError(f"start of week must be monday or sunday, got {value!r}")
-    return value
+    return check_first_day(option or configured)
 
 
 def settings_defaults() -> tuple[str | None, str | None]:
@@ -94,13 +93,15 @@ def kernel_timezone(option: str | None = None) -> str:
     return resolve_timezone(named, None if named else settings_defaults()[0])
 
 
+def kernel_week_start(option: str | None = None) -> str:
+    """The first day of a notebook's weeks: ``option``, else ``$BRAINLAB_START_OF_WEEK``.
+
+    ``brainlab lab`` sets the variable; without either: brainlab.toml's, else monday.
+    """
+    named = option or os.environ.get(WEEK_ENV) or None
+    return resolve_week_start(named, None if named else settings_defaults()[1])
+
+
 def local_sql(column: str) -> str:
     """SQL: the UTC timestamp ``column`` as a wall-clock timestamp of the zone ``$tz``."""
     return f"timezone($tz, {column} AT TIME ZONE 'UTC')"
-
-
-def week_start_sql(day: str, week_start: str) -> str:
-    """SQL: the first day of the week holding the DATE ``day``."""
-    if week_start == "sunday":
-        return f"CAST({day} - CAST(dayofweek({day}) AS INTEGER) AS DATE)"
-    return f"CAST(date_trunc('week', {day}) AS DATE)"

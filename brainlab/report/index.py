@@ -68,7 +68,19 @@ def read_summaries(out: Path) -> list[dict]:
             rows.append(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, json.JSONDecodeError):
             continue  # a damaged summary only drops its line from the index
-    return sorted(rows, key=lambda r: str(r.get("week", "")), reverse=True)
+    return sorted(rows, key=_week_start, reverse=True)
+
+
+def _week_start(summary: dict) -> str:
+    """Sort key: the week's first day (ISO and Sunday weeks may share a folder), else its name."""
+    from brainlab.errors import ConfigError
+    from brainlab.spec.weeks import Week
+
+    label = str(summary.get("week", ""))
+    try:
+        return Week.parse(label).start.isoformat()
+    except ConfigError:
+        return label
 
 
 def write_index(out: Path) -> Path:

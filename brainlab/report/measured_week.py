@@ -102,10 +102,19 @@ FIGURE_NAMES = {  # column of _WEEK_FIGURES -> the headline's wording
 }
 
 
-def week_figures(db, week: Week) -> pd.DataFrame:
-    """The week's measured headline beside the previous week: figure, this_week, previous_week."""
+def _bounds(week: Week, tz: str) -> dict:
+    """The week of zone ``tz`` as the UTC range of transcript times (``$start``, ``$end``)."""
+    start, end = week.utc_bounds(tz)
+    return {"start": start, "end": end}
+
+
+def week_figures(db, week: Week, tz: str = "UTC") -> pd.DataFrame:
+    """The week's measured headline beside the previous week: figure, this_week, previous_week.
+
+    ``tz``: the zone whose days make the week (the report's ``--timezone``), as below.
+    """
     def one(w: Week) -> dict:
-        row = query(db, _WEEK_FIGURES, {"start": w.start_at, "end": w.end_at}).iloc[0].to_dict()
+        row = query(db, _WEEK_FIGURES, _bounds(w, tz)).iloc[0].to_dict()
         if row.get("hours") is not None and not pd.isna(row["hours"]):
             row["hours"] = round(float(row["hours"]) / 60, 1)
         return row
@@ -116,10 +125,11 @@ def week_figures(db, week: Week) -> pd.DataFrame:
                          "previous_week": [previous[k] for k in FIGURE_NAMES]})
 
 
-def week_sessions(db, week: Week) -> pd.DataFrame:
-    """The week's Claude Code sessions as measured: project, start, length, tokens, cost."""
+def week_sessions(db, week: Week, tz: str = "UTC") -> pd.DataFrame:
+    """The week's Claude Code sessions as measured: project, start (in ``tz``), length, tokens."""
     return query(db, """
-        SELECT u.session_id, u.project, u.first_ts AS started_at,
+        SELECT u.session_id, u.project,
+               timezone($tz, u.first_ts AT TIME ZONE 'UTC') AS started_at,
                CAST(round(m.duration_min) AS BIGINT) AS minutes, u.requests AS api_calls,
                u.total_tokens AS tokens,
                round(u.cost_usd, 2) AS cost_usd, m.context_peak_pct AS peak_context_pct,
@@ -129,10 +139,10 @@ def week_sessions(db, week: Week) -> pd.DataFrame:
         FROM usage_sessions u
         LEFT JOIN measured_sessions m ON m.transcript_session = u.session_id
         WHERE u.first_ts >= $start AND u.first_ts < $end
-        ORDER BY u.first_ts""", {"start": week.start_at, "end": week.end_at})
+        ORDER BY u.first_ts""", {**_bounds(week, tz), "tz": tz})
 
 
-def week_agents(db, week: Week) -> pd.DataFrame:
+def week_agents(db, week: Week, tz: str = "UTC") -> pd.DataFrame:
     """Cost per agent of the week: the main thread and each subagent type it launched."""
     return query(db, """
         SELECT coalesce(subagent_type, CASE WHEN agent_id IS NULL THEN 'main thread'
@@ -142,16 +152,14 @@ def week_agents(db, week: Week) -> pd.DataFrame:
                    AS tokens,
                round(sum(cost_usd), 2) AS cost_usd
         FROM cc_requests WHERE ts >= $start AND ts < $end
-        GROUP BY ALL ORDER BY cost_usd DESC NULLS LAST, agent""",
-        {"start": week.start_at, "end": week.end_at})
+        GROUP BY ALL ORDER BY cost_usd DESC NULLS LAST, agent""", _bounds(week, tz))
 
 
-def transcript_figures(db, week: Week) -> dict:
+def transcript_figures(db, week: Week, tz: str = "UTC") -> dict:
     """The week's Claude Code sessions and cost, for the reports' index (summary.json)."""
     if not has_rows(db, "cc_requests"):
         return {"cc_sessions": None, "cost_usd": None}
     row = query(db, "SELECT count(*) AS n, sum(cost_usd) AS cost FROM usage_sessions "
-                    "WHERE first_ts >= $start AND first_ts < $end",
-                {"start": week.start_at, "end": week.end_at}).iloc[0]
+                    "WHERE first_ts >= $start AND first_ts < $end", _bounds(week, tz)).iloc[0]
     cost = None if pd.isna(row["cost"]) else round(float(row["cost"]), 2)
     return {"cc_sessions": int(row["n"]), "cost_usd": cost}

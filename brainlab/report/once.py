@@ -87,13 +87,15 @@ def violations(db: str | os.PathLike) -> pd.DataFrame:
 
 
 def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
-                    history_start_at: datetime) -> dict[str, pd.DataFrame]:
+                    history_start_at: datetime, first_day: str = "monday"
+                    ) -> dict[str, pd.DataFrame]:
     """``metrics.compliance.weekly``'s own SQL, run over one evaluation of ``violations``.
 
     The cached frames stand in for the two relations the SQL reads (DuckDB scans a
     registered DataFrame), so the figures come from the one definition of the metric.
     """
     from brainlab.metrics import compliance
+    from brainlab.spec.weeks import MACROS
     from brainlab.store.connection import StoreConfig, connect
 
     every = violations(db).drop(columns=["iso_week"])
@@ -103,7 +105,9 @@ def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
     try:
         con.register("violations", every)
         con.register("rule_catalogue", catalogue)
+        for statement in MACROS.values():  # the week's rule, as the store has it
+            con.execute(statement)
         return compliance.weekly_on(lambda sql, params: con.execute(sql, params).df(),
-                                    start_at, end_at, history_start_at)
+                                    start_at, end_at, history_start_at, first_day)
     finally:
         con.close()

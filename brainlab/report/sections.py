@@ -75,7 +75,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     context holds one read-only connection for every section (:mod:`brainlab.report.once`):
     call :func:`finish` after the last section.
     """
-    from brainlab.metrics.usage_time import kernel_timezone
+    from brainlab.metrics.usage_time import kernel_timezone, kernel_week_start
 
     tz = kernel_timezone(timezone or None)
     settings = load_settings(thresholds_file or None) if thresholds_file else None
@@ -84,8 +84,9 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         thresholds = thresholds.replace(ratio_window=int(ratio_window))
     store = once.store(db)
     if not week:
-        weeks = data.session_weeks(store)
-        week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date()).label
+        first_day = kernel_week_start()
+        weeks = data.session_weeks(store, first_day, tz)
+        week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date(), first_day).label
     parsed = Week.parse(week)
     return ReportContext(
         db=store, week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
@@ -267,7 +268,7 @@ def headline(ctx: ReportContext) -> str:
 
 def _measured_headline(ctx: ReportContext) -> str:
     """The week's measured figures beside the previous week's (escaped table)."""
-    frame = measured_week.week_figures(ctx.db, ctx.week)
+    frame = measured_week.week_figures(ctx.db, ctx.week, ctx.timezone)
     money = measured_week.FIGURE_NAMES["cost_usd"]
 
     def cell(figure_name: str, value) -> str:
@@ -321,7 +322,8 @@ def coach_silence(earlier: pd.DataFrame, ctx: ReportContext) -> str:
         return text + f" Nor earlier in the {ctx.history_weeks}-week trend window."
     last = pd.Timestamp(earlier["started_at"].max())
     return (text + f" It fired {len(earlier)} time(s) earlier in the {ctx.history_weeks}-week"
-            f" trend window, last on {last:%Y-%m-%d} ({Week.of(last.date()).label}).")
+            f" trend window, last on {last:%Y-%m-%d}"
+            f" ({Week.of(last.date(), ctx.week.first_day).label}).")
 
 
 def conserve(ctx: ReportContext) -> str:
@@ -350,7 +352,7 @@ def sessions(ctx: ReportContext) -> str:
         return ""
     if ctx.transcripts_only:
         return show(section("sessions", "Sessions this week (measured from transcripts)",
-                            table(measured_week.week_sessions(ctx.db, ctx.week),
+                            table(measured_week.week_sessions(ctx.db, ctx.week, ctx.timezone),
                                   empty="No Claude Code session started this week.")))
     week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
     return show(section("sessions", "Sessions this week",
@@ -367,7 +369,8 @@ def agents(ctx: ReportContext) -> str:
         return ""
     if ctx.transcripts_only:
         return show(section("agents", "Agent cost (measured from transcripts)", table(
-            measured_week.week_agents(ctx.db, ctx.week), empty="No Claude Code request.")))
+            measured_week.week_agents(ctx.db, ctx.week, ctx.timezone),
+            empty="No Claude Code request.")))
     board = data.agent_leaderboard(ctx.db, ctx.week, ctx.thresholds)
     parts = []
     if not board.empty:
@@ -479,7 +482,7 @@ def telemetry(ctx: ReportContext) -> str:
     """What Claude Code's telemetry adds (issue 26): waits, tools, retries, compactions, who."""
     from brainlab.metrics.telemetry import telemetry_week
 
-    found = telemetry_week(ctx.db, ctx.week)
+    found = telemetry_week(ctx.db, ctx.week, ctx.timezone)
     if found is None:
         return ""
     activity, who = found["activity"], found["who"]
@@ -560,7 +563,8 @@ def compliance(ctx: ReportContext) -> str:
             ctx.db, "has:rule_catalogue", lambda: data.has_rows(ctx.db, "rule_catalogue")):
         return ""  # no brain data, or a database older than the compliance rules
     start = ctx.week.shifted(-(ctx.history_weeks - 1)).start_at
-    figures = once.compliance_week(ctx.db, ctx.week.start_at, ctx.week.end_at, start)
+    figures = once.compliance_week(ctx.db, ctx.week.start_at, ctx.week.end_at, start,
+                                   ctx.week.first_day)
     week = figures["week"]
     parts = [note(f"{len(week)} violation(s) dated this week "
                   f"({(week['severity'] == 'error').sum() if len(week) else 0} error); "

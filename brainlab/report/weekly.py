@@ -1,4 +1,8 @@
-"""Render the weekly health report of one ISO week, or of many, into ``<out>/<week>/``.
+"""Render the weekly health report of one week, or of many, into ``<out>/<week>/``.
+
+Weeks are ISO weeks (``2026-W48``) unless ``--start-of-week sunday`` (then named by their
+Sunday, ``2026-11-22``; brainlab/spec/weeks.py); a transcript session belongs to the week of
+its first request's day in the report's zone (``--timezone``).
 
 ``render_weekly`` = check the database, execute notebooks/reports/weekly_health.ipynb with
 papermill (or in the kernel :func:`render_weeks` shares between weeks) into a temporary file,
@@ -17,6 +21,8 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pandas as pd
 
 from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
@@ -39,21 +45,20 @@ def no_session_message(db: Path) -> str:
             " week with --week")
 
 
-def latest_week(db: Path) -> str:
-    """The ISO week of the newest session in ``db`` (ReportError when there is none)."""
-    weeks = data.session_weeks(db)
+def latest_week(db: Path, first_day: str = "monday", tz: str = "UTC") -> str:
+    """The week of the newest session in ``db`` (ReportError when there is none)."""
+    weeks = data.session_weeks(db, first_day, tz)
     if not weeks:
         raise ReportError(no_session_message(db))
     return weeks[-1]
 
 
-def held_weeks(db: Path) -> list[str]:
-    """The ISO weeks holding at least one session (metabolism log or transcript session)."""
-    frame = query(db, "SELECT DISTINCT CAST(t AS DATE) AS day FROM (SELECT started_at AS t "
-                      "FROM metabolism_sessions UNION ALL SELECT first_ts FROM usage_sessions) "
-                      "WHERE t IS NOT NULL")
-    return sorted({Week.of(getattr(day, "date", lambda d=day: d)()).label
-                   for day in frame["day"]})
+def held_weeks(db: Path, first_day: str = "monday", tz: str = "UTC") -> list[str]:
+    """The weeks holding at least one session (metabolism log or transcript session), in order."""
+    frame = query(db, f"SELECT DISTINCT day FROM ({data.SESSION_DAYS}) WHERE day IS NOT NULL",
+                  [tz])
+    weeks = {Week.of(pd.Timestamp(day).date(), first_day) for day in frame["day"]}
+    return [w.label for w in sorted(weeks, key=lambda w: w.start)]
 
 
 @dataclass
@@ -65,30 +70,36 @@ class WeekPlan:
 
 
 def plan_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
-               since: str | None = None) -> WeekPlan:
+               since: str | None = None, first_day: str = "monday",
+               tz: str = "UTC") -> WeekPlan:
     """The weeks a command asked for: one week, every week with data, or since a week.
 
     ``--all`` and ``--since`` render only weeks holding a session (the empty ones are counted in
-    ``skipped``); a week after the newest session is refused (a typo, not a report).
+    ``skipped``); a week after the newest session is refused (a typo, not a report). Weeks
+    start on ``first_day``; ``week``/``since`` may name an ISO week or any day of the week.
     """
     if sum(bool(x) for x in (week, all_weeks, since)) > 1:
         raise ReportError("give one of --week, --all or --since")
-    asked = Week.parse(week or since).label if (week or since) else None
-    held = held_weeks(db)
+
+    def parse(label: str) -> Week:
+        return Week.parse(label, first_day)
+
+    asked = parse(week or since).label if (week or since) else None
+    held = held_weeks(db, first_day, tz)
     if not held:
         if week:
             return WeekPlan([asked])
         raise ReportError(no_session_message(db))
-    if asked and Week.parse(asked).start > Week.parse(held[-1]).start:
+    if asked and parse(asked).start > parse(held[-1]).start:
         raise ReportError(f"{asked} is after the data (the newest session is in {held[-1]}): "
                           f"name a week up to {held[-1]}")
     if week:
         return WeekPlan([asked])
     if not (all_weeks or since):
         return WeekPlan([held[-1]])
-    first = Week.parse(since) if since else Week.parse(held[0])
+    first = parse(since) if since else parse(held[0])
     span, current = [], first
-    while current.start <= Week.parse(held[-1]).start:
+    while current.start <= parse(held[-1]).start:
         span.append(current.label)
         current = current.shifted(1)
     kept = set(held)
@@ -96,28 +107,37 @@ def plan_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
 
 
 def select_weeks(db: Path, week: str | None = None, all_weeks: bool = False,
-                 since: str | None = None) -> list[str]:
+                 since: str | None = None, first_day: str = "monday",
+                 tz: str = "UTC") -> list[str]:
     """The weeks :func:`plan_weeks` renders (empty weeks of a range left out)."""
-    return plan_weeks(db, week, all_weeks, since).weeks
+    return plan_weeks(db, week, all_weeks, since, first_day, tz).weeks
 
 
 def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS, *,
                   thresholds_file: Path | None = None, ratio_window: int = 0,
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
                   notebook: Path | None = None, update_index: bool = True,
-                  session: runner.KernelSession | None = None, timezone: str | None = None
-                  ) -> Path:
+                  session: runner.KernelSession | None = None, timezone: str | None = None,
+                  start_of_week: str | None = None) -> Path:
     """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
 
     ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
-    ``timezone``: IANA zone of the usage days (default: brainlab.toml's, else the machine's).
+    ``timezone``: IANA zone of the transcript sessions' days (default: brainlab.toml's, else
+    the machine's); ``start_of_week``: monday (ISO weeks, the default) or sunday.
     """
-    from brainlab.metrics.usage_time import resolve_timezone, settings_defaults
+    from brainlab.metrics.usage_time import (
+        resolve_timezone,
+        resolve_week_start,
+        settings_defaults,
+    )
 
-    tz = resolve_timezone(timezone, None if timezone else settings_defaults()[0])
+    configured = settings_defaults() if not (timezone and start_of_week) else (None, None)
+    tz = resolve_timezone(timezone, None if timezone else configured[0])
+    first_day = resolve_week_start(start_of_week, None if start_of_week else configured[1])
     db = Path(db).resolve()
     query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
-    label = Week.parse(week).label if week else latest_week(db)
+    label = (Week.parse(week, first_day).label if week
+             else latest_week(db, first_day, tz))
     notebook = Path(notebook) if notebook else runner.weekly_notebook()
     week_dir = Path(out) / label
     created = not week_dir.exists()
@@ -205,7 +225,7 @@ def _summary_of(db, label: str, run: runner.Execution, parameters: dict) -> dict
     cur, prev = clean.get("mean_health"), _plain(previous.get("mean_health"))
     clean["mean_health_change"] = (cur - prev) if cur is not None and prev is not None else None
     return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **clean,
-            **measured_week.transcript_figures(db, week)}  # the index's transcript columns
+            **measured_week.transcript_figures(db, week, parameters.get("timezone", "UTC"))}
 
 
 def _plain(value):

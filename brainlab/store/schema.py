@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 _SPEC = Path(__file__).parent.parent / "spec"
 # the spec files whose constants catalog_fingerprint() hashes (see catalog_files_key)
 _SPEC_SOURCES = ("vocabulary.py", "modes.py", "rules.py", "stops.py", "session_types.py",
-                 "budget_rule.py")
+                 "budget_rule.py", "weeks.py")
 LAYERS = ("raw", "staging", "marts", "rules")  # as brainlab.store.graph (not imported at open)
 
 
@@ -74,7 +74,7 @@ def _model_files() -> list[Path]:
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab.spec import budget_rule, modes, session_types, stops, vocabulary
+    from brainlab.spec import budget_rule, modes, session_types, stops, vocabulary, weeks
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for entry in _model_files():
@@ -83,7 +83,8 @@ def catalog_fingerprint() -> str:
                         sorted(vocabulary.CLAIM_TTL_HOURS.items()),
                         sorted(stops.STOP_CODES.items()))).encode())
     digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS,
-                        budget_rule.BUDGET_OVER_SQL, budget_rule.BUDGET_WATCH_SQL)).encode())
+                        budget_rule.BUDGET_OVER_SQL, budget_rule.BUDGET_WATCH_SQL,
+                        weeks.MACROS)).encode())
     digest.update(repr(sorted(session_types.SESSION_TYPE_SETS.items())).encode())
     return digest.hexdigest()[:16]
 
@@ -205,13 +206,14 @@ def _write_rule_lookups(con: duckdb.DuckDBPyConnection) -> None:
 
 
 # the macros the store writes from brainlab.spec (no .sql file: the one rule lives in
-# spec/budget_rule.py, which the status line also applies); documented by their .yml alone
-SPEC_MACROS = ("budget_over", "budget_watch")
+# spec/budget_rule.py, which the status line also applies, and spec/weeks.py, which the
+# report's weeks apply); documented by their .yml alone
+SPEC_MACROS = ("budget_over", "budget_watch", "week_first_day", "week_label")
 
 
 def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
     """ADR-019 session modes, their perimeters and the SPEC §3.3 budgets (brainlab.spec.modes)."""
-    from brainlab.spec import budget_rule, modes
+    from brainlab.spec import budget_rule, modes, weeks
 
     con.executemany("INSERT INTO session_modes VALUES (?, ?, ?, ?)",
                     [(m.name, m.kind, m.mode_file, m.source) for m in modes.MODES])
@@ -226,6 +228,8 @@ def _write_mode_lookups(con: duckdb.DuckDBPyConnection) -> None:
                 f" ({budget_rule.BUDGET_OVER_SQL})")
     con.execute("CREATE OR REPLACE MACRO budget_watch(pct, watch_pct) AS"
                 f" ({budget_rule.BUDGET_WATCH_SQL})")
+    for statement in weeks.MACROS.values():  # a week's first day and label, as Week's
+        con.execute(statement)
 
 
 def _write_comments(con: duckdb.DuckDBPyConnection) -> None:

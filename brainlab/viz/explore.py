@@ -238,12 +238,12 @@ def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
     ).properties(width=theme.WIDTH, height=alt.Step(16))
 
 
-def measured_weeks(weekly: pd.DataFrame) -> alt.Chart:
-    """Claude Code sessions and cost per ISO week, as the transcripts measure them.
+def measured_weeks(weekly: pd.DataFrame, first_day: str = "monday") -> alt.Chart:
+    """Claude Code sessions and cost per week, as the transcripts measure them.
 
     ``weekly``: week_start, sessions, cost_usd (a store without metabolism logs, issue 28).
     """
-    base = alt.Chart(weekly).encode(x=alt.X("week_start:T", title="week (Monday)",
+    base = alt.Chart(weekly).encode(x=alt.X("week_start:T", title=f"week ({first_day.capitalize()})",
                                             axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)))
     sessions = base.mark_bar().encode(
         y=alt.Y("sessions:Q", title="Claude Code sessions"),

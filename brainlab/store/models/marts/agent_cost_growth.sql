@@ -3,7 +3,7 @@
 -- history costs more than the first half.
 CREATE OR REPLACE VIEW agent_cost_growth AS
 WITH span AS (
-    SELECT DISTINCT CAST(date_trunc('week', started_at) AS DATE) AS week_start
+    SELECT DISTINCT week_first_day(started_at) AS week_start
     FROM metabolism_sessions WHERE started_at IS NOT NULL
 ), numbered AS (
     SELECT week_start, row_number() OVER (ORDER BY week_start) AS week_no,

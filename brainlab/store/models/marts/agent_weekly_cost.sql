@@ -4,13 +4,13 @@ WITH loads AS (
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
     FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
 ), weeks AS (
-    SELECT CAST(date_trunc('week', started_at) AS DATE) AS week_start,
+    SELECT week_first_day(started_at) AS week_start,
            count(*) AS week_sessions
     FROM metabolism_sessions WHERE started_at IS NOT NULL GROUP BY 1
 )
 SELECT
-    CAST(date_trunc('week', s.started_at) AS DATE)        AS week_start,
-    strftime(date_trunc('week', s.started_at), '%G-W%V')  AS iso_week,
+    week_first_day(s.started_at)        AS week_start,
+    week_label(s.started_at)  AS iso_week,
     l.agent,
     count(DISTINCT l.sess_id)                             AS sessions_loaded,
     any_value(w.week_sessions)                            AS week_sessions,
@@ -18,6 +18,6 @@ SELECT
     sum(l.tokens_estimated)                               AS tokens_total
 FROM loads l
 JOIN metabolism_sessions s USING (sess_id)
-JOIN weeks w ON w.week_start = CAST(date_trunc('week', s.started_at) AS DATE)
+JOIN weeks w ON w.week_start = week_first_day(s.started_at)
 WHERE s.started_at IS NOT NULL
 GROUP BY ALL;

@@ -25,8 +25,8 @@ WITH s AS (
 SELECT
     sess_id,
     started_at,
-    CAST(date_trunc('week', started_at) AS DATE)               AS week_start,
-    strftime(date_trunc('week', started_at), '%G-W%V')         AS iso_week,
+    week_first_day(started_at)               AS week_start,
+    week_label(started_at)         AS iso_week,
     category,
     health_score,
     coalesce(saturation_flag, false)                           AS is_saturated,

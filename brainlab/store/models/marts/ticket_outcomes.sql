@@ -7,8 +7,8 @@ CREATE OR REPLACE VIEW ticket_outcomes AS
 SELECT
     ticket,
     started_at,
-    CAST(date_trunc('week', started_at) AS DATE)               AS week_start,
-    strftime(date_trunc('week', started_at), '%G-W%V')         AS iso_week,
+    week_first_day(started_at)               AS week_start,
+    week_label(started_at)         AS iso_week,
     outcome,
     decisions_by_supervisor,
     wakeups,

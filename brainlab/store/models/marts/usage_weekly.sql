@@ -1,6 +1,6 @@
 -- Usage by ISO week (Monday start; iso_year/iso_week as ISO 8601 numbers them).
 CREATE OR REPLACE VIEW usage_weekly AS
-SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,
+SELECT week_first_day(day) AS week_start,
        isoyear(day) AS iso_year, week(day) AS iso_week,
        CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
        CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,

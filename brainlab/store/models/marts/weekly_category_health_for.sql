@@ -1,8 +1,10 @@
--- SPEC §3.2 mean health score per ISO week and metabolism category (scored categories only).
-CREATE OR REPLACE MACRO weekly_category_health_for(formula := 'v2', basis := 'best') AS TABLE
+-- SPEC §3.2 mean health score per week (ISO, or Sunday weeks: first_day) and metabolism
+-- category (scored categories only).
+CREATE OR REPLACE MACRO weekly_category_health_for(formula := 'v2', basis := 'best',
+                                                   first_day := 'monday') AS TABLE
 SELECT
-    strftime(date_trunc('week', started_at), '%G-W%V')  AS iso_week,
-    CAST(date_trunc('week', started_at) AS DATE)       AS week_start,
+    week_label(started_at, first_day := first_day)      AS iso_week,
+    week_first_day(started_at, first_day := first_day)  AS week_start,
     category,
     count(*)                                            AS sessions,
     avg(health_score)                                   AS mean_health

@@ -1,15 +1,15 @@
--- SPEC §3.2/§3.3 headline figures per ISO week under the given thresholds; one row per ISO
--- week with sessions. last_ratio / last_ratio_band: the rolling ratio at the week's last
+-- SPEC §3.2/§3.3 headline figures per week under the given thresholds; one row per week with
+-- sessions. Weeks are ISO weeks, or Sunday weeks when first_day = 'sunday' (spec/weeks.py). last_ratio / last_ratio_band: the rolling ratio at the week's last
 -- session (the state the next week boots with).
 CREATE OR REPLACE MACRO weekly_health_for(
     formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
     ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
     coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
     conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
-    basis := 'best') AS TABLE
+    basis := 'best', first_day := 'monday') AS TABLE
 SELECT
-    strftime(date_trunc('week', started_at), '%G-W%V')            AS iso_week,
-    CAST(date_trunc('week', started_at) AS DATE)                 AS week_start,
+    week_label(started_at, first_day := first_day)                AS iso_week,
+    week_first_day(started_at, first_day := first_day)            AS week_start,
     count(*)                                                      AS sessions,
     count(*) FILTER (WHERE category = 'use-brain')                AS n_use,
     count(*) FILTER (WHERE category = 'build-brain')              AS n_build,
