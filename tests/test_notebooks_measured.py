@@ -9,24 +9,30 @@ and 06 drew an empty chart under ``UserWarning: I don't know how to infer vegali
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
 from notebook_runs import GROUP
+
+from brainlab.metrics.usage_time import TZ_ENV, WEEK_ENV
 
 pytestmark = pytest.mark.slow  # xdist group: tests/conftest.py KERNEL_GROUPS
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PAPERMILL = Path(sys.executable).parent / "papermill"
 
 
-def run(name: str, db: Path, tmp_path: Path) -> dict:
+def run(name: str, db: Path, tmp_path: Path, env: dict | None = None) -> dict:
     out = tmp_path / name
     done = subprocess.run([str(PAPERMILL), str(NOTEBOOKS / name), str(out), "-p", "db_path",
                            str(db), "--engine", "brainlab", "--execution-timeout", "300",
                            "-k", "python3"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=900)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(out.read_text(encoding="utf-8"))
 
@@ -51,10 +57,17 @@ def warnings(nb: dict) -> list[str]:
 
 
 def test_01_draws_the_measured_weeks_of_a_transcripts_only_store(corpus_store, tmp_path):
-    nb = run("01_metabolism_trends.ipynb", corpus_store, tmp_path)
-    assert charts(nb), "no chart drawn"
+    """Weeks of the zone and first day `brainlab lab --timezone --start-of-week` sets (24)."""
+    nb = run("01_metabolism_trends.ipynb", corpus_store, tmp_path,
+             env={TZ_ENV: "America/Los_Angeles", WEEK_ENV: "sunday"})
+    drawn = charts(nb)
+    assert drawn, "no chart drawn"
     text = json.dumps(outputs(nb))
     assert "Claude Code sessions" in text and "measured from transcripts" in text
+    assert "weeks of America/Los_Angeles" in text and "week (Sunday)" in text
+    starts = {date.fromisoformat(d[:10]) for d in re.findall(
+            r'"week_start": "(\d{4}-\d{2}-\d{2})', json.dumps(drawn))}
+    assert starts and {d.weekday() for d in starts} == {6}  # every week starts on a Sunday
     assert not [w for w in warnings(nb) if "Warning" in w]
 
 

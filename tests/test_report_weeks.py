@@ -18,6 +18,7 @@ import pytest
 from claude_factory import assistant, usage, write
 
 from brainlab.errors import ReportError
+from brainlab.metrics.usage_time import WEEK_ENV
 from brainlab.report import plan_weeks
 from brainlab.report.index import read_summaries
 from brainlab.store import open_writer
@@ -86,3 +87,18 @@ def test_report_weekly_refuses_another_first_day(db, tmp_path):
         cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "friday" in done.stderr
+
+
+def test_lab_passes_the_first_day_from_brainlab_toml_or_the_option(db, tmp_path):
+    (tmp_path / "brainlab.toml").write_text('start_of_week = "sunday"\n', encoding="utf-8")
+
+    def lab(*extra: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "brainlab.cli", "lab", "--print-command", "--db", str(db),
+             *extra], cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ),
+            timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    assert f"{WEEK_ENV}=sunday" in lab()  # brainlab.toml's
+    assert f"{WEEK_ENV}=monday" in lab("--start-of-week", "monday")  # the option wins
