@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 
 from brainlab import __version__
+from brainlab.report.summary import MIME as SUMMARY
 
 # Nothing may load or run: inline styles and data: images only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -83,13 +84,14 @@ def _report_only(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
     Widgets go too: DuckDB draws a progress bar (an ipywidget, ``FloatProgress(...)`` as
     text) under a query that runs over 2 s, so a busy machine's report used to carry them.
+    So do the figures the last cell displays for ``summary.json`` (:data:`SUMMARY`).
     """
     nb = copy.deepcopy(notebook)
     nb.cells = [cell for cell in nb.cells if cell.cell_type == "code"]
     for cell in nb.cells:
         cell.outputs = [o for o in cell.get("outputs", [])
                         if (o.get("output_type") in ("display_data", "execute_result")
-                            and WIDGET not in o.get("data", {}))
+                            and not {WIDGET, SUMMARY} & set(o.get("data", {})))
                         or (o.get("output_type") == "stream" and o.get("name") == "stdout")]
     nb.metadata.pop("widgets", None)
     return nb

@@ -98,8 +98,20 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
 
 
 def finish(ctx: ReportContext) -> None:
-    """Close the report's connection (the notebook's last cell): an ingest may write again."""
-    once.close(ctx.db)
+    """The notebook's last cell: the index's figures, then close the report's connection.
+
+    A run by ``brainlab report weekly`` (a ``run_id``) displays the week's figures for
+    ``summary.json`` (:mod:`brainlab.report.summary`; the page leaves them out); then the
+    connection closes, so an ingest may write again.
+    """
+    from brainlab.report import summary
+
+    try:
+        if ctx.run_id:
+            summary.show(summary.figures(ctx.db, ctx.week, ctx.thresholds, ctx.basis,
+                                         current=ctx.figures))
+    finally:
+        once.close(ctx.db)
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
