@@ -12,6 +12,7 @@ import copy
 import html
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import nbformat
@@ -97,13 +98,40 @@ def _report_only(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+_EXPORTER: list = []  # one exporter per process: its template is compiled once
+_LOCK = threading.Lock()
+_PRELOAD: threading.Thread | None = None
+
+
+def _exporter():
+    """The HTML exporter of nbconvert ('basic' template, no input, no prompts), made once."""
+    with _LOCK:
+        if not _EXPORTER:
+            from nbconvert import HTMLExporter
+
+            exporter = HTMLExporter(template_name="basic", exclude_input=True,
+                                    exclude_input_prompt=True, exclude_output_prompt=True)
+            exporter.from_notebook_node(nbformat.v4.new_notebook())  # compiles the template
+            _EXPORTER.append(exporter)
+        return _EXPORTER[0]
+
+
+def preload() -> None:
+    """Import nbconvert and compile its template in a thread, once per process.
+
+    ``weekly.render_weekly`` calls it before the notebook runs: this process then only waits
+    for the kernel, so on a second core the ~0.5 CPU-s of nbconvert's imports and template
+    overlap the kernel's work (docs/report.md §4).
+    """
+    global _PRELOAD
+    if _PRELOAD is None and not _EXPORTER:
+        _PRELOAD = threading.Thread(target=_exporter, name="brainlab-nbconvert", daemon=True)
+        _PRELOAD.start()
+
+
 def notebook_body(notebook: nbformat.NotebookNode) -> str:
     """The outputs of ``notebook`` as an HTML fragment (nbconvert 'basic' template, no input)."""
-    from nbconvert import HTMLExporter
-
-    exporter = HTMLExporter(template_name="basic", exclude_input=True,
-                            exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _resources = exporter.from_notebook_node(_report_only(notebook))
+    body, _resources = _exporter().from_notebook_node(_report_only(notebook))
     return body
 
 

@@ -19,7 +19,8 @@ evaluated by three queries per week for ~1.2 CPU-s each on the demo store, thoug
   violations (registered as a relation), so the metric keeps one definition.
 
 ``BRAINLAB_REPORT_CACHE=0`` turns all of it off (every query opens its own connection): the
-benchmark's baseline, and a way to rule the caches out when a figure looks wrong.
+benchmark's baseline, and a way to rule the caches out when a figure looks wrong;
+``BRAINLAB_REPORT_MATERIALIZE=0`` turns the temp tables alone off.
 """
 
 from __future__ import annotations
@@ -86,9 +87,13 @@ def materialize(con) -> list[str]:
 def store(db: str | os.PathLike) -> os.PathLike:
     """The path a render passes to every query: a ``HeldReader`` (one connection) or a Path.
 
-    The held connection materializes :data:`MATERIALIZED` when it opens.
+    The held connection materializes :data:`MATERIALIZED` when it opens (not with
+    ``BRAINLAB_REPORT_MATERIALIZE=0``: the benchmark's baseline of that cut).
     """
-    return HeldReader(db, setup=materialize) if enabled() else Path(db)
+    if not enabled():
+        return Path(db)
+    wanted = os.environ.get("BRAINLAB_REPORT_MATERIALIZE", "1") != "0"
+    return HeldReader(db, setup=materialize if wanted else None)
 
 
 def close(db: os.PathLike) -> None:
