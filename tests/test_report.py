@@ -80,6 +80,14 @@ def test_files_written_with_run_record(rendered):
                    if f"{s.started_at:%G-W%V}" == rendered["week"])
     assert summary["sessions"] == expected
     assert not list(week_dir.glob(".*.tmp*")), "temporary files left behind"
+    # the kernel's figures (the notebook's last cell) are those the store gives, key for key
+    from brainlab.report import summary as week_summary
+    from brainlab.report.weekly import _summary_of
+
+    assert week_summary.from_notebook(executed) is not None, "the kernel displayed no figures"
+    queried = _summary_of(rendered["db"], rendered["week"], record["parameters"])
+    assert list(summary)[3:] == list(queried) and {**summary, **queried} == summary
+    assert week_summary.MIME not in rendered["page"].read_text(encoding="utf-8")
     index = (rendered["out"] / "index.html").read_text()
     assert f'href="{rendered["week"]}/weekly_health.html"' in index
 

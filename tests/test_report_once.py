@@ -5,6 +5,9 @@
 - a render holds one read-only connection and ``sections.finish`` gives the store back to
   writers;
 - a store-wide figure is reused only while the store is unchanged;
+- the views a render materializes as temp tables hold the views' rows, and every section of
+  a week (brain store and transcripts-only corpus) is the same with the render's caches and
+  materialized views as without them;
 - the report kernel's first cell imports neither the runner's stack (nbformat, papermill)
   nor the IRI grammar jsonschema would compile (the cell was 2.3 CPU-s; now ~0.9).
 
@@ -14,6 +17,8 @@ Real DuckDB files: the session's demo store, copied where a test writes.
 from __future__ import annotations
 
 import io
+import math
+import re
 import shutil
 import subprocess
 import sys
@@ -137,3 +142,67 @@ def test_a_progress_bar_widget_never_reaches_the_page():
     nb.cells.append(cell)
     page = html.report_html(nb, "t")
     assert "kept" in page and "FloatProgress" not in page
+
+
+def _same(a, b) -> bool:
+    """Two values equal, floats to 1e-9 (DuckDB's parallel sums differ in their last digits)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9) or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def test_materialized_views_hold_the_rows_of_the_views(demo):
+    with HeldReader(demo["db"], setup=once.materialize) as held:
+        con = held.connection()
+        temp = {name for (name,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
+        assert temp == set(once.MATERIALIZED)  # the demo store holds every one of them
+        with reader(demo["db"]) as plain:  # a connection of its own: the views themselves
+            for name in sorted(once.MATERIALIZED):
+                mine = sorted(con.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+                theirs = sorted(plain.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+                assert len(mine) == len(theirs), name
+                assert all(_same(x, y) for r, t in zip(mine, theirs, strict=True)
+                           for x, y in zip(r, t, strict=True)), name
+
+
+def _fragments(db, week: str) -> dict[str, str]:
+    """Every section's HTML of ``week``, in this process (what the notebook's cells show)."""
+    from brainlab.report.people import people
+
+    found = {}
+    with redirect_stdout(io.StringIO()):
+        ctx = sections.open_report(db=str(db), week=week)
+        for name in ("title", "headline", "health", "ratio", "conserve", "agents", "breath",
+                     "regulator", "usage", "telemetry", "limits", "logged_vs_measured",
+                     "hygiene", "compliance", "data_quality", "sessions"):
+            found[name] = getattr(sections, name)(ctx)
+        found["people"] = people(ctx)
+        sections.finish(ctx)
+    return {k: v or "" for k, v in found.items()}
+
+
+NUMBER = re.compile(r"(\d+\.\d+)")
+
+
+def _same_page(a: str, b: str) -> bool:
+    """The same markup, numbers to 1e-9: DuckDB's parallel float sums differ in their last
+    digits from run to run (the usage chart's bar heights, 2.9516475 or 2.95164749999...)."""
+    x, y = NUMBER.split(a), NUMBER.split(b)
+    return len(x) == len(y) and all(
+        p == q or (i % 2 == 1 and math.isclose(float(p), float(q), rel_tol=1e-9))
+        for i, (p, q) in enumerate(zip(x, y, strict=True)))
+
+
+@pytest.mark.parametrize("which", ["demo", "corpus"])
+def test_every_section_is_the_same_with_the_render_caches_as_without(which, demo, corpus_store,
+                                                                      monkeypatch):
+    db = demo["db"] if which == "demo" else corpus_store
+    weeks = select_weeks(db, all_weeks=True)
+    for week in (weeks[-1], weeks[len(weeks) // 2]):
+        cached = _fragments(db, week)
+        monkeypatch.setenv("BRAINLAB_REPORT_CACHE", "0")
+        plain = _fragments(db, week)
+        monkeypatch.delenv("BRAINLAB_REPORT_CACHE")
+        assert [k for k in cached if not _same_page(cached[k], plain[k])] == [], week
+        assert sum(bool(v) for v in cached.values()) >= 5

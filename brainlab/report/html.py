@@ -12,11 +12,13 @@ import copy
 import html
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import nbformat
 
 from brainlab import __version__
+from brainlab.report.summary import MIME as SUMMARY
 
 # Nothing may load or run: inline styles and data: images only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -83,25 +85,53 @@ def _report_only(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
     Widgets go too: DuckDB draws a progress bar (an ipywidget, ``FloatProgress(...)`` as
     text) under a query that runs over 2 s, so a busy machine's report used to carry them.
+    So do the figures the last cell displays for ``summary.json`` (:data:`SUMMARY`).
     """
     nb = copy.deepcopy(notebook)
     nb.cells = [cell for cell in nb.cells if cell.cell_type == "code"]
     for cell in nb.cells:
         cell.outputs = [o for o in cell.get("outputs", [])
                         if (o.get("output_type") in ("display_data", "execute_result")
-                            and WIDGET not in o.get("data", {}))
+                            and not {WIDGET, SUMMARY} & set(o.get("data", {})))
                         or (o.get("output_type") == "stream" and o.get("name") == "stdout")]
     nb.metadata.pop("widgets", None)
     return nb
 
 
+_EXPORTER: list = []  # one exporter per process: its template is compiled once
+_LOCK = threading.Lock()
+_PRELOAD: threading.Thread | None = None
+
+
+def _exporter():
+    """The HTML exporter of nbconvert ('basic' template, no input, no prompts), made once."""
+    with _LOCK:
+        if not _EXPORTER:
+            from nbconvert import HTMLExporter
+
+            exporter = HTMLExporter(template_name="basic", exclude_input=True,
+                                    exclude_input_prompt=True, exclude_output_prompt=True)
+            exporter.from_notebook_node(nbformat.v4.new_notebook())  # compiles the template
+            _EXPORTER.append(exporter)
+        return _EXPORTER[0]
+
+
+def preload() -> None:
+    """Import nbconvert and compile its template in a thread, once per process.
+
+    ``weekly.render_weekly`` calls it before the notebook runs: this process then only waits
+    for the kernel, so on a second core the ~0.5 CPU-s of nbconvert's imports and template
+    overlap the kernel's work (docs/report.md §4).
+    """
+    global _PRELOAD
+    if _PRELOAD is None and not _EXPORTER:
+        _PRELOAD = threading.Thread(target=_exporter, name="brainlab-nbconvert", daemon=True)
+        _PRELOAD.start()
+
+
 def notebook_body(notebook: nbformat.NotebookNode) -> str:
     """The outputs of ``notebook`` as an HTML fragment (nbconvert 'basic' template, no input)."""
-    from nbconvert import HTMLExporter
-
-    exporter = HTMLExporter(template_name="basic", exclude_input=True,
-                            exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _resources = exporter.from_notebook_node(_report_only(notebook))
+    body, _resources = _exporter().from_notebook_node(_report_only(notebook))
     return body
 
 

@@ -10,6 +10,7 @@ them any other way.
 from __future__ import annotations
 
 import html
+import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -77,6 +78,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     """
     from brainlab.metrics.usage_time import kernel_timezone, kernel_week_start
 
+    warm_charts()  # vl-convert's engine starts while the first queries run
     tz = kernel_timezone(timezone or None)
     settings = load_settings(thresholds_file or None) if thresholds_file else None
     thresholds = settings.thresholds if settings else Thresholds()
@@ -99,8 +101,20 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
 
 
 def finish(ctx: ReportContext) -> None:
-    """Close the report's connection (the notebook's last cell): an ingest may write again."""
-    once.close(ctx.db)
+    """The notebook's last cell: the index's figures, then close the report's connection.
+
+    A run by ``brainlab report weekly`` (a ``run_id``) displays the week's figures for
+    ``summary.json`` (:mod:`brainlab.report.summary`; the page leaves them out); then the
+    connection closes, so an ingest may write again.
+    """
+    from brainlab.report import summary
+
+    try:
+        if ctx.run_id:
+            summary.show(summary.figures(ctx.db, ctx.week, ctx.thresholds, ctx.basis,
+                                         current=ctx.figures, tz=ctx.timezone))
+    finally:
+        once.close(ctx.db)
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -187,8 +201,37 @@ def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
             f"<tbody>{body}</tbody></table></div>")
 
 
+_CHARTS_READY: threading.Thread | None = None
+
+
+def _first_chart() -> None:
+    import vl_convert
+
+    try:
+        vl_convert.vegalite_to_svg({"data": {"values": [{"x": 1}]}, "mark": "point",
+                                    "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    except Exception:  # noqa: BLE001  (a real chart reports any problem of the converter)
+        pass
+
+
+def warm_charts() -> None:
+    """Start vl-convert's JavaScript engine in a thread, once per process.
+
+    A process's first chart costs ~0.4 CPU-s more than the next ones (the engine starting,
+    docs/report.md §4). The converter releases the GIL, so on a second core that start
+    overlaps the render's first queries; :func:`figure` waits for it.
+    """
+    global _CHARTS_READY
+    if _CHARTS_READY is None:
+        _CHARTS_READY = threading.Thread(target=_first_chart, name="brainlab-charts-warm",
+                                         daemon=True)
+        _CHARTS_READY.start()
+
+
 def figure(ctx: ReportContext, name: str, chart) -> str:
     """A chart rendered to inline SVG inside a <figure data-chart=name> (escaped by vl-convert)."""
+    if _CHARTS_READY is not None:
+        _CHARTS_READY.join()
     ctx.charts_drawn.append(name)
     return f'<figure class="chart" data-chart="{esc(name)}">{charts.to_svg(chart)}</figure>'
 

@@ -15,7 +15,6 @@ A failed run raises ReportError and leaves the week's previous files as they wer
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
-from brainlab.report import html, index, once, runner
+from brainlab.report import html, index, once, runner, summary
 from brainlab.store import query
 
 NOTEBOOK = "weekly_health.ipynb"
@@ -154,6 +153,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     scratch = Path(tempfile.mkdtemp(prefix="brainlab-report-"))
     tmp_nb = scratch / f"weekly_health.{run_id}.ipynb"
     try:
+        html.preload()  # nbconvert loads while the kernel works
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
                              cwd=week_dir, session=session)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
@@ -201,43 +201,27 @@ def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
 
 
 def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> dict:
-    """Headline figures of the week for the index (the same SQL the report shows)."""
-    store = once.store(db)  # one connection for the summary's queries
-    try:
-        return _summary_of(store, label, run, parameters)
-    finally:
-        once.close(store)
+    """Headline figures of the week for the index (summary.json).
+
+    Those the notebook's last cell displayed (:mod:`brainlab.report.summary`), else the
+    same figures queried here.
+    """
+    found = summary.from_notebook(run.notebook)
+    if found is None:
+        store = once.store(db)  # one connection for the summary's queries
+        try:
+            found = _summary_of(store, label, parameters)
+        finally:
+            once.close(store)
+    return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **found}
 
 
-def _summary_of(db, label: str, run: runner.Execution, parameters: dict) -> dict:
+def _summary_of(db, label: str, parameters: dict) -> dict:
     from brainlab.config import Thresholds, load_settings
-    from brainlab.report import measured_week
 
     thresholds = (load_settings(parameters["thresholds_file"]).thresholds
                   if parameters["thresholds_file"] else Thresholds())
     if parameters["ratio_window"]:
         thresholds = thresholds.replace(ratio_window=parameters["ratio_window"])
-    week = Week.parse(label)
-    basis = parameters.get("basis", "best")
-    figures = data.week_figures(db, week, thresholds, basis=basis) or {"sessions": 0}
-    previous = data.week_figures(db, week.shifted(-1), thresholds, basis=basis) or {}
-    clean = {k: _plain(v) for k, v in figures.items() if k not in ("iso_week", "week_start")}
-    cur, prev = clean.get("mean_health"), _plain(previous.get("mean_health"))
-    clean["mean_health_change"] = (cur - prev) if cur is not None and prev is not None else None
-    return {"week": label, "run_id": run.run_id, "seconds": round(run.seconds, 2), **clean,
-            **measured_week.transcript_figures(db, week, parameters.get("timezone", "UTC"))}
-
-
-def _plain(value):
-    if value is None:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    try:
-        json.dumps(value)
-    except TypeError:
-        return str(value)
-    return value
-
+    return summary.figures(db, Week.parse(label), thresholds, parameters.get("basis", "best"),
+                           tz=parameters.get("timezone", "UTC"))

@@ -218,10 +218,11 @@ class HeldReader(os.PathLike):
     only: while it is open an ingest cannot write the store.
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, setup=None) -> None:
         self.path = Path(path)
         self._con = None
         self._memo: dict = {}
+        self._setup = setup  # called with the connection once it is open (e.g. temp tables)
 
     def memo(self, key, compute):
         """``compute()`` once while the connection is open: no writer can change the store."""
@@ -245,7 +246,14 @@ class HeldReader(os.PathLike):
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The held connection, opened (read-only, sealed) on first use."""
         if self._con is None:  # no progress-bar widget: a render's output is its sections
-            self._con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False))
+            con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False))
+            if self._setup is not None:
+                try:
+                    self._setup(con)
+                except BaseException:
+                    con.close()
+                    raise
+            self._con = con
         return self._con
 
     def close(self) -> None:
