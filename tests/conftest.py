@@ -198,18 +198,20 @@ def _marked_group(item) -> bool:
     return any(mark.name == "xdist_group" for mark in item.iter_markers())
 
 
-# The order work starts in, longest first: groups by their total seconds, then the slowest
-# ungrouped tests' files, then the rest in collection order. Figures of a full run on a quiet
-# 2-core machine (`python tests/timeline.py`, docs/testing.md); only the order matters, a
-# group not listed comes after those listed, and no test depends on it.
+# The order work starts in, longest first: groups by their total seconds, then the files of
+# the slowest ungrouped tests, then the rest in collection order. Seconds of a full run under
+# load (2026-12-02, load average 6-9 on 2 cores; `python tests/timeline.py`, docs/testing.md):
+# only the order matters, a group not listed would start after those listed, and no test
+# depends on it (tests/test_suite_schedule.py checks that every group is listed).
 GROUP_SECONDS = {
-    "spark": 180, "lab": 170, "notebooks": 110, "reports2": 110, "reports": 90,
-    "spark_cluster": 76, "own_jvm_1_spark": 57, "measured": 45, "kernels": 40,
-    "papermill": 35, "own_jvm_2_spark": 29, "concurrent": 12, "unavailable": 9,
+    "spark": 571, "spark_cluster": 376, "lab": 368, "own_jvm_1_spark": 246, "reports2": 219,
+    "notebooks": 196, "own_jvm_2_spark": 168, "reports": 133, "kernels": 93, "measured": 85,
+    "papermill": 75, "concurrent": 20, "unavailable": 13,
 }
-SLOW_FILES = ("test_usage_rollup.py", "test_report_once.py", "test_redact_rules.py",
-              "test_usage_time.py", "test_claude_counting.py", "test_fuzz_brain.py",
-              "test_claude_record.py")
+SLOW_FILES = ("test_usage_rollup.py", "test_report_once.py", "test_claude_record.py",
+              "test_redact_rules.py", "test_claude_counting.py", "test_report_timezone.py",
+              "test_claude_fuzz.py", "test_otel_synth.py", "test_usage_time.py",
+              "test_claude_ingest_paths.py", "test_fuzz_brain.py")
 
 
 def _schedule_rank(item) -> tuple:
