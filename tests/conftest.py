@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from notebook_runs import executed, store_kernels  # noqa: F401  (fixtures for every file)
+from timeline import group_of
+from timeline import register as register_timeline
 
 from brainlab.demo import build_store
 from brainlab.store import ingest as store_ingest
@@ -167,6 +169,12 @@ def _register_papermill_engine() -> None:
 
 def pytest_configure(config):
     _register_papermill_engine()
+    register_timeline(config)  # BRAINLAB_TEST_TIMELINE=FILE: per-worker timeline (docs/testing.md)
+    # pytest-xdist >= 3.6 reorders work units by their number of tests (--loadscope-reorder, on
+    # by default): a group of 50 one-second tests would start before a group of 8 long ones.
+    # Keep the longest-first order of pytest_collection_modifyitems (= --no-loadscope-reorder).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def _kernel_group(item) -> str | None:
@@ -180,11 +188,36 @@ def pytest_collection_modifyitems(config, items):
         group = _kernel_group(item)
         if group and not _marked_group(item):  # xdist joins two group marks into a new name
             item.add_marker(pytest.mark.xdist_group(group))
-    # xdist hands out groups in collection order: the long kernel groups go first, so the
-    # short tests fill the other worker meanwhile instead of a kernel group running alone at
-    # the end (issue 28 item 1: the last 8% of the run took 10 minutes)
-    items.sort(key=lambda item: 0 if _kernel_group(item) or _marked_group(item) else 1)
+    # longest first (issue 28 item 1): xdist hands out work units (a group, or one ungrouped
+    # test) in this order once pytest_configure above turned its reordering off, so the long
+    # groups start at once on both workers and the short tests fill the end of the run
+    items.sort(key=_schedule_rank)
 
 
 def _marked_group(item) -> bool:
     return any(mark.name == "xdist_group" for mark in item.iter_markers())
+
+
+# The order work starts in, longest first: groups by their total seconds, then the files of
+# the slowest ungrouped tests, then the rest in collection order. Seconds of a full run under
+# load (2026-12-02, load average 6-9 on 2 cores; `python tests/timeline.py`, docs/testing.md):
+# only the order matters, a group not listed would start after those listed, and no test
+# depends on it (tests/test_suite_schedule.py checks that every group is listed).
+GROUP_SECONDS = {
+    "spark": 571, "spark_cluster": 376, "lab": 368, "own_jvm_1_spark": 246, "reports2": 219,
+    "notebooks": 196, "own_jvm_2_spark": 168, "reports": 133, "kernels": 93, "measured": 85,
+    "papermill": 75, "concurrent": 20, "unavailable": 13,
+}
+SLOW_FILES = ("test_usage_rollup.py", "test_report_once.py", "test_claude_record.py",
+              "test_redact_rules.py", "test_claude_counting.py", "test_report_timezone.py",
+              "test_claude_fuzz.py", "test_otel_synth.py", "test_usage_time.py",
+              "test_claude_ingest_paths.py", "test_fuzz_brain.py")
+
+
+def _schedule_rank(item) -> tuple:
+    group = group_of(item)
+    if group != "-":
+        return (0, -GROUP_SECONDS.get(group, 0))
+    if item.path.name in SLOW_FILES:
+        return (1, SLOW_FILES.index(item.path.name))
+    return (2, 0)

@@ -238,6 +238,8 @@ def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
     assert again.output.startswith(f"claude 0 read, {files} unchanged")
 
 
+# a subprocess with its own JVM, nothing shared: not in the serial "spark" group (issue 28.1)
+@pytest.mark.xdist_group("own_jvm_2")
 def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
     """Issue 28 items 10, 11, as a user runs it (a subprocess): two unreadable timestamps are
     warnings, not "2 errors"; pyspark's pandas-3 FutureWarning is not printed on every run."""
@@ -264,6 +266,7 @@ def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
     assert "fully support pandas" not in done.stderr
 
 
+@pytest.mark.xdist_group("own_jvm_1")  # its own JVMs (subprocesses): runs beside "spark"
 def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
     """Issue 29: a user folder named `bob smith` or of 251 characters (its `user=` partition
     folder would pass 255 bytes) does not abort the run: each is named with its reason, counted

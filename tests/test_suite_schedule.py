@@ -1,0 +1,114 @@
+"""The suite's own scheduling and timeline (issue 28 item 1: `make test` under 10 minutes).
+
+The longest work starts first (groups by their measured seconds, then the slowest ungrouped
+files), xdist keeps that order, and ``BRAINLAB_TEST_TIMELINE`` records each test once with
+its worker and group, which ``tests/timeline.py`` turns into the per-worker timeline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GROUP_SECONDS, SLOW_FILES
+from timeline import summary
+
+TESTS = Path(__file__).resolve().parent
+ORDER_PLUGIN = '''
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    from timeline import group_of
+    print("REORDER", getattr(config.option, "loadscopereorder", None))
+    for item in items:
+        print("ITEM", group_of(item), item.nodeid)
+'''
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> tuple[str, list[tuple[str, str]]]:
+    """(xdist's reorder option, [(group, node id)] in the order work is handed out) for the
+    files holding every group, a slow ungrouped file and a short one (collected last here)."""
+    from conftest import KERNEL_GROUPS
+
+    grouped = {p.name for p in TESTS.glob("test_*.py")
+               if "xdist_group(" in p.read_text(encoding="utf-8")} | set(KERNEL_GROUPS)
+    files = [f"tests/{name}" for name in sorted(grouped - {"test_suite_schedule.py"})]
+    files = ["tests/test_config.py", "tests/test_usage_rollup.py", *files]
+    folder = tmp_path_factory.mktemp("order")
+    (folder / "order_plugin.py").write_text(ORDER_PLUGIN, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(folder), str(TESTS.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:cacheprovider", "-p", "order_plugin", *files],
+                          cwd=TESTS.parent, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    reorder = next(line.split()[1] for line in done.stdout.splitlines()
+                   if line.startswith("REORDER"))
+    items = [tuple(line.split()[1:3]) for line in done.stdout.splitlines()
+             if line.startswith("ITEM")]
+    return reorder, items
+
+
+def test_longest_groups_start_first_and_xdist_keeps_the_order(collected):
+    reorder, items = collected
+    assert reorder == "False"  # before: xdist re-sorted the groups by their number of tests
+    groups = [group for group, _ in items]
+    first = [g for g in dict.fromkeys(groups) if g != "-"]
+    assert first[0] == "spark"  # before: "notebooks" (51 short tests), Spark 415 s later
+    assert first == sorted(first, key=lambda g: -GROUP_SECONDS[g])
+    rollup = [i for i, (_, node) in enumerate(items) if "test_usage_rollup.py" in node]
+    config = [i for i, (_, node) in enumerate(items) if "test_config.py" in node]
+    assert max(i for i, g in enumerate(groups) if g != "-") < min(rollup)
+    assert max(rollup) < min(config)  # a slow file before the short tests that fill the end
+    # the Spark tests running their own JVM in a subprocess are not held in the serial group
+    own = [group for group, node in items if group.startswith("own_jvm")]
+    assert len(own) == 2 and len(set(own)) == 2
+
+
+def test_every_group_of_the_suite_has_its_place(collected):
+    # a group missing from GROUP_SECONDS would start after every listed one, however long
+    _, items = collected
+    groups = {group for group, _ in items} - {"-"}
+    assert groups <= set(GROUP_SECONDS), groups - set(GROUP_SECONDS)
+    assert all((TESTS / name).is_file() for name in SLOW_FILES)
+
+
+def test_a_parallel_run_records_each_test_once_with_worker_and_group(tmp_path):
+    timeline = tmp_path / "timeline.jsonl"
+    env = {**os.environ, "BRAINLAB_TEST_TIMELINE": str(timeline)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup",
+                           "-q", "-p", "no:cacheprovider", "tests/test_config.py"],
+                          cwd=TESTS.parent, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    passed = int(done.stdout.split(" passed")[0].split()[-1])
+    records = [json.loads(line) for line in timeline.read_text().splitlines()]
+    assert len(records) == passed  # once each: the controller writes nothing
+    assert {r["worker"] for r in records} <= {"gw0", "gw1"}
+    assert all(r["stop"] >= r["start"] and r["cpu"] >= 0 and r["group"] == "-"
+               for r in records)
+    report = subprocess.run([sys.executable, str(TESTS / "timeline.py"), str(timeline)],
+                            capture_output=True, text=True, timeout=60)
+    assert report.returncode == 0 and "idle:" in report.stdout, report.stderr
+
+
+def test_summary_shows_when_each_worker_ran_dry():
+    records = [
+        {"test": "a", "worker": "gw0", "group": "spark", "start": 0, "stop": 50, "cpu": 40},
+        {"test": "b", "worker": "gw0", "group": "spark", "start": 50, "stop": 100, "cpu": 45},
+        {"test": "c", "worker": "gw1", "group": "-", "start": 0, "stop": 30, "cpu": 29},
+    ]
+    lines = summary(records)
+    assert lines[0].startswith("run: 100 s wall")
+    assert "gw1: 1 tests, busy 30 s, idle after 30 s" in lines
+    assert any(line.split() == ["spark", "0", "..", "100", "s", "100", "s", "in", "2", "tests"]
+               for line in lines)
+    assert lines[-1] == "idle: 70 worker-s of 200 (35%) after workers ran dry"
+    assert summary([]) == ["no tests recorded"]

@@ -1,0 +1,131 @@
+"""Where a parallel test run's wall time goes: per-worker timeline and per-group totals.
+
+With ``BRAINLAB_TEST_TIMELINE=FILE`` set, every test process (the xdist workers, or the one
+process without -n) appends one JSON line per test to FILE: worker, xdist group, start and
+stop (wall seconds since the epoch), and the setup/call/teardown durations. Then::
+
+    python tests/timeline.py FILE
+
+prints, for each worker, when it started and went idle and which groups it ran (first
+start, last stop, summed test seconds), then the groups by total seconds, and the idle
+fraction of the workers (the time between a worker's last test and the end of the run).
+Off by default: nothing is written unless the variable is set. docs/testing.md shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ENV = "BRAINLAB_TEST_TIMELINE"
+
+
+def group_of(item) -> str:
+    """The xdist group a test runs in, named as xdist names it (its group marks, sorted, joined
+    by "_"); "-" when it has none (any worker takes it)."""
+    names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                    for m in item.iter_markers("xdist_group")})
+    return "_".join(names) or "-"
+
+
+class Recorder:
+    """A pytest plugin appending one line per finished test to the timeline file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        self.current: dict = {}
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self.current = {"test": nodeid, "worker": self.worker, "start": time.time(),
+                        "cpu0": _cpu(), "setup": 0.0, "call": 0.0, "teardown": 0.0}
+
+    def pytest_runtest_makereport(self, item, call):
+        if self.current.get("test") == item.nodeid:
+            self.current["group"] = group_of(item)
+            self.current[call.when] = round(call.duration, 3)
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        record = dict(self.current, stop=time.time())
+        record["cpu"] = round(_cpu() - record.pop("cpu0", 0.0), 3)
+        with open(self.path, "a", encoding="utf-8") as out:  # one short line: atomic append
+            out.write(json.dumps(record) + "\n")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children waited for (a JVM kept alive by a
+    session fixture counts only when it ends)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def register(config) -> None:
+    """Record this process's tests when ``BRAINLAB_TEST_TIMELINE`` names a file."""
+    path = os.environ.get(ENV)
+    controller = not hasattr(config, "workerinput") and config.getoption("numprocesses", None)
+    if path and not controller:  # the xdist controller only relays its workers' reports
+        config.pluginmanager.register(Recorder(path), "brainlab-timeline")
+
+
+def summary(records: list[dict], top: int = 15) -> list[str]:
+    """The report lines: workers, then groups, then idle time."""
+    if not records:
+        return ["no tests recorded"]
+    begin = min(r["start"] for r in records)
+    end = max(r["stop"] for r in records)
+    lines = [f"run: {end - begin:.0f} s wall from first test start to last test stop", ""]
+    by_worker: dict[str, list[dict]] = defaultdict(list)
+    for record in records:
+        by_worker[record["worker"]].append(record)
+    idle = 0.0
+    for worker in sorted(by_worker):
+        rows = sorted(by_worker[worker], key=lambda r: r["start"])
+        last = max(r["stop"] for r in rows) - begin
+        idle += (end - begin) - last
+        busy = sum(r["stop"] - r["start"] for r in rows)
+        lines.append(f"{worker}: {len(rows)} tests, busy {busy:.0f} s, idle after {last:.0f} s")
+        groups: dict[str, list[float]] = {}
+        for r in rows:
+            span = groups.setdefault(r.get("group", "-"), [r["start"], r["stop"], 0.0, 0])
+            span[0], span[1] = min(span[0], r["start"]), max(span[1], r["stop"])
+            span[2] += r["stop"] - r["start"]
+            span[3] += 1
+        for name, (first, stop, total, count) in sorted(groups.items(), key=lambda g: g[1][0]):
+            lines.append(f"  {name:<16} {first - begin:6.0f} .. {stop - begin:6.0f} s"
+                         f"  {total:6.0f} s in {count} tests")
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for record in records:
+        totals[record.get("group", "-")][0] += record["stop"] - record["start"]
+        totals[record.get("group", "-")][1] += record.get("cpu", 0.0)
+    lines += ["", "groups by total test seconds (wall, CPU of the worker and its children):"]
+    lines += [f"  {name:<16} {wall:6.0f} s  {cpu:6.0f} CPU-s" for name, (wall, cpu) in
+              sorted(totals.items(), key=lambda g: -g[1][0])]
+    slow = sorted(records, key=lambda r: r["start"] - r["stop"])[:top]
+    lines += ["", f"slowest {len(slow)} tests (wall s, start s, worker):"]
+    lines += [f"  {r['stop'] - r['start']:6.1f} {r['start'] - begin:6.0f} {r['worker']}"
+              f"  {r['test']}" for r in slow]
+    workers = len(by_worker)
+    lines += ["", f"idle: {idle:.0f} worker-s of {workers * (end - begin):.0f}"
+                  f" ({100 * idle / (workers * (end - begin)):.0f}%) after workers ran dry"]
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python tests/timeline.py TIMELINE_FILE", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    print("\n".join(summary(records)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
