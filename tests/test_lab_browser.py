@@ -5,9 +5,11 @@ Playwright (``executable_path=/usr/bin/chromium``, no browser download) behind a
 interceptor that aborts every request not addressed to the lab. For each numbered notebook:
 Run All Cells, then no error output, no "Error loading script", no failed or blocked request,
 and every chart output holds a drawn SVG or canvas; on 01 and 04 one slider is moved and a
-chart below it must change without re-running a cell. Screenshots of each notebook are written
-to the pytest tmp dir (``lab-screens/``) for a person to look at. The lab is stopped by a
-signal to its PID and no process it started may outlive it.
+chart below it must change without re-running a cell. A screenshot of each notebook's first
+screenful is written to the pytest tmp dir (``lab-screens/``); with ``BRAINLAB_LAB_SCREENS=all``
+one per screenful, top to bottom, for a person to look at (each costs a scroll and 0.4 s for the
+outputs to attach: ~40 s a run, issue 28.1). The lab is stopped by a signal to its PID and no
+process it started may outlive it.
 """
 
 from __future__ import annotations
@@ -133,23 +135,29 @@ def _run_all(page, timeout: float = 300) -> None:
     raise AssertionError(f"Run All Cells did not finish in {timeout} s: {prompts}")
 
 
-def _charts_settled(page, timeout: float = 120) -> list[bool]:
-    """Per chart on the page, whether it holds a drawing, once their number stops changing."""
+def _charts_settled(page, timeout: float = 120, still: float = 1.5) -> list[bool]:
+    """Per chart on the page, whether it holds a drawing, once all are drawn and their number
+    has not changed for ``still`` seconds (the last widgets' views attach after the kernel
+    idles). Polled every 0.25 s: a fixed 2 s wait and 2 s polls cost ~4 s a notebook."""
     charts = page.locator(".jp-OutputArea-output .vega-embed")
-    deadline, last = time.monotonic() + timeout, None
+    deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
     while time.monotonic() < deadline:
         drawn = page.evaluate(DRAWN, charts.element_handles())
-        if drawn and all(drawn) and drawn == last:
+        if drawn != last:
+            last, since = drawn, time.monotonic()
+        elif drawn and all(drawn) and time.monotonic() - since >= still:
             return drawn
-        last = drawn
-        time.sleep(2)
+        time.sleep(0.25)
     return last or []
 
 
 def _screenshots(page, folder: Path, stem: str, most: int = 40) -> None:
-    """The whole notebook as pictures: one per screenful, scrolling the notebook top to bottom."""
+    """The notebook as pictures: its first screenful, or with ``BRAINLAB_LAB_SCREENS=all``
+    one per screenful, scrolling the notebook top to bottom."""
     scroller = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
     height, step = page.eval_on_selector(scroller, "e => [e.scrollHeight, e.clientHeight]")
+    if os.environ.get("BRAINLAB_LAB_SCREENS") != "all":
+        most = 1
     for part in range(min(most, -(-height // max(step, 1)))):
         page.eval_on_selector(scroller, f"e => {{ e.scrollTop = {part * step}; }}")
         page.wait_for_timeout(400)  # cells scrolled into view attach their outputs
@@ -187,12 +195,11 @@ def test_notebook_in_jupyterlab(path, lab, browser, tmp_path_factory):
     page, blocked, failed = _open(browser, lab, path.name, screens)
     try:
         _run_all(page)
-        page.wait_for_timeout(2000)  # the last widgets' views attach after the kernel idles
+        drawn = _charts_settled(page)  # the outputs settled: then read the errors
         errors = page.locator(".jp-OutputArea-output[data-mime-type="
                               "'application/vnd.jupyter.stderr']").all_inner_texts()
         assert not [e for e in errors if "Error" in e or "Traceback" in e], errors
         assert page.get_by_text("Error loading script").count() == 0
-        drawn = _charts_settled(page)
         assert drawn, "no chart drew (no .vega-embed on the page)"
         assert all(drawn), f"{drawn.count(False)} of {len(drawn)} charts hold no drawing"
         if path.name in SLIDERS:
