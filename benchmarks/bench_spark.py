@@ -12,8 +12,10 @@ after appending ~1% (undone after the round). Every run is its own process; CPU-
 whole process tree (driver Python, the JVM, Spark's Python workers, read by psutil before
 the session stops; the local ingest by ``wait4``), the honest figure on a shared machine.
 
-Prints per run: wall and CPU-s, the JVM / Python-worker split, the phases of the ingest
-(plan+parse, write, roll-ups, wall) and, from Spark's event log (``spark.eventLog``), where
+Prints per run: wall and CPU-s, the JVM / Python-worker split, the JVM's CPU by thread kind
+(JIT compilers, GC, task threads, the rest: driver, planning, I/O; read from
+``/proc/<pid>/task``), the phases of the ingest (plan+parse, write, roll-ups, wall) and,
+from Spark's event log (``spark.eventLog``), where
 executor time went: run time, CPU time, JVM GC, bytes between JVM and Python workers,
 shuffle bytes. Then the FIXED cost per run (the nothing-new run: session start-up, listing,
 manifest join, no parse) and the PER-GB rate of the parse ((cold - nothing new) / GB, and the
@@ -47,25 +49,31 @@ con.close()
 """
 
 SPARK_CHILD = """
-import json, os, sys, time
+import json, os, sys, threading, time
 import psutil
-def tree_cpu():  # per kind: this driver, the JVM itself, Spark's Python workers
-    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+SEEN = {}  # pid -> (kind, own CPU-s, reaped CPU-s) at its last sample
+def sample():
     me = psutil.Process()
     for p in [me] + me.children(recursive=True):
         try:
-            c = p.cpu_times()
-            own, reaped = c.user + c.system, c.children_user + c.children_system
-            if p.pid == me.pid:
-                out["driver"] += own
-            elif "java" in p.name():  # what it reaped: Python daemons and their workers
-                out["jvm"] += own
-                out["workers"] += reaped
-            else:
-                out["workers"] += own + reaped
+            c, name = p.cpu_times(), p.name()
         except psutil.NoSuchProcess:
-            pass
+            continue
+        kind = "driver" if p.pid == me.pid else "jvm" if "java" in name else "workers"
+        SEEN[p.pid] = (kind, c.user + c.system, c.children_user + c.children_system)
+def poll():  # pyspark's daemon ignores SIGCHLD: a worker that exits is reaped by no one,
+    while True:  # so its CPU is read while it lives (every 0.25 s) and kept after
+        sample()
+        time.sleep(0.25)
+def tree_cpu():  # per kind: this driver, the JVM itself, Spark's Python workers
+    sample()
+    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+    for kind, own, reaped in SEEN.values():
+        out[kind] += own
+        if kind != "driver":  # the JVM reaps the daemons; the driver reaps the JVM at stop
+            out["workers"] += reaped
     return out
+threading.Thread(target=poll, daemon=True).start()
 def jvm_threads():  # CPU-s of the JVM's threads by kind (/proc/<pid>/task/*/stat)
     out = {}
     tick = os.sysconf("SC_CLK_TCK")
