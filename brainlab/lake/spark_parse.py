@@ -87,7 +87,9 @@ def table_rows(parsed, table: str, columns: list[tuple[str, str]]):
 
     typed = [F.expr(f"try_cast(`{table}`.`{c}` AS TIMESTAMP_NTZ)").alias(c) if t == "TIMESTAMP"
              else F.col(f"`{table}`.`{c}`").alias(c) for c, t in columns]
-    return parsed.filter(F.col("kind") == table).select(*typed, "user", "machine")
+    cores = parsed.sparkSession.sparkContext.defaultParallelism
+    return (parsed.filter(F.col("kind") == table).select(*typed, "user", "machine")
+            .coalesce(max(cores, 1)))  # one writer per core and partition, not per bin
 
 
 def _state(job: dict) -> tuple | None:
