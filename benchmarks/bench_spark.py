@@ -2,7 +2,7 @@
 
 Usage:
     PYTHONPATH=. python benchmarks/bench_spark.py [--sizes 1,5] [--repeat 2]
-        [--dir /tmp/spark-bench] [--master local[2]] [--skip-large-repeat]
+        [--dir /tmp/spark-bench] [--master local[2]] [--skip-large-repeat] [--keep-tree]
 
 For each size, generates a team tree (three users on two machines,
 ``<user>/<machine>/projects/...``) with bench_claude_ingest's generator; then each round runs,
@@ -12,19 +12,21 @@ after appending ~1% (undone after the round). Every run is its own process; CPU-
 whole process tree (driver Python, the JVM, Spark's Python workers, read by psutil before
 the session stops; the local ingest by ``wait4``), the honest figure on a shared machine.
 
-Prints per run: wall and CPU-s, the JVM / Python-worker split, the phases of the ingest
-(plan+parse, write, roll-ups, wall) and, from Spark's event log (``spark.eventLog``), where
+Prints per run: wall and CPU-s, the JVM / Python-worker split, the JVM's CPU by thread kind
+(JIT compilers, GC, task threads, the rest: driver, planning, I/O; read from
+``/proc/<pid>/task``), the phases of the ingest (plan+parse, write, roll-ups, wall) and,
+from Spark's event log (``spark.eventLog``), where
 executor time went: run time, CPU time, JVM GC, bytes between JVM and Python workers,
 shuffle bytes. Then the FIXED cost per run (the nothing-new run: session start-up, listing,
 manifest join, no parse) and the PER-GB rate of the parse ((cold - nothing new) / GB, and the
-slope between sizes when two sizes ran). ``--skip-large-repeat`` runs the largest size once.
+slope between sizes when two sizes ran). ``--skip-large-repeat`` runs the largest size once;
+``--keep-tree`` keeps the generated trees under ``--dir`` and reuses them in the next run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -47,24 +49,48 @@ con.close()
 """
 
 SPARK_CHILD = """
-import json, sys, time
+import json, os, sys, threading, time
 import psutil
-def tree_cpu():  # per kind: this driver, the JVM itself, Spark's Python workers
-    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+SEEN = {}  # pid -> (kind, own CPU-s, reaped CPU-s) at its last sample
+def sample():
     me = psutil.Process()
     for p in [me] + me.children(recursive=True):
         try:
-            c = p.cpu_times()
-            own, reaped = c.user + c.system, c.children_user + c.children_system
-            if p.pid == me.pid:
-                out["driver"] += own
-            elif "java" in p.name():  # what it reaped: Python daemons and their workers
-                out["jvm"] += own
-                out["workers"] += reaped
-            else:
-                out["workers"] += own + reaped
+            c, name = p.cpu_times(), p.name()
         except psutil.NoSuchProcess:
-            pass
+            continue
+        kind = "driver" if p.pid == me.pid else "jvm" if "java" in name else "workers"
+        SEEN[p.pid] = (kind, c.user + c.system, c.children_user + c.children_system)
+def poll():  # pyspark's daemon ignores SIGCHLD: a worker that exits is reaped by no one,
+    while True:  # so its CPU is read while it lives (every 0.25 s) and kept after
+        sample()
+        time.sleep(0.25)
+def tree_cpu():  # per kind: this driver, the JVM itself, Spark's Python workers
+    sample()
+    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+    for kind, own, reaped in SEEN.values():
+        out[kind] += own
+        if kind != "driver":  # the JVM reaps the daemons; the driver reaps the JVM at stop
+            out["workers"] += reaped
+    return out
+threading.Thread(target=poll, daemon=True).start()
+def jvm_threads():  # CPU-s of the JVM's threads by kind (/proc/<pid>/task/*/stat)
+    out = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for p in psutil.Process().children(recursive=True):
+        if "java" not in p.name():
+            continue
+        for task in os.scandir(f"/proc/{p.pid}/task"):
+            try:
+                with open(f"{task.path}/stat") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            fields = text[text.rindex(")") + 2:].split()
+            kind = ("jit" if "Compiler" in name else "gc" if name.startswith(("GC ", "G1 ", "VM "))
+                    else "tasks" if name.startswith("Executor task") else "other")
+            out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
 t0 = time.perf_counter()
 from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
@@ -76,11 +102,12 @@ c1 = tree_cpu()
 s = ingest_claude_spark(spark, sys.argv[1], sys.argv[2])
 t2 = time.perf_counter()
 c2 = tree_cpu()
+threads = jvm_threads()
 spark.stop()
 print(json.dumps({"startup_s": t1 - t0, "startup_cpu": sum(c1.values()), "ingest_s": t2 - t1,
                   "cpu": {k: c2[k] - (c1[k] if k != "workers" else 0) for k in c2},
                   "cpu_total": sum(c2.values()), "read": s.read, "unchanged": s.unchanged,
-                  "phases": getattr(s, "seconds", {}),
+                  "phases": getattr(s, "seconds", {}), "jvm_threads": threads,
                   "rows": s.rows.get("cc_request_lines", 0)}))
 """
 
@@ -154,6 +181,8 @@ def show(label: str, r: dict, gb: float | None = None) -> None:
           f" {r['startup_s']:.1f} s / {r['startup_cpu']:.1f} CPU-s; JVM {r['cpu']['jvm']:.1f},"
           f" Python workers {r['cpu']['workers']:.1f}, driver {r['cpu']['driver']:.1f});"
           f" {r['read']} read {r['unchanged']} unchanged; phases s: {phases}")
+    threads = ", ".join(f"{k} {v:.1f}" for k, v in sorted(r.get("jvm_threads", {}).items()))
+    print(f"  {'':<13} JVM threads CPU-s (start-up included): {threads}")
     e = r["events"]
     print(f"  {'':<13} event log: {e['stages']} stages {e['tasks']} tasks, executor run"
           f" {e['run_s']:.1f} s (CPU {e['cpu_s']:.1f}, GC {e['gc_s']:.1f}), JVM->Python"
@@ -162,18 +191,27 @@ def show(label: str, r: dict, gb: float | None = None) -> None:
           f" out {e['output_mb']:.1f} MB")
 
 
-def bench_size(size_gb: float, rounds: int, base: Path, master: str) -> dict:
+def bench_size(size_gb: float, rounds: int, base: Path, master: str,
+               keep_tree: bool = False) -> dict:
     """Generate one tree, run the interleaved rounds; return the medians."""
     work = base / f"{size_gb:g}gb"
-    shutil.rmtree(work, ignore_errors=True)
     root = work / "team"
+    marker = work / "team.json"  # a complete tree of an earlier run (--keep-tree): reused
     t0 = time.perf_counter()
-    total = files = 0
-    for i, (user, machine) in enumerate(HOMES):
-        n, size = generate(root / user / machine, int(size_gb * 1e9 / len(HOMES)), seed=i + 1)
-        files, total = files + n, total + size
+    if marker.exists():
+        files, total = json.loads(marker.read_text())
+        how = "reused"
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        total = files = 0
+        for i, (user, machine) in enumerate(HOMES):
+            n, size = generate(root / user / machine, int(size_gb * 1e9 / len(HOMES)),
+                               seed=i + 1)
+            files, total = files + n, total + size
+        marker.write_text(json.dumps([files, total]))
+        how = "generated"
     gb = total / 1e9
-    print(f"\n{gb:.2f} GB: {files} files generated in {time.perf_counter() - t0:.0f} s"
+    print(f"\n{gb:.2f} GB: {files} files {how} in {time.perf_counter() - t0:.0f} s"
           f" ({len(HOMES)} users on 2 machines); load average {load_average()}")
     runs: dict[str, list] = {"local": [], "cold": [], "nothing": [], "increment": []}
     for k in range(rounds):
@@ -211,7 +249,13 @@ def bench_size(size_gb: float, rounds: int, base: Path, master: str) -> dict:
           f" +1% {out['increment_cpu']:.1f} CPU-s; spark parse"
           f" {out['spark_parse_cpu_per_gb']:.1f} CPU-s/GB ="
           f" {out['spark_parse_cpu_per_gb'] / out['local_cpu_per_gb']:.2f}x local")
-    if os.environ.get("BENCH_KEEP") != "1":
+    if keep_tree:  # the tree stays for the next run; stores and lakes go
+        for path in (work / n for n in ("lake", "events", "local.duckdb", "local.duckdb.wal")):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+    else:
         shutil.rmtree(work, ignore_errors=True)
     return out
 
@@ -224,6 +268,8 @@ def main() -> int:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--skip-large-repeat", action="store_true",
                         help="run the largest size once (a shared machine, little time)")
+    parser.add_argument("--keep-tree", action="store_true",
+                        help="keep the generated trees under --dir and reuse them next run")
     args = parser.parse_args()
     sizes = [float(s) for s in args.sizes.split(",")]
     print(f"bench_spark {args.master}, sizes {sizes} GB, {args.repeat} rounds;"
@@ -232,7 +278,7 @@ def main() -> int:
     for size in sizes:
         rounds = 1 if args.skip_large_repeat and size == max(sizes) and len(sizes) > 1 \
             else args.repeat
-        results.append(bench_size(size, rounds, args.dir, args.master))
+        results.append(bench_size(size, rounds, args.dir, args.master, args.keep_tree))
     figures = {"sizes": [round(r["gb"], 2) for r in results],
                "local_cpu_per_gb": [round(r["local_cpu_per_gb"], 2) for r in results],
                "spark_fixed_cpu": [round(r["nothing_cpu"], 1) for r in results],

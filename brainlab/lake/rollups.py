@@ -197,10 +197,9 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
     if full or not all(path_exists(spark, layout.table_uri(lake, n)) for n in layout.ROLLUPS):
         new_lines = None
     days = update_calls(spark, lake, columns, None if full else new_lines)
-    calls = _read_calls(spark, lake, days)
+    calls = _read_calls(spark, lake, days)  # Parquet: each roll-up reads only its columns
     if calls is None:
         return []
-    calls = calls.localCheckpoint(eager=True)
     weekly_keys = [F.date_trunc("week", "day").cast("date").alias("week_start"),
                    F.expr("extract(YEAROFWEEK FROM day)").alias("iso_year"),
                    F.weekofyear("day").alias("iso_week"), "user"]
@@ -218,7 +217,9 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
         weekly = (read("rollup_usage_weekly").filter(_outside("week_start", weeks))
                   .unionByName(_read_calls(spark, lake, week_days)
                                .groupBy(*weekly_keys).agg(*_measures())))
-    daily = daily.localCheckpoint(eager=True)
+        # read before its own path is overwritten; the others read rollup_calls or daily
+        weekly = weekly.localCheckpoint(eager=True)
+    daily = daily.localCheckpoint(eager=True)  # small; three roll-ups read it
     every = _read_calls(spark, lake) if days is not None else calls
     frames = {
         "rollup_usage_daily": daily,
@@ -235,6 +236,5 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
         .select("model", "priced_as", *SUMS),
     }
     for name, frame in frames.items():
-        frame.coalesce(1).localCheckpoint(eager=True).write.mode("overwrite").parquet(
-            layout.table_uri(lake, name))
+        frame.coalesce(1).write.mode("overwrite").parquet(layout.table_uri(lake, name))
     return list(frames)

@@ -2,35 +2,46 @@
 
 The driver lists the files (``<root>/<user>/<machine>/projects/...``) and joins them with the
 lake's manifest (``cc_files``: path, size, head hash, offsets); executors plan and parse each
-file with brainlab's own parser (:mod:`brainlab.lake.parse`) and hand back Arrow tables; the
-touched ``user/machine`` partitions of each raw table are rewritten (old rows of re-read files
-dropped, new rows added); then the SPEC §7 deduplication runs across the whole lake and the
-usage roll-ups are rewritten (:mod:`brainlab.lake.rollups`). pyspark is imported lazily.
+file with brainlab's own parser (:mod:`brainlab.lake.parse`) and hand back every raw table
+typed, in one pass (:mod:`brainlab.lake.spark_parse`); new rows are appended, or the touched
+``user/machine`` partitions of a table rewritten (old rows of re-read files dropped); then the
+SPEC §7 deduplication re-ranks the days the run touched and the usage roll-ups are updated
+(:mod:`brainlab.lake.rollups`). pyspark is imported lazily.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
 import time
 from dataclasses import dataclass, field
 
-import pyarrow as pa
-
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups
 from brainlab.lake.refused import write_refused
 from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
+from brainlab.lake.spark_parse import parse_jobs, table_rows
 from brainlab.transcripts import broker as claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
                      "cc_agent_links", "cc_compactions", "cc_spans",
                      "cc_marks") + claude_broker.TABLES
 WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # manifest last
-PAYLOAD = ("kind string, source_file string, user string, machine string, rows long,"
-           " payload binary")
+# measured at 5 GB (docs/scale.md, section 1): a short batch job, most of its JIT work is
+# never repaid: C1 only cut the JVM's compiler threads from 48 to 3.5 CPU-s for +6.5 in the
+# tasks; partitioned writes without a sort first (one open writer per partition of a task,
+# at most 16, then Spark sorts the rest); a 1 GB heap spent 15.6 CPU-s in GC, 3 GB 3.0
+JIT = "-XX:TieredStopAtLevel=1"
+RUN_SETTINGS = {"spark.driver.extraJavaOptions": JIT, "spark.executor.extraJavaOptions": JIT,
+                "spark.sql.optimizer.plannedWrite.enabled": "false",
+                "spark.sql.maxConcurrentOutputFileWriters": "16",
+                # 64 MB row groups: the open writers' buffers fit the heap (no "Scaling row
+                # group sizes" warning); a run's files per partition are smaller anyway
+                "spark.hadoop.parquet.block.size": str(64 << 20)}
+LOCAL_HEAP = "3g"
+
+
 @dataclass
 class LakeSummary:
     """What one Spark run did: files read / unchanged / reset / gone / removed, rows, errors."""
@@ -67,8 +78,10 @@ def spark_session(master: str | None = "local[2]", conf: dict | None = None):
                 "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
                 "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
                 "spark.sql.execution.arrow.pyspark.enabled": "true"}
+    settings.update(_not_given(RUN_SETTINGS) if master is None else RUN_SETTINGS)
     if (master or "").startswith("local"):  # few cores: few shuffle tasks
         settings["spark.sql.shuffle.partitions"] = "4"
+        settings["spark.driver.memory"] = LOCAL_HEAP  # the driver is the executor
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -77,6 +90,14 @@ def spark_session(master: str | None = "local[2]", conf: dict | None = None):
     except Exception as exc:  # no Java runtime: py4j cannot start the gateway
         raise LakeError(f"Spark could not start ({type(exc).__name__}: {exc}); is a Java 17"
                         " runtime installed (openjdk-17-jre-headless)?") from exc
+
+
+def _not_given(settings: dict) -> dict:
+    """Under ``spark-submit`` (no master given), the settings its options did not set."""
+    from pyspark import SparkConf
+
+    given = SparkConf()  # spark-submit's --conf options, from the JVM it started
+    return {k: v for k, v in settings.items() if not given.contains(k)}
 
 
 # pyspark 4.x warns on every import under pandas 3 (in the driver and in each Python worker);
@@ -123,22 +144,25 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
         summary.unchanged = unchanged  # decided on the driver: no Python worker, no write
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
-    parsed = parse_jobs(spark, jobs)
+    parsed = parse_jobs(spark, jobs, WRITTEN, columns)
     new_lines = None  # this run's new cc_request_lines rows: the days the dedup re-ranks
     try:
         # one job: parses every file (cached) and says what each partition received
-        tally = parsed.groupBy("kind", "user", "machine").agg(F.sum("rows").alias("rows"),
-                                                               F.count("*").alias("n")).collect()
-        counts: dict[str, int] = {}
-        rows: dict[str, int] = {}
+        table = F.when(F.col("kind") == "_rows", F.col("source_file")).alias("table")
+        tally = (parsed.filter(F.col("kind").startswith("_"))  # the marks: cached batches apart
+                 .groupBy("kind", "user", "machine", table)
+                 .agg(F.sum("rows").alias("rows"), F.count("*").alias("n")).collect())
+        counts: dict[str, int] = {}  # marks of each kind
+        rows: dict[str, int] = {}  # a table's rows; the warnings the _warnings marks count
         touched = {(r["user"], r["machine"]) for r in removed}
         for r in tally:
+            name = r["table"] or r["kind"]
             counts[r["kind"]] = counts.get(r["kind"], 0) + r["n"]
-            rows[r["kind"]] = rows.get(r["kind"], 0) + (r["rows"] or 0)
+            rows[name] = rows.get(name, 0) + (r["rows"] or 0)
             if r["kind"] != "_unchanged":
                 touched.add((r["user"], r["machine"]))
         summary.unchanged = unchanged + counts.get("_unchanged", 0)
-        summary.read = counts.get("cc_files", 0)
+        summary.read = rows.get("cc_files", 0)  # one cc_files row per file read
         summary.reset = counts.get("_reset", 0)
         summary.removed = len(removed)
         summary.warnings = rows.get("_warnings", 0)
@@ -152,7 +176,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                     .union(spark.createDataFrame([(r["source_file"],) for r in removed],
                                                  "source_file string")))
             replaced = F.broadcast(parsed.filter(F.col("kind") == "cc_files")
-                                   .select("source_file"))
+                                   .select(F.col("cc_files.source_file").alias("source_file")))
             cleared = None
             if counts.get("_clear_file_errors"):
                 cleared = F.broadcast(parsed.filter(F.col("kind") == "_clear_file_errors")
@@ -164,9 +188,9 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                 summary.rows[table] = rows.get(table, 0)
                 if not rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
                     continue  # nothing new and nothing to drop: the table is untouched
-                new = _decode(parsed, table, columns[table])
+                new = table_rows(parsed, table, columns[table])
                 if table == "cc_request_lines" and rows.get(table):
-                    new = new_lines = new.localCheckpoint(eager=True)  # the dedup reads it too
+                    new_lines = new  # the dedup reads it too (from the cached parse)
                 _write_table(spark, lake, table, columns[table], new, rows.get(table, 0),
                              touched, drops)
         write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
@@ -186,7 +210,6 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
 
 STATE = ("source_file", "bytes_done", "lines_done", "pending_bytes", "head_sha256", "runs",
          "rows_loaded", "errors", "tail_sha256", "mtime_ns")  # a manifest row, as plan_file reads it
-BIN_BYTES = 128 << 20  # input bytes per parse task: few large tasks, as many as cores at least
 
 
 def plan_jobs(spark, lake: str, root, files: list, columns: dict):
@@ -222,122 +245,12 @@ def plan_jobs(spark, lake: str, root, files: list, columns: dict):
     return jobs, unchanged, gone
 
 
-def pack(jobs: list[dict], bins: int) -> list[list[dict]]:
-    """Jobs into ``bins`` lists of near-equal bytes (largest first, each to the lightest)."""
-    import heapq
-
-    heap = [(0, i) for i in range(bins)]
-    out: list[list[dict]] = [[] for _ in range(bins)]
-    for job in sorted(jobs, key=lambda j: -j["size"]):
-        load, i = heapq.heappop(heap)
-        out[i].append(job)
-        heapq.heappush(heap, (load + job["size"], i))
-    return [b for b in out if b]
-
-
-def parse_jobs(spark, jobs: list[dict]):
-    """Parse the jobs in few large tasks: one per bin of ~BIN_BYTES (at least one per core).
-
-    The bins travel in a broadcast; task ``i`` of ``spark.range`` parses bin ``i`` and hands
-    back Arrow batches (``mapInArrow``): no per-file task, no per-file round trip. The result
-    is checkpointed: a recomputed parse would read the manifest this run has already
-    rewritten and see nothing new (the lineage must end here).
-    """
-    total = sum(j["size"] for j in jobs)
-    n = min(len(jobs), max(spark.sparkContext.defaultParallelism, -(-total // BIN_BYTES)))
-    bins = pack(jobs, max(n, 1))
-    shared = spark.sparkContext.broadcast(bins)
-    work = spark.range(0, max(len(bins), 1), 1, max(len(bins), 1))
-    return work.mapInArrow(functools.partial(_parse_bins, shared), PAYLOAD).localCheckpoint(
-        eager=True)
-
-
 def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
     """Replace the team-wide price table (the package's prices, or the file given)."""
     schema = ", ".join(f"{c} {SPARK_TYPES[t]}" for c, t in columns)
     data = [tuple(row.get(c) for c, _ in columns) for row in rows]
     (spark.createDataFrame(data, schema).coalesce(1).write.mode("overwrite")
      .parquet(layout.table_uri(lake, "cc_prices")))
-
-
-def _parse_bins(shared, batches):
-    """Executor side: plan and parse each file of its bins; yield payload rows (Arrow IPC)."""
-    from brainlab.lake.parse import parse_transcript
-
-    bins = shared.value
-    for batch in batches:
-        for row in (job for i in batch.column("id").to_pylist()
-                    if i < len(bins) for job in bins[i]):
-            state = None
-            if row.get("bytes_done") is not None:
-                state = (row["source_file"], row["bytes_done"], row["lines_done"],
-                         row["pending_bytes"], row["head_sha256"], row["runs"],
-                         row["rows_loaded"], row["errors"], row.get("tail_sha256"),
-                         row.get("mtime_ns"))
-            out = {"kind": [], "source_file": [], "user": [], "machine": [], "rows": [],
-                   "payload": []}
-
-            def emit(kind, payload=b"", n=0, row=row, out=out):
-                out["kind"].append(kind)
-                out["rows"].append(n)
-                out["source_file"].append(row["source_file"])
-                out["user"].append(row["user"])
-                out["machine"].append(row["machine"])
-                out["payload"].append(payload)
-
-            result = parse_transcript(row.get("real_file") or row["source_file"], row["size"],
-                                      state)
-            if result is None:
-                emit("_unchanged")
-            else:
-                job, read, tables = result
-                if job.reset:
-                    emit("_reset")
-                elif not job.is_new and job.errors_before:
-                    emit("_clear_file_errors")  # the local writer's "line IS NULL" cleanup
-                for table, arrow in tables.items():
-                    emit(table, _ipc(arrow), arrow.num_rows)
-                    if table == "ingest_errors" and "severity" in arrow.column_names:
-                        emit("_warnings", n=arrow.column("severity").to_pylist().count(
-                            "warning"))  # counted apart: a warning is not an error
-            yield pa.RecordBatch.from_pydict(out, schema=pa.schema([
-                ("kind", pa.string()), ("source_file", pa.string()), ("user", pa.string()),
-                ("machine", pa.string()), ("rows", pa.int64()), ("payload", pa.binary())]))
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _decode(parsed, table: str, columns: list[tuple[str, str]]):
-    """One table's new rows from the payloads, typed as the store types them, with partitions."""
-    from pyspark.sql import functions as F
-
-    names = [c for c, _ in columns]
-    arrow_schema = ", ".join(f"`{c}` {SPARK_TYPES[t]}" for c, t in columns)
-
-    def decode(batches):
-        for batch in batches:
-            for row in batch.to_pylist():
-                t = pa.ipc.open_stream(row["payload"]).read_all()
-                data = {}
-                for name, typ in columns:
-                    col = t.column(name) if name in t.column_names else pa.nulls(t.num_rows)
-                    target = {"BIGINT": pa.int64(), "INTEGER": pa.int32(),
-                              "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64()}.get(typ, pa.string())
-                    data[name] = col.cast(target)
-                data["user"] = pa.array([row["user"]] * t.num_rows, pa.string())
-                data["machine"] = pa.array([row["machine"]] * t.num_rows, pa.string())
-                yield from pa.table(data).to_batches()
-
-    decoded = (parsed.filter(F.col("kind") == table)
-               .mapInArrow(decode, arrow_schema + ", user string, machine string"))
-    typed = [F.expr(f"try_cast(`{c}` AS TIMESTAMP_NTZ)").alias(c) if t == "TIMESTAMP"
-             else F.col(c) for c, t in columns]
-    return decoded.select(*typed, "user", "machine").select(*names, "user", "machine")
 
 
 def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touched: set,
