@@ -43,7 +43,8 @@ WITH logs AS (
         any_value(is_named) FILTER (WHERE score = best_score) AS best_named,
         any_value(is_same_project) FILTER (WHERE score = best_score) AS best_project,
         list(transcript_session || ' (Δt ' || coalesce(delta_min::VARCHAR, '?') || ' min, score '
-             || score || ')' ORDER BY score DESC, abs(delta_min)) AS candidates
+             || score || ')'
+             ORDER BY score DESC, abs(delta_min), delta_min, transcript_session) AS candidates
     FROM top GROUP BY sess_id
 )
 SELECT l.sess_id,
