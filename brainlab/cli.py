@@ -355,17 +355,9 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
             timezone: str | None, start_of_week: str | None) -> None:
     """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
-    from brainlab.metrics.usage_time import (
-        TZ_ENV,
-        WEEK_ENV,
-        resolve_timezone,
-        resolve_week_start,
-        settings_defaults,
-    )
+    from brainlab.metrics.usage_time import TZ_ENV, WEEK_ENV, resolve_time
 
-    configured = settings_defaults()
-    tz = resolve_timezone(timezone, None if timezone else configured[0])
-    first_day = resolve_week_start(start_of_week, None if start_of_week else configured[1])
+    tz, first_day = resolve_time(timezone, start_of_week)
 
     store = lab.choose_store(db, demo)
     if store.note:
@@ -430,16 +422,10 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
     their Sunday, 2026-11-22); a transcript session counts in the week of its first request's
     day in --timezone.
     """
-    from brainlab.metrics.usage_time import (
-        resolve_timezone,
-        resolve_week_start,
-        settings_defaults,
-    )
+    from brainlab.metrics.usage_time import resolve_time
     from brainlab.report import plan_weeks, render_weeks
 
-    configured = settings_defaults()
-    timezone = resolve_timezone(timezone, None if timezone else configured[0])
-    start_of_week = resolve_week_start(start_of_week, None if start_of_week else configured[1])
+    timezone, start_of_week = resolve_time(timezone, start_of_week)
 
     if lake or users or machines:  # a team report: the lake attached beside the reports
         from brainlab.lake.attach import attach_for_report

@@ -21,12 +21,7 @@ from datetime import date
 
 from brainlab.errors import ConfigError
 from brainlab.metrics.usage_groups import GROUP_VIEWS, cost_source, group_sql
-from brainlab.metrics.usage_time import (
-    local_sql,
-    resolve_timezone,
-    resolve_week_start,
-    settings_defaults,
-)
+from brainlab.metrics.usage_time import local_sql, resolve_time
 from brainlab.store import reader, usage_rollup
 
 VIEWS = ("daily", "weekly", "monthly", "sessions", "models", *GROUP_VIEWS)
@@ -208,10 +203,7 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     absent) or auto (costUSD when the line has it, else calculated), as ccusage's --mode.
     """
     since, until = parse_day(since, "since"), parse_day(until, "until")
-    configured_tz, configured_week = (settings_defaults() if timezone is None
-                                      or start_of_week is None else (None, None))
-    tz = resolve_timezone(timezone, configured_tz)
-    week_start = resolve_week_start(start_of_week, configured_week)
+    tz, week_start = resolve_time(timezone, start_of_week)
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     with reader(db, engine_only=True) as con:  # tuples only: no relation API to import

@@ -74,6 +74,18 @@ def resolve_week_start(option: str | None = None, configured: str | None = None)
     return check_first_day(option or configured)
 
 
+def resolve_time(timezone: str | None = None,
+                 start_of_week: str | None = None) -> tuple[str, str]:
+    """A command's (zone, first day of the week), each checked.
+
+    Each is the option's, else ``brainlab.toml``'s, else the machine's zone and Monday; the
+    file is read only when an option is missing.
+    """
+    configured = (None, None) if timezone and start_of_week else settings_defaults()
+    return (resolve_timezone(timezone, None if timezone else configured[0]),
+            resolve_week_start(start_of_week, None if start_of_week else configured[1]))
+
+
 def settings_defaults() -> tuple[str | None, str | None]:
     """``timezone`` and ``start_of_week`` from ``./brainlab.toml`` (None when unset)."""
     if not os.path.exists("brainlab.toml"):  # the usual case: no TOML parser to import

@@ -124,15 +124,9 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     ``timezone``: IANA zone of the transcript sessions' days (default: brainlab.toml's, else
     the machine's); ``start_of_week``: monday (ISO weeks, the default) or sunday.
     """
-    from brainlab.metrics.usage_time import (
-        resolve_timezone,
-        resolve_week_start,
-        settings_defaults,
-    )
+    from brainlab.metrics.usage_time import resolve_time
 
-    configured = settings_defaults() if not (timezone and start_of_week) else (None, None)
-    tz = resolve_timezone(timezone, None if timezone else configured[0])
-    first_day = resolve_week_start(start_of_week, None if start_of_week else configured[1])
+    tz, first_day = resolve_time(timezone, start_of_week)
     db = Path(db).resolve()
     query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = (Week.parse(week, first_day).label if week
