@@ -148,6 +148,27 @@ def test_rollups_match_the_store_views(team):
     assert users.requests.sum() == view.requests.sum()
 
 
+def test_weekly_rollup_matches_the_store_and_the_incremental_lake(team):
+    """The weekly roll-up (re-summed from the daily rows, issue 27) by ISO week (Monday)."""
+    weekly = ("SELECT week_start, iso_year, iso_week, user, total_tokens, cost_usd, requests,"
+              " unpriced_requests FROM read_parquet('{}/rollup_usage_weekly/*.parquet')"
+              " ORDER BY week_start, user")
+    cold = duckdb.connect().execute(weekly.format(team["cold_lake"])).df()
+    inc = duckdb.connect().execute(weekly.format(team["inc_lake"])).df()
+    pd.testing.assert_frame_equal(inc, cold, check_exact=False, rtol=1e-9)
+    by_week = cold.groupby("week_start", as_index=False)[
+        ["total_tokens", "cost_usd", "requests"]].sum()
+    view = query(team["local"], "SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,"
+                 " sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd,"
+                 " sum(requests) AS requests FROM usage_daily GROUP BY 1 ORDER BY 1")
+    assert list(pd.to_datetime(by_week.week_start)) == list(pd.to_datetime(view.week_start))
+    assert list(by_week.requests) == list(view.requests) and by_week.requests.sum() > 0
+    assert list(by_week.total_tokens) == list(view.total_tokens)
+    assert by_week.cost_usd.tolist() == pytest.approx(view.cost_usd.tolist(), rel=1e-9)
+    iso = cold.apply(lambda r: pd.Timestamp(r.week_start).isocalendar()[:2], axis=1)
+    assert list(iso) == list(zip(cold.iso_year, cold.iso_week, strict=True))
+
+
 def test_incremental_equals_cold(team):
     first, second, _ = team["runs"]
     assert first.read == len(list(team["root"].rglob("*.jsonl")))

@@ -27,6 +27,11 @@ from brainlab.lake.spark_io import delete_path, path_exists, read_table
 MEASURES = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 SUMS = (*MEASURES, "total_tokens", "cost_usd", "requests", "unpriced_requests")
 CALLS = "rollup_calls"  # the kept calls, partitioned by day (written by this module only)
+# what rollup_calls keeps of a kept call: its key (a re-rank's anti join) and what the
+# roll-ups read. Not the request line's other columns (request_id, ts, cwd, git_branch...):
+# writing them cost ~20% of a cold run's JVM task time for nothing (docs/scale.md)
+CALL_COLUMNS = ("message_id", "source_file", "line", "user", "machine", "session_id", "model",
+                *MEASURES)
 WINDOW_DAYS = 3  # how far apart (UTC days) two copies of one call may be and still count once
 
 
@@ -39,7 +44,7 @@ def call_key():
 
 
 def rank(lines, prices):
-    """SPEC §7 over ``lines``: one row per call with its day, price row and cost_usd."""
+    """SPEC §7 over ``lines``: one row per call (:data:`CALL_COLUMNS`), day, price row, cost."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -75,7 +80,7 @@ def rank(lines, prices):
             + F.col("cache_read_tokens") * F.col("p_cache_read_usd_mtok") * in_mult
             ) * F.when(F.col("speed") == "fast", F.coalesce(F.col("p_fast_multiplier"),
                                                             F.lit(1.0))).otherwise(1.0) / 1e6
-    return d.select(*kept.columns, F.col("p_model").alias("priced_as"),
+    return d.select(*CALL_COLUMNS, F.col("p_model").alias("priced_as"),
                     cost.alias("cost_usd"), F.to_date("ts").alias("day"))
 
 
@@ -204,22 +209,25 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
                    F.expr("extract(YEAROFWEEK FROM day)").alias("iso_year"),
                    F.weekofyear("day").alias("iso_week"), "user"]
     daily = calls.groupBy("day", "user", "model").agg(*_measures())
+    if days is not None:  # keep the other days' rows
+        daily = (spark.read.parquet(layout.table_uri(lake, "rollup_usage_daily"))
+                 .filter(_outside("day", days)).unionByName(daily))
+    daily = daily.localCheckpoint(eager=True)  # small; the three other roll-ups read it
+    # weekly: the daily rows re-summed (sums and counts add up), not another pass over
+    # the calls; only the touched weeks on an incremental run, the other weeks' rows kept
     if days is None:
-        weekly = calls.groupBy(*weekly_keys).agg(*_measures())
-    else:  # keep the other days' rows; the touched weeks from their whole days
-        def read(name):
-            return spark.read.parquet(layout.table_uri(lake, name))
-        daily = read("rollup_usage_daily").filter(_outside("day", days)).unionByName(daily)
+        weekly = daily.groupBy(*weekly_keys).agg(*_resum())
+    else:
         weeks = {d - dt.timedelta(days=d.weekday()) for d in days if d is not None}
         weeks |= {None} if None in days else set()
         week_days = {w + dt.timedelta(days=k) for w in weeks if w is not None for k in range(7)}
         week_days |= {None} if None in days else set()
-        weekly = (read("rollup_usage_weekly").filter(_outside("week_start", weeks))
-                  .unionByName(_read_calls(spark, lake, week_days)
-                               .groupBy(*weekly_keys).agg(*_measures())))
-        # read before its own path is overwritten; the others read rollup_calls or daily
+        weekly = (spark.read.parquet(layout.table_uri(lake, "rollup_usage_weekly"))
+                  .filter(_outside("week_start", weeks))
+                  .unionByName(daily.filter(~_outside("day", week_days))
+                               .groupBy(*weekly_keys).agg(*_resum())))
+        # read before its own path is overwritten
         weekly = weekly.localCheckpoint(eager=True)
-    daily = daily.localCheckpoint(eager=True)  # small; three roll-ups read it
     every = _read_calls(spark, lake) if days is not None else calls
     frames = {
         "rollup_usage_daily": daily,
