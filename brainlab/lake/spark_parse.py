@@ -136,6 +136,14 @@ def _batches(kind: str, pieces: list, tables: tuple[str, ...], schema: pa.Schema
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def _mark(marks: dict, kind: str, user: str, machine: str, source_file: str,
+          rows: int | None) -> None:
+    """Add one bookkeeping row (the HEAD columns) to ``marks``."""
+    for key, value in zip(("kind", "user", "machine", "source_file", "rows"),
+                          (kind, user, machine, source_file, rows), strict=True):
+        marks[key].append(value)
+
+
 def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
     """Executor side: parse each file of its bins; yield each table's rows, then the marks."""
     from brainlab.lake.parse import parse_transcript
@@ -150,10 +158,7 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
             pieces: dict[str, list] = {t: [] for t in tables}
             for job in bins[i]:
                 def mark(kind, n=None, job=job, marks=marks):
-                    for key, value in (("kind", kind), ("user", job["user"]),
-                                       ("machine", job["machine"]),
-                                       ("source_file", job["source_file"]), ("rows", n)):
-                        marks[key].append(value)
+                    _mark(marks, kind, job["user"], job["machine"], job["source_file"], n)
 
                 result = parse_transcript(job.get("real_file") or job["source_file"],
                                           job["size"], _state(job))
@@ -179,10 +184,7 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
                     for cols, user, machine in pieces[table]:
                         counts[user, machine] = counts.get((user, machine), 0) + len(cols[0])
                     for (user, machine), n in counts.items():  # the tally reads marks only
-                        for key, value in (("kind", "_rows"), ("user", user),
-                                           ("machine", machine), ("source_file", table),
-                                           ("rows", n)):
-                            marks[key].append(value)
+                        _mark(marks, "_rows", user, machine, table, n)
             if marks["kind"]:
                 n = len(marks["kind"])
                 yield pa.RecordBatch.from_arrays(

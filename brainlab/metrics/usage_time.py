@@ -20,9 +20,8 @@ import os
 import zoneinfo
 
 from brainlab.errors import ConfigError
-from brainlab.spec.weeks import FIRST_DAYS, check_first_day
+from brainlab.spec.weeks import check_first_day
 
-WEEK_STARTS = FIRST_DAYS  # brainlab/spec/weeks.py: what a week's first day may be
 TZ_ENV = "BRAINLAB_TIMEZONE"  # the zone a command resolved, for the notebooks it runs
 WEEK_ENV = "BRAINLAB_START_OF_WEEK"  # and the first day of its weeks
 

@@ -19,20 +19,22 @@ from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
 
 MIME = "application/vnd.brainlab.summary+json"
+QUERY = object()  # figures(current=QUERY): the caller does not hold the week's row
 
 
 def figures(db, week: Week, thresholds: Thresholds, basis: str = "best",
-            current: dict | None = None, tz: str = "UTC") -> dict:
+            current: dict | None | object = QUERY, tz: str = "UTC") -> dict:
     """The week's headline figures, the change of its mean health, its Claude Code figures.
 
-    ``current``: the week's ``weekly_health_for`` row when the caller holds it already;
+    ``current``: the week's ``weekly_health_for`` row (None: the week has none) when the
+    caller holds it already;
     ``tz``: the zone whose days make the week of the Claude Code figures (``--timezone``).
     Values are plain JSON (numpy scalars unwrapped, NaN as None).
     """
     from brainlab.report import measured_week
 
-    found = current if current is not None else data.week_figures(db, week, thresholds,
-                                                                   basis=basis)
+    found = (data.week_figures(db, week, thresholds, basis=basis) if current is QUERY
+             else current)
     previous = data.week_figures(db, week.shifted(-1), thresholds, basis=basis) or {}
     clean = {k: plain(v) for k, v in (found or {"sessions": 0}).items()
              if k not in ("iso_week", "week_start")}
