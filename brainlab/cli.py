@@ -681,7 +681,9 @@ def spark() -> None:
 def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, prune) -> None:
     """Ingest ROOT/<user>/<machine>/projects/ transcripts into the lake (only what is new)."""
     from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
+    from brainlab.lake.staging import check_scheme
 
+    check_scheme(lake)  # before the JVM starts: a lake pyarrow cannot write is refused
     summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
                                   machine=machine, prices=prices, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"

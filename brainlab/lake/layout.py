@@ -39,6 +39,25 @@ def partitions(table: str) -> tuple[str, ...]:
     return PARTITIONS + EXTRA_PARTITIONS.get(table, ())
 
 
+# the characters Spark escapes in a hive partition folder's value (%XX, upper-case hex), as its
+# ExternalCatalogUtils.escapePathName does on Linux; a null value is the default partition
+_ESCAPED = frozenset([*map(chr, range(1, 0x20)), '"', "#", "%", "'", "*", "/", ":", "=", "?",
+                      "\\", "\x7f", "{", "[", "]", "^"])
+DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+
+
+def escape_path_name(value: str) -> str:
+    """A partition value as Spark names its folder (``a:b`` -> ``a%3Ab``)."""
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in value)
+
+
+def partition_path(names: tuple[str, ...], values: tuple) -> str:
+    """The hive folders of one partition, as Spark writes them: ``user=ada/machine=box``."""
+    return "/".join(f"{escape_path_name(n)}="
+                    f"{DEFAULT_PARTITION if v is None or v == '' else escape_path_name(str(v))}"
+                    for n, v in zip(names, values, strict=True))
+
+
 def is_remote(uri: str) -> bool:
     """True for an object-store URI (``s3://``, ``s3a://``, ``gs://`` ...), False for a path."""
     return bool(re.match(r"^[a-z][a-z0-9+.-]*://", str(uri))) and not str(uri).startswith("file:")

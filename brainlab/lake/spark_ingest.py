@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 
 from brainlab.errors import LakeError
-from brainlab.lake import layout, rollups
+from brainlab.lake import layout, rollups, staging
 from brainlab.lake.refused import write_refused
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table
-from brainlab.lake.spark_parse import parse_jobs, table_rows
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
+from brainlab.lake.spark_parse import parse_jobs
 from brainlab.transcripts import broker as claude_broker
 
 TRANSCRIPT_TABLES = ("cc_request_lines", "cc_tool_call_lines", "cc_tool_results",
@@ -131,6 +131,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
 
     clock = time.perf_counter()
     lake = layout.normalize(lake)
+    staging.check_scheme(lake)  # the parse tasks write with pyarrow: refuse what it cannot
     refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
@@ -139,73 +140,91 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     jobs, unchanged, gone = plan_jobs(spark, lake, root, files, columns)
     summary.gone = len(gone)
     removed = gone if prune else []
+    staging.clear(spark, lake)  # a failed run's staged files: never data
     if not jobs and not removed and not refused and prices is None \
             and path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])):
         summary.unchanged = unchanged  # decided on the driver: no Python worker, no write
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
-    parsed = parse_jobs(spark, jobs, WRITTEN, columns)
+    run = staging.new_run(lake)
+    # the one job: the tasks parse and write the staged files; the marks of the attempts
+    # Spark accepted come back (a failed or duplicate attempt's files are never named)
+    marks = parse_jobs(spark, jobs, WRITTEN, columns, run).collect() if jobs else []
+    tally = Tally.of(marks, removed)
+    summary.unchanged = unchanged + tally.counts.get("_unchanged", 0)
+    summary.read = len(tally.read)
+    summary.reset = len(tally.reset)
+    summary.removed = len(removed)
+    summary.warnings = tally.rows.get("_warnings", 0)
+    summary.errors = tally.rows.get("ingest_errors", 0) - summary.warnings + len(refused)
+    summary.seconds["plan+parse"] = time.perf_counter() - clock
     new_lines = None  # this run's new cc_request_lines rows: the days the dedup re-ranks
-    try:
-        # one job: parses every file (cached) and says what each partition received
-        table = F.when(F.col("kind") == "_rows", F.col("source_file")).alias("table")
-        tally = (parsed.filter(F.col("kind").startswith("_"))  # the marks: cached batches apart
-                 .groupBy("kind", "user", "machine", table)
-                 .agg(F.sum("rows").alias("rows"), F.count("*").alias("n")).collect())
-        counts: dict[str, int] = {}  # marks of each kind
-        rows: dict[str, int] = {}  # a table's rows; the warnings the _warnings marks count
-        touched = {(r["user"], r["machine"]) for r in removed}
-        for r in tally:
-            name = r["table"] or r["kind"]
-            counts[r["kind"]] = counts.get(r["kind"], 0) + r["n"]
-            rows[name] = rows.get(name, 0) + (r["rows"] or 0)
-            if r["kind"] != "_unchanged":
-                touched.add((r["user"], r["machine"]))
-        summary.unchanged = unchanged + counts.get("_unchanged", 0)
-        summary.read = rows.get("cc_files", 0)  # one cc_files row per file read
-        summary.reset = counts.get("_reset", 0)
-        summary.removed = len(removed)
-        summary.warnings = rows.get("_warnings", 0)
-        summary.errors = rows.get("ingest_errors", 0) - summary.warnings + len(refused)
-        summary.seconds["plan+parse"] = time.perf_counter() - clock
-        if touched:
-            drop_all = None
-            if summary.reset or removed:
-                drop_all = F.broadcast(
-                    parsed.filter(F.col("kind") == "_reset").select("source_file")
-                    .union(spark.createDataFrame([(r["source_file"],) for r in removed],
-                                                 "source_file string")))
-            replaced = F.broadcast(parsed.filter(F.col("kind") == "cc_files")
-                                   .select(F.col("cc_files.source_file").alias("source_file")))
-            cleared = None
-            if counts.get("_clear_file_errors"):
-                cleared = F.broadcast(parsed.filter(F.col("kind") == "_clear_file_errors")
-                                      .select("source_file"))
-            for table in WRITTEN:
-                drops = {"all": drop_all,
-                         "file": replaced if table in ("cc_files", "ingest_files") else None,
-                         "null_line": cleared if table == "ingest_errors" else None}
-                summary.rows[table] = rows.get(table, 0)
-                if not rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
-                    continue  # nothing new and nothing to drop: the table is untouched
-                new = table_rows(parsed, table, columns[table])
-                if table == "cc_request_lines" and rows.get(table):
-                    new_lines = new  # the dedup reads it too (from the cached parse)
-                _write_table(spark, lake, table, columns[table], new, rows.get(table, 0),
-                             touched, drops)
-        write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
-                      columns["ingest_errors"])  # issue 29: refused paths are error rows
-        write_prices(spark, lake, price_rows, columns["cc_prices"])
-        summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
-        if (touched or prices is not None
-                or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
-            summary.rollups = rollups.write_rollups(
-                spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
-                full=bool(summary.reset or removed or prices is not None))
-        summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
-    finally:
-        parsed.unpersist()
+    if tally.touched:
+        def keys(names):
+            return F.broadcast(spark.createDataFrame([(n,) for n in names],
+                                                     "source_file string"))
+
+        drop_all = keys(tally.reset + [r["source_file"] for r in removed]) \
+            if tally.reset or removed else None
+        replaced = keys(tally.read)
+        cleared = keys(tally.cleared) if tally.cleared else None
+        for table in WRITTEN:
+            drops = {"all": drop_all,
+                     "file": replaced if table in ("cc_files", "ingest_files") else None,
+                     "null_line": cleared if table == "ingest_errors" else None}
+            summary.rows[table] = tally.rows.get(table, 0)
+            if not tally.rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
+                continue  # nothing new and nothing to drop: the table is untouched
+            moved = _write_table(spark, lake, table, columns, run, tally.files.get(table, []),
+                                 tally.touched, drops)
+            if table == "cc_request_lines" and moved:  # appended: the dedup reads them
+                uri = layout.table_uri(lake, table)
+                new_lines = typed(spark.read.option("basePath", uri).parquet(*moved), table,
+                                  columns)
+    write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
+                  columns["ingest_errors"])  # issue 29: refused paths are error rows
+    write_prices(spark, lake, price_rows, columns["cc_prices"])
+    delete_path(spark, run)  # committed: the staged files are in their tables
+    summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
+    if (tally.touched or prices is not None
+            or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
+        summary.rollups = rollups.write_rollups(
+            spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
+            full=bool(summary.reset or removed or prices is not None))
+    summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
     return summary
+
+
+@dataclass
+class Tally:
+    """The parse's marks, summed on the driver: what each table and partition received."""
+
+    counts: dict[str, int] = field(default_factory=dict)  # marks of each kind
+    rows: dict[str, int] = field(default_factory=dict)  # a table's rows; "_warnings"
+    files: dict[str, list[str]] = field(default_factory=dict)  # a table's staged files
+    read: list[str] = field(default_factory=list)  # cc_files keys of the files read
+    reset: list[str] = field(default_factory=list)  # files read again from the start
+    cleared: list[str] = field(default_factory=list)  # files whose line-less errors go
+    touched: set[tuple[str, str]] = field(default_factory=set)  # (user, machine)
+
+    @classmethod
+    def of(cls, marks: list, removed: list[dict]) -> Tally:
+        """Sum the collected marks; ``removed``: manifest rows of the files pruned."""
+        out = cls(touched={(r["user"], r["machine"]) for r in removed})
+        lists = {"_read": out.read, "_reset": out.reset, "_clear_file_errors": out.cleared}
+        for m in marks:
+            kind = m["kind"]
+            out.counts[kind] = out.counts.get(kind, 0) + 1
+            if kind == "_file":
+                out.rows[m["table"]] = out.rows.get(m["table"], 0) + m["rows"]
+                out.files.setdefault(m["table"], []).append(m["source_file"])
+            elif kind == "_warnings":
+                out.rows[kind] = out.rows.get(kind, 0) + (m["rows"] or 0)
+            elif kind in lists:
+                lists[kind].append(m["source_file"])
+            if kind != "_unchanged":
+                out.touched.add((m["user"], m["machine"]))
+        return out
 
 
 STATE = ("source_file", "bytes_done", "lines_done", "pending_bytes", "head_sha256", "runs",
@@ -253,23 +272,22 @@ def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, st
      .parquet(layout.table_uri(lake, "cc_prices")))
 
 
-def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touched: set,
-                 drops: dict) -> None:
-    """Write ``table``'s new rows: appended, or its touched partitions rewritten.
+def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: list[str],
+                 touched: set, drops: dict) -> list[str]:
+    """Commit ``table``'s staged files: moved in, or its touched partitions rewritten.
 
-    Appended when no old row goes (new files, new tails); else the touched partitions are
-    rewritten from the kept old rows and the new rows (dynamic partition overwrite).
+    Moved in when no old row goes (new files, new tails): the files' URIs in the table are
+    returned. Else the touched partitions are rewritten from the kept old rows and the
+    staged rows (dynamic partition overwrite); returns [].
     """
     from pyspark.sql import functions as F
 
     uri = layout.table_uri(lake, table)
     parts = layout.partitions(table)
     rewrite = any(d is not None for d in drops.values())
-    old = read_table(spark, lake, table, {table: columns}) if rewrite else None
-    if old is None:  # first write, or only new rows: append them (the usual incremental run)
-        if new_rows:
-            new.write.mode("append").partitionBy(*parts).parquet(uri)
-        return
+    old = read_table(spark, lake, table, columns) if rewrite else None
+    if old is None:  # first write, or only new rows: move them in (the usual incremental run)
+        return staging.commit_files(spark, lake, run, staged)
     key = "file" if table in ("ingest_errors", "ingest_files") else "source_file"
     cond = None
     for u, m in touched:
@@ -288,10 +306,15 @@ def _write_table(spark, lake: str, table: str, columns, new, new_rows: int, touc
                .filter(F.col("_gone").isNull() | F.col("line").isNotNull()).drop("_gone"))
     if "source" in parts:
         old = old.unionByName(other)
-    out = old.unionByName(new).localCheckpoint(eager=True)  # read fully before overwriting
+    out = old
+    if staged:
+        out = out.unionByName(typed(staging.read_staged(spark, run, table, staged), table,
+                                    columns))
+    out = out.localCheckpoint(eager=True)  # read fully before overwriting
     if drops["all"] is not None:  # a partition may be left empty: its old files must go
         kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
                 .collect()}
         for u, m in touched - kept:
             delete_path(spark, f"{uri}/user={u}/machine={m}")
     out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
+    return []

@@ -17,12 +17,16 @@ SPARK_TYPES = {"VARCHAR": "string", "BIGINT": "bigint", "INTEGER": "int",
 
 def read_table(spark, lake: str, table: str, columns: dict):
     """The lake's ``table`` as a DataFrame (store columns + partitions), None if it has no files."""
-    from pyspark.sql import functions as F
-
     uri = layout.table_uri(lake, table)
     if not path_exists(spark, uri):
         return None
-    df = spark.read.option("basePath", uri).parquet(uri)
+    return typed(spark.read.option("basePath", uri).parquet(uri), table, columns)
+
+
+def typed(df, table: str, columns: dict):
+    """``df`` (a table's files) with the store's columns and types, then its partitions."""
+    from pyspark.sql import functions as F
+
     cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
             .alias(c) for c, t in columns[table]]
     names = {c for c, _ in columns[table]}

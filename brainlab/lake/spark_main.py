@@ -17,6 +17,7 @@ from brainlab.plaintext import visible
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run the ingest in the submitted application, print one summary line."""
     from brainlab.lake.spark_ingest import ingest_claude_spark, spark_session
+    from brainlab.lake.staging import check_scheme
 
     parser = argparse.ArgumentParser(prog="spark_main.py", description=__doc__)
     parser.add_argument("root")
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="remove the rows of transcripts gone from ROOT (kept by default)")
     args = parser.parse_args(argv)
     try:
+        check_scheme(args.lake)  # before any work: a lake pyarrow cannot write is refused
         summary = ingest_claude_spark(spark_session(master=None), args.root, args.lake,
                                       user=args.user, machine=args.machine, prices=args.prices,
                                       prune=args.prune)

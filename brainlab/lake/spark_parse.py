@@ -1,53 +1,50 @@
-"""The Spark ingest's parse: few large tasks that hand back every raw table typed, in one pass.
+"""The Spark ingest's parse: few large tasks that write every raw table's Parquet themselves.
 
-``parse_jobs`` packs the files to read into bins of ~``BIN_BYTES``; task ``i`` of
-``spark.range`` parses bin ``i`` with brainlab's own parser (:mod:`brainlab.lake.parse`) and
-yields Arrow batches (``mapInArrow``) of ONE wide schema: ``kind, user, machine,
-source_file, rows`` and one struct column per raw table, typed as the store types it
-(:func:`struct_ddl`). A batch holds the rows of one table (its struct set, the others null)
-or the bookkeeping marks (``_unchanged``, ``_reset``..., and ``_rows``: how many rows of a
-table a partition received, so the run's tally reads marks only). A table's new rows are then
-``table_rows``: a filter on ``kind`` and a select of its struct's fields, in the JVM; no
-second trip through Python, no Arrow IPC bytes to decode.
-
-The result is persisted (columnar, memory then disk): every table reads only its own struct
-column and ``kind``, and the cached batches of other kinds are skipped by their ``kind``
-statistics (a bin yields each table's rows together, so batches are nearly of one kind).
+``parse_jobs`` packs the files to read into bins of ~``BIN_BYTES`` and runs one task per core
+over them (``spark.range(bins).mapInArrow``, the bins in a broadcast); a task parses each of
+its bins with brainlab's own parser (:mod:`brainlab.lake.parse`), types each table's rows as
+the store types them (timestamps included: :func:`timestamps` reads the ISO text as Spark's
+``try_cast(... AS TIMESTAMP_NTZ)`` did) and writes them with pyarrow into the run's staging
+folder (:class:`brainlab.lake.staging.Writers`: one file per table and partition, a row
+group per bin). It hands back only marks, the ``HEAD`` columns: the bookkeeping kinds
+(``_unchanged``, ``_reset``, ``_clear_file_errors``, ``_warnings``, ``_read``: a file read,
+its ``cc_files`` key) and one ``_file`` mark per file written (table, partition, path
+relative to the staging folder, rows). No rows cross to the JVM: the JVM turning ~100k rows
+per table and GB into rows, a columnar cache and then Parquet was most of the Spark ingest's
+CPU (docs/scale.md).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import heapq
+import re
+import uuid
 
 import pyarrow as pa
 
-from brainlab.lake.spark_io import SPARK_TYPES
+from brainlab.lake import layout
 
-BIN_BYTES = 128 << 20  # input bytes per parse task: few large tasks, as many as cores at least
-BATCH_ROWS = 32768  # rows per Arrow batch handed to the JVM
+BIN_BYTES = 128 << 20  # input bytes per bin: what a task's Python worker holds at once
 MARKS = ("_unchanged", "_reset", "_clear_file_errors", "_warnings",  # bookkeeping kinds
-         "_rows")  # a table's rows in one partition: source_file holds the table's name
+         "_read",  # a file read: source_file is its cc_files key
+         "_file")  # a file written: table, partition, path (in source_file), rows
 ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "DATE": pa.date32(),
-               "TIMESTAMP": pa.string()}  # ISO text: cast in the JVM as the lake always has
+               "TIMESTAMP": pa.timestamp("us")}  # TIMESTAMP_NTZ, as Spark wrote it
 HEAD = (("kind", pa.string()), ("user", pa.string()), ("machine", pa.string()),
-        ("source_file", pa.string()), ("rows", pa.int64()))
+        ("source_file", pa.string()), ("rows", pa.int64()), ("table", pa.string()))
+# Spark's cast of text to TIMESTAMP_NTZ, for what Arrow's own cast refuses: spaces around,
+# 1-2 digit fields, 7-9 fraction digits (cut to microseconds), a zone (ignored)
+_SPARK_TS = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ](\d{1,2})(?::(\d{1,2})"
+                       r"(?::(\d{1,2})(?:\.(\d*))?)?)?(?:Z|[+-]\d{1,2}(?::?\d{2})?)?)?)?)?")
 
 
-def struct_type(columns: list[tuple[str, str]]) -> pa.StructType:
-    """A table's rows as one Arrow struct, each column typed as the store types it."""
-    return pa.struct([(c, ARROW_TYPES.get(t, pa.string())) for c, t in columns])
-
-
-def struct_ddl(tables: tuple[str, ...], columns: dict) -> str:
-    """The Spark schema of the parse's output (the head columns, one struct per table)."""
-    head = ", ".join(f"{name} {'bigint' if typ == pa.int64() else 'string'}"
+def head_ddl() -> str:
+    """The Spark schema of the parse's output: the marks' columns."""
+    return ", ".join(f"`{name}` {'bigint' if typ == pa.int64() else 'string'}"
                      for name, typ in HEAD)
-    def fields(table):
-        return ", ".join(f"`{c}`: {SPARK_TYPES.get(k, 'string')}" for c, k in columns[table])
-    structs = ", ".join(f"`{t}` struct<{fields(t)}>" for t in tables)
-    return f"{head}, {structs}"
 
 
 def pack(jobs: list[dict], bins: int) -> list[list[dict]]:
@@ -61,35 +58,89 @@ def pack(jobs: list[dict], bins: int) -> list[list[dict]]:
     return [b for b in out if b]
 
 
-def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict):
-    """Parse the jobs in few large tasks: one per bin of ~BIN_BYTES (at least one per core).
+def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, run: str):
+    """The marks of parsing ``jobs`` into the staging folder ``run``: one task per core.
 
-    The bins travel in a broadcast made on the driver, state included (each file's manifest
-    row as the plan read it), so a recomputed partition (a lost cache block, a lost executor)
-    parses the same bytes of the same files again: the lineage may stay, and the result is
-    persisted rather than checkpointed. It is materialized by the caller's first action.
+    Bins of ~BIN_BYTES (at least one per core) travel in a broadcast made on the driver,
+    state included (each file's manifest row as the plan read it), so a retried task parses
+    the same bytes of the same files again, under its own attempt id. A task takes a range
+    of bins and writes one file per table and partition (a row group per bin): a run adds
+    at most cores x partitions files per table. Lazy: the caller's one action (the tally)
+    runs it; nothing is cached.
     """
-    from pyspark import StorageLevel
-
     total = sum(j["size"] for j in jobs)
-    n = min(len(jobs), max(spark.sparkContext.defaultParallelism, -(-total // BIN_BYTES)))
-    bins = pack(jobs, max(n, 1))
+    cores = max(spark.sparkContext.defaultParallelism, 1)
+    bins = pack(jobs, max(min(len(jobs), max(cores, -(-total // BIN_BYTES))), 1))
     shared = spark.sparkContext.broadcast(bins)
-    work = spark.range(0, max(len(bins), 1), 1, max(len(bins), 1))
-    parse = functools.partial(_parse_bins, shared, tables, {t: columns[t] for t in tables})
-    return work.mapInArrow(parse, struct_ddl(tables, columns)).persist(
-        StorageLevel.MEMORY_AND_DISK)
+    tasks = max(min(len(bins), cores), 1)
+    work = spark.range(0, max(len(bins), 1), 1, tasks)
+    parse = functools.partial(_parse_bins, shared, tables, {t: columns[t] for t in tables},
+                              run)
+    return work.mapInArrow(parse, head_ddl())
 
 
-def table_rows(parsed, table: str, columns: list[tuple[str, str]]):
-    """``table``'s new rows from the parse, typed as the store types them, with partitions."""
-    from pyspark.sql import functions as F
+def timestamps(text: pa.Array) -> pa.Array:
+    """ISO text as timestamp[us] (no zone), as Spark's ``try_cast(... AS TIMESTAMP_NTZ)``.
 
-    typed = [F.expr(f"try_cast(`{table}`.`{c}` AS TIMESTAMP_NTZ)").alias(c) if t == "TIMESTAMP"
-             else F.col(f"`{table}`.`{c}`").alias(c) for c, t in columns]
-    cores = parsed.sparkSession.sparkContext.defaultParallelism
-    return (parsed.filter(F.col("kind") == table).select(*typed, "user", "machine")
-            .coalesce(max(cores, 1)))  # one writer per core and partition, not per bin
+    Null for text that is no timestamp. The parser writes ``YYYY-MM-DDTHH:MM:SS[.ffffff]`` (naive
+    UTC), which Arrow casts in C++; anything else goes through :func:`_spark_ts` one by one.
+    """
+    try:
+        return text.cast(pa.timestamp("us"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return pa.array([_spark_ts(v) for v in text.to_pylist()], pa.timestamp("us"))
+
+
+def _spark_ts(value: str | None) -> dt.datetime | None:
+    """One text as Spark casts it to TIMESTAMP_NTZ (years past 9999: null), else None."""
+    found = _SPARK_TS.fullmatch(value.strip()) if value else None
+    if not found:
+        return None
+    y, mo, d, h, mi, s, frac = found.groups()
+    micros = int(((frac or "") + "000000")[:6])
+    try:
+        return dt.datetime(int(y), int(mo or 1), int(d or 1), int(h or 0), int(mi or 0),
+                           int(s or 0), micros)
+    except ValueError:  # month 13, February 30, hour 24...
+        return None
+
+
+def _conform(arrow: pa.Table, columns: list[tuple[str, str]]) -> list[pa.Array]:
+    """``arrow``'s columns in the store's order and types (a missing column: nulls)."""
+    out = []
+    for name, typ in columns:
+        target = ARROW_TYPES.get(typ, pa.string())
+        if name not in arrow.column_names:
+            out.append(pa.nulls(arrow.num_rows, target))
+            continue
+        col = arrow.column(name).combine_chunks()
+        if col.type != target:
+            col = timestamps(col.cast(pa.string())) if typ == "TIMESTAMP" else col.cast(target)
+        out.append(col)
+    return out
+
+
+def _write(writers, table: str, columns: list[tuple[str, str]], pieces: list) -> None:
+    """Write one bin's rows of ``table`` (``pieces``: (columns, user, machine) per file)."""
+    import pyarrow.compute as pc
+
+    names = [c for c, _ in columns]
+    parts = layout.partitions(table)
+    by_home: dict[tuple, list] = {}
+    for cols, user, machine in pieces:
+        by_home.setdefault((user, machine), []).append(
+            pa.Table.from_arrays(cols, names=names))
+    for (user, machine), frames in by_home.items():
+        rows = pa.concat_tables(frames)
+        extra = [p for p in parts if p not in layout.PARTITIONS]
+        keep = [c for c in names if c not in parts]
+        if not extra:
+            writers.write(table, (user, machine), rows.select(keep))
+            continue
+        values = rows.column(extra[0])  # ingest_errors, ingest_files: source=<s>
+        for value in values.unique().to_pylist():
+            mask = pc.is_null(values) if value is None else pc.equal(values, value)
+            writers.write(table, (user, machine, value), rows.filter(mask).select(keep))
 
 
 def _state(job: dict) -> tuple | None:
@@ -101,64 +152,36 @@ def _state(job: dict) -> tuple | None:
             job.get("tail_sha256"), job.get("mtime_ns"))
 
 
-def _conform(arrow: pa.Table, columns: list[tuple[str, str]]) -> list[pa.ChunkedArray]:
-    """``arrow``'s columns in the store's order and types (a missing column: nulls)."""
-    out = []
-    for name, typ in columns:
-        target = ARROW_TYPES.get(typ, pa.string())
-        if name in arrow.column_names:
-            col = arrow.column(name)
-            out.append(col if col.type == target else col.cast(target))
-        else:
-            out.append(pa.chunked_array([pa.nulls(arrow.num_rows, target)], target))
-    return out
-
-
-def _batches(kind: str, pieces: list, tables: tuple[str, ...], schema: pa.Schema):
-    """One table's rows of a bin as output batches: its struct set, the other structs null.
-
-    ``pieces``: (Arrow columns in store order, user, machine) per file.
-    """
-    fields = list(schema.field(kind).type) if kind in tables else []
-    n = sum(len(cols[0]) if cols else 0 for cols, _, _ in pieces)
-    users = pa.chunked_array([pa.repeat(u, len(c[0])) for c, u, _ in pieces], pa.string())
-    machines = pa.chunked_array([pa.repeat(m, len(c[0])) for c, _, m in pieces], pa.string())
-    values = [pa.chunked_array([c for cols, _, _ in pieces for c in cols[i].chunks],
-                               f.type).combine_chunks() for i, f in enumerate(fields)]
-    struct = pa.StructArray.from_arrays(values, fields=fields)
-    users, machines = users.combine_chunks(), machines.combine_chunks()
-    for start in range(0, n, BATCH_ROWS):
-        size = min(BATCH_ROWS, n - start)
-        arrays = [pa.repeat(kind, size), users.slice(start, size), machines.slice(start, size),
-                  pa.nulls(size, pa.string()), pa.nulls(size, pa.int64())]
-        arrays += [struct.slice(start, size) if t == kind
-                   else pa.nulls(size, schema.field(t).type) for t in tables]
-        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-def _mark(marks: dict, kind: str, user: str, machine: str, source_file: str,
-          rows: int | None) -> None:
-    """Add one bookkeeping row (the HEAD columns) to ``marks``."""
-    for key, value in zip(("kind", "user", "machine", "source_file", "rows"),
-                          (kind, user, machine, source_file, rows), strict=True):
+def _mark(marks: dict, kind: str, user: str, machine: str, source_file: str | None,
+          rows: int | None, table: str | None = None) -> None:
+    """Add one mark (the HEAD columns) to ``marks``."""
+    for key, value in zip(("kind", "user", "machine", "source_file", "rows", "table"),
+                          (kind, user, machine, source_file, rows, table), strict=True):
         marks[key].append(value)
 
 
-def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
-    """Executor side: parse each file of its bins; yield each table's rows, then the marks."""
-    from brainlab.lake.parse import parse_transcript
+def _parse_bins(shared, tables: tuple[str, ...], columns: dict, run: str, batches):
+    """Executor side: parse each file of its bins, write the tables, yield the marks."""
+    from pyspark import TaskContext
 
-    schema = pa.schema([*HEAD, *((t, struct_type(columns[t])) for t in tables)])
+    from brainlab.lake.parse import parse_transcript
+    from brainlab.lake.staging import Writers
+
+    context = TaskContext.get()
+    task, attempt = ((context.partitionId(), str(context.taskAttemptId())) if context
+                     else (0, uuid.uuid4().hex[:8]))
+    writers = Writers(run, task, attempt)
+    marks: dict[str, list] = {name: [] for name, _ in HEAD}
     bins = shared.value
     for batch in batches:
         for i in batch.column("id").to_pylist():
             if i >= len(bins):
                 continue
-            marks = {"kind": [], "user": [], "machine": [], "source_file": [], "rows": []}
             pieces: dict[str, list] = {t: [] for t in tables}
             for job in bins[i]:
-                def mark(kind, n=None, job=job, marks=marks):
-                    _mark(marks, kind, job["user"], job["machine"], job["source_file"], n)
+                def mark(kind, n=None, job=job, key=None):
+                    _mark(marks, kind, job["user"], job["machine"], key or job["source_file"],
+                          n)
 
                 result = parse_transcript(job.get("real_file") or job["source_file"],
                                           job["size"], _state(job))
@@ -170,6 +193,7 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
                     mark("_reset")
                 elif not plan.is_new and plan.errors_before:
                     mark("_clear_file_errors")  # the local writer's "line IS NULL" cleanup
+                mark("_read", key=parsed["cc_files"].column("source_file")[0].as_py())
                 for table, arrow in parsed.items():
                     if arrow.num_rows:
                         pieces[table].append((_conform(arrow, columns[table]), job["user"],
@@ -177,16 +201,11 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, batches):
                     if table == "ingest_errors" and "severity" in arrow.column_names:
                         mark("_warnings", arrow.column("severity").to_pylist().count(
                             "warning"))  # counted apart: a warning is not an error
-            for table in tables:  # each table's rows together: cached batches of one kind
+            for table in tables:  # a row group per bin, table and partition
                 if pieces[table]:
-                    yield from _batches(table, pieces[table], tables, schema)
-                    counts: dict[tuple, int] = {}
-                    for cols, user, machine in pieces[table]:
-                        counts[user, machine] = counts.get((user, machine), 0) + len(cols[0])
-                    for (user, machine), n in counts.items():  # the tally reads marks only
-                        _mark(marks, "_rows", user, machine, table, n)
-            if marks["kind"]:
-                n = len(marks["kind"])
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array(marks[name], typ) for name, typ in HEAD]
-                    + [pa.nulls(n, schema.field(t).type) for t in tables], schema=schema)
+                    _write(writers, table, columns[table], pieces[table])
+    for table, values, relative, rows in writers.close():
+        _mark(marks, "_file", values[0], values[1], relative, rows, table)
+    if marks["kind"]:
+        yield pa.RecordBatch.from_arrays([pa.array(marks[name], typ) for name, typ in HEAD],
+                                         names=[name for name, _ in HEAD])

@@ -1,0 +1,139 @@
+"""The Spark ingest's staging area and its commit protocol (issue 27).
+
+The parse tasks write each raw table's new rows with pyarrow, in C++, straight into the run's
+staging folder ``<lake>/_staging/<run_id>/<table>/user=<u>/machine=<m>[/source=<s>]/
+part-<task>-<attempt id>.parquet`` (hive folders named as Spark names them); a task attempt
+writes only under its own attempt id and returns one mark per file it wrote. The driver
+collects the marks of the attempts Spark accepted and, only after that job succeeded,
+commits: :func:`commit_files` moves those files into their tables (Hadoop ``FileSystem``
+renames, so any Hadoop file system works), or the caller reads them as the new rows of a
+rewritten partition (:func:`read_staged`). The run's staging folder is deleted once every
+table is written; a failed run's is left, and the next run deletes every staging folder
+before it starts (:func:`clear`). Files of attempts not accepted are never named by a mark,
+so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM reads
+(:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from brainlab.errors import LakeError
+from brainlab.lake import layout
+from brainlab.lake.spark_io import delete_path, hadoop_path
+
+STAGING = "_staging"  # at the lake's root: no table's folder holds it, no read meets it
+# Hadoop scheme -> pyarrow's (FileSystem.from_uri); local paths have none
+ARROW_SCHEMES = {"file": "file", "s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs",
+                 "gcs": "gs", "hdfs": "hdfs", "viewfs": "viewfs", "abfs": "abfs",
+                 "abfss": "abfss"}
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+
+
+def new_run(lake: str) -> str:
+    """The URI of a new run's staging folder."""
+    return f"{layout.normalize(lake)}/{STAGING}/{uuid.uuid4().hex[:16]}"
+
+
+def clear(spark, lake: str) -> None:
+    """Delete every staging folder of the lake (a failed run's leftovers: never data)."""
+    delete_path(spark, f"{layout.normalize(lake)}/{STAGING}")
+
+
+def check_scheme(uri: str) -> str | None:
+    """The pyarrow scheme of ``uri`` (None: a local path); :class:`LakeError` if it has none.
+
+    Called on the driver before any work: no file system is opened (no network).
+    """
+    found = _SCHEME.match(uri)
+    if not found:
+        return None
+    scheme = found.group(1).lower()
+    if scheme not in ARROW_SCHEMES:
+        raise LakeError(f"a lake at {scheme}:// cannot be written by the Spark ingest's parse"
+                        " tasks (pyarrow writes " + ", ".join(
+                            f"{s}://" for s in sorted(ARROW_SCHEMES)) + "): use one of those")
+    return ARROW_SCHEMES[scheme]
+
+
+def arrow_filesystem(uri: str):
+    """(pyarrow file system, path) for ``uri``: where the JVM reads, pyarrow writes.
+
+    ``s3a://bucket/p`` is ``s3://bucket/p`` to pyarrow, its credentials from the usual AWS
+    chain (environment, ``~/.aws``, instance role). Called in each parse task.
+    """
+    from pyarrow import fs
+
+    scheme = check_scheme(uri)
+    if scheme is None:
+        return fs.LocalFileSystem(), uri
+    try:
+        return fs.FileSystem.from_uri(scheme + uri[uri.index("://"):])
+    except Exception as exc:  # no S3 support built in, no HDFS library, bad bucket...
+        raise LakeError(f"pyarrow cannot open the lake at {uri} ({type(exc).__name__}:"
+                        f" {exc})") from exc
+
+
+class Writers:
+    """A parse task's Parquet writers: one file per table and partition, rows appended."""
+
+    def __init__(self, run: str, task: int, attempt: str):
+        self.fs, self.root = arrow_filesystem(run)
+        self.name = f"part-{task:05d}-{attempt}.parquet"
+        self.open: dict[tuple, list] = {}  # (table, values) -> [writer, relative path, rows]
+
+    def write(self, table: str, values: tuple, rows) -> None:
+        """Append ``rows`` (Arrow, no partition column) to its partition's file.
+
+        ``values``: the partition of ``table`` (user, machine[, source]).
+        """
+        import pyarrow.parquet as pq
+
+        key = (table, values)
+        entry = self.open.get(key)
+        if entry is None:
+            folder = f"{table}/{layout.partition_path(layout.partitions(table), values)}"
+            self.fs.create_dir(f"{self.root}/{folder}", recursive=True)
+            writer = pq.ParquetWriter(f"{self.root}/{folder}/{self.name}", rows.schema,
+                                      filesystem=self.fs, compression="snappy")
+            entry = self.open[key] = [writer, f"{folder}/{self.name}", 0]
+        entry[0].write_table(rows)
+        entry[2] += rows.num_rows
+
+    def close(self) -> list[tuple[str, tuple, str, int]]:
+        """Close every file; (table, partition values, path relative to the run, rows) each."""
+        out = []
+        for (table, values), (writer, relative, rows) in self.open.items():
+            writer.close()
+            out.append((table, values, relative, rows))
+        self.open.clear()
+        return out
+
+
+def commit_files(spark, lake: str, run: str, relatives: list[str]) -> list[str]:
+    """Move the staged files into their tables; return their URIs there.
+
+    Each keeps its place relative to the lake, its name made unique to the run:
+    ``part-<task>-<attempt>.parquet`` becomes ``part-<task>-<attempt>-<run id>.parquet``.
+    Hadoop's rename, so a local disk or an object store alike.
+    """
+    run_id = run.rsplit("/", 1)[1]
+    lake = layout.normalize(lake)
+    moved = []
+    for relative in relatives:
+        source, fs = hadoop_path(spark, f"{run}/{relative}")
+        uri = f"{lake}/{relative[:-len('.parquet')]}-{run_id}.parquet"
+        target, _ = hadoop_path(spark, uri)
+        fs.mkdirs(target.getParent())
+        if not fs.rename(source, target):
+            raise LakeError(f"could not move {run}/{relative} into the lake; the lake is"
+                            " partly written: restore it before the next run (docs/lake.md)")
+        moved.append(uri)
+    return moved
+
+
+def read_staged(spark, run: str, table: str, relatives: list[str]):
+    """The staged files of ``table`` as a DataFrame (their partition columns from the paths)."""
+    return (spark.read.option("basePath", f"{run}/{table}")
+            .parquet(*[f"{run}/{r}" for r in relatives]))
