@@ -2,10 +2,12 @@
 
 The driver lists the files (``<root>/<user>/<machine>/projects/...``) and joins them with the
 lake's manifest (``cc_files``: path, size, head hash, offsets); executors plan and parse each
-file with brainlab's own parser (:mod:`brainlab.lake.parse`) and hand back every raw table
-typed, in one pass (:mod:`brainlab.lake.spark_parse`); new rows are appended, or the touched
-``user/machine`` partitions of a table rewritten (old rows of re-read files dropped); then the
-SPEC §7 deduplication re-ranks the days the run touched and the usage roll-ups are updated
+file with brainlab's own parser (:mod:`brainlab.lake.parse`) and write every raw table's
+Parquet themselves, with pyarrow, into the run's staging folder (:mod:`brainlab.lake.spark_parse`);
+after that job the driver commits the files of the attempts Spark accepted
+(:mod:`brainlab.lake.staging`): moved in as new rows, or the touched ``user/machine``
+partitions of a table rewritten (old rows of re-read files dropped); then the SPEC §7
+deduplication re-ranks the days the run touched and the usage roll-ups are updated
 (:mod:`brainlab.lake.rollups`). pyspark is imported lazily.
 """
 
