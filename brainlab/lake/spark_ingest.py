@@ -186,7 +186,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
                   columns["ingest_errors"])  # issue 29: refused paths are error rows
     write_prices(spark, lake, price_rows, columns["cc_prices"])
-    delete_path(spark, run)  # committed: the staged files are in their tables
+    staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
     if (tally.touched or prices is not None
             or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):

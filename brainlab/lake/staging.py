@@ -7,11 +7,11 @@ writes only under its own attempt id and returns one mark per file it wrote. The
 collects the marks of the attempts Spark accepted and, only after that job succeeded,
 commits: :func:`commit_files` moves those files into their tables (Hadoop ``FileSystem``
 renames, so any Hadoop file system works), or the caller reads them as the new rows of a
-rewritten partition (:func:`read_staged`). The run's staging folder is deleted once every
-table is written; a failed run's is left, and the next run deletes every staging folder
-before it starts (:func:`clear`). Files of attempts not accepted are never named by a mark,
-so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM reads
-(:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
+rewritten partition (:func:`read_staged`). The staging folder is deleted once every table
+is written (one run writes a lake at a time); a failed run's is left, and the next run
+deletes it before it starts (:func:`clear`). Files of attempts not accepted are named by
+no mark, so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM
+reads (:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
 """
 
 from __future__ import annotations
