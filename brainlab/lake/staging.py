@@ -75,34 +75,57 @@ def arrow_filesystem(uri: str):
                         f" {exc})") from exc
 
 
+# rows a task buffers (Arrow bytes, every table and partition together) before writing them
+# as row groups: a row group per bin made the lake 25% larger (a dictionary per small group)
+BUFFER_BYTES = 128 << 20
+
+
 class Writers:
-    """A parse task's Parquet writers: one file per table and partition, rows appended."""
+    """A parse task's Parquet writers: one file per table and partition, rows appended.
+
+    Rows are buffered up to :data:`BUFFER_BYTES` in all, then each buffer becomes one row
+    group of its file: a task's memory stays bounded and row groups stay large.
+    """
 
     def __init__(self, run: str, task: int, attempt: str):
         self.fs, self.root = arrow_filesystem(run)
         self.name = f"part-{task:05d}-{attempt}.parquet"
         self.open: dict[tuple, list] = {}  # (table, values) -> [writer, relative path, rows]
+        self.buffered: dict[tuple, list] = {}  # (table, values) -> Arrow tables not written
+        self.size = 0  # their bytes
 
     def write(self, table: str, values: tuple, rows) -> None:
         """Append ``rows`` (Arrow, no partition column) to its partition's file.
 
         ``values``: the partition of ``table`` (user, machine[, source]).
         """
+        self.buffered.setdefault((table, values), []).append(rows)
+        self.size += rows.nbytes
+        if self.size >= BUFFER_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every buffer as one row group of its file (opened on first use)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        key = (table, values)
-        entry = self.open.get(key)
-        if entry is None:
-            folder = f"{table}/{layout.partition_path(layout.partitions(table), values)}"
-            self.fs.create_dir(f"{self.root}/{folder}", recursive=True)
-            writer = pq.ParquetWriter(f"{self.root}/{folder}/{self.name}", rows.schema,
-                                      filesystem=self.fs, compression="snappy")
-            entry = self.open[key] = [writer, f"{folder}/{self.name}", 0]
-        entry[0].write_table(rows)
-        entry[2] += rows.num_rows
+        for (table, values), frames in self.buffered.items():
+            rows = pa.concat_tables(frames)
+            entry = self.open.get((table, values))
+            if entry is None:
+                folder = f"{table}/{layout.partition_path(layout.partitions(table), values)}"
+                self.fs.create_dir(f"{self.root}/{folder}", recursive=True)
+                writer = pq.ParquetWriter(f"{self.root}/{folder}/{self.name}", rows.schema,
+                                          filesystem=self.fs, compression="snappy")
+                entry = self.open[table, values] = [writer, f"{folder}/{self.name}", 0]
+            entry[0].write_table(rows, row_group_size=max(rows.num_rows, 1))
+            entry[2] += rows.num_rows
+        self.buffered.clear()
+        self.size = 0
 
     def close(self) -> list[tuple[str, tuple, str, int]]:
-        """Close every file; (table, partition values, path relative to the run, rows) each."""
+        """Write what is buffered, close every file; (table, values, relative path, rows)."""
+        self.flush()
         out = []
         for (table, values), (writer, relative, rows) in self.open.items():
             writer.close()
