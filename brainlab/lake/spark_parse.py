@@ -64,7 +64,8 @@ def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, 
     Bins of ~BIN_BYTES (at least one per core) travel in a broadcast made on the driver,
     state included (each file's manifest row as the plan read it), so a retried task parses
     the same bytes of the same files again, under its own attempt id. A task takes a range
-    of bins and writes one file per table and partition (a row group per bin): a run adds
+    of bins and writes one file per table and partition (row groups of up to
+    128 MB of rows, :data:`brainlab.lake.staging.BUFFER_BYTES`): a run adds
     at most cores x partitions files per table. Lazy: the caller's one action (the tally)
     runs it; nothing is cached.
     """
@@ -201,7 +202,7 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, run: str, batche
                     if table == "ingest_errors" and "severity" in arrow.column_names:
                         mark("_warnings", arrow.column("severity").to_pylist().count(
                             "warning"))  # counted apart: a warning is not an error
-            for table in tables:  # a row group per bin, table and partition
+            for table in tables:  # buffered by the writers, then row groups
                 if pieces[table]:
                     _write(writers, table, columns[table], pieces[table])
     for table, values, relative, rows in writers.close():
