@@ -31,6 +31,8 @@ TEXTS = ["2025-09-03T10:00:00", "2025-09-03T10:00:00.1", "2025-09-03T10:00:00.12
          "2026-02-30T00:00:00", "2025-13-01T00:00:00", "garbage", "", " 2025-09-03T10:00:00",
          "2025-09-03T10:00:00 ", "2025-9-3T10:00:00", "2025-09-03T24:00:00",
          "2025-09-03T10:60:00", "2025", "2025-09", "2025-09-03T10:00:00.", None]
+# left out: years past 9999, which Spark keeps and a null here (Python's datetime stops at
+# 9999); the parser writes naive UTC text through datetime, so never such a year
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ over them (``spark.range(bins).mapInArrow``, the bins in a broadcast); a task pa
 its bins with brainlab's own parser (:mod:`brainlab.lake.parse`), types each table's rows as
 the store types them (timestamps included: :func:`timestamps` reads the ISO text as Spark's
 ``try_cast(... AS TIMESTAMP_NTZ)`` did) and writes them with pyarrow into the run's staging
-folder (:class:`brainlab.lake.staging.Writers`: one file per table and partition, a row
-group per bin). It hands back only marks, the ``HEAD`` columns: the bookkeeping kinds
+folder (:class:`brainlab.lake.staging.Writers`: one file per table and partition, rows
+buffered into large row groups). It hands back only marks, the ``HEAD`` columns: the bookkeeping kinds
 (``_unchanged``, ``_reset``, ``_clear_file_errors``, ``_warnings``, ``_read``: a file read,
 its ``cc_files`` key) and one ``_file`` mark per file written (table, partition, path
 relative to the staging folder, rows). No rows cross to the JVM: the JVM turning ~100k rows
