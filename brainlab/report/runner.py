@@ -8,6 +8,10 @@ The contract, taken from papermill's parameters model and made stricter:
   the same moment) and each cell runs under a timeout; on failure the executed notebook, with
   the failing cell's error in it, is saved beside the report as ``*.failed.ipynb`` and a
   ReportError naming the cell and its error is raised. The previous report is never touched by a failed run.
+- the kernel may be started before the week is even known (:func:`early_kernel`): it imports
+  the report's modules while the command checks the store and imports papermill, and the
+  run then executes in it (issue 28 item 8; ``BRAINLAB_REPORT_EARLY_KERNEL=0``: papermill
+  starts its own kernel when the run starts, the benchmark's baseline).
 """
 
 from __future__ import annotations
@@ -28,6 +32,16 @@ from brainlab.errors import ReportError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell
 KERNEL = "python3"
+START_TIMEOUT = 60  # seconds a kernel may take to start and answer
+EARLY_ENV = "BRAINLAB_REPORT_EARLY_KERNEL"
+# What a report kernel imports before its notebook runs: the sections' stack (pandas, altair,
+# DuckDB, brainlab) and vl-convert's engine start (a thread), as the notebook's first cell
+# and ``open_report`` would; no name is left in the notebook's namespace.
+WARM_UP = ("def _brainlab_warm_up():\n"
+           "    from brainlab.report import sections\n"
+           "    sections.warm_charts()\n"
+           "_brainlab_warm_up()\n"
+           "del _brainlab_warm_up\n")
 
 
 def weekly_notebook() -> Path:
@@ -66,6 +80,43 @@ def check_parameters(notebook: Path, parameters: dict) -> None:
                           f"{notebook.name} declares: {', '.join(sorted(known))}")
 
 
+class _NoKernel:
+    """The kernel of a run that has none started early: papermill starts one (a falsy marker)."""
+
+    km = None
+
+    def __bool__(self) -> bool:
+        return False
+
+    def ready(self, cwd: str | None = None, timeout: float = 0) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+NO_KERNEL = _NoKernel()
+
+
+def early_enabled() -> bool:
+    """False when ``BRAINLAB_REPORT_EARLY_KERNEL=0`` (the benchmark's baseline)."""
+    return os.environ.get(EARLY_ENV, "1") != "0"
+
+
+def early_kernel() -> contextlib.AbstractContextManager[kernels.EarlyKernel | None]:
+    """A report kernel started now, importing the sections while the caller works; closed on exit.
+
+    Yields None when switched off or when the kernel could not be started: the run then
+    starts its own kernel the usual way (and says so in one line if that fails too).
+    """
+    if not early_enabled():
+        return contextlib.nullcontext()
+    try:
+        return kernels.EarlyKernel(WARM_UP, KERNEL)
+    except Exception:  # no kernel spec, no Python: papermill's own start reports it
+        return contextlib.nullcontext()
+
+
 def new_run_id(week: str) -> str:
     """A run id unique enough to find a run's files: week, UTC time, random suffix."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -91,9 +142,12 @@ class KernelSession:
     run's folder, as papermill's ``cwd`` would.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, early: kernels.EarlyKernel | None = None) -> None:
         self._stack = contextlib.ExitStack()
         self._km = None
+        if early is not None:  # the first run uses it (already importing the sections)
+            self._km = early.km
+            self._stack.callback(early.close)
 
     def __enter__(self) -> KernelSession:
         return self
@@ -153,17 +207,29 @@ class KernelSession:
 
 def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
             timeout: int = DEFAULT_TIMEOUT, cwd: Path | None = None,
-            session: KernelSession | None = None) -> Execution:
+            session: KernelSession | None = None,
+            kernel: kernels.EarlyKernel | None = None) -> Execution:
     """Run ``notebook`` into ``output`` with ``parameters``; raise ReportError on failure.
 
-    With a ``session`` the run reuses its kernel; otherwise papermill starts one for the run.
+    With a ``session`` the run reuses its kernel; otherwise papermill executes it, in
+    ``kernel`` (an :class:`~brainlab.kernels.EarlyKernel`, closed after the run) when that
+    kernel is alive and answers, else in a kernel papermill starts for the run.
     """
     check_parameters(notebook, parameters)
     started = datetime.now(UTC)
     if session is not None:
         session.run(notebook, output, parameters, timeout, cwd)
     else:
-        _papermill(notebook, output, parameters, timeout, cwd)
+        try:
+            ready = kernel is not None and kernel.ready(
+                str(Path(cwd).resolve()) if cwd else None, START_TIMEOUT)
+            if kernel is not None and not ready:
+                kernel.close()  # died or silent: papermill starts a kernel of its own
+            _papermill(notebook, output, parameters, timeout, cwd,
+                       km=kernel.km if ready else None)
+        finally:
+            if kernel is not None:
+                kernel.close()
     seconds = (datetime.now(UTC) - started).total_seconds()
     executed = nbformat.read(str(output), as_version=4)
     executed.metadata["brainlab"] = {
@@ -175,17 +241,20 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
 
 
 def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
-               cwd: Path | None) -> None:
+               cwd: Path | None, km=None) -> None:
+    """Run ``notebook`` with papermill; in ``km``'s kernel when given (already started)."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     logging.getLogger("papermill").setLevel(logging.WARNING)
+    given = {} if km is None else {"km": km}
     try:
         with kernels.ipc_config() as config:  # no TCP port race with other kernels (issue 28)
             papermill.execute_notebook(
                 str(notebook), str(output), parameters=parameters, kernel_name=KERNEL,
                 progress_bar=False, log_output=False, cwd=str(cwd) if cwd else None,
-                execution_timeout=timeout, start_timeout=60, config=config,
+                execution_timeout=timeout, start_timeout=START_TIMEOUT, config=config,
+                **given,
                 # papermill otherwise writes (and validates) the whole notebook as each cell
                 # starts and ends: ~40 writes of a notebook growing to 200 KB, several CPU-s
                 # a week (docs/report.md §4). It is written once, at the end or on failure.

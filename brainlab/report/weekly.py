@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from brainlab import kernels
 from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
 from brainlab.metrics import report as data
@@ -117,13 +118,26 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
                   notebook: Path | None = None, update_index: bool = True,
                   session: runner.KernelSession | None = None, timezone: str | None = None,
-                  start_of_week: str | None = None) -> Path:
+                  start_of_week: str | None = None,
+                  kernel: kernels.EarlyKernel | None = None) -> Path:
     """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
 
     ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
+    ``kernel``: run in that kernel, started earlier by the caller (``runner.early_kernel``:
+    importing while the caller worked) and closed by the run (``runner.NO_KERNEL``: papermill
+    starts one when the run starts); without a session or a kernel, one is started here,
+    before the store is checked (the check and papermill's imports overlap its start).
     ``timezone``: IANA zone of the transcript sessions' days (default: brainlab.toml's, else
     the machine's); ``start_of_week``: monday (ISO weeks, the default) or sunday.
     """
+    if session is None and kernel is None:
+        with runner.early_kernel() as started:
+            return render_weekly(db, week, out, thresholds_file=thresholds_file,
+                                 ratio_window=ratio_window, basis=basis,
+                                 history_weeks=history_weeks, timeout=timeout,
+                                 notebook=notebook, update_index=update_index,
+                                 timezone=timezone, start_of_week=start_of_week,
+                                 kernel=started or runner.NO_KERNEL)
     from brainlab.metrics.usage_time import resolve_time
 
     tz, first_day = resolve_time(timezone, start_of_week)
@@ -149,7 +163,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     try:
         html.preload()  # nbconvert loads while the kernel works
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
-                             cwd=week_dir, session=session)
+                             cwd=week_dir, session=session, kernel=kernel)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
         summary = _summary(db, label, run, parameters)
         executed = tmp_nb.read_bytes()
@@ -173,18 +187,24 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
 
 
 def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
-                 on_done: Callable[[str, Path], None] | None = None, **options) -> list[Path]:
+                 on_done: Callable[[str, Path], None] | None = None,
+                 kernel: kernels.EarlyKernel | None = None, **options) -> list[Path]:
     """Render several weeks in one kernel (index rebuilt once at the end).
 
     Stops at the first failure. One week alone runs as :func:`render_weekly` does (papermill,
-    its own kernel).
+    its own kernel). ``kernel`` (``runner.early_kernel``, started by the caller before it
+    planned the weeks) is the one week's kernel, or the shared kernel's first; it is closed
+    here.
     """
     paths = []
+    shared = len(weeks) > 1
     try:
-        with runner.KernelSession() as session:
+        with runner.KernelSession(kernel if shared else None) as session:
             for label in weeks:
                 path = render_weekly(db, label, out, update_index=False,
-                                     session=session if len(weeks) > 1 else None, **options)
+                                     session=session if shared else None,
+                                     kernel=None if shared else kernel,
+                                     **options)
                 paths.append(path)
                 if on_done:
                     on_done(label, path)
