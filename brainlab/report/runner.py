@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from brainlab import kernels
 from brainlab.errors import ReportError
+
+if TYPE_CHECKING:
+    import nbformat
 
 DEFAULT_TIMEOUT = 120  # seconds per cell
 KERNEL = "python3"
@@ -171,6 +173,7 @@ class KernelSession:
     def run(self, notebook: Path, output: Path, parameters: dict, timeout: int,
             cwd: Path | None) -> None:
         """Execute ``notebook`` with ``parameters`` into ``output`` (ReportError on failure)."""
+        import nbformat
         from nbclient import NotebookClient
         from nbclient.exceptions import CellExecutionError
         from papermill.iorw import load_notebook_node  # gives every cell its tags list
@@ -215,6 +218,8 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
     ``kernel`` (an :class:`~brainlab.kernels.EarlyKernel`, closed after the run) when that
     kernel is alive and answers, else in a kernel papermill starts for the run.
     """
+    import nbformat  # here: the command starts its kernel before importing it
+
     check_parameters(notebook, parameters)
     started = datetime.now(UTC)
     if session is not None:
@@ -246,7 +251,9 @@ def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    logging.getLogger("papermill").setLevel(logging.WARNING)
+    # papermill's logger also carries nbclient's: a kernel that died is logged there before
+    # the exception this function turns into the one line the user sees.
+    logging.getLogger("papermill").setLevel(logging.CRITICAL)
     given = {} if km is None else {"km": km}
     try:
         with kernels.ipc_config() as config:  # no TCP port race with other kernels (issue 28)
@@ -269,6 +276,8 @@ def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
 
 
 def _failure_message(output: Path, exc) -> str:
+    import nbformat
+
     where = f"cell {exc.cell_index}" if exc.cell_index is not None else "a cell"
     source = ""
     try:
