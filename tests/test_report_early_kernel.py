@@ -17,6 +17,7 @@ from report_helpers import build_brain_db
 from brainlab.report import runner
 
 BRAINLAB = Path(sys.executable).with_name("brainlab")
+pytestmark = pytest.mark.xdist_group("reports2")  # the module's store: one worker (conftest.py)
 
 
 def _probe(path: Path) -> Path:
@@ -133,3 +134,16 @@ def test_no_kernel_can_start_one_error_line(tmp_path, store):
     assert "Traceback" not in done.stderr + done.stdout
     assert len(starts) == 2
     assert not (tmp_path / "reports" / store[1] / "weekly_health.html").exists()
+
+
+def test_the_command_plans_its_weeks_without_pandas(store):
+    # the DataFrame work is the kernel's: the command's own process stays light (issue 28
+    # item 8: pandas was ~0.5 CPU-s of the command, on the core the kernel starts on)
+    probe = ("import sys\nfrom brainlab.cli import main\n"
+             "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    code = exc.code\n"
+             "print(code, 'pandas' in sys.modules)")
+    db, _week = store
+    done = subprocess.run([sys.executable, "-c", probe, "report", "weekly", "--week", "2030-W01",
+                           "--db", str(db)], capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["1", "False"], done.stdout + done.stderr
+    assert "after the data" in done.stderr

@@ -21,15 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
-
 from brainlab import kernels
 from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
-from brainlab.metrics import report as data
-from brainlab.metrics.report import Week
-from brainlab.report import html, index, once, runner, summary
-from brainlab.store import query
+from brainlab.metrics import session_days
+from brainlab.report import html, index, runner, summary
+from brainlab.spec.weeks import Week
+from brainlab.store import rows
 
 NOTEBOOK = "weekly_health.ipynb"
 REPORT = index.REPORT
@@ -47,6 +45,8 @@ def no_session_message(db: Path) -> str:
 
 def latest_week(db: Path, first_day: str = "monday", tz: str = "UTC") -> str:
     """The week of the newest session in ``db`` (ReportError when there is none)."""
+    from brainlab.metrics import report as data
+
     weeks = data.session_weeks(db, first_day, tz)
     if not weeks:
         raise ReportError(no_session_message(db))
@@ -55,9 +55,7 @@ def latest_week(db: Path, first_day: str = "monday", tz: str = "UTC") -> str:
 
 def held_weeks(db: Path, first_day: str = "monday", tz: str = "UTC") -> list[str]:
     """The weeks holding at least one session (metabolism log or transcript session), in order."""
-    frame = query(db, f"SELECT DISTINCT day FROM ({data.SESSION_DAYS}) WHERE day IS NOT NULL",
-                  [tz])
-    weeks = {Week.of(pd.Timestamp(day).date(), first_day) for day in frame["day"]}
+    weeks = {Week.of(day, first_day) for day in session_days.held_days(db, tz)}
     return [w.label for w in sorted(weeks, key=lambda w: w.start)]
 
 
@@ -142,7 +140,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
 
     tz, first_day = resolve_time(timezone, start_of_week)
     db = Path(db).resolve()
-    query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
+    rows(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = (Week.parse(week, first_day).label if week
              else latest_week(db, first_day, tz))
     notebook = Path(notebook) if notebook else runner.weekly_notebook()
@@ -222,6 +220,8 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
     """
     found = summary.from_notebook(run.notebook)
     if found is None:
+        from brainlab.report import once
+
         store = once.store(db)  # one connection for the summary's queries
         try:
             found = _summary_of(store, label, parameters)
