@@ -7,8 +7,10 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
 
 - ``new``: the code as it is (the kernel started first and importing while the command
   starts, checks the store and imports papermill: ``runner.early_kernel``);
-- ``baseline``: ``BRAINLAB_REPORT_EARLY_KERNEL=0``, main's path before this cut (papermill
-  starts the kernel once the notebook is about to run).
+- ``baseline``: the same code with this cut's switches off: ``BRAINLAB_REPORT_EARLY_KERNEL=0``
+  (papermill starts the kernel once the notebook is about to run, as on main) and
+  ``BRAINLAB_REPORT_PREFETCH=0`` (no violations thread);
+- ``before`` (``--before /work/main``): the command on that checkout's code (main's).
 
 Medians and ranges per store and mode, the load average beside each run. ``--timeline``
 then runs the command once more (new) in a wrapper that timestamps its phases (imports,
@@ -16,7 +18,7 @@ week plan, papermill's import, the wait for the kernel, the notebook's cells fro
 timestamps, the HTML, the files) and the kernel's own (boot, warm-up), with CPU-s.
 
     PYTHONPATH=. python benchmarks/bench_report_command.py --db /tmp/demo/brainlab.duckdb \\
-        --db /tmp/corpus.duckdb --repeats 5 --timeline
+        --db /tmp/corpus.duckdb --repeats 5 --timeline --before /work/main
     PYTHONPATH=. python benchmarks/bench_report_command.py --demo   # builds `brainlab demo`
 
 Measured in CPU-s first on a shared machine (wall grows with the load); the lead's quiet
@@ -38,8 +40,10 @@ from pathlib import Path
 
 from benchkit import emit, load_average
 
-MODES = {"new": {}, "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
-SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL",)
+MODES = {"new": {}, "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0",
+                                  "BRAINLAB_REPORT_PREFETCH": "0"}}
+SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "BRAINLAB_REPORT_PREFETCH", "PYTHONPATH")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def brainlab() -> list[str]:
@@ -50,7 +54,9 @@ def brainlab() -> list[str]:
 
 
 def environment(mode: str) -> dict:
+    """The run's environment: this checkout's code (or ``--before``'s), the mode's switches."""
     env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
+    env["PYTHONPATH"] = str(ROOT)
     env.update(MODES[mode])
     return env
 
@@ -101,9 +107,10 @@ def compare(db: Path, week: str, repeats: int, root: Path) -> dict:
         print(f" {mode:8s} median {summary[mode]['wall']:6.2f} s wall"
               f" ({min(walls):.2f}-{max(walls):.2f}), {summary[mode]['cpu']:.2f} CPU-s"
               f" ({min(cpus):.2f}-{max(cpus):.2f}); load {min(loads):.2f}-{max(loads):.2f}")
-    new, base = summary["new"], summary["baseline"]
-    print(f" new - baseline: {new['wall'] - base['wall']:+.2f} s wall,"
-          f" {new['cpu'] - base['cpu']:+.2f} CPU-s", flush=True)
+    new = summary["new"]
+    for other in [m for m in summary if m != "new"]:
+        print(f" new - {other}: {new['wall'] - summary[other]['wall']:+.2f} s wall,"
+              f" {new['cpu'] - summary[other]['cpu']:+.2f} CPU-s", flush=True)
     return summary
 
 
@@ -228,7 +235,11 @@ def main() -> None:
     parser.add_argument("--week", help="the week (default: each store's latest)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per mode (0: none)")
     parser.add_argument("--timeline", action="store_true")
+    parser.add_argument("--before", type=Path, help="also run the command on the code of this"
+                        " checkout (e.g. /work/main): mode `before`")
     args = parser.parse_args()
+    if args.before:
+        MODES["before"] = {"PYTHONPATH": str(args.before.resolve())}
     print(f"start (load average {' '.join(map(str, load_average()))})", flush=True)
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-report-command-") as tmp:
@@ -239,7 +250,7 @@ def main() -> None:
         for n, db in enumerate(stores):
             week = args.week or latest_week(db)
             print(f"\n{db} week {week}: `brainlab report weekly --week {week} --db DB`,"
-                  f" {args.repeats} runs per mode, alternating; baseline: {MODES['baseline']}",
+                  f" {args.repeats} runs per mode, alternating; modes: {MODES}",
                   flush=True)
             here = root / f"store{n}"
             results[str(db)] = compare(db, week, args.repeats, here) if args.repeats else {}

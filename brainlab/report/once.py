@@ -24,7 +24,8 @@ evaluated by three queries per week for ~1.2 CPU-s each on the demo store, thoug
 
 ``BRAINLAB_REPORT_CACHE=0`` turns all of it off (every query opens its own connection): the
 benchmark's baseline, and a way to rule the caches out when a figure looks wrong;
-``BRAINLAB_REPORT_MATERIALIZE=0`` turns the temp tables alone off.
+``BRAINLAB_REPORT_MATERIALIZE=0`` turns the temp tables alone off, and
+``BRAINLAB_REPORT_PREFETCH=0`` the thread of :func:`prefetch`.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def prefetch(db: str | os.PathLike, name: str, compute: Callable[[os.PathLike], 
     or being computed, or when caching is off. A failure is dropped: :func:`once` computes
     the figure again on the render's connection and reports the error as usual.
     """
-    if not enabled():
+    if not enabled() or os.environ.get("BRAINLAB_REPORT_PREFETCH", "1") == "0":
         return
     key = (*state(db), name)
     if key in _MEMO or key in _PENDING:
