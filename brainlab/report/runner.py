@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,8 +39,14 @@ START_TIMEOUT = 60  # seconds a kernel may take to start and answer
 EARLY_ENV = "BRAINLAB_REPORT_EARLY_KERNEL"
 # What a report kernel imports before its notebook runs: the sections' stack (pandas, altair,
 # DuckDB, brainlab) and vl-convert's engine start (a thread), as the notebook's first cell
-# and ``open_report`` would; no name is left in the notebook's namespace.
+# and ``open_report`` would; no name is left in the notebook's namespace. altair imports
+# anywidget (and ipywidgets) for its JupyterChart widget, which a report never draws (its
+# charts are SVG): marked missing in this kernel only, altair keeps a stand-in class
+# (~0.15 CPU-s of the imports the notebook waits for).
 WARM_UP = ("def _brainlab_warm_up():\n"
+           "    import sys\n"
+           "    if 'altair' not in sys.modules:\n"
+           "        sys.modules.setdefault('anywidget', None)\n"
            "    from brainlab.report import sections\n"
            "    sections.warm_charts()\n"
            "_brainlab_warm_up()\n"
@@ -61,9 +68,30 @@ def weekly_notebook() -> Path:
     raise ReportError(f"report notebook not found (looked in {candidates[0]})")
 
 
+def _papermill_module():
+    """papermill, imported without pyarrow's file systems when this process has none yet.
+
+    papermill's I/O module imports ``pyarrow.fs`` for ``hdfs://`` paths, which reports never
+    use: with pyarrow installed (the lake's extra) that was ~0.3 CPU-s of the command's
+    imports (and numpy's). Marked missing during the import only: papermill then says pyarrow
+    is missing if ever given an ``hdfs://`` path, and a later ``import pyarrow.fs`` works.
+    """
+    if "papermill" in sys.modules or "pyarrow.fs" in sys.modules:
+        import papermill
+
+        return papermill
+    sys.modules["pyarrow.fs"] = None  # type: ignore[assignment]
+    try:
+        import papermill
+    finally:
+        if sys.modules.get("pyarrow.fs", 0) is None:
+            del sys.modules["pyarrow.fs"]
+    return papermill
+
+
 def declared_parameters(notebook: Path) -> dict[str, dict]:
     """The notebook's declared parameters: name -> {inferred_type_name, default, help}."""
-    import papermill
+    papermill = _papermill_module()
 
     try:
         return dict(papermill.inspect_notebook(str(notebook)))
@@ -248,7 +276,7 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
 def _papermill(notebook: Path, output: Path, parameters: dict, timeout: int,
                cwd: Path | None, km=None) -> None:
     """Run ``notebook`` with papermill; in ``km``'s kernel when given (already started)."""
-    import papermill
+    papermill = _papermill_module()
     from papermill.exceptions import PapermillExecutionError
 
     # papermill's logger also carries nbclient's: a kernel that died is logged there before
