@@ -422,28 +422,34 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
     their Sunday, 2026-11-22); a transcript session counts in the week of its first request's
     day in --timezone.
     """
-    from brainlab.metrics.usage_time import resolve_time
-    from brainlab.report import plan_weeks, render_weeks
+    from brainlab.report.runner import early_kernel
 
-    timezone, start_of_week = resolve_time(timezone, start_of_week)
+    # The kernel starts first and imports the report's modules on the other core while this
+    # process imports its own, checks the store and plans the weeks (docs/report.md §4).
+    with early_kernel() as kernel:
+        from brainlab.metrics.usage_time import resolve_time
+        from brainlab.report import plan_weeks, render_weeks
 
-    if lake or users or machines:  # a team report: the lake attached beside the reports
-        from brainlab.lake.attach import attach_for_report
+        timezone, start_of_week = resolve_time(timezone, start_of_week)
 
-        db = attach_for_report(lake, out_dir, users, machines)
-    plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since,
-                      first_day=start_of_week, tz=timezone)
-    weeks = plan.weeks
-    if plan.skipped:
-        console.print(f"skipped {len(plan.skipped)} empty week(s) (no session): "
-                      f"{plan.skipped[0]}..{plan.skipped[-1]}", markup=False, highlight=False)
-    with progress_bar() as bar:
-        task = bar.add_task("report weekly", total=len(weeks))
-        render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
-            bar.advance(task), out.print(str(path), markup=False, highlight=False)),
-            thresholds_file=thresholds_file, ratio_window=ratio_window, basis=basis,
-            history_weeks=history_weeks, timeout=timeout, timezone=timezone,
-            start_of_week=start_of_week)
+        if lake or users or machines:  # a team report: the lake attached beside the reports
+            from brainlab.lake.attach import attach_for_report
+
+            db = attach_for_report(lake, out_dir, users, machines)
+        plan = plan_weeks(db, week=week, all_weeks=all_weeks, since=since,
+                          first_day=start_of_week, tz=timezone)
+        weeks = plan.weeks
+        if plan.skipped:
+            console.print(f"skipped {len(plan.skipped)} empty week(s) (no session): "
+                          f"{plan.skipped[0]}..{plan.skipped[-1]}", markup=False,
+                          highlight=False)
+        with progress_bar() as bar:
+            task = bar.add_task("report weekly", total=len(weeks))
+            render_weeks(db, weeks, out_dir, on_done=lambda label, path: (
+                bar.advance(task), out.print(str(path), markup=False, highlight=False)),
+                kernel=kernel, thresholds_file=thresholds_file, ratio_window=ratio_window,
+                basis=basis, history_weeks=history_weeks, timeout=timeout, timezone=timezone,
+                start_of_week=start_of_week)
     out.print(f"index: {out_dir / 'index.html'}", markup=False, highlight=False)
 
 

@@ -13,6 +13,10 @@ in a folder of its own.
 - :func:`ipc_config` gives the traitlets config for one kernel (IPC sockets in a fresh folder,
   removed afterwards; nbclient's ``AsyncKernelManager`` makes a :class:`WakefulClient`);
   :func:`start_kernel` starts a ``KernelManager`` with it.
+- :class:`EarlyKernel` starts a kernel before its notebook is known and has it run warm-up
+  code (imports) while the caller does its own work on the other core; papermill then
+  executes the notebook in it (``km=``). Issue 28 item 8: a report command's kernel start and
+  imports no longer come after the command's own start, week check and imports.
 - :class:`BrainlabEngine` is the papermill engine registered as ``brainlab``
   (``papermill ... --engine brainlab``): every run with that config, and a cell timeout of
   :data:`CELL_TIMEOUT` seconds when ``--execution-timeout`` is not given.
@@ -30,6 +34,7 @@ from queue import Empty
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.manager import KernelManager
 from traitlets import Type
 
 CELL_TIMEOUT = 600  # seconds a cell may run when the caller gives no timeout
@@ -96,6 +101,95 @@ def start_kernel(stack: contextlib.ExitStack, kernel_name: str = "python3", **st
     km.start_kernel(**start)
     stack.callback(km.shutdown_kernel, now=True)
     return km
+
+
+# What nbclient passes a kernel it starts itself: IPython's history in memory, no file written.
+KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
+
+
+class TrackedKernelManager(KernelManager):
+    """A ``KernelManager`` that remembers the clients it made, so that they can be closed.
+
+    nbclient leaves open the channels of a client it made for a kernel it was handed (its
+    ``owns_km`` rule); papermill gives no access to that client. :meth:`close_clients` does.
+    """
+
+    def client(self, **kwargs):
+        """A client of this kernel (``client_class``), remembered."""
+        made = super().client(**kwargs)
+        self.__dict__.setdefault("_made_clients", []).append(made)
+        return made
+
+    def close_clients(self) -> None:
+        """Stop the channels of every client made so far."""
+        for made in self.__dict__.pop("_made_clients", []):
+            with contextlib.suppress(Exception):  # a client already stopped
+                made.stop_channels()
+
+
+class EarlyKernel:
+    """A kernel over IPC started now, running ``warm_up`` while its caller works on.
+
+    The warm-up is sent at once, ``silent`` (no output, no execution count: the notebook's
+    cells keep their numbers), before the kernel has even bound its sockets (ZeroMQ queues
+    it). :meth:`ready` moves the kernel to the notebook's folder and waits for it: True when
+    it answered, False when it died or did not answer in time (the caller then starts a kernel
+    the usual way). Hand :attr:`km` to papermill (``execute_notebook(..., km=...)``) or to
+    nbclient; :meth:`close` stops every client, kills the kernel and removes its sockets.
+    Any failure to start raises (the caller decides to fall back); nothing is left behind.
+    """
+
+    def __init__(self, warm_up: str, kernel_name: str = "python3", **start) -> None:
+        self._stack = contextlib.ExitStack()
+        try:
+            config = self._stack.enter_context(ipc_config())
+            config.KernelManager.client_class = CLIENT  # nbclient's client, as papermill's
+            self.km = TrackedKernelManager(kernel_name=kernel_name, config=config)
+            self.km.start_kernel(extra_arguments=list(KERNEL_ARGUMENTS), **start)
+            self._stack.callback(self._shutdown)
+            self._kc = self.km.blocking_client()
+            self._kc.start_channels(shell=True, iopub=False, stdin=False, hb=False,
+                                    control=False)
+            self._stack.callback(self._kc.stop_channels)
+            self._kc.execute(warm_up, silent=True, store_history=False)
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def _shutdown(self) -> None:
+        self.km.close_clients()
+        if self.km.has_kernel:
+            with contextlib.suppress(Exception):  # already dead and reaped
+                self.km.shutdown_kernel(now=True)
+
+    def ready(self, cwd: str | None = None, timeout: float = 60) -> bool:
+        """Change the kernel's folder to ``cwd`` and wait until it did (after the warm-up).
+
+        False when the kernel died or gave no answer within ``timeout`` seconds.
+        """
+        code = f"__import__('os').chdir({str(cwd)!r})" if cwd else "pass"
+        asked = self._kc.execute(code, silent=True, store_history=False)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.km.is_alive():
+                return False
+            try:
+                reply = self._kc.get_shell_msg(timeout=WAKE_EVERY)
+            except Empty:
+                continue
+            if reply.get("parent_header", {}).get("msg_id") == asked:
+                return reply["content"].get("status") == "ok"
+        return False
+
+    def close(self) -> None:
+        """Stop the clients, kill the kernel, remove its socket folder (once; idempotent)."""
+        self._stack.close()
+
+    def __enter__(self) -> EarlyKernel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class BrainlabEngine:

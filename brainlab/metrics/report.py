@@ -13,6 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from brainlab.metrics import session_days
 from brainlab.metrics.metabolism import basis_of
 from brainlab.spec.thresholds import Thresholds
 from brainlab.spec.weeks import Week
@@ -51,11 +52,9 @@ def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tup
     return ", ".join(f"{n} := ?" for n in names), values
 
 
-# The local day of every session: a metabolism log's own (its dates are the user's, SPEC §3.1)
-# and a transcript session's first request, turned from UTC into the zone given (issue 24).
-SESSION_DAYS = ("SELECT CAST(started_at AS DATE) AS day FROM metabolism_sessions"
-                " UNION ALL SELECT CAST(timezone(?, first_ts AT TIME ZONE 'UTC') AS DATE)"
-                " FROM usage_sessions")
+# The local day of every session (brainlab/metrics/session_days.py: pandas-free, for the
+# report command's week plan).
+SESSION_DAYS = session_days.SESSION_DAYS
 
 
 def _week_args(week: Week, thresholds: Thresholds | None, basis: str) -> tuple[str, list]:

@@ -15,8 +15,7 @@ import json
 import math
 
 from brainlab.config import Thresholds
-from brainlab.metrics import report as data
-from brainlab.metrics.report import Week
+from brainlab.spec.weeks import Week
 
 MIME = "application/vnd.brainlab.summary+json"
 QUERY = object()  # figures(current=QUERY): the caller does not hold the week's row
@@ -31,6 +30,7 @@ def figures(db, week: Week, thresholds: Thresholds, basis: str = "best",
     ``tz``: the zone whose days make the week of the Claude Code figures (``--timezone``).
     Values are plain JSON (numpy scalars unwrapped, NaN as None).
     """
+    from brainlab.metrics import report as data
     from brainlab.report import measured_week
 
     found = (data.week_figures(db, week, thresholds, basis=basis) if current is QUERY

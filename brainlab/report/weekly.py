@@ -21,14 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
-
+from brainlab import kernels
 from brainlab.config import DEFAULT_REPORTS
 from brainlab.errors import ReportError
-from brainlab.metrics import report as data
-from brainlab.metrics.report import Week
-from brainlab.report import html, index, once, runner, summary
-from brainlab.store import query
+from brainlab.metrics import session_days
+from brainlab.report import html, index, runner, summary
+from brainlab.spec.weeks import Week
+from brainlab.store import rows
 
 NOTEBOOK = "weekly_health.ipynb"
 REPORT = index.REPORT
@@ -46,6 +45,8 @@ def no_session_message(db: Path) -> str:
 
 def latest_week(db: Path, first_day: str = "monday", tz: str = "UTC") -> str:
     """The week of the newest session in ``db`` (ReportError when there is none)."""
+    from brainlab.metrics import report as data
+
     weeks = data.session_weeks(db, first_day, tz)
     if not weeks:
         raise ReportError(no_session_message(db))
@@ -54,9 +55,7 @@ def latest_week(db: Path, first_day: str = "monday", tz: str = "UTC") -> str:
 
 def held_weeks(db: Path, first_day: str = "monday", tz: str = "UTC") -> list[str]:
     """The weeks holding at least one session (metabolism log or transcript session), in order."""
-    frame = query(db, f"SELECT DISTINCT day FROM ({data.SESSION_DAYS}) WHERE day IS NOT NULL",
-                  [tz])
-    weeks = {Week.of(pd.Timestamp(day).date(), first_day) for day in frame["day"]}
+    weeks = {Week.of(day, first_day) for day in session_days.held_days(db, tz)}
     return [w.label for w in sorted(weeks, key=lambda w: w.start)]
 
 
@@ -117,18 +116,31 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
                   basis: str = "best", history_weeks: int = 12, timeout: int = runner.DEFAULT_TIMEOUT,
                   notebook: Path | None = None, update_index: bool = True,
                   session: runner.KernelSession | None = None, timezone: str | None = None,
-                  start_of_week: str | None = None) -> Path:
+                  start_of_week: str | None = None,
+                  kernel: kernels.EarlyKernel | None = None) -> Path:
     """Render one week's report; return the path of ``<out>/<week>/weekly_health.html``.
 
     ``session``: run in that session's kernel (:func:`render_weeks` shares one for all weeks).
+    ``kernel``: run in that kernel, started earlier by the caller (``runner.early_kernel``:
+    importing while the caller worked) and closed by the run (``runner.NO_KERNEL``: papermill
+    starts one when the run starts); without a session or a kernel, one is started here,
+    before the store is checked (the check and papermill's imports overlap its start).
     ``timezone``: IANA zone of the transcript sessions' days (default: brainlab.toml's, else
     the machine's); ``start_of_week``: monday (ISO weeks, the default) or sunday.
     """
+    if session is None and kernel is None:
+        with runner.early_kernel() as started:
+            return render_weekly(db, week, out, thresholds_file=thresholds_file,
+                                 ratio_window=ratio_window, basis=basis,
+                                 history_weeks=history_weeks, timeout=timeout,
+                                 notebook=notebook, update_index=update_index,
+                                 timezone=timezone, start_of_week=start_of_week,
+                                 kernel=started or runner.NO_KERNEL)
     from brainlab.metrics.usage_time import resolve_time
 
     tz, first_day = resolve_time(timezone, start_of_week)
     db = Path(db).resolve()
-    query(db, "SELECT 1")  # a missing or locked database fails here with a clear message
+    rows(db, "SELECT 1")  # a missing or locked database fails here with a clear message
     label = (Week.parse(week, first_day).label if week
              else latest_week(db, first_day, tz))
     notebook = Path(notebook) if notebook else runner.weekly_notebook()
@@ -149,7 +161,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     try:
         html.preload()  # nbconvert loads while the kernel works
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
-                             cwd=week_dir, session=session)
+                             cwd=week_dir, session=session, kernel=kernel)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")
         summary = _summary(db, label, run, parameters)
         executed = tmp_nb.read_bytes()
@@ -173,18 +185,24 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
 
 
 def render_weeks(db: Path, weeks: list[str], out: Path = DEFAULT_REPORTS,
-                 on_done: Callable[[str, Path], None] | None = None, **options) -> list[Path]:
+                 on_done: Callable[[str, Path], None] | None = None,
+                 kernel: kernels.EarlyKernel | None = None, **options) -> list[Path]:
     """Render several weeks in one kernel (index rebuilt once at the end).
 
     Stops at the first failure. One week alone runs as :func:`render_weekly` does (papermill,
-    its own kernel).
+    its own kernel). ``kernel`` (``runner.early_kernel``, started by the caller before it
+    planned the weeks) is the one week's kernel, or the shared kernel's first; it is closed
+    here.
     """
     paths = []
+    shared = len(weeks) > 1
     try:
-        with runner.KernelSession() as session:
+        with runner.KernelSession(kernel if shared else None) as session:
             for label in weeks:
                 path = render_weekly(db, label, out, update_index=False,
-                                     session=session if len(weeks) > 1 else None, **options)
+                                     session=session if shared else None,
+                                     kernel=None if shared else kernel,
+                                     **options)
                 paths.append(path)
                 if on_done:
                     on_done(label, path)
@@ -202,6 +220,8 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
     """
     found = summary.from_notebook(run.notebook)
     if found is None:
+        from brainlab.report import once
+
         store = once.store(db)  # one connection for the summary's queries
         try:
             found = _summary_of(store, label, parameters)
