@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from timeline import group_of
 from timeline import register as register_timeline
 
 from brainlab.demo import build_store
+from brainlab.paths import CACHE_ENV
 from brainlab.store import ingest as store_ingest
 from brainlab.store import open_writer, query
 from brainlab.transcripts.ingest import ingest_claude
@@ -57,10 +59,24 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
 @pytest.fixture(scope="session", autouse=True)
 def _store_template_cache(tmp_path_factory) -> None:
     """New stores copy the empty-store template from this run's own cache, not ~/.cache."""
-    os.environ["BRAINLAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("brainlab-cache"))
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("brainlab-cache"))
     # a bug in a command run by a test shows its traceback (and fails the test) instead of
     # the user's one-line "Error: unexpected ..." (tests/test_cli_unexpected.py covers that)
     os.environ["BRAINLAB_DEBUG"] = "1"
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    """A CLI subprocess's environment apart from this machine and from the test run's: this
+    checkout on PYTHONPATH, ``HOME=home`` (no user config, no ~/.cache), the system PATH, no
+    BRAINLAB_DEBUG (the user's one-line errors), and ``extra``.
+
+    The run's own cache folder is kept: a new store copies the empty-store template built once
+    per run there, instead of building it in each test's fresh HOME (~3 CPU-s a store, issue
+    28 item 1; brainlab/store/template.py). It is this run's temporary folder, never the
+    machine's.
+    """
+    return {"PYTHONPATH": os.pathsep.join(sys.path), "HOME": str(home), "PATH": "/usr/bin:/bin",
+            CACHE_ENV: os.environ[CACHE_ENV], **extra}
 
 
 @pytest.fixture
@@ -137,7 +153,7 @@ def empty_store(tmp_path_factory) -> Path:
     return database
 
 
-__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write"]
+__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "cli_env", "ingest_brain", "query", "write"]
 
 
 # --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---
