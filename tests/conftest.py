@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import textwrap
 from pathlib import Path
 
+# isort: off
+import brainlab  # noqa: F401  first, before jsonschema: no IRI grammar compiled (its __init__)
+# isort: on
 import pytest
 from notebook_runs import executed, store_kernels  # noqa: F401  (fixtures for every file)
 from timeline import group_of
 from timeline import register as register_timeline
 
 from brainlab.demo import build_store
+from brainlab.paths import CACHE_ENV
 from brainlab.store import ingest as store_ingest
 from brainlab.store import open_writer, query
 from brainlab.transcripts.ingest import ingest_claude
@@ -54,10 +60,38 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
 @pytest.fixture(scope="session", autouse=True)
 def _store_template_cache(tmp_path_factory) -> None:
     """New stores copy the empty-store template from this run's own cache, not ~/.cache."""
-    os.environ["BRAINLAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("brainlab-cache"))
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("brainlab-cache"))
     # a bug in a command run by a test shows its traceback (and fails the test) instead of
     # the user's one-line "Error: unexpected ..." (tests/test_cli_unexpected.py covers that)
     os.environ["BRAINLAB_DEBUG"] = "1"
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    """A CLI subprocess's environment apart from this machine and from the test run's: this
+    checkout on PYTHONPATH, ``HOME=home`` (no user config, no ~/.cache), the system PATH, no
+    BRAINLAB_DEBUG (the user's one-line errors), and ``extra``.
+
+    The run's own cache folder is kept: a new store copies the empty-store template built once
+    per run there, instead of building it in each test's fresh HOME (~3 CPU-s a store, issue
+    28 item 1; brainlab/store/template.py). It is this run's temporary folder, never the
+    machine's.
+    """
+    return {"PYTHONPATH": os.pathsep.join(sys.path), "HOME": str(home), "PATH": "/usr/bin:/bin",
+            CACHE_ENV: os.environ[CACHE_ENV], **extra}
+
+
+def seeded_cache(folder: Path) -> Path:
+    """``folder`` made a cache folder holding the run's empty-store template: for a test that
+    needs a cache of its own (live state, spools, limits snapshots) and creates stores, which
+    are then copied from the template instead of built (~3 CPU-s each, issue 28 item 1)."""
+    from brainlab.store import template
+    from brainlab.store.schema import _build_empty, template_key
+
+    source = template.ensure(template_key(), _build_empty)  # in the run's cache: once a run
+    folder.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        shutil.copy(source, folder / source.name)
+    return folder
 
 
 @pytest.fixture
@@ -134,7 +168,8 @@ def empty_store(tmp_path_factory) -> Path:
     return database
 
 
-__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "ingest_brain", "query", "write"]
+__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "cli_env", "ingest_brain", "query", "seeded_cache",
+           "write"]
 
 
 # --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---
@@ -199,18 +234,22 @@ def _marked_group(item) -> bool:
 
 
 # The order work starts in, longest first: groups by their total seconds, then the files of
-# the slowest ungrouped tests, then the rest in collection order. Seconds of a full run under
-# load (2026-12-02, load average 6-9 on 2 cores; `python tests/timeline.py`, docs/testing.md):
-# only the order matters, a group not listed would start after those listed, and no test
-# depends on it (tests/test_suite_schedule.py checks that every group is listed).
+# the slowest ungrouped tests, then the rest in collection order. Group seconds of a full run
+# under load (2026-12-02, load average 6-9 on 2 cores; `python tests/timeline.py`,
+# docs/testing.md); SLOW_FILES by the wall seconds of the full run of 2026-12-02 10:04 (load
+# 8-11), less what the cuts of issue 28 item 1 measured per file (docs/testing.md). Only the
+# order matters, a group not listed would start after those listed, and no test depends on
+# it (tests/test_suite_schedule.py checks that every group is listed).
 GROUP_SECONDS = {
     "spark": 571, "spark_cluster": 376, "lab": 368, "own_jvm_1_spark": 246, "reports2": 219,
     "notebooks": 196, "own_jvm_2_spark": 168, "reports": 133, "kernels": 93, "measured": 85,
     "papermill": 75, "concurrent": 20, "unavailable": 13,
 }
-SLOW_FILES = ("test_usage_rollup.py", "test_report_once.py", "test_claude_record.py",
-              "test_redact_rules.py", "test_claude_counting.py", "test_report_timezone.py",
-              "test_claude_fuzz.py", "test_otel_synth.py", "test_usage_time.py",
+SLOW_FILES = ("test_report_once.py", "test_store_upgrade.py", "test_store_template.py",
+              "test_usage_rollup.py", "test_claude_record.py", "test_redact_rules.py",
+              "test_suite_schedule.py", "test_otel_ingest.py", "test_claude_counting.py",
+              "test_rules_boot_close.py", "test_claude_fuzz.py", "test_rules_modes.py",
+              "test_report_timezone.py", "test_otel_synth.py", "test_usage_time.py",
               "test_claude_ingest_paths.py", "test_fuzz_brain.py")
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from claude_factory import assistant, usage
+from conftest import seeded_cache
 
 SCRIPT = Path(sys.executable).with_name("brainlab")
 SID = "sess-hook-1"
@@ -33,7 +34,8 @@ THEIRS = {
 
 @pytest.fixture
 def env(tmp_path) -> dict:
-    return dict(os.environ, BRAINLAB_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path),
+    return dict(os.environ, BRAINLAB_CACHE_DIR=str(seeded_cache(tmp_path / "cache")),
+                HOME=str(tmp_path),
                 CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import cli_env
 from tmpfs import NEEDS_ROOT, small_tmpfs
 
 CORPUS = Path(__file__).resolve().parents[1].parent.parent / "shared" / "corpora" / "claude-code"
@@ -22,7 +23,7 @@ if not CORPUS.is_dir():
 
 
 def env(tmp_path):
-    return {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    return cli_env(tmp_path)
 
 
 def readable(tmp_path, db):

@@ -16,13 +16,14 @@ import sys
 import duckdb
 import pytest
 from claude_factory import assistant, tool_use, usage, user, write
+from conftest import cli_env
 from tmpfs import NEEDS_ROOT, small_tmpfs
 
 from brainlab.lake.export import JOURNAL, recover
 
 
 def _env(tmp_path):
-    return {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    return cli_env(tmp_path)
 
 
 def cli(tmp_path, *args, check=True):

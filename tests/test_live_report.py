@@ -7,6 +7,8 @@ import json
 import time
 from datetime import date
 
+from conftest import seeded_cache
+
 from brainlab.live import cache, digest, spool
 from brainlab.metrics.report import Week
 from brainlab.report import sections
@@ -21,7 +23,7 @@ def snapshots(folder, rows):
 
 
 def test_limits_section_charts_the_weeks_windows(tmp_path, monkeypatch):
-    monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(seeded_cache(tmp_path / "cache")))
     db = tmp_path / "s.duckdb"
     con = open_writer(db)
     con.close()

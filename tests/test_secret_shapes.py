@@ -15,6 +15,7 @@ import sys
 import duckdb
 import pytest
 from claude_factory import assistant, tool_use, usage, user, write
+from conftest import cli_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -130,7 +131,7 @@ def _leaks(blobs):
 def test_no_shape_in_any_stored_column_the_lake_or_an_output(tmp_path):
     _transcript(tmp_path / "cfg")
     db, lake = tmp_path / "b.duckdb", tmp_path / "lake"
-    env = {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    env = cli_env(tmp_path)
 
     def cli(*args):
         done = subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd=tmp_path,
@@ -193,7 +194,7 @@ def test_a_token_in_a_folder_or_file_name_is_in_no_stored_column(tmp_path):
     write(folder / s / "subagents" / f"agent-{FILE_TOKEN}.jsonl",
           [assistant(s, t, "m2", "r2", usage(1, 1))])
     db = tmp_path / "b.duckdb"
-    env = {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    env = cli_env(tmp_path)
     for _ in range(2):
         done = subprocess.run([sys.executable, "-m", "brainlab.cli", "ingest", "claude",
                                str(tmp_path / "cfg" / "projects"), "--db", str(db)],

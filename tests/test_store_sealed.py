@@ -11,14 +11,14 @@ import sys
 
 import duckdb
 import pytest
+from conftest import cli_env
 
 SECRET_FILE_TEXT = "top-secret-local-file-contents"
 
 
 def cli(tmp_path, *args):
     return subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd=tmp_path,
-                          env={"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path),
-                               "PATH": "/usr/bin:/bin"},
+                          env=cli_env(tmp_path),
                           capture_output=True, text=True, timeout=300)
 
 

@@ -53,6 +53,13 @@ def built_in_place(path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> dict:
+    """The catalogue of a store built in place, once for the file (~3 CPU-s a build): what
+    every store this package makes must hold. Read only; a test's own stores go elsewhere."""
+    return catalogue(built_in_place(tmp_path_factory.mktemp("in-place") / "scratch.duckdb"))
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch) -> Path:
     """An empty cache folder of this test's own."""
@@ -61,11 +68,11 @@ def cache(tmp_path: Path, monkeypatch) -> Path:
     return folder
 
 
-def test_a_new_store_is_a_copy_of_the_template_equal_to_one_built_in_place(tmp_path, cache):
+def test_a_new_store_is_a_copy_of_the_template_equal_to_one_built_in_place(tmp_path, cache,
+                                                                           scratch):
     open_writer(tmp_path / "first.duckdb").close()  # builds the template, then copies it
     assert [p.name for p in cache.iterdir()] == [template.template_path(template_key()).name]
     open_writer(tmp_path / "second.duckdb").close()  # the template as it is: copied only
-    scratch = catalogue(built_in_place(tmp_path / "scratch.duckdb"))
     assert len(scratch["views"]) > 50 and any(c[-1] for c in scratch["columns"])
     assert catalogue(tmp_path / "first.duckdb") == scratch
     assert catalogue(tmp_path / "second.duckdb") == scratch
@@ -84,7 +91,7 @@ def test_an_existing_store_is_opened_not_replaced(tmp_path, cache):
         con.close()
 
 
-def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache):
+def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache, scratch):
     """A store deleted while its WAL stays (a writer killed before its checkpoint):
     DuckDB would replay that WAL into the
     new copy of the template it was written against. The new store holds none of it."""
@@ -101,10 +108,11 @@ def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache):
                            ).fetchone() == (0,)
     finally:
         con.close()
-    assert catalogue(db) == catalogue(built_in_place(tmp_path / "scratch.duckdb"))
+    assert catalogue(db) == scratch
 
 
-def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_path, cache):
+def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_path, cache,
+                                                                           scratch):
     """A store keeps the stat key of the package files its catalogue was checked against
     (schema.catalog_files_key, issue 12): while they are the same, opening it hashes
     nothing; another key (an edited or reinstalled package) checks the catalogue again and
@@ -126,7 +134,7 @@ def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_
     open_writer(db).close()
     assert meta()["catalog_files"] == catalog_files_key()
     assert meta()["catalog"] == catalog_fingerprint()
-    assert catalogue(db) == catalogue(built_in_place(tmp_path / "scratch.duckdb"))
+    assert catalogue(db) == scratch
 
 
 def test_a_corrupt_template_is_rebuilt(tmp_path, cache):
@@ -167,18 +175,17 @@ def test_a_template_of_another_catalogue_is_not_reused(tmp_path, cache):
     assert duckdb.connect(str(again), read_only=True).execute(probe).fetchone() == (0,)
 
 
-def test_an_unusable_cache_folder_builds_in_place(tmp_path, monkeypatch):
+def test_an_unusable_cache_folder_builds_in_place(tmp_path, monkeypatch, scratch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(template.CACHE_ENV, str(blocker / "cache"))
     db = tmp_path / "store.duckdb"
     open_writer(db).close()
-    assert catalogue(db) == catalogue(built_in_place(tmp_path / "scratch.duckdb"))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "scratch.duckdb",
-                                                          "store.duckdb"]
+    assert catalogue(db) == scratch
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "store.duckdb"]
 
 
-def test_two_processes_creating_stores_at_once(tmp_path, cache):
+def test_two_processes_creating_stores_at_once(tmp_path, cache, scratch):
     """Both build the missing template at the same time: two whole stores, one template,
     no temporary file left in the cache or beside the stores."""
     code = ("import sys; from brainlab.store import open_writer;"
@@ -187,10 +194,8 @@ def test_two_processes_creating_stores_at_once(tmp_path, cache):
                 for i in range(2)]
     assert [child.wait(timeout=120) for child in children] == [0, 0]
     assert [p.name for p in cache.iterdir()] == [template.template_path(template_key()).name]
-    scratch = catalogue(built_in_place(tmp_path / "scratch.duckdb"))
     assert catalogue(tmp_path / "s0.duckdb") == scratch == catalogue(tmp_path / "s1.duckdb")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "s0.duckdb", "s1.duckdb",
-                                                          "scratch.duckdb"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "s0.duckdb", "s1.duckdb"]
 
 
 def test_building_a_template_keeps_only_the_newest_few(tmp_path, cache):
@@ -206,7 +211,7 @@ def test_building_a_template_keeps_only_the_newest_few(tmp_path, cache):
                           + [p.name for p in old[:template.KEEP - 1]])
 
 
-def test_empty_store_reads_the_template(tmp_path, cache):
+def test_empty_store_reads_the_template(tmp_path, cache, scratch):
     """The lake reads the store's shape from the template (no catalogue built in memory)."""
     from brainlab.lake.layout import store_columns
     from brainlab.store.schema import empty_store
@@ -214,6 +219,6 @@ def test_empty_store_reads_the_template(tmp_path, cache):
     with empty_store() as con:
         shape = con.execute(CATALOGUE["columns"]).fetchall()
         assert con.execute("SELECT current_database()").fetchone()[0].startswith("empty-store-")
-    assert shape == catalogue(built_in_place(tmp_path / "scratch.duckdb"))["columns"]
+    assert shape == scratch["columns"]
     assert [p.name for p in cache.iterdir()] == [template.template_path(template_key()).name]
     assert "cc_request_lines" in store_columns()

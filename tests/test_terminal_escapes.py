@@ -19,6 +19,7 @@ import sys
 
 import pytest
 from claude_factory import assistant, tool_use, usage, user, write
+from conftest import cli_env
 from conftest import write as write_brain
 
 from brainlab.plaintext import json_safe, visible
@@ -43,8 +44,7 @@ ACTING = _Acting()
 def pty_run(tmp_path, *args):
     """Run the CLI with its stdout and stderr on a pseudo-terminal; return (code, output)."""
     leader, follower = pty.openpty()
-    env = {"PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin",
-           "TERM": "xterm-256color", "COLUMNS": "100"}
+    env = cli_env(tmp_path, TERM="xterm-256color", COLUMNS="100")
     proc = subprocess.Popen([sys.executable, "-m", "brainlab.cli", *args], cwd=tmp_path,
                             env=env, stdin=subprocess.DEVNULL, stdout=follower,
                             stderr=follower, close_fds=True)
