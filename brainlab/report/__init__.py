@@ -9,17 +9,9 @@ issue 28 item 8, docs/report.md §4).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
-# jsonschema (altair's validator, nbformat's) imports rfc3987_syntax when it is installed
-# (Jupyter's extras bring it) for its "iri" format checker, and that module compiles a lark
-# grammar at import: 1.2 CPU-s, half of a report kernel's imports (docs/report.md §4). Neither
-# the Vega-Lite nor the notebook schema uses an "iri" format, so a report process goes without
-# it: the module is marked missing and jsonschema skips that one checker. A process that
-# loaded jsonschema first keeps whatever it has.
-if "jsonschema" not in sys.modules:
-    sys.modules.setdefault("rfc3987_syntax", None)
+# (the report kernel goes without jsonschema's IRI grammar: brainlab/__init__.py, run first)
 
 if TYPE_CHECKING:
     from brainlab.report.weekly import (
