@@ -7,11 +7,8 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
 
 - ``new``: the code as it is (the kernel started first and importing while the command
   starts, checks the store and imports papermill: ``runner.early_kernel``);
-- ``no_prefetch``: ``BRAINLAB_REPORT_PREFETCH=0`` alone (the violations computed in the
-  15th cell, not beside the sections: worth it only when the kernel leaves a core idle);
 - ``baseline``: the same code with this cut's switches off: ``BRAINLAB_REPORT_EARLY_KERNEL=0``
-  (papermill starts the kernel once the notebook is about to run, as on main) and
-  ``BRAINLAB_REPORT_PREFETCH=0`` (no violations thread);
+  (papermill starts the kernel once the notebook is about to run, as on main);
 - ``before`` (``--before /work/main``): the command on that checkout's code (main's).
 
 Medians and ranges per store and mode, the load average beside each run. ``--timeline``
@@ -42,9 +39,8 @@ from pathlib import Path
 
 from benchkit import emit, load_average
 
-MODES = {"new": {}, "no_prefetch": {"BRAINLAB_REPORT_PREFETCH": "0"},
-         "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0", "BRAINLAB_REPORT_PREFETCH": "0"}}
-SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "BRAINLAB_REPORT_PREFETCH", "PYTHONPATH")
+MODES = {"new": {}, "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
+SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "PYTHONPATH")
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -206,27 +206,3 @@ def test_every_section_is_the_same_with_the_render_caches_as_without(which, demo
         monkeypatch.delenv("BRAINLAB_REPORT_CACHE")
         assert [k for k in cached if not _same_page(cached[k], plain[k])] == [], week
         assert sum(bool(v) for v in cached.values()) >= 5
-
-
-def test_a_prefetched_figure_is_computed_once_on_a_connection_of_its_own(store_copy):
-    # open_report has the violations computed in a thread (once.prefetch) while the first
-    # sections run; the compliance section then takes them instead of computing them again
-    seen = []
-
-    def count(db):
-        seen.append(db)
-        return query(db, "SELECT count(*) AS n FROM violations")
-
-    held = once.store(store_copy)
-    try:
-        once.prefetch(held, "test-prefetch", count)
-        found = once.once(held, "test-prefetch", lambda: pytest.fail("computed twice"))
-        assert int(found.loc[0, "n"]) == int(count(held).loc[0, "n"]) > 0
-        assert isinstance(seen[0], HeldReader) and seen[0] is not held
-        once.prefetch(held, "test-failing", lambda db: 1 / 0)  # dropped: once() computes it
-        assert once.once(held, "test-failing", lambda: "here") == "here"
-        once.prefetch(held, "test-left", count)  # never asked for: close() waits for it
-    finally:
-        once.close(held)
-    con = open_writer(store_copy)  # no connection of this process holds the file any more
-    con.close()

@@ -17,21 +17,17 @@ evaluated by three queries per week for ~1.2 CPU-s each on the demo store, thoug
   second week on reuses them; any write to the store gives new figures.
 - :func:`compliance_week` runs ``metrics.compliance.weekly``'s own SQL over the cached
   violations (registered as a relation), so the metric keeps one definition;
-- :func:`prefetch` computes a store-wide figure in a thread, on a connection of its own,
-  while the first sections run on the render's: ``open_report`` has the violations (the
-  week's costliest statement, for the 15th cell) evaluated on the core the kernel leaves
-  idle; :func:`once` waits for a figure being prefetched rather than computing it twice.
 
 ``BRAINLAB_REPORT_CACHE=0`` turns all of it off (every query opens its own connection): the
 benchmark's baseline, and a way to rule the caches out when a figure looks wrong;
-``BRAINLAB_REPORT_MATERIALIZE=0`` turns the temp tables alone off, and
-``BRAINLAB_REPORT_PREFETCH=0`` the thread of :func:`prefetch`.
+``BRAINLAB_REPORT_MATERIALIZE=0`` turns the temp tables alone off. (Computing the violations
+in a thread beside the sections was tried at stop 16 and removed: on a quiet machine it gave
+no wall time and cost 0.45-1.18 CPU-s, its connection materializing the views again.)
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -43,8 +39,6 @@ from brainlab.store import HeldReader, query
 
 T = TypeVar("T")
 _MEMO: dict[tuple, object] = {}
-_PENDING: dict[tuple, threading.Thread] = {}  # figures being computed by prefetch()
-_LOCK = threading.Lock()  # _MEMO's changes (a prefetch thread adds to it)
 MAX_STORES = 4  # states remembered; older ones are dropped
 
 
@@ -105,15 +99,7 @@ def store(db: str | os.PathLike) -> os.PathLike:
 
 
 def close(db: os.PathLike) -> None:
-    """Close the render's connection, after any :func:`prefetch` of this store closed its own.
-
-    Then this process holds the file no more: a writer may open it.
-    """
-    path = str(Path(os.fspath(db)).resolve())
-    for key in [k for k in _PENDING if k[0] == path]:
-        thread = _PENDING.pop(key, None)
-        if thread is not None:
-            thread.join()
+    """Close the render's connection: this process holds the file no more, a writer may open it."""
     if isinstance(db, HeldReader):
         db.close()
 
@@ -132,58 +118,19 @@ def state(db: str | os.PathLike) -> tuple:
 
 
 def once(db: str | os.PathLike, name: str, compute: Callable[[], T]) -> T:
-    """``compute()`` once per store state and ``name`` (every call when caching is off).
-
-    A figure :func:`prefetch` is computing is waited for; if that failed, it is computed here
-    (and fails here, with the store's usual error).
-    """
+    """``compute()`` once per store state and ``name`` (every call when caching is off)."""
     if not enabled():
         return compute()
     key = (*state(db), name)
-    pending = _PENDING.pop(key, None)
-    if pending is not None:
-        pending.join()
     if key not in _MEMO:
         found = compute()
-        with _LOCK:
-            current = {k for k in _MEMO if k[:-1] == key[:-1]}
-            stale = [k for k in _MEMO if k not in current]
-            if len({k[:-1] for k in stale}) >= MAX_STORES:
-                for k in stale:
-                    del _MEMO[k]
-            _MEMO[key] = found
+        current = {k for k in _MEMO if k[:-1] == key[:-1]}
+        stale = [k for k in _MEMO if k not in current]
+        if len({k[:-1] for k in stale}) >= MAX_STORES:
+            for k in stale:
+                del _MEMO[k]
+        _MEMO[key] = found
     return _MEMO[key]  # type: ignore[return-value]
-
-
-def prefetch(db: str | os.PathLike, name: str, compute: Callable[[os.PathLike], object]) -> None:
-    """Start computing ``once(db, name)`` in a thread, as ``compute(own)``.
-
-    ``own`` is a store of its own (:func:`store`: one more read-only connection, its own
-    temp tables). DuckDB runs a statement without Python's lock, so on a second core the figure is ready
-    before a later section asks :func:`once` for it. Nothing happens when the figure is known
-    or being computed, or when caching is off. A failure is dropped: :func:`once` computes
-    the figure again on the render's connection and reports the error as usual.
-    """
-    if not enabled() or os.environ.get("BRAINLAB_REPORT_PREFETCH", "1") == "0":
-        return
-    key = (*state(db), name)
-    if key in _MEMO or key in _PENDING:
-        return
-
-    def work() -> None:
-        own = store(Path(os.fspath(db)))
-        try:
-            found = compute(own)
-        except Exception:  # once() meets it again, on the render's own connection
-            return
-        finally:
-            if isinstance(own, HeldReader):  # not close(): it would wait for this thread
-                own.close()
-        with _LOCK:
-            _MEMO.setdefault(key, found)
-
-    _PENDING[key] = threading.Thread(target=work, name=f"brainlab-prefetch-{name}", daemon=True)
-    _PENDING[key].start()
 
 
 def _violations(db: str | os.PathLike) -> pd.DataFrame:
@@ -195,11 +142,6 @@ def _violations(db: str | os.PathLike) -> pd.DataFrame:
 def violations(db: str | os.PathLike) -> pd.DataFrame:
     """Every violation with its ISO week (``metrics.compliance.violations``), once per store."""
     return once(db, "violations", lambda: _violations(db))
-
-
-def prefetch_violations(db: str | os.PathLike) -> None:
-    """:func:`violations` started in a thread (:func:`prefetch`)."""
-    prefetch(db, "violations", _violations)
 
 
 def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
