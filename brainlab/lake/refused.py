@@ -59,7 +59,8 @@ def write_refused(spark, lake: str, prefix: str, refused: list[layout.Refused],
     left = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
             .collect()}
     for user, machine in parts - left:  # a partition left empty: its old files must go
-        delete_path(spark, f"{uri}/user={user}/machine={machine}/source={SOURCE}")
+        folder = layout.partition_path(layout.partitions(TABLE), (user, machine, SOURCE))
+        delete_path(spark, f"{uri}/{folder}")
     if left:
         (out.write.mode("overwrite").partitionBy(*layout.partitions(TABLE)).parquet(uri))
     return len(rows)

@@ -317,6 +317,6 @@ def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: 
         kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
                 .collect()}
         for u, m in touched - kept:
-            delete_path(spark, f"{uri}/user={u}/machine={m}")
+            delete_path(spark, f"{uri}/{layout.partition_path(layout.PARTITIONS, (u, m))}")
     out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
     return []

@@ -133,15 +133,11 @@ def once(db: str | os.PathLike, name: str, compute: Callable[[], T]) -> T:
     return _MEMO[key]  # type: ignore[return-value]
 
 
-def _violations(db: str | os.PathLike) -> pd.DataFrame:
-    from brainlab.metrics import compliance
-
-    return compliance.violations(db)
-
-
 def violations(db: str | os.PathLike) -> pd.DataFrame:
     """Every violation with its ISO week (``metrics.compliance.violations``), once per store."""
-    return once(db, "violations", lambda: _violations(db))
+    from brainlab.metrics import compliance
+
+    return once(db, "violations", lambda: compliance.violations(db))
 
 
 def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
