@@ -5,11 +5,11 @@
 -- questions "always loaded for nothing?", as parameters.
 CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10)
 AS TABLE
-WITH with_agents AS (
-    SELECT DISTINCT sess_id FROM metabolism_agent_loads
-), loads AS (
+WITH loads AS MATERIALIZED (  -- metabolism_agent_loads evaluated once (it was 2 expansions)
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
     FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
+), with_agents AS (
+    SELECT DISTINCT sess_id FROM loads
 ), used AS (
     SELECT l.agent, l.sess_id
     FROM loads l JOIN metabolism_sessions s USING (sess_id)

@@ -1,7 +1,9 @@
 -- SPEC §2.3 boot context target: the context of the main-chain request that carries the
 -- first productive action (the last one at or before it) against the type's
--- context_target.total_boot, plus `tolerance_pct` percentage points.
-CREATE OR REPLACE MACRO rule_bot003_for(tolerance_pct := 5) AS TABLE
+-- context_target.total_boot, plus `tolerance_pct` percentage points. `calls`: the relation
+-- brain_session_phases_of reads (rule_rows_boot_close passes its own copy of
+-- brain_session_calls).
+CREATE OR REPLACE MACRO rule_bot003_for(tolerance_pct := 5, calls := 'brain_session_calls') AS TABLE
 WITH boot AS (
     SELECT p.session_id, p.subject, p.type, p.first_productive_at, p.first_productive_file,
            p.first_productive_line, coalesce(m.context_window_tokens, 200000)
@@ -11,7 +13,7 @@ WITH boot AS (
             FROM cc_request_dedup r
             WHERE r.session_id = p.session_id AND r.agent_id IS NULL
               AND r.ts <= p.first_productive_at) AS boot_tokens
-    FROM brain_session_phases p
+    FROM brain_session_phases_of(calls := calls) p
     LEFT JOIN cc_session_measures m ON m.transcript_session = p.session_id
     JOIN (SELECT session_type, max(target_boot_pct) AS target_boot_pct FROM session_contexts
           GROUP BY session_type) x ON x.session_type = p.type

@@ -1,10 +1,14 @@
--- Every rule of this file in one relation (column `rule`), so the views they share are
--- computed once per query (MATERIALIZED), not once per rule: `violations` reads this view
--- once for all of them (catalogue `rows_view`); rule_<id> is its filter.
+-- Every rule of this file in one relation (column `rule`), so what they share is computed
+-- once per query, not once per rule: `violations` reads this view once for all of them
+-- (catalogue `rows_view`); rule_<id> is its filter. brain_session_calls, which every
+-- boot and close rule reads, is one MATERIALIZED CTE (`calls`) handed to the macros the
+-- views brain_session_phases, brain_boot_reads, close_sequences and rule_bot003_for are
+-- made of: read through those views it was planned and run 8 times (docs/compliance.md).
 CREATE OR REPLACE VIEW rule_rows_boot_close AS
-WITH phases AS MATERIALIZED (SELECT * FROM brain_session_phases),
-boot AS MATERIALIZED (SELECT * FROM brain_boot_reads),
-cs AS MATERIALIZED (SELECT * FROM close_sequences),
+WITH calls AS MATERIALIZED (SELECT * FROM brain_session_calls),
+phases AS MATERIALIZED (SELECT * FROM brain_session_phases_of(calls := calls)),
+boot AS MATERIALIZED (SELECT * FROM brain_boot_reads_of(calls := calls)),
+cs AS MATERIALIZED (SELECT * FROM close_sequences_of(calls := calls)),
 reads AS MATERIALIZED (SELECT * FROM workspace_reads),
 r_bot001 AS (
     -- SPEC §2.3 layer 0 (always): each L0 file of the session type's context read at boot.
@@ -126,7 +130,7 @@ r_wsp011 AS (
 )
 SELECT 'BOT001' AS rule, * FROM r_bot001
 UNION ALL SELECT 'BOT002' AS rule, * FROM r_bot002
-UNION ALL SELECT 'BOT003' AS rule, * FROM rule_bot003_for()
+UNION ALL SELECT 'BOT003' AS rule, * FROM rule_bot003_for(calls := calls)
 UNION ALL SELECT 'CLO003' AS rule, * FROM r_clo003
 UNION ALL SELECT 'CLO004' AS rule, * FROM r_clo004
 UNION ALL SELECT 'CLO005' AS rule, * FROM r_clo005
