@@ -85,3 +85,15 @@ def test_a_replanned_map_naming_other_files_is_still_judged(brain, tmp_path):
     _transcript_with(brain, BLOCK.replace('"c.ts"]', '"d.ts"]'))
     db = _store(brain, tmp_path / "b.duckdb")
     assert query(db, "SELECT count(*) AS n FROM violations WHERE rule = 'BRK001'")["n"][0] == 2
+
+
+def test_the_paths_a_violation_lists_come_in_one_order(demo):
+    """BRK001's sources (message and evidence) are sorted: the same store gives the same text
+    on every connection (``string_agg``/``list`` of DISTINCT paths had no ORDER BY, and two
+    evaluations of one store could list them differently)."""
+    rows = query(demo["db"], "SELECT message, evidence FROM violations WHERE rule = 'BRK001'")
+    assert len(rows) > 0
+    for message, evidence in zip(rows["message"], rows["evidence"], strict=True):
+        sources = json.loads(evidence)["sources"]
+        assert len(sources) > 2 and sources == sorted(sources), evidence
+        assert message.endswith(": " + ", ".join(sources)), message

@@ -5,7 +5,7 @@ SELECT 'agent-sprint' AS subject_kind, b.sprint_id || '/' || b.agent AS subject,
        b.source_file AS file, b.line,
        b.agent || ' loaded ' || b.path || ' and never referenced it' AS message,
        json_object('path', b.path, 'references', (
-           SELECT list(DISTINCT r.path) FROM sprint_refs r
+           SELECT list(DISTINCT r.path ORDER BY r.path) FROM sprint_refs r
            WHERE r.sprint_id = b.sprint_id AND r.agent = b.agent))::VARCHAR AS evidence
 FROM broker_loads_checked b
 WHERE EXISTS (SELECT 1 FROM sprint_refs r WHERE r.sprint_id = b.sprint_id)

@@ -37,8 +37,11 @@ r_bot002 AS (
            arg_min(r.source_file, r.ts) AS file, arg_min(r.line, r.ts) AS line,
            r.type || ' session read project files at boot: '
                || string_agg(DISTINCT regexp_extract(r.file_path,
-                      '((projets|todo)[/\\][^/\\]+\.md)$', 1), ', ') AS message,
+                      '((projets|todo)[/\\][^/\\]+\.md)$', 1), ', '
+                      ORDER BY regexp_extract(r.file_path,
+                      '((projets|todo)[/\\][^/\\]+\.md)$', 1)) AS message,
            json_object('type', r.type, 'files', list(DISTINCT regexp_extract(
+               r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1) ORDER BY regexp_extract(
                r.file_path, '((projets|todo)[/\\][^/\\]+\.md)$', 1)))::VARCHAR AS evidence
     FROM boot r
     WHERE r.type IS NOT NULL

@@ -65,7 +65,7 @@ r_mod004 AS (
                || CASE WHEN count(*) > 1 THEN 's' ELSE '' END || ' outside its perimeter'
                || coalesce(' (first: ' || arg_min(path, ts) || ')', '') AS message,
            json_object('mode', mode, 'action', action, 'count', count(*),
-                       'paths', list(DISTINCT path) FILTER (WHERE path IS NOT NULL),
+                       'paths', list(DISTINCT path ORDER BY path) FILTER (WHERE path IS NOT NULL),
                        'perimeter', any_value(perimeter_source))::VARCHAR AS evidence
     FROM mode_perimeter_breaches_of(transcripts := transcripts)
     GROUP BY session_id, mode, action
