@@ -59,11 +59,18 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
     return db
 
 
+def _xdist_worker(tmp_path_factory) -> bool:
+    """True in an xdist worker, whose base folder xdist names popen-<worker> in the run's (a
+    pytest started by a test inherits PYTEST_XDIST_WORKER but not that folder)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return bool(worker) and tmp_path_factory.getbasetemp().name == f"popen-{worker}"
+
+
 def run_folder(tmp_path_factory) -> Path:
     """A folder of this test run that every xdist worker sees: the run's base temporary folder
     (each worker's own is a folder inside it), or this process's without xdist."""
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return base.parent if _xdist_worker(tmp_path_factory) else base
 
 
 def built_once(tmp_path_factory, name: str, build) -> Path:
@@ -89,7 +96,7 @@ def _store_template_cache(tmp_path_factory) -> None:
     is a copy of the one built once for the run (~3 CPU-s a build, both workers need it).
     Without xdist it is built in the cache when a test first creates a store."""
     own = tmp_path_factory.mktemp("brainlab-cache")
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if _xdist_worker(tmp_path_factory):
         os.environ[CACHE_ENV] = str(built_once(tmp_path_factory, "store-template",
                                                _build_template))
         seeded_cache(own)
