@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import shutil
 import sys
 import textwrap
@@ -57,13 +59,59 @@ def ingest_transcripts(root: Path, sessions: dict[str, list[dict]],
     return db
 
 
+def _xdist_worker(tmp_path_factory) -> bool:
+    """True in an xdist worker, whose base folder xdist names popen-<worker> in the run's (a
+    pytest started by a test inherits PYTEST_XDIST_WORKER but not that folder)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return bool(worker) and tmp_path_factory.getbasetemp().name == f"popen-{worker}"
+
+
+def run_folder(tmp_path_factory) -> Path:
+    """A folder of this test run that every xdist worker sees: the run's base temporary folder
+    (each worker's own is a folder inside it), or this process's without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if _xdist_worker(tmp_path_factory) else base
+
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``shared-<name>`` of this run, filled by ``build(folder)`` once per run: the
+    first worker builds under a file lock, the other waits and reuses it (issue 28 item 1: a
+    session fixture built once per worker cost each build twice). Tests only read it."""
+    shared = run_folder(tmp_path_factory) / f"shared-{name}"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (shared / ".built").exists():
+            shutil.rmtree(shared, ignore_errors=True)  # a worker that died while building
+            shared.mkdir()
+            build(shared)
+            (shared / ".built").touch()
+    return shared
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _store_template_cache(tmp_path_factory) -> None:
-    """New stores copy the empty-store template from this run's own cache, not ~/.cache."""
-    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("brainlab-cache"))
+    """New stores copy the empty-store template from this run's own cache, not ~/.cache.
+
+    Each xdist worker has a cache folder of its own (live state, spools); the template in it
+    is a copy of the one built once for the run (~3 CPU-s a build, both workers need it).
+    Without xdist it is built in the cache when a test first creates a store."""
+    own = tmp_path_factory.mktemp("brainlab-cache")
+    if _xdist_worker(tmp_path_factory):
+        os.environ[CACHE_ENV] = str(built_once(tmp_path_factory, "store-template",
+                                               _build_template))
+        seeded_cache(own)
+    os.environ[CACHE_ENV] = str(own)
     # a bug in a command run by a test shows its traceback (and fails the test) instead of
     # the user's one-line "Error: unexpected ..." (tests/test_cli_unexpected.py covers that)
     os.environ["BRAINLAB_DEBUG"] = "1"
+
+
+def _build_template(folder: Path) -> None:
+    from brainlab.store import template
+    from brainlab.store.schema import _build_empty, template_key
+
+    os.environ[CACHE_ENV] = str(folder)
+    template.ensure(template_key(), _build_empty)
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
@@ -110,13 +158,17 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory) -> dict:
-    """A 12-week synthetic brain (seed 7) with its transcripts, ingested once for the whole run."""
-    base = tmp_path_factory.mktemp("demo")
-    root = base / "brain"
-    database = base / "brainlab.duckdb"
-    # brain files, then the demo's transcripts, as `brainlab demo`
-    manifest = build_store(root, database, weeks=12, seed=7, workers=1)
-    return {"root": root, "db": database, "manifest": manifest,
+    """A 12-week synthetic brain (seed 7) with its transcripts, ingested once for the whole run
+    (both workers: :func:`built_once`); tests read it, a test that writes uses a copy."""
+    def build(base: Path) -> None:
+        # brain files, then the demo's transcripts, as `brainlab demo`
+        manifest = build_store(base / "brain", base / "brainlab.duckdb", weeks=12, seed=7,
+                               workers=1)
+        (base / "manifest.pickle").write_bytes(pickle.dumps(manifest))
+
+    base = built_once(tmp_path_factory, "demo", build)
+    manifest = pickle.loads((base / "manifest.pickle").read_bytes())
+    return {"root": base / "brain", "db": base / "brainlab.duckdb", "manifest": manifest,
             "planted": {p["effect"].split(":")[0]: p for p in manifest.planted}}
 
 
@@ -141,13 +193,15 @@ def corpus_store(tmp_path_factory) -> Path:
     """A store holding only the real transcripts of ``shared/corpora`` (no brain files)."""
     if not CORPUS.is_dir():
         pytest.fail(f"the real corpus is missing at {CORPUS}")
-    database = tmp_path_factory.mktemp("corpus") / "brainlab.duckdb"
-    con = open_writer(database)
-    try:
-        ingest_claude(con, CORPUS, workers=1)
-    finally:
-        con.close()
-    return database
+
+    def build(folder: Path) -> None:
+        con = open_writer(folder / "brainlab.duckdb")
+        try:
+            ingest_claude(con, CORPUS, workers=1)
+        finally:
+            con.close()
+
+    return built_once(tmp_path_factory, "corpus", build) / "brainlab.duckdb"
 
 
 @pytest.fixture(scope="session")
@@ -155,21 +209,21 @@ def template_store(tmp_path_factory) -> Path:
     """A store holding the public template brain (agents, contexts, claims; no metabolism logs)."""
     if not TEMPLATE_BRAIN.is_dir():
         pytest.fail(f"the template brain is missing at {TEMPLATE_BRAIN}")
-    database = tmp_path_factory.mktemp("template") / "brainlab.duckdb"
-    ingest_brain(TEMPLATE_BRAIN, database)
-    return database
+    return built_once(tmp_path_factory, "template",
+                      lambda folder: ingest_brain(TEMPLATE_BRAIN, folder / "brainlab.duckdb")
+                      ) / "brainlab.duckdb"
 
 
 @pytest.fixture(scope="session")
 def empty_store(tmp_path_factory) -> Path:
     """A store with the schema and no rows (what a user has before any ingest succeeds)."""
-    database = tmp_path_factory.mktemp("empty") / "brainlab.duckdb"
-    open_writer(database).close()
-    return database
+    return built_once(tmp_path_factory, "empty",
+                      lambda folder: open_writer(folder / "brainlab.duckdb").close()
+                      ) / "brainlab.duckdb"
 
 
-__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "cli_env", "ingest_brain", "query", "seeded_cache",
-           "write"]
+__all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "built_once", "cli_env", "ingest_brain", "query",
+           "run_folder", "seeded_cache", "write"]
 
 
 # --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---

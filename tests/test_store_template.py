@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import seeded_cache
 
 from brainlab.store import schema, template
 from brainlab.store.schema import catalog_fingerprint, open_writer, template_key
@@ -68,6 +69,15 @@ def cache(tmp_path: Path, monkeypatch) -> Path:
     return folder
 
 
+@pytest.fixture
+def seeded(tmp_path: Path, monkeypatch) -> Path:
+    """A cache folder of this test's own holding a copy of the run's template: for the tests
+    whose subject is using a template, not building it (~3 CPU-s a build, issue 28 item 1)."""
+    folder = seeded_cache(tmp_path / "cache")  # from the run's cache, before it is replaced
+    monkeypatch.setenv(template.CACHE_ENV, str(folder))
+    return folder
+
+
 def test_a_new_store_is_a_copy_of_the_template_equal_to_one_built_in_place(tmp_path, cache,
                                                                            scratch):
     open_writer(tmp_path / "first.duckdb").close()  # builds the template, then copies it
@@ -78,7 +88,7 @@ def test_a_new_store_is_a_copy_of_the_template_equal_to_one_built_in_place(tmp_p
     assert catalogue(tmp_path / "second.duckdb") == scratch
 
 
-def test_an_existing_store_is_opened_not_replaced(tmp_path, cache):
+def test_an_existing_store_is_opened_not_replaced(tmp_path, seeded):
     db = tmp_path / "store.duckdb"
     con = open_writer(db)
     con.execute("INSERT INTO brainlab_meta VALUES ('mine', 'kept')")
@@ -91,7 +101,7 @@ def test_an_existing_store_is_opened_not_replaced(tmp_path, cache):
         con.close()
 
 
-def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache, scratch):
+def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, seeded, scratch):
     """A store deleted while its WAL stays (a writer killed before its checkpoint):
     DuckDB would replay that WAL into the
     new copy of the template it was written against. The new store holds none of it."""
@@ -111,7 +121,7 @@ def test_a_deleted_stores_wal_is_not_replayed_into_a_new_store(tmp_path, cache, 
     assert catalogue(db) == scratch
 
 
-def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_path, cache,
+def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_path, seeded,
                                                                            scratch):
     """A store keeps the stat key of the package files its catalogue was checked against
     (schema.catalog_files_key, issue 12): while they are the same, opening it hashes
@@ -137,7 +147,7 @@ def test_an_open_store_trusts_its_catalogue_only_for_the_same_package_files(tmp_
     assert catalogue(db) == scratch
 
 
-def test_a_corrupt_template_is_rebuilt(tmp_path, cache):
+def test_a_corrupt_template_is_rebuilt(tmp_path, seeded):
     open_writer(tmp_path / "first.duckdb").close()
     cached = template.template_path(template_key())
     cached.write_bytes(b"not a database" * 1000)
@@ -152,7 +162,7 @@ def test_a_corrupt_template_is_rebuilt(tmp_path, cache):
         con.close()
 
 
-def test_a_template_of_another_catalogue_is_not_reused(tmp_path, cache):
+def test_a_template_of_another_catalogue_is_not_reused(tmp_path, seeded):
     """A changed view file (a copy of the package, run in a child process) gets its own
     template; the store made from it has the new view, one made by this package has not."""
     open_writer(tmp_path / "ours.duckdb").close()
@@ -165,9 +175,9 @@ def test_a_template_of_another_catalogue_is_not_reused(tmp_path, cache):
     changed = tmp_path / "changed.duckdb"
     subprocess.run([sys.executable, "-c", "import sys; from brainlab.store import open_writer;"
                     " open_writer(sys.argv[1]).close()", str(changed)],
-                   env={"PYTHONPATH": str(package), template.CACHE_ENV: str(cache),
+                   env={"PYTHONPATH": str(package), template.CACHE_ENV: str(seeded),
                         "PATH": "/usr/bin:/bin"}, cwd=tmp_path, check=True)
-    assert len(list(cache.glob("empty-store-*.duckdb"))) == 2
+    assert len(list(seeded.glob("empty-store-*.duckdb"))) == 2
     probe = "SELECT count(*) FROM duckdb_views() WHERE view_name = 'template_probe'"
     assert duckdb.connect(str(changed), read_only=True).execute(probe).fetchone() == (1,)
     again = tmp_path / "again.duckdb"
@@ -211,7 +221,7 @@ def test_building_a_template_keeps_only_the_newest_few(tmp_path, cache):
                           + [p.name for p in old[:template.KEEP - 1]])
 
 
-def test_empty_store_reads_the_template(tmp_path, cache, scratch):
+def test_empty_store_reads_the_template(tmp_path, seeded, scratch):
     """The lake reads the store's shape from the template (no catalogue built in memory)."""
     from brainlab.lake.layout import store_columns
     from brainlab.store.schema import empty_store
@@ -220,5 +230,5 @@ def test_empty_store_reads_the_template(tmp_path, cache, scratch):
         shape = con.execute(CATALOGUE["columns"]).fetchall()
         assert con.execute("SELECT current_database()").fetchone()[0].startswith("empty-store-")
     assert shape == scratch["columns"]
-    assert [p.name for p in cache.iterdir()] == [template.template_path(template_key()).name]
+    assert [p.name for p in seeded.iterdir()] == [template.template_path(template_key()).name]
     assert "cc_request_lines" in store_columns()

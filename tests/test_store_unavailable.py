@@ -1,6 +1,7 @@
 """Issue 10 §12: a database without its schema, or held by an ingest, gives one clear line;
 a report that fails because of it leaves nothing in the output folder."""
 
+import shutil
 import time
 
 import duckdb
@@ -40,7 +41,8 @@ def test_lock_met_inside_the_notebook_leaves_no_debris(demo, tmp_path):
     """An ingest starts after the report's first check (a process holding the writer lock,
     started by an inserted cell): a cell meets the lock. The message says so, and neither a
     failed notebook nor a hidden temporary one stays behind."""
-    out = tmp_path / "reports"
+    out, db = tmp_path / "reports", tmp_path / "brainlab.duckdb"
+    shutil.copy(demo["db"], db)  # a copy: the other worker reads the run's demo meanwhile
     notebook = nbformat.read(weekly_notebook(), as_version=4)
     at = next(i for i, c in enumerate(notebook.cells)
               if "parameters" in c.metadata.get("tags", []))
@@ -55,14 +57,14 @@ def test_lock_met_inside_the_notebook_leaves_no_debris(demo, tmp_path):
     path = tmp_path / "locked.ipynb"
     nbformat.write(notebook, path)
     with pytest.raises(ReportError) as caught:
-        render_weekly(demo["db"], None, out, notebook=path)
+        render_weekly(db, None, out, notebook=path)
     message = str(caught.value)
     assert "in use by another process" in message and "was not written" in message
     assert "\n" not in message
     assert list(out.rglob("*.ipynb")) == [] and [p for p in out.iterdir() if p.is_dir()] == []
     for _ in range(50):  # the holder was killed by the notebook; the store reads again
         try:
-            query(demo["db"], "SELECT 1")
+            query(db, "SELECT 1")
             break
         except StoreLockedError:
             time.sleep(0.1)

@@ -18,6 +18,9 @@ from conftest import GROUP_SECONDS, SLOW_FILES
 from timeline import summary
 
 TESTS = Path(__file__).resolve().parent
+# hypothesis's pytest plugin imports hypothesis in every pytest process (~0.8 CPU-s), and
+# these nested runs use none of it (issue 28 item 1)
+NO_HYPOTHESIS = ("-p", "no:hypothesispytest")
 ORDER_PLUGIN = '''
 import pytest
 
@@ -45,7 +48,7 @@ def collected(tmp_path_factory) -> tuple[str, list[tuple[str, str]]]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(folder), str(TESTS.parent), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
-                           "-p", "no:cacheprovider", "-p", "order_plugin", *files],
+                           "-p", "no:cacheprovider", *NO_HYPOTHESIS, "-p", "order_plugin", *files],
                           cwd=TESTS.parent, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -84,7 +87,7 @@ def test_a_parallel_run_records_each_test_once_with_worker_and_group(tmp_path):
     timeline = tmp_path / "timeline.jsonl"
     env = {**os.environ, "BRAINLAB_TEST_TIMELINE": str(timeline)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup",
-                           "-q", "-p", "no:cacheprovider", "tests/test_config.py"],
+                           "-q", "-p", "no:cacheprovider", *NO_HYPOTHESIS, "tests/test_config.py"],
                           cwd=TESTS.parent, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
