@@ -90,7 +90,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         weeks = data.session_weeks(store, first_day, tz)
         week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date(), first_day).label
     parsed = Week.parse(week)
-    shape = once.once(store, f"shape:{basis}", lambda: measured_week.store_shape(store, basis))
+    shape = once.shape(store, basis)
     return ReportContext(
         db=store, week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(store, parsed, thresholds, basis=basis),
