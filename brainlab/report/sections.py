@@ -217,8 +217,9 @@ def warm_charts() -> None:
     """Start vl-convert's JavaScript engine in a thread, once per process.
 
     A process's first chart costs ~0.4 CPU-s more than the next ones (the engine starting,
-    docs/report.md §4). The converter releases the GIL, so on a second core that start
-    overlaps the render's first queries; :func:`figure` waits for it.
+    docs/report.md §4); the report kernel starts it in its warm-up, before the first cell.
+    vl-convert holds the GIL while it works (measured at the fourth pass), so the start does
+    not overlap other Python work of the process; :func:`figure` waits for it.
     """
     global _CHARTS_READY
     if _CHARTS_READY is None:
