@@ -12,6 +12,8 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
   views, and the compliance section evaluates the violations, as at stop 16);
 - ``duckdb_threads``: the render's connection with DuckDB's default worker threads (all
   cores: ``BRAINLAB_REPORT_THREADS=0``) instead of one;
+- ``no_chart_process``: the charts converted in the kernel's own process, its engine started
+  in a thread (``BRAINLAB_REPORT_CHART_PROCESS=0``) instead of in a process of their own;
 - ``baseline``: the same code with the early kernel off: ``BRAINLAB_REPORT_EARLY_KERNEL=0``
   (papermill starts the kernel once the notebook is about to run, as on main);
 - ``before`` (``--before /work/main``): the command on that checkout's code (main's).
@@ -47,9 +49,10 @@ from benchkit import emit, load_average
 
 MODES = {"new": {}, "no_warm_store": {"BRAINLAB_REPORT_WARM_STORE": "0"},
          "duckdb_threads": {"BRAINLAB_REPORT_THREADS": "0"},
+         "no_chart_process": {"BRAINLAB_REPORT_CHART_PROCESS": "0"},
          "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
 SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "BRAINLAB_REPORT_WARM_STORE",
-            "BRAINLAB_REPORT_THREADS", "PYTHONPATH")
+            "BRAINLAB_REPORT_THREADS", "BRAINLAB_REPORT_CHART_PROCESS", "PYTHONPATH")
 ROOT = Path(__file__).resolve().parents[1]
 
 

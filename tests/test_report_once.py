@@ -10,6 +10,9 @@
   materialized views as without them;
 - the report kernel's first cell imports neither the runner's stack (nbformat, papermill)
   nor the IRI grammar jsonschema would compile (the cell was 2.3 CPU-s; now ~0.9);
+- the charts converted in a process of their own are the SVGs converted in the kernel's,
+  a chart that process cannot convert raises the same error, a dead process gives way to
+  the kernel's own conversion, and the render's end reaps it;
 - the connection ``once.warm`` opens beside the kernel's imports is the render's when the
   store is the same and unchanged, closed otherwise, and a failure in its thread leaves the
   render to open the store itself: same sections, same errors.
@@ -305,3 +308,47 @@ def test_a_failing_warm_up_leaves_the_render_to_open_the_store(store_copy, monke
     with pytest.raises(StoreError) as cold:
         sections.open_report(db=str(missing), week="")
     assert str(warmed.value) == str(cold.value)
+
+
+def test_the_chart_process_gives_the_pages_svgs_and_errors_and_ends_with_the_render(
+        demo, monkeypatch):
+    import vl_convert
+
+    from brainlab.viz.chart_process import ChartProcess
+
+    week = select_weeks(demo["db"])[-1]
+    monkeypatch.setattr(sections, "_CHARTS_READY", None)
+    monkeypatch.setattr(sections, "_CHARTS", None)
+    monkeypatch.delenv(sections.CHART_PROCESS_ENV, raising=False)
+    started = []
+    real = ChartProcess.__init__
+
+    def counted(self):
+        real(self)
+        started.append(self._proc)
+
+    monkeypatch.setattr(ChartProcess, "__init__", counted)
+    by_process = _fragments(demo["db"], week)
+    assert len(started) == 1 and started[0].returncode is not None  # finish reaped it
+    assert sections._CHARTS is None
+    monkeypatch.setenv(sections.CHART_PROCESS_ENV, "0")
+    in_kernel = _fragments(demo["db"], week)
+    assert len(started) == 1
+    assert by_process == in_kernel  # byte for byte
+    assert sum(v.count("<svg") for v in by_process.values()) >= 5
+
+    charts = ChartProcess()
+    try:
+        bad = {"mark": "nonsense"}
+        with pytest.raises(ValueError) as theirs:
+            charts.submit(bad).result()
+        with pytest.raises(ValueError) as mine:
+            vl_convert.vegalite_to_svg(bad)
+        assert str(theirs.value) == str(mine.value)
+        good = {"data": {"values": [{"x": 1}]}, "mark": "bar",
+                "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+        charts._proc.kill()
+        charts._proc.wait()
+        assert charts.submit(good).result() == vl_convert.vegalite_to_svg(good)
+    finally:
+        charts.close()
