@@ -266,6 +266,16 @@ def test_the_warm_connection_is_the_renders_when_the_store_is_unchanged(store_co
     con.close()
 
 
+def test_the_warm_thread_leaves_the_violations_of_a_store_without_rules(corpus_store,
+                                                                         monkeypatch):
+    held, evaluated = _warmed(corpus_store, monkeypatch)  # transcripts only: no compliance
+    try:
+        assert held is not None and evaluated == []
+    finally:
+        once._take_warm(corpus_store)
+        once.close(held)
+
+
 def test_the_warm_connection_is_closed_when_the_store_changed_or_is_another(
         store_copy, demo, monkeypatch):
     held, _evaluated = _warmed(store_copy, monkeypatch)

@@ -128,8 +128,9 @@ def warm(db: str | os.PathLike, basis: str = "best") -> None:
     """Open ``db``'s render connection in a thread now, for :func:`store` to take later.
 
     The thread materializes the views and evaluates the store-wide figures every week needs
-    (:func:`violations`, :func:`shape`) beside whatever the caller does next (the report
-    kernel's imports). Nothing when the caches or this switch are off.
+    (:func:`shape`, and :func:`violations` when the store has the compliance section's data)
+    beside whatever the caller does next (the report kernel's imports). Nothing when the
+    caches or this switch are off.
     """
     if not enabled() or os.environ.get(WARM_ENV, "1") == "0":
         return
@@ -150,8 +151,8 @@ def _warm(db: str | os.PathLike, basis: str) -> None:
         # modules' import locks in one order, so neither waits on the other in a circle.
         import pandas  # noqa: F401
 
-        violations(held)
-        shape(held, basis)
+        if "compliance" not in shape(held, basis).missing:  # else the section is left out
+            violations(held)
     except BaseException:  # noqa: BLE001  (the render computes it again, raising its error)
         pass
 
