@@ -229,6 +229,9 @@ def breakdown(db: Path, week: str, mode: str, trace: Trace | None = None) -> dic
     from brainlab.report.people import people
 
     found: dict = {}
+    # the charts converted here, so that each section's CPU-s and --trace count them (the
+    # chart process would convert them in a process of its own)
+    os.environ[sections.CHART_PROCESS_ENV] = "0"
     with caches(mode), contextlib.redirect_stdout(io.StringIO()):
         for name in ("open_report", *SECTIONS, "finish"):
             if trace:

@@ -7,14 +7,22 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
 
 - ``new``: the code as it is (the kernel started first and importing while the command
   starts, checks the store and imports papermill: ``runner.early_kernel``);
-- ``baseline``: the same code with this cut's switches off: ``BRAINLAB_REPORT_EARLY_KERNEL=0``
+- ``no_warm_store``: the same code without the store opened beside the kernel's imports
+  (``BRAINLAB_REPORT_WARM_STORE=0``: the notebook's first cell opens it, materializes the
+  views, and the compliance section evaluates the violations, as at stop 16);
+- ``duckdb_threads``: the render's connection with DuckDB's default worker threads (all
+  cores: ``BRAINLAB_REPORT_THREADS=0``) instead of one;
+- ``no_chart_process``: the charts converted in the kernel's own process, its engine started
+  in a thread (``BRAINLAB_REPORT_CHART_PROCESS=0``) instead of in a process of their own;
+- ``baseline``: the same code with the early kernel off: ``BRAINLAB_REPORT_EARLY_KERNEL=0``
   (papermill starts the kernel once the notebook is about to run, as on main);
 - ``before`` (``--before /work/main``): the command on that checkout's code (main's).
 
 Medians and ranges per store and mode, the load average beside each run. ``--timeline``
 then runs the command once more (new) in a wrapper that timestamps its phases (imports,
 week plan, papermill's import, the wait for the kernel, the notebook's cells from nbclient's
-timestamps, the HTML, the files) and the kernel's own (boot, warm-up), with CPU-s.
+timestamps, the HTML, the files) and the kernel's own (boot, warm-up, the store's warm
+thread), with CPU-s.
 
     PYTHONPATH=. python benchmarks/bench_report_command.py --db /tmp/demo/brainlab.duckdb \\
         --db /tmp/corpus.duckdb --repeats 5 --timeline --before /work/main
@@ -39,8 +47,12 @@ from pathlib import Path
 
 from benchkit import emit, load_average
 
-MODES = {"new": {}, "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
-SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "PYTHONPATH")
+MODES = {"new": {}, "no_warm_store": {"BRAINLAB_REPORT_WARM_STORE": "0"},
+         "duckdb_threads": {"BRAINLAB_REPORT_THREADS": "0"},
+         "no_chart_process": {"BRAINLAB_REPORT_CHART_PROCESS": "0"},
+         "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
+SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "BRAINLAB_REPORT_WARM_STORE",
+            "BRAINLAB_REPORT_THREADS", "BRAINLAB_REPORT_CHART_PROCESS", "PYTHONPATH")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -138,6 +150,21 @@ runner.WARM_UP = (
     "        json.dump([began, (time.time(), cpu())], f)\n"
     "_brainlab_timeline()\n"
     "del _brainlab_timeline\n") % os.environ["TIMELINE_KERNEL"]
+runner.WARM_STORE = (
+    "def _brainlab_store_timeline():\n"
+    "    import json, time\n"
+    "    from brainlab.report import once\n"
+    "    found = once._warm\n"
+    "    def timed(*args):\n"
+    "        began = time.time()\n"
+    "        try:\n"
+    "            found(*args)\n"
+    "        finally:\n"
+    "            with open(%r, 'w') as f:\n"
+    "                json.dump([began, time.time(), 'held' in once._WARM], f)\n"
+    "    once._warm = timed\n"
+    "_brainlab_store_timeline()\n"
+    "del _brainlab_store_timeline\n") % os.environ["TIMELINE_STORE"] + runner.WARM_STORE
 def wrap(module, name):
     found = getattr(module, name)
     @functools.wraps(found)
@@ -168,13 +195,15 @@ finally:
 '''
 
 
-def timeline(db: Path, week: str, root: Path) -> dict:
-    """One run of the command (new), its phases and the kernel's, wall and CPU-s."""
-    out = root / "timeline" / "reports"
+def timeline(db: Path, week: str, root: Path, mode: str = "new", n: int = 0) -> dict:
+    """One run of the command (``mode``), its phases and the kernel's, wall and CPU-s."""
+    here = root / f"timeline-{n}-{mode}"
+    out = here / "reports"
     out.parent.mkdir(parents=True)
-    env = environment("new")
-    env["TIMELINE_KERNEL"] = str(root / "timeline" / "kernel.json")
-    env["TIMELINE_PARENT"] = str(root / "timeline" / "parent.json")
+    env = environment(mode)
+    env["TIMELINE_KERNEL"] = str(here / "kernel.json")
+    env["TIMELINE_PARENT"] = str(here / "parent.json")
+    env["TIMELINE_STORE"] = str(here / "store.json")
     done = subprocess.run([sys.executable, "-c", TIMELINE, "report", "weekly", "--week", week,
                            "--db", str(db), "--out", str(out)], env=env, capture_output=True,
                           text=True, cwd=out.parent)
@@ -189,6 +218,12 @@ def timeline(db: Path, week: str, root: Path) -> dict:
         rows.append((began - t0, f"kernel {kcpu0:5.2f} CPU-s", "kernel booted: warm-up starts"))
         rows.append((ended - t0, f"kernel {kcpu1:5.2f} CPU-s",
                      "kernel warm-up done (sections imported, chart engine starting)"))
+    store_path = Path(env["TIMELINE_STORE"])
+    if store_path.exists():
+        began, ended, opened = json.loads(store_path.read_text())
+        rows.append((began - t0, "kernel", "store warm thread starts"))
+        rows.append((ended - t0, "kernel", "store warm thread done" + (
+            " (views materialized, violations evaluated)" if opened else " (not opened)")))
     nb = json.loads((out / week / "weekly_health.ipynb").read_text())
     cells = []
     for cell in nb["cells"]:
@@ -206,7 +241,7 @@ def timeline(db: Path, week: str, root: Path) -> dict:
     if cells:
         rows.append((cells[0][0], "", "first cell starts"))
         rows.append((cells[-1][1], "", "last cell ends"))
-    print(f"\ntimeline of one run ({week}), seconds from the command's start"
+    print(f"\ntimeline of one run ({week}, {mode}), seconds from the command's start"
           f" ({' '.join(map(str, load_average()))}):")
     for t, what_cpu, what in sorted(rows):
         print(f"  {t:6.2f}  {what_cpu:18s}  {what}")
@@ -233,6 +268,8 @@ def main() -> None:
     parser.add_argument("--week", help="the week (default: each store's latest)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per mode (0: none)")
     parser.add_argument("--timeline", action="store_true")
+    parser.add_argument("--timeline-modes", default="new",
+                        help="the modes of the timeline runs, comma-separated (default: new)")
     parser.add_argument("--before", type=Path, help="also run the command on the code of this"
                         " checkout (e.g. /work/main): mode `before`")
     args = parser.parse_args()
@@ -253,7 +290,8 @@ def main() -> None:
             here = root / f"store{n}"
             results[str(db)] = compare(db, week, args.repeats, here) if args.repeats else {}
             if args.timeline:
-                results[str(db)]["timeline"] = timeline(db, week, here)
+                for k, mode in enumerate(args.timeline_modes.split(",")):
+                    results[str(db)][f"timeline_{k}_{mode}"] = timeline(db, week, here, mode, k)
     emit("report_command", stores=results)
 
 

@@ -426,13 +426,14 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
 
     # The kernel starts first and imports the report's modules on the other core while this
     # process imports its own, checks the store and plans the weeks (docs/report.md §4).
-    with early_kernel() as kernel:
+    team = bool(lake or users or machines)  # its store is only known once the lake is attached
+    with early_kernel(None if team else db, basis) as kernel:
         from brainlab.metrics.usage_time import resolve_time
         from brainlab.report import plan_weeks, render_weeks
 
         timezone, start_of_week = resolve_time(timezone, start_of_week)
 
-        if lake or users or machines:  # a team report: the lake attached beside the reports
+        if team:  # a team report: the lake attached beside the reports
             from brainlab.lake.attach import attach_for_report
 
             db = attach_for_report(lake, out_dir, users, machines)

@@ -10,6 +10,7 @@ them any other way.
 from __future__ import annotations
 
 import html
+import os
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -23,6 +24,7 @@ from brainlab.metrics.report import Week
 from brainlab.report import measured_week, once
 from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
+from brainlab.viz.chart_process import ChartProcess, Pending
 
 NO_SESSIONS = "No sessions this week"
 NO_LOG = "No metabolism log this week"  # said instead when transcript sessions exist
@@ -90,7 +92,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
         weeks = data.session_weeks(store, first_day, tz)
         week = weeks[-1] if weeks else Week.of(pd.Timestamp.now().date(), first_day).label
     parsed = Week.parse(week)
-    shape = once.once(store, f"shape:{basis}", lambda: measured_week.store_shape(store, basis))
+    shape = once.shape(store, basis)
     return ReportContext(
         db=store, week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(store, parsed, thresholds, basis=basis),
@@ -104,7 +106,7 @@ def finish(ctx: ReportContext) -> None:
 
     A run by ``brainlab report weekly`` (a ``run_id``) displays the week's figures for
     ``summary.json`` (:mod:`brainlab.report.summary`; the page leaves them out); then the
-    connection closes, so an ingest may write again.
+    connection closes, so an ingest may write again, and the chart process ends.
     """
     from brainlab.report import summary
 
@@ -114,6 +116,19 @@ def finish(ctx: ReportContext) -> None:
                                          current=ctx.figures, tz=ctx.timezone))
     finally:
         once.close(ctx.db)
+        close_charts()
+
+
+def close_charts() -> None:
+    """End the chart process and reap it (its CPU counts as this process's children's).
+
+    The report kernel is killed after its last cell, so the render's end is the last moment
+    to wait for it; the next render in this process (``--all``) starts another.
+    """
+    global _CHARTS
+    if _CHARTS is not None:
+        _CHARTS.close()
+        _CHARTS = None
 
 
 # --- HTML building blocks (everything dynamic is escaped here) -------------------------------
@@ -201,6 +216,8 @@ def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
 
 
 _CHARTS_READY: threading.Thread | None = None
+_CHARTS: ChartProcess | None = None
+CHART_PROCESS_ENV = "BRAINLAB_REPORT_CHART_PROCESS"
 
 
 def _first_chart() -> None:
@@ -214,30 +231,57 @@ def _first_chart() -> None:
 
 
 def warm_charts() -> None:
-    """Start vl-convert's JavaScript engine in a thread, once per process.
+    """Start the chart converter once per process: a :class:`ChartProcess`, else a thread.
 
-    A process's first chart costs ~0.4 CPU-s more than the next ones (the engine starting,
-    docs/report.md §4). The converter releases the GIL, so on a second core that start
-    overlaps the render's first queries; :func:`figure` waits for it.
+    A process's first chart costs ~0.4 CPU-s more than the next ones (the engine starting),
+    and vl-convert holds the GIL while it works (docs/report.md §4): in a process of its own
+    the start and every conversion leave this process's main thread, which goes on with its
+    queries meanwhile (the report kernel starts it in its warm-up). With
+    ``BRAINLAB_REPORT_CHART_PROCESS=0``, or when the process cannot start, the engine starts
+    in a thread here as before and :func:`figure` converts in this process.
     """
-    global _CHARTS_READY
-    if _CHARTS_READY is None:
-        _CHARTS_READY = threading.Thread(target=_first_chart, name="brainlab-charts-warm",
-                                         daemon=True)
-        _CHARTS_READY.start()
+    global _CHARTS, _CHARTS_READY
+    if _CHARTS is not None or _CHARTS_READY is not None:
+        return
+    if os.environ.get(CHART_PROCESS_ENV, "1") != "0":
+        try:
+            _CHARTS = ChartProcess()
+            return
+        except OSError:  # no process: the thread below
+            pass
+    _CHARTS_READY = threading.Thread(target=_first_chart, name="brainlab-charts-warm",
+                                     daemon=True)
+    _CHARTS_READY.start()
 
 
-def figure(ctx: ReportContext, name: str, chart) -> str:
-    """A chart rendered to inline SVG inside a <figure data-chart=name> (escaped by vl-convert)."""
+class Figure:
+    """A chart's ``<figure>`` while its SVG converts; ``str()`` waits for it (see section)."""
+
+    def __init__(self, name: str, pending: Pending) -> None:
+        self.name, self._pending = name, pending
+
+    def __str__(self) -> str:
+        return (f'<figure class="chart" data-chart="{esc(self.name)}">'
+                f"{self._pending.result()}</figure>")
+
+
+def figure(ctx: ReportContext, name: str, chart) -> Figure | str:
+    """A chart rendered to inline SVG inside a <figure data-chart=name> (escaped by vl-convert).
+
+    With the chart process (:func:`warm_charts`) the SVG converts there while the section
+    goes on: a :class:`Figure` that :func:`section` turns into its markup.
+    """
+    ctx.charts_drawn.append(name)
+    if _CHARTS is not None:
+        return Figure(name, _CHARTS.submit(charts.spec(chart)))
     if _CHARTS_READY is not None:
         _CHARTS_READY.join()
-    ctx.charts_drawn.append(name)
     return f'<figure class="chart" data-chart="{esc(name)}">{charts.to_svg(chart)}</figure>'
 
 
-def section(key: str, heading: str, *parts: str) -> str:
-    """Wrap already-escaped parts into one report section."""
-    body = "\n".join(parts)
+def section(key: str, heading: str, *parts: str | Figure) -> str:
+    """Wrap already-escaped parts into one report section (a Figure: its SVG, waited for)."""
+    body = "\n".join(map(str, parts))
     return (f'<section class="report-section" id="{esc(key)}"><h2>{esc(heading)}</h2>\n'
             f"{body}</section>")
 

@@ -108,16 +108,22 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
             con.execute("SET enable_progress_bar = false")
         except duckdb.Error:  # an instance another connection sealed keeps its settings
             pass
+    try:  # before a reader's seal locks the settings
+        if config.threads:
+            con.execute(f"SET threads = {int(config.threads)}")
+        if config.memory_limit:
+            con.execute("SET memory_limit = ?", [config.memory_limit])
+    except duckdb.Error:
+        if not config.read_only:
+            con.close()
+            raise
+        # a reader of an instance another connection of this process sealed keeps its settings
     if config.read_only:
         try:
             seal(con, path, config.allowed)
         except BaseException:
             con.close()
             raise
-    if config.threads:
-        con.execute(f"SET threads = {int(config.threads)}")
-    if config.memory_limit:
-        con.execute("SET memory_limit = ?", [config.memory_limit])
     return con
 
 
@@ -218,11 +224,12 @@ class HeldReader(os.PathLike):
     only: while it is open an ingest cannot write the store.
     """
 
-    def __init__(self, path: str | os.PathLike, setup=None) -> None:
+    def __init__(self, path: str | os.PathLike, setup=None, threads: int | None = None) -> None:
         self.path = Path(path)
         self._con = None
         self._memo: dict = {}
         self._setup = setup  # called with the connection once it is open (e.g. temp tables)
+        self._threads = threads  # DuckDB worker threads (None: DuckDB's default, all cores)
 
     def memo(self, key, compute):
         """``compute()`` once while the connection is open: no writer can change the store."""
@@ -246,7 +253,8 @@ class HeldReader(os.PathLike):
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The held connection, opened (read-only, sealed) on first use."""
         if self._con is None:  # no progress-bar widget: a render's output is its sections
-            con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False))
+            con = connect(StoreConfig(path=self.path, read_only=True, progress_bar=False,
+                                      threads=self._threads))
             if self._setup is not None:
                 try:
                     self._setup(con)

@@ -39,9 +39,18 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
     vl-convert escapes every text mark (``<`` becomes ``&lt;``); the check below is a second
     line of defence: an SVG holding a script, an event handler or foreign HTML is refused.
     """
+    return checked(vl_convert.vegalite_to_svg(spec(chart)))
+
+
+def spec(chart: alt.TopLevelMixin) -> dict:
+    """The themed chart's Vega-Lite spec, as :func:`to_svg` converts it."""
     # validate=False: altair's JSON-schema check of a builder's fixed spec cost ~0.1 CPU-s a
     # chart (issue 28 item 8); vl-convert still compiles, and rejects, a malformed spec
-    svg = vl_convert.vegalite_to_svg(theme.themed(chart).to_dict(validate=False))
+    return theme.themed(chart).to_dict(validate=False)
+
+
+def checked(svg: str) -> str:
+    """``svg`` unless it holds active content (then ReportError): see :func:`to_svg`."""
     if active_parts(svg):
         raise ReportError("chart SVG contains active content; refusing to embed it")
     return svg
