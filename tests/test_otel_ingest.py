@@ -20,6 +20,7 @@ import zstandard
 
 from brainlab.otel import export
 from brainlab.store import open_writer
+from brainlab.store.connection import rows as read_rows
 from brainlab.transcripts.ingest import ingest_claude
 from tests.conftest import CORPUS
 
@@ -34,11 +35,9 @@ def run_cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Comple
 
 
 def rows(db: Path, sql: str, params=None):
-    con = open_writer(db)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
+    """The rows of ``sql`` on ``db``, read-only: the run's corpus store is shared by both
+    workers, where a writer's connection would lock the other out."""
+    return read_rows(db, sql, params)[1]
 
 
 @pytest.fixture(scope="module")
