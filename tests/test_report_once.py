@@ -243,6 +243,7 @@ def _warmed(db, monkeypatch) -> tuple[HeldReader | None, list[str]]:
         return real(store)
 
     monkeypatch.setattr(compliance, "violations", counted)
+    monkeypatch.setenv(once.WARM_ENV, "1")  # off by default (it did not pay: once.py)
     once.warm(db)
     once._WARM["thread"].join()
     return once._WARM.get("held"), evaluated
@@ -309,6 +310,7 @@ def test_a_failing_warm_up_leaves_the_render_to_open_the_store(store_copy, monke
     assert _fragments(store_copy, week) == expected
 
     missing = store_copy.with_name("missing.duckdb")
+    monkeypatch.setenv(once.WARM_ENV, "1")
     once.warm(missing)
     with pytest.raises(StoreError) as warmed:
         sections.open_report(db=str(missing), week="")

@@ -30,8 +30,10 @@ no wall time and cost 0.45-1.18 CPU-s, its connection materializing the views ag
   while the kernel imports pandas and altair (DuckDB releases the GIL while it runs; the
   command's process is idle then). :func:`store` takes that connection when it is for the
   same store in the same state, else closes it and opens its own; a failure in the thread
-  leaves the normal path to do the work (and raise its errors). ``BRAINLAB_REPORT_WARM_STORE=0``
-  turns it off (the benchmark's baseline).
+  leaves the normal path to do the work (and raise its errors). **Off unless
+  ``BRAINLAB_REPORT_WARM_STORE=1``**: on the lead's quiet run (docs/report.md §4) it gained
+  no wall time (demo week -0.10 s, corpus +0.01 s, within the ranges) for +0.07-0.20 CPU-s,
+  and lost 0.25 s at load 3-6, once the violations had become cheap (docs/compliance.md).
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def warm(db: str | os.PathLike, basis: str = "best") -> None:
     beside whatever the caller does next (the report kernel's imports). Nothing when the
     caches or this switch are off.
     """
-    if not enabled() or os.environ.get(WARM_ENV, "1") == "0":
+    if not enabled() or os.environ.get(WARM_ENV, "0") != "1":
         return
     _drop_warm()
     thread = threading.Thread(target=_warm, args=(db, basis), name="brainlab-store-warm",

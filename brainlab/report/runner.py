@@ -55,7 +55,8 @@ WARM_UP = ("def _brainlab_warm_up():\n"
 
 # What a report kernel runs before WARM_UP when the command knows its store: once.warm opens
 # the render's connection in a thread that materializes the views and evaluates the
-# violations while the kernel imports (issue 28 item 8; BRAINLAB_REPORT_WARM_STORE=0: off).
+# violations while the kernel imports (issue 28 item 8; only with BRAINLAB_REPORT_WARM_STORE=1:
+# measured no gain, see once.py).
 # A failure here is silent: the notebook then opens the store itself, as without it.
 WARM_STORE = ("try:\n"
               "    __import__('brainlab.report.once', fromlist=['warm']).warm({db!r}, {basis!r})\n"
