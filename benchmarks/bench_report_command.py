@@ -7,10 +7,6 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
 
 - ``new``: the code as it is (the kernel started first and importing while the command
   starts, checks the store and imports papermill: ``runner.early_kernel``);
-- ``warm_store``: the same code with the store opened beside the kernel's imports
-  (``BRAINLAB_REPORT_WARM_STORE=1``; off by default since it did not pay: without it the
-  notebook's first cell opens the store, materializes the views, and the compliance section
-  evaluates the violations, as at stop 16);
 - ``duckdb_threads``: the render's connection with DuckDB's default worker threads (all
   cores: ``BRAINLAB_REPORT_THREADS=0``) instead of one;
 - ``no_chart_process``: the charts converted in the kernel's own process, its engine started
@@ -22,8 +18,7 @@ kernel it starts and reaps: ``os.wait4``'s rusage) are read. Runs alternate betw
 Medians and ranges per store and mode, the load average beside each run. ``--timeline``
 then runs the command once more (new) in a wrapper that timestamps its phases (imports,
 week plan, papermill's import, the wait for the kernel, the notebook's cells from nbclient's
-timestamps, the HTML, the files) and the kernel's own (boot, warm-up, the store's warm
-thread), with CPU-s.
+timestamps, the HTML, the files) and the kernel's own (boot, warm-up), with CPU-s.
 
     PYTHONPATH=. python benchmarks/bench_report_command.py --db /tmp/demo/brainlab.duckdb \\
         --db /tmp/corpus.duckdb --repeats 5 --timeline --before /work/main
@@ -48,11 +43,11 @@ from pathlib import Path
 
 from benchkit import emit, load_average
 
-MODES = {"new": {}, "warm_store": {"BRAINLAB_REPORT_WARM_STORE": "1"},
+MODES = {"new": {},
          "duckdb_threads": {"BRAINLAB_REPORT_THREADS": "0"},
          "no_chart_process": {"BRAINLAB_REPORT_CHART_PROCESS": "0"},
          "baseline": {"BRAINLAB_REPORT_EARLY_KERNEL": "0"}}
-SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL", "BRAINLAB_REPORT_WARM_STORE",
+SWITCHES = ("BRAINLAB_REPORT_EARLY_KERNEL",
             "BRAINLAB_REPORT_THREADS", "BRAINLAB_REPORT_CHART_PROCESS", "PYTHONPATH")
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,21 +146,6 @@ runner.WARM_UP = (
     "        json.dump([began, (time.time(), cpu())], f)\n"
     "_brainlab_timeline()\n"
     "del _brainlab_timeline\n") % os.environ["TIMELINE_KERNEL"]
-runner.WARM_STORE = (
-    "def _brainlab_store_timeline():\n"
-    "    import json, time\n"
-    "    from brainlab.report import once\n"
-    "    found = once._warm\n"
-    "    def timed(*args):\n"
-    "        began = time.time()\n"
-    "        try:\n"
-    "            found(*args)\n"
-    "        finally:\n"
-    "            with open(%r, 'w') as f:\n"
-    "                json.dump([began, time.time(), 'held' in once._WARM], f)\n"
-    "    once._warm = timed\n"
-    "_brainlab_store_timeline()\n"
-    "del _brainlab_store_timeline\n") % os.environ["TIMELINE_STORE"] + runner.WARM_STORE
 def wrap(module, name):
     found = getattr(module, name)
     @functools.wraps(found)
@@ -204,7 +184,6 @@ def timeline(db: Path, week: str, root: Path, mode: str = "new", n: int = 0) -> 
     env = environment(mode)
     env["TIMELINE_KERNEL"] = str(here / "kernel.json")
     env["TIMELINE_PARENT"] = str(here / "parent.json")
-    env["TIMELINE_STORE"] = str(here / "store.json")
     done = subprocess.run([sys.executable, "-c", TIMELINE, "report", "weekly", "--week", week,
                            "--db", str(db), "--out", str(out)], env=env, capture_output=True,
                           text=True, cwd=out.parent)
@@ -219,12 +198,6 @@ def timeline(db: Path, week: str, root: Path, mode: str = "new", n: int = 0) -> 
         rows.append((began - t0, f"kernel {kcpu0:5.2f} CPU-s", "kernel booted: warm-up starts"))
         rows.append((ended - t0, f"kernel {kcpu1:5.2f} CPU-s",
                      "kernel warm-up done (sections imported, chart engine starting)"))
-    store_path = Path(env["TIMELINE_STORE"])
-    if store_path.exists():
-        began, ended, opened = json.loads(store_path.read_text())
-        rows.append((began - t0, "kernel", "store warm thread starts"))
-        rows.append((ended - t0, "kernel", "store warm thread done" + (
-            " (views materialized, violations evaluated)" if opened else " (not opened)")))
     nb = json.loads((out / week / "weekly_health.ipynb").read_text())
     cells = []
     for cell in nb["cells"]:

@@ -426,8 +426,8 @@ def report_weekly(week, all_weeks, since, out_dir, db, thresholds_file, ratio_wi
 
     # The kernel starts first and imports the report's modules on the other core while this
     # process imports its own, checks the store and plans the weeks (docs/report.md §4).
-    team = bool(lake or users or machines)  # its store is only known once the lake is attached
-    with early_kernel(None if team else db, basis) as kernel:
+    team = bool(lake or users or machines)  # a team report: the lake attached beside the reports
+    with early_kernel() as kernel:
         from brainlab.metrics.usage_time import resolve_time
         from brainlab.report import plan_weeks, render_weeks
 

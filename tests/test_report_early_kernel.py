@@ -59,38 +59,6 @@ def test_the_early_kernel_runs_the_notebook_warm_and_is_closed_after(tmp_path):
     assert counts == list(range(1, len(counts) + 1))  # the warm-up took no execution count
 
 
-def _store_probe(path: Path) -> Path:
-    """A notebook opening ``db`` as a report does: which store-wide figures were ready."""
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('db: str = ""  # the store')
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(
-        "import json\nfrom brainlab.report import once\n"
-        "held = once.store(db)  # the warm thread's connection, once its work is done\n"
-        "ready = sorted(k[-1] for k in once._MEMO)  # no figure was asked here yet\n"
-        "print(json.dumps({'ready': ready, 'open': held._con is not None}))\n"
-        "once.close(held)")]
-    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
-                                 "display_name": "Python 3"}
-    nbformat.write(nb, str(path))
-    return path
-
-
-@pytest.mark.parametrize("warm", ["1", "0"])
-def test_the_early_kernel_opens_the_store_beside_its_imports(tmp_path, store, monkeypatch,
-                                                             warm):
-    monkeypatch.setenv("BRAINLAB_REPORT_WARM_STORE", warm)
-    db, _week = store
-    with runner.early_kernel(db) as kernel:
-        run = runner.execute(_store_probe(tmp_path / "probe.ipynb"), tmp_path / "out.ipynb",
-                             {"db": str(db)}, "run", cwd=tmp_path, kernel=kernel)
-    printed = _printed(run)
-    if warm == "1":  # the store was open, its violations evaluated, before the first cell
-        assert printed == {"ready": ["shape:best", "violations"], "open": True}
-    else:  # switched off: the notebook's first query opens it
-        assert printed == {"ready": [], "open": False}
-
-
 def test_switched_off_no_kernel_is_started_early(tmp_path, monkeypatch):
     monkeypatch.setenv(runner.EARLY_ENV, "0")
     with runner.early_kernel() as kernel:

@@ -13,9 +13,6 @@
 - the charts converted in a process of their own are the SVGs converted in the kernel's,
   a chart that process cannot convert raises the same error, a dead process gives way to
   the kernel's own conversion, and the render's end reaps it;
-- the connection ``once.warm`` opens beside the kernel's imports is the render's when the
-  store is the same and unchanged, closed otherwise, and a failure in its thread leaves the
-  render to open the store itself: same sections, same errors.
 
 Real DuckDB files: the session's demo store, copied where a test writes.
 """
@@ -24,18 +21,15 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from contextlib import redirect_stdout
 
 import pandas as pd
 import pytest
 
-from brainlab.errors import StoreError
 from brainlab.metrics import compliance
 from brainlab.metrics.report import Week
 from brainlab.report import once, sections, select_weeks
@@ -229,97 +223,6 @@ def test_a_renders_connection_runs_duckdb_on_one_thread_unless_told(demo, monkey
             assert found[0] == threads
             assert not held.connection().execute(
                 "SELECT current_setting('enable_external_access')").fetchone()[0]  # sealed
-
-
-def _warmed(db, monkeypatch) -> tuple[HeldReader | None, list[str]]:
-    """Run ``once.warm(db)`` to its end: its connection (None if none) and the violations'
-    evaluations (``"warm"`` for one in its thread, ``"render"`` for one in the render's)."""
-    evaluated = []
-    real = compliance.violations
-
-    def counted(store):
-        warm = threading.current_thread().name == "brainlab-store-warm"
-        evaluated.append("warm" if warm else "render")
-        return real(store)
-
-    monkeypatch.setattr(compliance, "violations", counted)
-    monkeypatch.setenv(once.WARM_ENV, "1")  # off by default (it did not pay: once.py)
-    once.warm(db)
-    once._WARM["thread"].join()
-    return once._WARM.get("held"), evaluated
-
-
-def test_the_warm_connection_is_the_renders_when_the_store_is_unchanged(store_copy,
-                                                                        monkeypatch):
-    held, evaluated = _warmed(store_copy, monkeypatch)
-    assert held is not None and evaluated == ["warm"]
-    temp = {n for (n,) in held.connection().execute(
-        "SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
-    assert temp == set(once.MATERIALIZED)  # materialized in the thread
-    with redirect_stdout(io.StringIO()):
-        ctx = sections.open_report(db=str(store_copy), week="")
-        assert ctx.db is held
-        page = sections.compliance(ctx)
-        sections.finish(ctx)
-    assert evaluated == ["warm"]  # the section used the thread's violations
-    assert "violation(s) dated this week" in page
-    con = open_writer(store_copy)  # finish closed the warm connection too
-    con.close()
-
-
-def test_the_warm_thread_leaves_the_violations_of_a_store_without_rules(corpus_store,
-                                                                         monkeypatch):
-    held, evaluated = _warmed(corpus_store, monkeypatch)  # transcripts only: no compliance
-    try:
-        assert held is not None and evaluated == []
-    finally:
-        once._take_warm(corpus_store)
-        once.close(held)
-
-
-def test_the_warm_connection_is_closed_when_the_store_changed_or_is_another(
-        store_copy, demo, monkeypatch):
-    held, _evaluated = _warmed(store_copy, monkeypatch)
-    found = store_copy.stat()
-    os.utime(store_copy, ns=(found.st_atime_ns, found.st_mtime_ns + 10**9))  # as a write would
-    fresh = once.store(store_copy)
-    assert fresh is not held and held._con is None  # not taken: closed
-    once.close(fresh)
-
-    held, _evaluated = _warmed(store_copy, monkeypatch)
-    other = once.store(demo["db"])  # a render of another store
-    assert other is not held and held._con is None
-    once.close(other)
-    con = open_writer(store_copy)  # nothing of this process holds the warmed store
-    con.close()
-
-
-def test_a_failing_warm_up_leaves_the_render_to_open_the_store(store_copy, monkeypatch):
-    week = select_weeks(store_copy)[-1]
-    expected = _fragments(store_copy, week)
-    real = once.materialize
-
-    def failing(con):
-        if threading.current_thread().name == "brainlab-store-warm":
-            raise RuntimeError("planted in the warm thread")
-        return real(con)
-
-    monkeypatch.setattr(once, "materialize", failing)
-    held, evaluated = _warmed(store_copy, monkeypatch)
-    assert held is None and evaluated == []
-    assert _fragments(store_copy, week) == expected
-
-    missing = store_copy.with_name("missing.duckdb")
-    monkeypatch.setenv(once.WARM_ENV, "1")
-    once.warm(missing)
-    with pytest.raises(StoreError) as warmed:
-        sections.open_report(db=str(missing), week="")
-    monkeypatch.setenv(once.WARM_ENV, "0")
-    once.warm(missing)
-    assert "thread" not in once._WARM  # switched off: no thread
-    with pytest.raises(StoreError) as cold:
-        sections.open_report(db=str(missing), week="")
-    assert str(warmed.value) == str(cold.value)
 
 
 def test_the_chart_process_gives_the_pages_svgs_and_errors_and_ends_with_the_render(

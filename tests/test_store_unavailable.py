@@ -37,13 +37,10 @@ time.sleep(120)
 """
 
 
-def test_lock_met_inside_the_notebook_leaves_no_debris(demo, tmp_path, monkeypatch):
+def test_lock_met_inside_the_notebook_leaves_no_debris(demo, tmp_path):
     """An ingest starts after the report's first check (a process holding the writer lock,
     started by an inserted cell): a cell meets the lock. The message says so, and neither a
     failed notebook nor a hidden temporary one stays behind."""
-    # The kernel's warm-up opens the store (once.warm) before the cells, so no ingest can
-    # start between the check and the cells; without it, one can: the case under test.
-    monkeypatch.setenv("BRAINLAB_REPORT_WARM_STORE", "0")
     out, db = tmp_path / "reports", tmp_path / "brainlab.duckdb"
     shutil.copy(demo["db"], db)  # a copy: the other worker reads the run's demo meanwhile
     notebook = nbformat.read(weekly_notebook(), as_version=4)

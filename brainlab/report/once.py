@@ -24,22 +24,14 @@ benchmark's baseline, and a way to rule the caches out when a figure looks wrong
 in a thread beside the sections was tried at stop 16 and removed: on a quiet machine it gave
 no wall time and cost 0.45-1.18 CPU-s, its connection materializing the views again.)
 
-- :func:`warm` does that opening *beside the kernel's imports* instead: the report command's
-  early kernel calls it first thing (``runner.early_kernel``), and a thread opens the held
-  connection, materializes the views and evaluates the violations and the store's shape
-  while the kernel imports pandas and altair (DuckDB releases the GIL while it runs; the
-  command's process is idle then). :func:`store` takes that connection when it is for the
-  same store in the same state, else closes it and opens its own; a failure in the thread
-  leaves the normal path to do the work (and raise its errors). **Off unless
-  ``BRAINLAB_REPORT_WARM_STORE=1``**: on the lead's quiet run (docs/report.md §4) it gained
-  no wall time (demo week -0.10 s, corpus +0.01 s, within the ranges) for +0.07-0.20 CPU-s,
-  and lost 0.25 s at load 3-6, once the violations had become cheap (docs/compliance.md).
+(Opening the store and evaluating the violations in a kernel thread beside its imports was
+tried at stop 17 and removed too: on a quiet machine it gained no wall time, demo week
+-0.10 s, corpus +0.01 s, for +0.07-0.20 CPU-s, and lost 0.25 s at load 3-6.)
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -47,7 +39,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from brainlab.store import HeldReader, query
 
-if TYPE_CHECKING:  # pandas is imported on use: warm() starts before the kernel imports it
+if TYPE_CHECKING:  # the report kernel imports pandas in its warm-up; annotations only here
     import pandas as pd
 
 T = TypeVar("T")
@@ -55,11 +47,8 @@ _MEMO: dict[tuple, object] = {}
 MAX_STORES = 4  # states remembered; older ones are dropped
 # DuckDB worker threads of a render's connection. A report's queries are small and spend
 # their time planning: on the demo store one thread ran the sections in as much wall time as
-# two, for less CPU (docs/report.md §4), and it leaves the other core to the kernel's imports
-# while warm() works beside them. BRAINLAB_REPORT_THREADS=0: DuckDB's default (all cores).
+# two, for less CPU (docs/report.md §4). BRAINLAB_REPORT_THREADS=0: DuckDB's default (all cores).
 THREADS_ENV = "BRAINLAB_REPORT_THREADS"
-WARM_ENV = "BRAINLAB_REPORT_WARM_STORE"
-_WARM: dict = {}  # warm()'s thread, then its connection and the store state it was opened in
 
 
 def enabled() -> bool:
@@ -110,80 +99,14 @@ def store(db: str | os.PathLike) -> os.PathLike:
     """The path a render passes to every query: a ``HeldReader`` (one connection) or a Path.
 
     The held connection materializes :data:`MATERIALIZED` when it opens (not with
-    ``BRAINLAB_REPORT_MATERIALIZE=0``: the benchmark's baseline of that cut); the one
-    :func:`warm` opened is taken instead when it is for ``db`` in its current state.
+    ``BRAINLAB_REPORT_MATERIALIZE=0``: the benchmark's baseline of that cut), on
+    ``BRAINLAB_REPORT_THREADS`` DuckDB threads (1 unless told).
     """
     if not enabled():
         return Path(db)
-    warmed = _take_warm(db)
-    return warmed if warmed is not None else _held(db)
-
-
-def _held(db: str | os.PathLike) -> HeldReader:
-    """A new held connection (opened on first use), materializing unless switched off."""
     wanted = os.environ.get("BRAINLAB_REPORT_MATERIALIZE", "1") != "0"
     threads = int(os.environ.get(THREADS_ENV, "1") or 0) or None
     return HeldReader(db, setup=materialize if wanted else None, threads=threads)
-
-
-def warm(db: str | os.PathLike, basis: str = "best") -> None:
-    """Open ``db``'s render connection in a thread now, for :func:`store` to take later.
-
-    The thread materializes the views and evaluates the store-wide figures every week needs
-    (:func:`shape`, and :func:`violations` when the store has the compliance section's data)
-    beside whatever the caller does next (the report kernel's imports). Nothing when the
-    caches or this switch are off.
-    """
-    if not enabled() or os.environ.get(WARM_ENV, "0") != "1":
-        return
-    _drop_warm()
-    thread = threading.Thread(target=_warm, args=(db, basis), name="brainlab-store-warm",
-                              daemon=True)
-    _WARM["thread"] = thread
-    thread.start()
-
-
-def _warm(db: str | os.PathLike, basis: str) -> None:
-    """The thread of :func:`warm`: silent; whatever fails is left to the render to do again."""
-    try:
-        held = _held(db)
-        held.connection()  # opened: no writer can change the store until it is closed
-        _WARM["state"], _WARM["held"] = state(held), held
-        # pandas first, as the kernel's main thread imports it first: both threads take the
-        # modules' import locks in one order, so neither waits on the other in a circle.
-        import pandas  # noqa: F401
-
-        if "compliance" not in shape(held, basis).missing:  # else the section is left out
-            violations(held)
-    except BaseException:  # noqa: BLE001  (the render computes it again, raising its error)
-        pass
-
-
-def _take_warm(db: str | os.PathLike) -> HeldReader | None:
-    """:func:`warm`'s connection when it is for ``db`` in its current state, else None."""
-    thread = _WARM.get("thread")
-    if thread is None:
-        return None
-    thread.join()  # it does what this render would do next anyway
-    held, opened_in = _WARM.pop("held", None), _WARM.pop("state", None)
-    _WARM.clear()
-    if held is None:
-        return None
-    if opened_in == state(db):
-        return held
-    held.close()
-    return None
-
-
-def _drop_warm() -> None:
-    """Close a connection :func:`warm` opened and nobody took."""
-    thread = _WARM.get("thread")
-    if thread is not None:
-        thread.join()
-    held = _WARM.get("held")
-    _WARM.clear()
-    if held is not None:
-        held.close()
 
 
 def close(db: os.PathLike) -> None:

@@ -53,17 +53,6 @@ WARM_UP = ("def _brainlab_warm_up():\n"
            "del _brainlab_warm_up\n")
 
 
-# What a report kernel runs before WARM_UP when the command knows its store: once.warm opens
-# the render's connection in a thread that materializes the views and evaluates the
-# violations while the kernel imports (issue 28 item 8; only with BRAINLAB_REPORT_WARM_STORE=1:
-# measured no gain, see once.py).
-# A failure here is silent: the notebook then opens the store itself, as without it.
-WARM_STORE = ("try:\n"
-              "    __import__('brainlab.report.once', fromlist=['warm']).warm({db!r}, {basis!r})\n"
-              "except Exception:\n"
-              "    pass\n")
-
-
 def weekly_notebook() -> Path:
     """Path of the weekly health notebook (notebooks/reports/weekly_health.ipynb)."""
     here = Path(__file__).resolve()
@@ -144,22 +133,17 @@ def early_enabled() -> bool:
     return os.environ.get(EARLY_ENV, "1") != "0"
 
 
-def early_kernel(db: str | os.PathLike | None = None, basis: str = "best"
-                 ) -> contextlib.AbstractContextManager[kernels.EarlyKernel | None]:
+def early_kernel() -> contextlib.AbstractContextManager[kernels.EarlyKernel | None]:
     """A report kernel started now, importing the sections while the caller works; closed on exit.
 
-    With ``db`` (the store the report will read) the kernel also opens it beside its imports
-    (:data:`WARM_STORE`). Yields None when switched off or when the kernel could not be
+    Yields None when switched off or when the kernel could not be
     started: the run then starts its own kernel the usual way (and says so in one line if
     that fails too).
     """
     if not early_enabled():
         return contextlib.nullcontext()
-    code = WARM_UP
-    if db is not None:
-        code = WARM_STORE.format(db=str(Path(db).resolve()), basis=basis) + code
     try:
-        return kernels.EarlyKernel(code, KERNEL)
+        return kernels.EarlyKernel(WARM_UP, KERNEL)
     except Exception:  # no kernel spec, no Python: papermill's own start reports it
         return contextlib.nullcontext()
 

@@ -129,7 +129,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     the machine's); ``start_of_week``: monday (ISO weeks, the default) or sunday.
     """
     if session is None and kernel is None:
-        with runner.early_kernel(db, basis) as started:
+        with runner.early_kernel() as started:
             return render_weekly(db, week, out, thresholds_file=thresholds_file,
                                  ratio_window=ratio_window, basis=basis,
                                  history_weeks=history_weeks, timeout=timeout,
