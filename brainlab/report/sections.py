@@ -24,7 +24,7 @@ from brainlab.metrics.report import Week
 from brainlab.report import measured_week, once
 from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.viz import charts
-from brainlab.viz.chart_process import ChartProcess, Pending
+from brainlab.viz.chart_process import PROBE, ChartProcess, Pending
 
 NO_SESSIONS = "No sessions this week"
 NO_LOG = "No metabolism log this week"  # said instead when transcript sessions exist
@@ -224,8 +224,7 @@ def _first_chart() -> None:
     import vl_convert
 
     try:
-        vl_convert.vegalite_to_svg({"data": {"values": [{"x": 1}]}, "mark": "point",
-                                    "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+        vl_convert.vegalite_to_svg(PROBE)  # the chart process's own engine-start spec
     except Exception:  # noqa: BLE001  (a real chart reports any problem of the converter)
         pass
 
