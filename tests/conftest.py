@@ -96,6 +96,7 @@ def _store_template_cache(tmp_path_factory) -> None:
     is a copy of the one built once for the run (~3 CPU-s a build, both workers need it).
     Without xdist it is built in the cache when a test first creates a store."""
     own = tmp_path_factory.mktemp("brainlab-cache")
+    os.environ.setdefault(RUN_TEMPLATE_ENV, str(run_folder(tmp_path_factory)))  # for nested runs
     if _xdist_worker(tmp_path_factory):
         os.environ[CACHE_ENV] = str(built_once(tmp_path_factory, "store-template",
                                                _build_template))
@@ -111,7 +112,8 @@ def _build_template(folder: Path) -> None:
     from brainlab.store.schema import _build_empty, template_key
 
     os.environ[CACHE_ENV] = str(folder)
-    template.ensure(template_key(), _build_empty)
+    if not _template_of_outer_run(folder):
+        template.ensure(template_key(), _build_empty)
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
@@ -314,3 +316,24 @@ def _schedule_rank(item) -> tuple:
     if item.path.name in SLOW_FILES:
         return (1, SLOW_FILES.index(item.path.name))
     return (2, 0)
+
+
+# --- issue 28 item 1: a pytest run started by a test copies its run's template ---
+RUN_TEMPLATE_ENV = "BRAINLAB_TEST_RUN_FOLDER"  # set by the outermost run, inherited
+
+
+def _template_of_outer_run(folder: Path) -> bool:
+    """Copy into ``folder`` the empty-store template the outer test run built, when this is a
+    pytest started by one of its tests (tests/test_suite_schedule.py) and it has one: a
+    nested xdist run built its own (~2.6 CPU-s). False when there is none to copy."""
+    from brainlab.store import template
+    from brainlab.store.schema import template_key
+
+    outer = os.environ.get(RUN_TEMPLATE_ENV)
+    if not outer or Path(outer) == folder.parent:  # the outermost run: it builds
+        return False
+    source = Path(outer) / "shared-store-template" / template.template_path(template_key()).name
+    if not source.is_file():
+        return False
+    shutil.copy(source, folder / source.name)
+    return True

@@ -93,9 +93,8 @@ def test_tiny_read_blocks_give_the_same_rows(tmp_path, monkeypatch):
 @pytest.mark.parametrize("cache", ["empty", "warm"])
 def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeypatch, cache):
     """A new store is created after the workers start when the empty-store template must be
-    built first (issue 12 item 3), else copied from it before: same database either way."""
-    if cache == "empty":
-        monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "empty-cache"))
+    built first (issue 12 item 3), else copied from it before: same database either way.
+    The store it is compared with is copied from the run's template (one build less)."""
     root = build_tree(tmp_path / "cfg")
     write(root / "projects" / "-home-u-projets-gamma" / "s5.jsonl", [
         assistant("s5", "2026-03-04T08:00:00.000Z", "m1", "r1", usage(1, 2, 3, 4)),
@@ -104,8 +103,8 @@ def test_store_created_while_workers_parse_holds_the_same_rows(tmp_path, monkeyp
     opened = open_writer(tmp_path / "opened.duckdb")
     first = ingest_claude(opened, root, workers=2)
     created = tmp_path / "created.duckdb"
-    if cache == "empty":  # open_writer above built the template: remove it again
-        shutil.rmtree(tmp_path / "empty-cache")
+    if cache == "empty":  # a cache folder that does not exist yet: the template is built
+        monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "empty-cache"))
     second = claude_ingest.ingest_claude_db(created, root, workers=2)
     if cache == "empty":  # built while the workers parsed, for the next new store
         assert list((tmp_path / "empty-cache").glob("empty-store-*.duckdb"))

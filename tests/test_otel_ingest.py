@@ -19,6 +19,7 @@ import pytest
 import zstandard
 
 from brainlab.otel import export
+from brainlab.otel.ingest import ingest_otel_db
 from brainlab.store import open_writer
 from brainlab.store.connection import rows as read_rows
 from brainlab.transcripts.ingest import ingest_claude
@@ -32,6 +33,13 @@ def run_cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Comple
     return subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd=cwd,
                           capture_output=True, text=True, env={**os.environ, **(env or {})},
                           timeout=300)
+
+
+def ingest(path: Path, db: Path) -> None:
+    """``brainlab ingest otel PATH --db DB``'s library call, in this process: for the tests
+    whose subject is what the files decode to, not the command (its output is checked by
+    the first two tests; an interpreter each cost ~0.4 CPU-s, issue 28 item 1)."""
+    ingest_otel_db(db, [path])
 
 
 def rows(db: Path, sql: str, params=None):
@@ -129,8 +137,7 @@ def test_rotation_reingest_and_order_give_the_same_totals(corpus_store, corpus_c
         con.close()
     second = tmp_path / "second.duckdb"  # transcripts first
     shutil.copy(corpus_store, second)
-    assert run_cli("ingest", "otel", str(folder), "--db", str(second), cwd=tmp_path
-                   ).returncode == 0
+    ingest(folder, second)
     assert totals(first) == totals(second)
     assert rows(first, "SELECT sum(requests), round(sum(cost_usd), 6) FROM cc_usage_rollup"
                 ) == rows(first, "SELECT count(*), round(sum(cost_usd), 6) FROM cc_requests")
@@ -158,12 +165,12 @@ def test_grown_file_is_read_from_its_offset_and_a_cut_line_waits(tmp_path, corpu
     line = orjson.dumps(requests[2])
     with open(path, "ab") as handle:
         handle.write(line[:50])  # the collector is writing this line
-    assert run_cli("ingest", "otel", str(path), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(path, db)
     assert rows(db, "SELECT count(*) FROM otel_events")[0][0] == 40
     assert rows(db, "SELECT count(*) FROM ingest_errors")[0][0] == 0
     with open(path, "ab") as handle:
         handle.write(line[50:] + b"\n")
-    assert run_cli("ingest", "otel", str(path), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(path, db)
     assert rows(db, "SELECT count(*), count(DISTINCT request_id) FROM otel_events")[0] == (60, 60)
 
 
@@ -182,8 +189,7 @@ def test_json_proto_and_zstd_files_give_the_same_rows(tmp_path, corpus_calls):
         for signal in (("logs", logs), ("metrics", metrics), ("traces", spans)):
             write(folder, signal)
         db = tmp_path / f"{name}.duckdb"
-        assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path
-                       ).returncode == 0
+        ingest(folder, db)
         stores[name] = rows(db, "SELECT (SELECT list(request_id || input_tokens || cost_usd"
                             " ORDER BY request_id) FROM otel_events), (SELECT list(span_id ||"
                             " trace_id || ttft_ms ORDER BY span_id) FROM otel_spans),"
@@ -196,7 +202,7 @@ def test_json_proto_and_zstd_files_give_the_same_rows(tmp_path, corpus_calls):
         text = b"".join(orjson.dumps(r) + b"\n" for r in requests)
         (stream / f"{signal}.json.zst").write_bytes(zstandard.ZstdCompressor().compress(text))
     db = tmp_path / "stream.duckdb"
-    assert run_cli("ingest", "otel", str(stream), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(stream, db)
     stores["stream"] = rows(db, "SELECT (SELECT list(request_id || input_tokens || cost_usd"
                             " ORDER BY request_id) FROM otel_events), (SELECT list(span_id ||"
                             " trace_id || ttft_ms ORDER BY span_id) FROM otel_spans),"
@@ -219,8 +225,7 @@ def test_delta_and_cumulative_metrics_agree_with_the_calls(tmp_path, corpus_call
         # the same points exported again by a second exporter, as proto: counted once
         export.write_framed(folder / "metrics-copy.pb",
                             export.metrics_requests(calls, cumulative=cumulative))
-        assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path
-                       ).returncode == 0
+        ingest(folder, db)
         metric, call = rows(db, "SELECT sum(metric_input_tokens + metric_cache_read_tokens),"
                             " sum(call_input_tokens + call_cache_read_tokens)"
                             " FROM otel_usage_check")[0]
@@ -236,7 +241,7 @@ def test_usage_check_names_the_disagreement(tmp_path, corpus_calls):
     export.write_json_lines(folder / "logs.json", export.logs_requests(calls[:-5]))  # 5 lost
     export.write_json_lines(folder / "metrics.json", export.metrics_requests(calls))
     db = tmp_path / "s.duckdb"
-    assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(folder, db)
     check = run_cli("usage-check", "--db", str(db), cwd=tmp_path)
     assert check.returncode == 0, check.stderr
     lost = {c.session_id for c in calls[-5:]}
@@ -250,7 +255,7 @@ def test_metrics_are_the_usage_of_a_session_without_events(tmp_path, corpus_call
     export.write_json_lines(folder / "metrics.json", export.metrics_requests(calls,
                                                                              cumulative=True))
     db = tmp_path / "s.duckdb"
-    assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(folder, db)
     found = rows(db, "SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),"
                  " sum(cache_creation_tokens) FROM cc_requests WHERE source = 'otel-metrics'")[0]
     assert found == (sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls),
@@ -261,7 +266,7 @@ def test_metrics_are_the_usage_of_a_session_without_events(tmp_path, corpus_call
     assert "metrics" in check.stdout and "teammate" in check.stdout, check.stdout
     # once the session's events arrive, the metrics stop standing in for its calls
     export.write_json_lines(folder / "logs.json", export.logs_requests(calls))
-    assert run_cli("ingest", "otel", str(folder), "--db", str(db), cwd=tmp_path).returncode == 0
+    ingest(folder, db)
     assert rows(db, "SELECT count(*) FROM cc_requests WHERE source = 'otel-metrics'") == [(0,)]
     assert rows(db, "SELECT count(*), sum(input_tokens) FROM cc_requests") == [
         (len(calls), found[0])]

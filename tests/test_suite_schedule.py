@@ -84,10 +84,13 @@ def test_every_group_of_the_suite_has_its_place(collected):
 
 
 def test_a_parallel_run_records_each_test_once_with_worker_and_group(tmp_path):
+    """A nested run of 14 quick ungrouped tests (test_regulator_rules.py: no store, no CLI;
+    test_config.py's were 2.7 CPU-s, none of it what this test checks)."""
     timeline = tmp_path / "timeline.jsonl"
     env = {**os.environ, "BRAINLAB_TEST_TIMELINE": str(timeline)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup",
-                           "-q", "-p", "no:cacheprovider", *NO_HYPOTHESIS, "tests/test_config.py"],
+                           "-q", "-p", "no:cacheprovider", *NO_HYPOTHESIS,
+                           "tests/test_regulator_rules.py"],
                           cwd=TESTS.parent, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr

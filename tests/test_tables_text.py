@@ -26,12 +26,19 @@ def rich_text(names, rows, width, columns, terminal):
     return console.file.getvalue(), hidden
 
 
+@pytest.fixture(scope="module")
+def usage_tables(corpus_store) -> dict:
+    """Each usage view's table on the corpus, read once per module (each of the ten
+    renderings below read the same store again: ~0.5 CPU-s each, issue 28 item 1)."""
+    return {view: usage_table(corpus_store, view) for view in VIEWS}
+
+
 @pytest.mark.parametrize("terminal", [False, True])
 @pytest.mark.parametrize("width", [40, 60, 80, 120, 200])
-def test_usage_tables_match_rich(corpus_store, width, terminal):
+def test_usage_tables_match_rich(usage_tables, width, terminal):
     shown = 0
     for view in VIEWS:
-        found = usage_table(corpus_store, view)
+        found = usage_tables[view]
         rows = tables.usage_rows(view, found.columns, found.rows)
         columns = found.table_columns or tables.USAGE_COLUMNS[view]  # as print_usage does
         text, hidden = tables.render_text(found.columns, rows, width=width, columns=columns,
