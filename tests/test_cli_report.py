@@ -11,7 +11,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
-from report_helpers import build_brain_db
 
 from brainlab.cli import main
 from brainlab.errors import ReportError
@@ -20,11 +19,9 @@ from brainlab.report.weekly import held_weeks
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cli-report")
-    db, manifest = build_brain_db(root, weeks=3, seed=5)
-    weeks = sorted({f"{s.started_at:%G-W%V}" for s in manifest.sessions})
-    return {"root": root, "db": db, "weeks": weeks}
+def small(small_report_store):
+    """3 weeks (seed 5), built once per run (conftest.py), read only: renders write elsewhere."""
+    return small_report_store
 
 
 def invoke(*args):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from report_helpers import build_brain_db
 
 from brainlab.report import runner
 
@@ -85,10 +84,10 @@ kernelapp.launch_new_instance()
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("early-kernel")
-    db, manifest = build_brain_db(root, weeks=2, seed=3)
-    return db, f"{manifest.sessions[-1].started_at:%G-W%V}"
+def store(small_report_store):
+    """The run's 3-week store (conftest.py; it was a 2-week one of this file's) and its last
+    week: the commands read it and render into their own folders."""
+    return small_report_store["db"], small_report_store["weeks"][-1]
 
 
 def _command(tmp_path: Path, store, fail_starts: int) -> tuple[subprocess.CompletedProcess,
