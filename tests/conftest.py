@@ -356,3 +356,17 @@ def small_report_store(tmp_path_factory) -> dict:
     manifest = pickle.loads((folder / "manifest.pickle").read_bytes())
     return {"root": folder, "db": folder / "brainlab.duckdb", "manifest": manifest,
             "weeks": sorted({f"{s.started_at:%G-W%V}" for s in manifest.sessions})}
+
+
+@pytest.fixture(scope="session")
+def small_week_command(small_report_store, tmp_path_factory) -> dict:
+    """``brainlab report weekly --week LAST`` on :func:`small_report_store` (the CLI in a
+    subprocess, its kernel starts logged: report_helpers.report_command), once per run:
+    test_report_early_kernel.py checks its one kernel, test_cli_report.py fails a run over a
+    copy of its output; each rendered this week of its own. ``done``, ``starts``, ``out``."""
+    from report_helpers import report_command
+
+    folder = tmp_path_factory.mktemp("small-week-command")
+    done, starts = report_command(folder, (small_report_store["db"],
+                                           small_report_store["weeks"][-1]), fail_starts=0)
+    return {"done": done, "starts": starts, "out": folder / "reports"}
