@@ -337,3 +337,59 @@ def _template_of_outer_run(folder: Path) -> bool:
         return False
     shutil.copy(source, folder / source.name)
     return True
+
+
+# --- issue 28 item 1: report renders and stores shared by several report test files ---
+# A week's render costs ~3-6 CPU-s (a kernel start, imports, the sections, the charts); where
+# several files render the same week of the same store and only read the page, it is rendered
+# once per run (built_once) and the tests read it. Tests must not write into these folders.
+CORPUS_SINCE = "2026-W31"  # the corpus's last two weeks: W31, and W32 its latest
+
+
+@pytest.fixture(scope="session")
+def corpus_reports(corpus_store, tmp_path_factory) -> Path:
+    """The output folder of ``brainlab report weekly --db CORPUS --since 2026-W31`` (the CLI
+    in a subprocess, as a user runs it): the weeks 2026-W31 and 2026-W32 and the index.
+    Read by test_report_shapes.py (W31, the index) and test_report_layout.py (the latest
+    week, W32), which rendered W32 a second time."""
+    def build(folder: Path) -> None:
+        import subprocess
+
+        done = subprocess.run([str(Path(sys.executable).parent / "brainlab"), "report",
+                               "weekly", "--db", str(corpus_store), "--out",
+                               str(folder / "reports"), "--since", CORPUS_SINCE], cwd=folder,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+
+    return built_once(tmp_path_factory, "corpus-reports", build) / "reports"
+
+
+@pytest.fixture(scope="session")
+def small_report_store(tmp_path_factory) -> dict:
+    """A 3-week synthetic brain (seed 5) with the report tests' HTML payloads, ingested once
+    per run (report_helpers.build_brain_db): test_cli_report.py and test_report_early_kernel.py
+    each built one of their own. Read only; ``weeks``: its ISO weeks holding a session."""
+    from report_helpers import build_brain_db
+
+    def build(folder: Path) -> None:
+        _db, manifest = build_brain_db(folder, weeks=3, seed=5)
+        (folder / "manifest.pickle").write_bytes(pickle.dumps(manifest))
+
+    folder = built_once(tmp_path_factory, "small-report-store", build)
+    manifest = pickle.loads((folder / "manifest.pickle").read_bytes())
+    return {"root": folder, "db": folder / "brainlab.duckdb", "manifest": manifest,
+            "weeks": sorted({f"{s.started_at:%G-W%V}" for s in manifest.sessions})}
+
+
+@pytest.fixture(scope="session")
+def small_week_command(small_report_store, tmp_path_factory) -> dict:
+    """``brainlab report weekly --week LAST`` on :func:`small_report_store` (the CLI in a
+    subprocess, its kernel starts logged: report_helpers.report_command), once per run:
+    test_report_early_kernel.py checks its one kernel, test_cli_report.py fails a run over a
+    copy of its output; each rendered this week of its own. ``done``, ``starts``, ``out``."""
+    from report_helpers import report_command
+
+    folder = tmp_path_factory.mktemp("small-week-command")
+    done, starts = report_command(folder, (small_report_store["db"],
+                                           small_report_store["weeks"][-1]), fail_starts=0)
+    return {"done": done, "starts": starts, "out": folder / "reports"}

@@ -10,9 +10,11 @@ maps every name to NOTFOUND and the proxy points at a closed port, so any fetch 
 from __future__ import annotations
 
 import html.parser
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from brainlab.store import ingest, open_writer
@@ -101,3 +103,42 @@ def active_content(markup: str) -> list[str]:
     parser = ActiveContent()
     parser.feed(markup)
     return parser.found
+
+
+# A python3 kernel spec in front of the installed one (JUPYTER_PATH comes first): each start
+# is logged; it exits at once while FAIL_STARTS says so, then runs ipykernel.
+FLAKY = """
+import os, sys
+log = os.environ["KERNEL_LOG"]
+with open(log, "a") as f:
+    f.write("start\\n")
+starts = sum(1 for _ in open(log))
+if starts <= int(os.environ["FAIL_STARTS"]):
+    sys.exit(3)
+from ipykernel import kernelapp
+sys.argv = ["ipykernel_launcher", *sys.argv[1:]]
+kernelapp.launch_new_instance()
+"""
+
+
+def report_command(folder: Path, store: tuple[Path, str], fail_starts: int
+                   ) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """``brainlab report weekly --week WEEK --db DB --out folder/reports`` in a subprocess
+    (``store`` = (DB, WEEK)) with the FLAKY kernel spec (its first ``fail_starts`` starts
+    exit at once); returns the process and the kernel starts it logged."""
+    from brainlab.report import runner
+
+    spec = folder / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-c", FLAKY, "-f", "{connection_file}"],
+        "display_name": "Python 3", "language": "python"}))
+    log = folder / "kernels.log"
+    env = {**os.environ, "JUPYTER_PATH": str(folder / "jupyter"),
+           "KERNEL_LOG": str(log), "FAIL_STARTS": str(fail_starts)}
+    env.pop(runner.EARLY_ENV, None)
+    db, week = store
+    done = subprocess.run([str(Path(sys.executable).with_name("brainlab")), "report", "weekly",
+                           "--week", week, "--db", str(db), "--out", str(folder / "reports")],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+    return done, log.read_text().splitlines() if log.exists() else []

@@ -4,6 +4,7 @@ previous report, and picks weeks for --week / --all / --since."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
-from report_helpers import build_brain_db
 
 from brainlab.cli import main
 from brainlab.errors import ReportError
@@ -20,11 +20,9 @@ from brainlab.report.weekly import held_weeks
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cli-report")
-    db, manifest = build_brain_db(root, weeks=3, seed=5)
-    weeks = sorted({f"{s.started_at:%G-W%V}" for s in manifest.sessions})
-    return {"root": root, "db": db, "weeks": weeks}
+def small(small_report_store):
+    """3 weeks (seed 5), built once per run (conftest.py), read only: renders write elsewhere."""
+    return small_report_store
 
 
 def invoke(*args):
@@ -32,14 +30,19 @@ def invoke(*args):
 
 
 @pytest.mark.slow
-def test_weekly_renders_then_failed_run_keeps_it(small, tmp_path):
-    out = tmp_path / "reports"
+def test_weekly_renders_then_failed_run_keeps_it(small, small_week_command, tmp_path):
+    # the render: the run's one `brainlab report weekly --week LAST` of this store, the CLI in
+    # a subprocess (conftest.py, shared with test_report_early_kernel.py); the failing run
+    # goes over a copy of its output
     week = small["weeks"][-1]
-    done = invoke("--week", week, "--db", small["db"], "--out", out)
-    assert done.exit_code == 0, done.output
+    done, rendered = small_week_command["done"], small_week_command["out"]
+    assert done.returncode == 0, done.stderr
+    page = rendered / week / "weekly_health.html"
+    assert str(page) in done.stdout and page.exists()
+    assert f'href="{week}/weekly_health.html"' in (rendered / "index.html").read_text()
+    out = tmp_path / "reports"
+    shutil.copytree(rendered, out)
     page = out / week / "weekly_health.html"
-    assert str(page) in done.output and page.exists()
-    assert f'href="{week}/weekly_health.html"' in (out / "index.html").read_text()
     before = page.read_bytes()
 
     bad = tmp_path / "thresholds.toml"

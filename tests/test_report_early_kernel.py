@@ -5,19 +5,17 @@ command to start one the usual way, or to say what failed in one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from report_helpers import build_brain_db
+from report_helpers import report_command
 
 from brainlab.report import runner
 
-BRAINLAB = Path(sys.executable).with_name("brainlab")
-pytestmark = pytest.mark.xdist_group("reports2")  # the module's store: one worker (conftest.py)
+pytestmark = pytest.mark.xdist_group("reports2")  # with test_cli_report.py: one worker, one render
 
 
 def _probe(path: Path) -> Path:
@@ -68,66 +66,34 @@ def test_switched_off_no_kernel_is_started_early(tmp_path, monkeypatch):
     assert Path(_printed(run)["cwd"]) == tmp_path.resolve()
 
 
-# A python3 kernel spec in front of the installed one (JUPYTER_PATH comes first): each start
-# is logged; it exits at once while FAIL_STARTS says so, then runs ipykernel.
-FLAKY = """
-import os, sys
-log = os.environ["KERNEL_LOG"]
-with open(log, "a") as f:
-    f.write("start\\n")
-starts = sum(1 for _ in open(log))
-if starts <= int(os.environ["FAIL_STARTS"]):
-    sys.exit(3)
-from ipykernel import kernelapp
-sys.argv = ["ipykernel_launcher", *sys.argv[1:]]
-kernelapp.launch_new_instance()
-"""
-
-
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("early-kernel")
-    db, manifest = build_brain_db(root, weeks=2, seed=3)
-    return db, f"{manifest.sessions[-1].started_at:%G-W%V}"
-
-
-def _command(tmp_path: Path, store, fail_starts: int) -> tuple[subprocess.CompletedProcess,
-                                                              list[str]]:
-    spec = tmp_path / "jupyter" / "kernels" / "python3"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-c", FLAKY, "-f", "{connection_file}"],
-        "display_name": "Python 3", "language": "python"}))
-    log = tmp_path / "kernels.log"
-    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"),
-           "KERNEL_LOG": str(log), "FAIL_STARTS": str(fail_starts)}
-    env.pop(runner.EARLY_ENV, None)
-    db, week = store
-    done = subprocess.run([str(BRAINLAB), "report", "weekly", "--week", week, "--db", str(db),
-                           "--out", str(tmp_path / "reports")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
-    return done, log.read_text().splitlines() if log.exists() else []
+def store(small_report_store):
+    """The run's 3-week store (conftest.py; it was a 2-week one of this file's) and its last
+    week: the commands read it and render into their own folders."""
+    return small_report_store["db"], small_report_store["weeks"][-1]
 
 
 @pytest.mark.slow
-def test_the_command_starts_one_kernel_and_renders_in_it(tmp_path, store):
-    done, starts = _command(tmp_path, store, fail_starts=0)
+def test_the_command_starts_one_kernel_and_renders_in_it(small_week_command, store):
+    # the run's one render of this week by the command (conftest.py), shared with
+    # test_cli_report.py, which then fails a run over it
+    done, starts = small_week_command["done"], small_week_command["starts"]
     assert done.returncode == 0, done.stderr
     assert len(starts) == 1  # the early kernel, not a second one for papermill
-    page = tmp_path / "reports" / store[1] / "weekly_health.html"
+    page = small_week_command["out"] / store[1] / "weekly_health.html"
     assert f"brainlab weekly health — {store[1]}" in page.read_text()
 
 
 @pytest.mark.slow
 def test_an_early_kernel_that_dies_gives_way_to_papermills_own(tmp_path, store):
-    done, starts = _command(tmp_path, store, fail_starts=1)
+    done, starts = report_command(tmp_path, store, fail_starts=1)
     assert done.returncode == 0, done.stderr
     assert len(starts) == 2  # the early one died; papermill started the one that rendered
     assert (tmp_path / "reports" / store[1] / "weekly_health.html").exists()
 
 
 def test_no_kernel_can_start_one_error_line(tmp_path, store):
-    done, starts = _command(tmp_path, store, fail_starts=99)
+    done, starts = report_command(tmp_path, store, fail_starts=99)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: report notebook failed"), lines

@@ -57,7 +57,7 @@ def measure(page, tmp_path) -> dict:
     """Load an instrumented copy of ``page`` at 1280 px; return what the script measured."""
     markup = page.read_text(encoding="utf-8")
     markup = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", markup)
-    probe = page.with_name("layout-probe.html")
+    probe = tmp_path / "layout-probe.html"  # not beside the page: a shared render is read only
     probe.write_text(markup.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
     done = subprocess.run([*browser_args(tmp_path / "probe-profile"), "--window-size=1280,900",
                            "--dump-dom", probe.resolve().as_uri()],
@@ -124,8 +124,14 @@ def demo_page(demo, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def corpus_page(corpus_store, tmp_path_factory):
-    return render_weekly(corpus_store, None, tmp_path_factory.mktemp("corpus-out"))
+def corpus_page(corpus_store, corpus_reports):
+    """The corpus's page of the week a render without a week chooses (its latest), read from
+    the CLI's render shared with test_report_shapes.py (conftest.py: one render a run)."""
+    from brainlab.metrics.usage_time import resolve_time
+    from brainlab.report.weekly import latest_week
+
+    tz, first_day = resolve_time(None, None)  # as render_weekly(db, None) resolves them
+    return corpus_reports / latest_week(corpus_store, first_day, tz) / "weekly_health.html"
 
 
 @pytest.mark.parametrize("which", ["demo_page", "corpus_page"])

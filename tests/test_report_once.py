@@ -20,6 +20,7 @@ Real DuckDB files: the session's demo store, copied where a test writes.
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 import shutil
@@ -29,6 +30,7 @@ from contextlib import redirect_stdout
 
 import pandas as pd
 import pytest
+from conftest import built_once
 
 from brainlab.metrics import compliance
 from brainlab.metrics.report import Week
@@ -197,13 +199,51 @@ def _same_page(a: str, b: str) -> bool:
         for i, (p, q) in enumerate(zip(x, y, strict=True)))
 
 
+@pytest.fixture(scope="session")
+def demo_last_week(demo, tmp_path_factory) -> dict:
+    """The demo's last week, every section rendered in this process with the render's caches
+    and the charts' process on (the defaults), once per run (conftest.built_once; read only):
+    the chart process test and the caches test each rendered it themselves (~3 CPU-s).
+    ``week``, ``fragments``, and of the chart processes the render started: ``started`` (how
+    many), ``reaped`` (every one ended by the render's end), ``cleared`` (none left open)."""
+    from brainlab.viz.chart_process import ChartProcess
+
+    def build(folder):
+        started = []
+        real = ChartProcess.__init__
+
+        def counted(self):
+            real(self)
+            started.append(self._proc)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sections, "_CHARTS_READY", None)
+            patch.setattr(sections, "_CHARTS", None)
+            patch.delenv(sections.CHART_PROCESS_ENV, raising=False)
+            patch.delenv("BRAINLAB_REPORT_CACHE", raising=False)
+            patch.setattr(ChartProcess, "__init__", counted)
+            week = select_weeks(demo["db"])[-1]
+            fragments = _fragments(demo["db"], week)
+            record = {"week": week, "fragments": fragments, "started": len(started),
+                      "reaped": all(p.returncode is not None for p in started),
+                      "cleared": sections._CHARTS is None}
+        (folder / "render.json").write_text(json.dumps(record))
+
+    folder = built_once(tmp_path_factory, "demo-last-week-sections", build)
+    return json.loads((folder / "render.json").read_text())
+
+
 @pytest.mark.parametrize("which", ["demo", "corpus"])
-def test_every_section_is_the_same_with_the_render_caches_as_without(which, demo, corpus_store,
-                                                                      monkeypatch):
-    db = demo["db"] if which == "demo" else corpus_store
+def test_every_section_is_the_same_with_the_render_caches_as_without(which, request,
+                                                                      corpus_store, monkeypatch):
+    shared = request.getfixturevalue("demo_last_week") if which == "demo" else None
+    db = request.getfixturevalue("demo")["db"] if which == "demo" else corpus_store
     weeks = select_weeks(db, all_weeks=True)
     for week in (weeks[-1], weeks[len(weeks) // 2]):
-        cached = _fragments(db, week)
+        if shared and shared["week"] == week:  # rendered once a run with the caches on
+            cached = shared["fragments"]
+        else:
+            cached = _fragments(db, week)
         monkeypatch.setenv("BRAINLAB_REPORT_CACHE", "0")
         plain = _fragments(db, week)
         monkeypatch.delenv("BRAINLAB_REPORT_CACHE")
@@ -226,15 +266,18 @@ def test_a_renders_connection_runs_duckdb_on_one_thread_unless_told(demo, monkey
 
 
 def test_the_chart_process_gives_the_pages_svgs_and_errors_and_ends_with_the_render(
-        demo, monkeypatch):
+        demo, demo_last_week, monkeypatch):
     import vl_convert
 
     from brainlab.viz.chart_process import ChartProcess
 
-    week = select_weeks(demo["db"])[-1]
+    # the render with the charts' process: the run's one (demo_last_week), its processes
+    # counted while it ran
+    week, by_process = demo_last_week["week"], demo_last_week["fragments"]
+    assert demo_last_week["started"] == 1 and demo_last_week["reaped"]  # finish reaped it
+    assert demo_last_week["cleared"]
     monkeypatch.setattr(sections, "_CHARTS_READY", None)
     monkeypatch.setattr(sections, "_CHARTS", None)
-    monkeypatch.delenv(sections.CHART_PROCESS_ENV, raising=False)
     started = []
     real = ChartProcess.__init__
 
@@ -243,12 +286,9 @@ def test_the_chart_process_gives_the_pages_svgs_and_errors_and_ends_with_the_ren
         started.append(self._proc)
 
     monkeypatch.setattr(ChartProcess, "__init__", counted)
-    by_process = _fragments(demo["db"], week)
-    assert len(started) == 1 and started[0].returncode is not None  # finish reaped it
-    assert sections._CHARTS is None
     monkeypatch.setenv(sections.CHART_PROCESS_ENV, "0")
     in_kernel = _fragments(demo["db"], week)
-    assert len(started) == 1
+    assert started == []  # switched off: no chart process
     assert by_process == in_kernel  # byte for byte
     assert sum(v.count("<svg") for v in by_process.values()) >= 5
 

@@ -36,10 +36,12 @@ def browsed(page: Path, tmp_path: Path) -> str:
     return dom
 
 
-def test_corpus_report_and_index_show_what_transcripts_measure(corpus_store, tmp_path):
-    """Before: 11 sections, 9 saying "No ..."; an index of 0 sessions, dashes, no cost."""
-    out = tmp_path / "reports"
-    render(corpus_store, out, "--since", "2026-W31")
+def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, tmp_path):
+    """Before: 11 sections, 9 saying "No ..."; an index of 0 sessions, dashes, no cost.
+
+    ``corpus_reports``: ``brainlab report weekly --since 2026-W31`` on the corpus, rendered
+    once per run (conftest.py) and read here and by test_report_layout.py."""
+    out = corpus_reports
     page = out / "2026-W31" / "weekly_health.html"
     dom = browsed(page, tmp_path)
     sections = re.findall(r'<section class="report-section" id="([^"]+)"', dom)
