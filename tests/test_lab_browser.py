@@ -3,7 +3,8 @@
 A real `brainlab lab` on a free port against the demo database; Debian's chromium driven by
 Playwright (``executable_path=/usr/bin/chromium``, no browser download) whose host resolver
 fails every name, so nothing leaves the machine; every request not addressed to the lab is
-recorded and fails the test. For each numbered notebook:
+recorded and fails the test. JupyterLab is loaded once, in one page, and each numbered
+notebook opened in it in turn (File > Open from Path, then Close and Shut Down). For each:
 Run All Cells, then no error output, no "Error loading script", no failed or blocked request,
 and every chart output holds a drawn SVG or canvas; on 01 and 04 one slider is moved and a
 chart below it must change without re-running a cell. A screenshot of each notebook's first
@@ -236,7 +237,13 @@ def shown():
 def test_notebook_in_jupyterlab(path, lab, browser, shown, tmp_path_factory):
     screens = tmp_path_factory.getbasetemp() / "lab-screens"
     screens.mkdir(exist_ok=True)
-    page, blocked, failed = _open(browser, lab, shown, path.name)
+    try:
+        page, blocked, failed = _open(browser, lab, shown, path.name)
+    except Exception:
+        if shown.get("page") is not None:
+            shown["page"].close()  # the next notebook starts on a new page
+        _shutdown_kernels(lab)
+        raise
     passed = False
     try:
         _run_all(page)
