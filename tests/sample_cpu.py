@@ -26,7 +26,8 @@ def kind(process: psutil.Process) -> str:
     if not name.startswith("python"):
         return name
     command = " ".join(process.cmdline())
-    return next((label for key, label in KINDS if key in command), "py:" + command[:60])
+    return next((label for key, label in KINDS if key in command),
+                "py:" + " ".join(command.split())[:60])
 
 
 def main(command: list[str]) -> int:
