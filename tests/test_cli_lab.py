@@ -145,11 +145,22 @@ def test_lab_missing_db_is_an_error(tmp_path):
     assert result.exit_code == 1 and "no database" in result.output
 
 
-def test_ensure_demo_db_builds_once(tmp_path):
+def test_ensure_demo_db_builds_once(tmp_path, monkeypatch):
+    # the user's whole build runs (no stand-in: it is what `brainlab lab` makes); the builds
+    # are counted, as an unchanged file alone would not show a second, idempotent build
+    builds = []
+    real = lab.build_demo
+
+    def counted(*args, **kwargs):
+        builds.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lab, "build_demo", counted)
     db = lab.ensure_demo_db(tmp_path / "demo")
     assert db == tmp_path / "demo" / "brainlab.duckdb" and db.exists()
     stamp = db.stat().st_mtime_ns
     assert lab.ensure_demo_db(tmp_path / "demo") == db and db.stat().st_mtime_ns == stamp
+    assert len(builds) == 1
 
 
 def test_notebook_db_reads_env(monkeypatch):

@@ -3,7 +3,8 @@
 A real `brainlab lab` on a free port against the demo database; Debian's chromium driven by
 Playwright (``executable_path=/usr/bin/chromium``, no browser download) whose host resolver
 fails every name, so nothing leaves the machine; every request not addressed to the lab is
-recorded and fails the test. For each numbered notebook:
+recorded and fails the test. JupyterLab is loaded once, in one page, and each numbered
+notebook opened in it in turn (File > Open from Path, then Close and Shut Down). For each:
 Run All Cells, then no error output, no "Error loading script", no failed or blocked request,
 and every chart output holds a drawn SVG or canvas; on 01 and 04 one slider is moved and a
 chart below it must change without re-running a cell. A screenshot of each notebook's first
@@ -90,10 +91,15 @@ def browser():
         chromium.close()
 
 
-def _shutdown_kernels(lab) -> None:
-    """Delete every kernel session of the lab (a run leaves its kernel idle otherwise)."""
+def _remember_children(lab) -> None:
+    """Note every process the lab runs now (its kernels), for the check that none outlives it."""
     children = psutil.Process(lab["pid"]).children(recursive=True)
     lab["started"].update({c.pid: c for c in children})
+
+
+def _shutdown_kernels(lab) -> None:
+    """Delete every kernel session of the lab (a run leaves its kernel idle otherwise)."""
+    _remember_children(lab)
     auth = {"Authorization": f"token {TOKEN}"}
     with urllib.request.urlopen(urllib.request.Request(f"{lab['base']}/api/sessions",
                                                        headers=auth)) as reply:
@@ -103,33 +109,57 @@ def _shutdown_kernels(lab) -> None:
             f"{lab['base']}/api/sessions/{session['id']}", method="DELETE", headers=auth))
 
 
-def _open(browser, lab, name: str, screens: Path):
-    """A page on the notebook, its requests watched: (page, other hosts' urls, failed requests).
+def _open(browser, lab, shown: dict, name: str):
+    """The lab's page on the notebook ``name``: (page, other hosts' urls, failed requests).
 
-    Requests are recorded, not intercepted: Playwright's interception turns the HTTP cache
-    off. A request to another host fails at the host resolver (FLAGS) and is recorded."""
-    page = browser.new_page()
-    blocked, failed = [], []
-    own = (f"http://127.0.0.1:{lab['port']}/", f"ws://127.0.0.1:{lab['port']}/")
+    The first notebook loads JupyterLab in a new page; the next ones open in that page as a
+    person opens the next notebook (File > Open from Path), the one before closed and shut
+    down: JupyterLab's scripts are parsed and run once for the file, not once a notebook (~6
+    CPU-s of chromium each, issue 28 item 1). ``shown`` holds the page and what it recorded
+    since the last test read it. Requests are recorded, not intercepted: Playwright's
+    interception turns the HTTP cache off. A request to another host fails at the host
+    resolver (FLAGS) and is recorded."""
+    page = shown.get("page")
+    if page is None or page.is_closed():
+        page = browser.new_page()
+        blocked, failed = [], []
+        own = (f"http://127.0.0.1:{lab['port']}/", f"ws://127.0.0.1:{lab['port']}/")
 
-    def seen(request):
-        if not request.url.startswith((*own, "data:", "blob:")):
-            blocked.append(request.url)
+        def seen(request):
+            if not request.url.startswith((*own, "data:", "blob:")):
+                blocked.append(request.url)
 
-    page.on("request", seen)
-    page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
-    page.goto(f"{lab['base']}/lab/tree/{name}?token={TOKEN}&reset")  # no restored tabs
+        page.on("request", seen)
+        page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
+        shown.update(page=page, blocked=blocked, failed=failed)
+        page.goto(f"{lab['base']}/lab/tree/{name}?token={TOKEN}&reset")  # no restored tabs
+    else:
+        _menu(page, "File", "Open from Path…")
+        page.locator(".jp-Dialog input").fill(name)
+        page.locator(".jp-Dialog .jp-mod-accept").click()
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=120_000)
     news = page.get_by_role("button", name="No")  # "get notified about Jupyter news?" toast
     if news.count():
         news.first.click()
-    return page, blocked, failed
+    return page, shown["blocked"], shown["failed"]
+
+
+def _menu(page, menu: str, item: str) -> None:
+    """Click ``item`` in the menu bar's ``menu``."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+def _close_notebook(page) -> None:
+    """File > Close and Shut Down Notebook: the page is left with no notebook, as before one."""
+    _menu(page, "File", "Close and Shut Down Notebook…")
+    page.locator(".jp-Dialog .jp-mod-warn").click()
+    page.wait_for_selector(".jp-NotebookPanel", state="detached", timeout=60_000)
 
 
 def _run_all(page, timeout: float = 300) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    _menu(page, "Run", "Run All Cells")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         time.sleep(0.25)  # was 1 s: half a second lost per notebook on average (issue 28.1)
@@ -193,12 +223,28 @@ def _move_slider(page, label: str, key: str, presses: int) -> float:
     raise AssertionError(f"moving {label} changed no chart of its panel")
 
 
+@pytest.fixture(scope="module")
+def shown():
+    """The one page of the file (see :func:`_open`), closed after the last notebook."""
+    holder: dict = {}
+    yield holder
+    if holder.get("page") is not None and not holder["page"].is_closed():
+        holder["page"].close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_in_jupyterlab(path, lab, browser, tmp_path_factory):
+def test_notebook_in_jupyterlab(path, lab, browser, shown, tmp_path_factory):
     screens = tmp_path_factory.getbasetemp() / "lab-screens"
     screens.mkdir(exist_ok=True)
-    page, blocked, failed = _open(browser, lab, path.name, screens)
+    try:
+        page, blocked, failed = _open(browser, lab, shown, path.name)
+    except Exception:
+        if shown.get("page") is not None:
+            shown["page"].close()  # the next notebook starts on a new page
+        _shutdown_kernels(lab)
+        raise
+    passed = False
     try:
         _run_all(page)
         drawn = _charts_settled(page)  # the outputs settled: then read the errors
@@ -214,6 +260,15 @@ def test_notebook_in_jupyterlab(path, lab, browser, tmp_path_factory):
         _screenshots(page, screens, path.stem)
         assert not blocked, f"requests to other hosts: {blocked}"
         assert not failed, f"failed requests: {failed}"
+        passed = True
     finally:
-        page.close()
+        blocked.clear()
+        failed.clear()
+        _remember_children(lab)
+        try:
+            if passed:
+                _close_notebook(page)
+        finally:
+            if not passed or page.is_closed() or page.locator(".jp-NotebookPanel").count():
+                page.close()  # after a failure the next notebook starts on a new page
         _shutdown_kernels(lab)
