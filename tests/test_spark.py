@@ -240,10 +240,16 @@ def test_gone_files_keep_their_rows_until_pruned(team, spark):
         same(db, team["cold"], view)
 
 
-def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
+def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path, monkeypatch):
+    """The second run has nothing new (issue 28.1): decided from the listing and the manifest
+    read with pyarrow before any session is asked for, it prints what a run with a JVM
+    printed, leaves the lake's files as they were and still deletes a failed run's staging
+    folder."""
     from click.testing import CliRunner
 
     from brainlab.cli import main
+    from brainlab.errors import LakeError
+    from brainlab.lake import spark_ingest
 
     project = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())[0]
     shutil.copytree(project, tmp_path / "claude" / "projects" / project.name)
@@ -255,8 +261,28 @@ def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
     files = len(list(project.rglob("*.jsonl")))
     assert result.output.startswith(f"claude {files} read, 0 unchanged")
     assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
+
+    def lake_files():
+        return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in lake.rglob("*")
+                if p.is_file()}
+
+    before = lake_files()
+    leftover = lake / "_staging" / "0123" / "cc_files" / "part-0.parquet"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_bytes(b"a failed run's file")
+    asked = []
+
+    def no_jvm(*given, **_kwargs):
+        asked.append(given)
+        raise LakeError("no Spark session for a run with nothing new")
+
+    monkeypatch.setattr(spark_ingest, "spark_session", no_jvm)
     again = CliRunner().invoke(main, args)
-    assert again.output.startswith(f"claude 0 read, {files} unchanged")
+    assert (again.exit_code, asked) == (0, []), again.output
+    assert again.output == (f"claude 0 read, {files} unchanged, 0 reset, 0 removed, 0 errors,"
+                            " 0 warnings; 0 request rows in touched partitions\n")
+    assert not (lake / "_staging").exists()
+    assert lake_files() == before
 
 
 LINE = {"type": "assistant", "sessionId": "w1", "uuid": "u1",
