@@ -691,7 +691,7 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
     from brainlab.lake.staging import check_scheme
 
     check_scheme(lake)  # before the JVM starts: a lake pyarrow cannot write is refused
-    summary = ingest_claude_spark(spark_session(master), root, lake, user=user,
+    summary = ingest_claude_spark(lambda: spark_session(master), root, lake, user=user,
                                   machine=machine, prices=prices, prune=prune)
     click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
                f" reset, {summary.removed} removed, {summary.errors} errors,"

@@ -240,10 +240,16 @@ def test_gone_files_keep_their_rows_until_pruned(team, spark):
         same(db, team["cold"], view)
 
 
-def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
+def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path, monkeypatch):
+    """The second run has nothing new (issue 28.1): decided from the listing and the manifest
+    read with pyarrow before any session is asked for, it prints what a run with a JVM
+    printed, leaves the lake's files as they were and still deletes a failed run's staging
+    folder."""
     from click.testing import CliRunner
 
     from brainlab.cli import main
+    from brainlab.errors import LakeError
+    from brainlab.lake import spark_ingest
 
     project = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())[0]
     shutil.copytree(project, tmp_path / "claude" / "projects" / project.name)
@@ -255,84 +261,113 @@ def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path):
     files = len(list(project.rglob("*.jsonl")))
     assert result.output.startswith(f"claude {files} read, 0 unchanged")
     assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
+
+    def lake_files():
+        return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in lake.rglob("*")
+                if p.is_file()}
+
+    before = lake_files()
+    leftover = lake / "_staging" / "0123" / "cc_files" / "part-0.parquet"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_bytes(b"a failed run's file")
+    asked = []
+
+    def no_jvm(*given, **_kwargs):
+        asked.append(given)
+        raise LakeError("no Spark session for a run with nothing new")
+
+    monkeypatch.setattr(spark_ingest, "spark_session", no_jvm)
     again = CliRunner().invoke(main, args)
-    assert again.output.startswith(f"claude 0 read, {files} unchanged")
+    assert (again.exit_code, asked) == (0, []), again.output
+    assert again.output == (f"claude 0 read, {files} unchanged, 0 reset, 0 removed, 0 errors,"
+                            " 0 warnings; 0 request rows in touched partitions\n")
+    assert not (lake / "_staging").exists()
+    assert lake_files() == before
 
 
-# a subprocess with its own JVM, nothing shared: not in the serial "spark" group (issue 28.1)
-@pytest.mark.xdist_group("own_jvm_2")
-def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(tmp_path):
-    """Issue 28 items 10, 11, as a user runs it (a subprocess): two unreadable timestamps are
-    warnings, not "2 errors"; pyspark's pandas-3 FutureWarning is not printed on every run."""
-    import json
+LINE = {"type": "assistant", "sessionId": "w1", "uuid": "u1",
+        "timestamp": "2026-01-05T10:00:00.000Z",
+        "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                    "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}
+TOKEN = "ghp_" + "Ab1" * 12  # a token in a project folder: stored redacted, matched
+
+
+def spark_cli(cwd: Path):
+    """``brainlab spark ingest-claude team --lake lake`` as a user runs it (its own JVM)."""
     import subprocess
     import sys
 
-    folder = tmp_path / "claude" / "projects" / "-home-ada-p"
-    folder.mkdir(parents=True)
-    lines = [{"type": "assistant", "sessionId": "w1", "uuid": f"u{i}", "timestamp": f"bad{i}",
-              "message": {"id": f"m{i}", "role": "assistant",
-                          "model": "claude-sonnet-4-5-20250929", "content": [],
-                          "usage": {"input_tokens": 1, "output_tokens": 1}}} for i in (1, 2)]
-    (folder / "w1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines),
-                                     encoding="utf-8")
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "claude",
-         "--lake", "lake", "--user", "ada", "--machine", "box"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+        [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "team",
+         "--lake", "lake"], cwd=cwd, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr
+    return done
+
+
+# a subprocess with its own JVM, nothing shared: not in the serial "spark" group (issue 28.1)
+@pytest.fixture(scope="module")
+def bad_team(tmp_path_factory):
+    """A team tree with two bad user folders, a FIFO, a token in a folder name and a file of
+    two unreadable timestamps; (its folder, the first run). One `spark ingest-claude`
+    subprocess (one JVM) serves the two tests below: each ran its own before (issue 28.1)."""
+    import json
+    import os
+
+    base = tmp_path_factory.mktemp("bad_team")
+    for user in ("ada", "bob smith", "u" * 251):
+        folder = base / "team" / user / "box" / "projects" / "-home-p"
+        folder.mkdir(parents=True)
+        (folder / "w1.jsonl").write_text(json.dumps(LINE) + "\n", encoding="utf-8")
+    secret = base / "team" / "ada" / "box" / "projects" / f"-home-{TOKEN}"
+    secret.mkdir()
+    (secret / "w2.jsonl").write_text(json.dumps(LINE).replace('"m1"', '"m2"') + "\n",
+                                     encoding="utf-8")
+    os.mkfifo(base / "team" / "ada" / "box" / "projects" / "-home-p" / "pipe.jsonl")
+    # two lines whose timestamps cannot be read (issue 28 items 10, 11), ids of their own
+    folder = base / "team" / "ada" / "box" / "projects" / "-home-ada-w"
+    folder.mkdir()
+    lines = [{**LINE, "sessionId": "w9", "uuid": f"uw{i}", "timestamp": f"bad{i}",
+              "message": {**LINE["message"], "id": f"mw{i}"}} for i in (1, 2)]
+    (folder / "w9.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines),
+                                     encoding="utf-8")
+    return base, spark_cli(base)
+
+
+@pytest.mark.xdist_group("own_jvm_1")  # its own JVMs (subprocesses): runs beside "spark"
+def test_cli_spark_ingest_counts_warnings_apart_and_no_pandas_warning(bad_team):
+    """Issue 28 items 10, 11, as a user runs it (a subprocess): two unreadable timestamps are
+    warnings, not "2 errors" (the 3 errors are the two refused folders and the FIFO of the
+    test below, whose run this is); pyspark's pandas-3 FutureWarning is not printed on every
+    run."""
+    _, done = bad_team
     # each line: its timestamp unreadable, and its call left out of dated views (rule 4)
-    assert done.stdout.startswith("claude 1 read, 0 unchanged, 0 reset, 0 removed, 0 errors,"
+    assert done.stdout.startswith("claude 3 read, 0 unchanged, 0 reset, 0 removed, 3 errors,"
                                   " 4 warnings;"), done.stdout
     assert "fully support pandas" not in done.stderr
 
 
 @pytest.mark.xdist_group("own_jvm_1")  # its own JVMs (subprocesses): runs beside "spark"
-def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
+def test_a_bad_user_folder_is_refused_and_the_rest_loads(bad_team):
     """Issue 29: a user folder named `bob smith` or of 251 characters (its `user=` partition
     folder would pass 255 bytes) does not abort the run: each is named with its reason, counted
     as an error, and the good user's transcripts load. Each refused folder, and a FIFO in the
     good user's tree, is an error row in the lake's ingest_errors (issue 27.3), seen through
     attach + `brainlab errors`, once after two runs."""
-    import json
-    import os
     import subprocess
     import sys
 
     from brainlab.lake.layout import discover_team
 
-    line = {"type": "assistant", "sessionId": "w1", "uuid": "u1",
-            "timestamp": "2026-01-05T10:00:00.000Z",
-            "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-                        "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}
-    for user in ("ada", "bob smith", "u" * 251):
-        folder = tmp_path / "team" / user / "box" / "projects" / "-home-p"
-        folder.mkdir(parents=True)
-        (folder / "w1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
-    token = "ghp_" + "Ab1" * 12  # a token in a project folder: stored redacted, matched
-    secret = tmp_path / "team" / "ada" / "box" / "projects" / f"-home-{token}"
-    secret.mkdir()
-    (secret / "w2.jsonl").write_text(json.dumps(line).replace('"m1"', '"m2"') + "\n",
-                                     encoding="utf-8")
-    os.mkfifo(tmp_path / "team" / "ada" / "box" / "projects" / "-home-p" / "pipe.jsonl")
+    tmp_path, done = bad_team
     refused: list = []
     assert {f.user for f in discover_team(tmp_path / "team", refused=refused)} == {"ada"}
     assert sorted((r.user, r.machine) for r in refused) == [
         ("_refused", "_refused"), ("_refused", "_refused"), ("ada", "box")]
-
-    def run():
-        done = subprocess.run(
-            [str(Path(sys.executable).parent / "brainlab"), "spark", "ingest-claude", "team",
-             "--lake", "lake"], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
-        assert done.returncode == 0, done.stderr
-        return done
-
-    done = run()
-    assert done.stdout.startswith("claude 2 read, 0 unchanged, 0 reset, 0 removed, 3 errors,"
+    assert done.stdout.startswith("claude 3 read, 0 unchanged, 0 reset, 0 removed, 3 errors,"
                                   ), done.stdout
-    again = run().stdout  # the redacted path is the manifest's key: nothing read twice
-    assert again.startswith("claude 0 read, 2 unchanged, 0 reset, 0 removed, 3 errors"), again
-    brainlab = str(Path(sys.executable).parent / "brainlab")
+    again = spark_cli(tmp_path).stdout  # the redacted path is the manifest's key: nothing
+    assert again.startswith("claude 0 read, 3 unchanged, 0 reset, 0 removed, 3 errors"), again
+    brainlab = str(Path(sys.executable).parent / "brainlab")  # read twice
     for args, rows in ((["--user", "ada"], 1), ([], 3)):
         attached = subprocess.run([brainlab, "attach", "--lake", "lake", "--db", "team.duckdb",
                                    *args], cwd=tmp_path, capture_output=True, text=True)
@@ -348,7 +383,7 @@ def test_a_bad_user_folder_is_refused_and_the_rest_loads(tmp_path):
     assert f"{tmp_path}/team/bob smith/box: error: skipped: user name 'bob smith'" \
            in listed.stdout
     stored = b"".join(p.read_bytes() for p in (tmp_path / "lake").rglob("*.parquet"))
-    assert token.encode() not in stored and b"[REDACTED:github-token]" in stored
+    assert TOKEN.encode() not in stored and b"[REDACTED:github-token]" in stored
     assert "team/bob smith/box: skipped: user name 'bob smith' cannot" in done.stdout
     assert "skipped: user name of 251 characters cannot be a lake partition" in done.stdout
     assert [p.name for p in (tmp_path / "lake" / "cc_files").iterdir()

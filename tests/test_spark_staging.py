@@ -117,7 +117,7 @@ def test_only_the_files_of_accepted_attempts_are_moved_in(spark, tmp_path):
     root = one_project(tmp_path / "root")
     lake = str(tmp_path / "lake")
     columns = layout.store_columns()
-    jobs, _, _ = plan_jobs(spark, lake, root, layout.discover_team(root, "ada", "box"), columns)
+    jobs, _, _ = plan_jobs(lake, root, layout.discover_team(root, "ada", "box"), columns)
     run = staging.new_run(lake)
     marks = [m for m in parse_jobs(spark, jobs, WRITTEN, columns, run).collect()
              if m["kind"] == "_file" and m["table"] == "cc_request_lines"]

@@ -6,17 +6,38 @@ become ``ingest_errors`` rows (file, no line, reason ``skipped: ...``, source ``
 severity ``error``), as a local ingest records them. A refused file's row goes to its own
 user and machine; a refused folder's to ``user=_refused/machine=_refused`` (its name is not a
 partition). Each run replaces the ``skipped:`` rows of the paths under its root, so a rerun
-does not add them twice and a folder renamed since loses its old row. pyspark is imported
-lazily (inside the function).
+does not add them twice and a folder renamed since loses its old row; a run whose refused
+paths are those the lake holds already rewrites nothing (:func:`stored_as_refused`, no JVM).
+pyspark is imported lazily (inside the function).
 """
 
 from __future__ import annotations
 
 from brainlab.lake import layout
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, read_table
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, read_arrow, read_table
 
 TABLE = "ingest_errors"
 SOURCE = "claude"
+
+
+def stored_as_refused(lake: str, prefix: str, refused: list[layout.Refused],
+                      columns: dict) -> bool:
+    """True when the lake's ``skipped:`` rows under ``prefix`` are exactly this run's.
+
+    :func:`write_refused` would then write the same rows again: read with pyarrow, so a run
+    with nothing else to do starts no JVM.
+    """
+    import pyarrow.dataset as ds
+
+    from brainlab.sources.redact import stored_path  # the form every stored path takes
+
+    names = ["file", "line", "reason", "severity", "user", "machine"]
+    rows = read_arrow(lake, TABLE, columns, names,
+                      where=(ds.field("source") == SOURCE) & ds.field("line").is_null())
+    old = sorted((r["file"], r["reason"], r["severity"], r["user"], r["machine"]) for r in rows
+                 if r["reason"].startswith("skipped:") and r["file"].startswith(prefix))
+    new = sorted((stored_path(r.path), r.reason, "error", r.user, r.machine) for r in refused)
+    return old == new
 
 
 def write_refused(spark, lake: str, prefix: str, refused: list[layout.Refused],

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups, staging
-from brainlab.lake.refused import write_refused
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
+from brainlab.lake.refused import stored_as_refused, write_refused
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_arrow, read_table, typed
 from brainlab.lake.spark_parse import parse_jobs
 from brainlab.transcripts import broker as claude_broker
 
@@ -124,10 +124,10 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     """Ingest the transcripts under ``root`` into ``lake`` (only what is new since the last run).
 
     Files of the lake's manifest gone from ``root`` keep their rows, as in a local store
-    (Claude Code deletes old transcripts); ``prune`` removes them.
+    (Claude Code deletes old transcripts); ``prune`` removes them. ``spark`` is a SparkSession
+    or a function making one, called only when the run has work: the plan reads the manifest
+    with pyarrow, so a run with nothing new starts no JVM (~1 s instead of ~10).
     """
-    from pyspark.sql import functions as F
-
     from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
     from brainlab.transcripts.ingest import load_prices
 
@@ -139,15 +139,23 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     summary = LakeSummary(files=len(files), refused=refused)
     columns = layout.store_columns()
     price_rows, _ = load_prices(prices)
-    jobs, unchanged, gone = plan_jobs(spark, lake, root, files, columns)
+    jobs, unchanged, gone = plan_jobs(lake, root, files, columns)
     summary.gone = len(gone)
     removed = gone if prune else []
-    staging.clear(spark, lake)  # a failed run's staged files: never data
-    if not jobs and not removed and not refused and prices is None \
-            and path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])):
-        summary.unchanged = unchanged  # decided on the driver: no Python worker, no write
+    rollup = staging.arrow_filesystem(layout.table_uri(lake, layout.ROLLUPS[0]))
+    prefix = stored_path(layout.normalize(root)) + os.sep
+    if not jobs and not removed and prices is None and staging.exists(*rollup) and (
+            not refused or stored_as_refused(lake, prefix, refused, columns)):
+        staging.clear_without_spark(lake)  # a failed run's staged files: never data
+        summary.unchanged = unchanged  # decided on the driver: no JVM, no write
+        summary.errors = len(refused)  # their rows already in the lake, as this run's
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
+    from pyspark.sql import functions as F
+
+    if not hasattr(spark, "sparkContext"):  # a function making the session: work to do
+        spark = spark()
+    staging.clear(spark, lake)  # a failed run's staged files: never data
     run = staging.new_run(lake)
     # the one job: the tasks parse and write the staged files; the marks of the attempts
     # Spark accepted come back (a failed or duplicate attempt's files are never named)
@@ -183,8 +191,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                 uri = layout.table_uri(lake, table)
                 new_lines = typed(spark.read.option("basePath", uri).parquet(*moved), table,
                                   columns)
-    write_refused(spark, lake, stored_path(layout.normalize(root)) + os.sep, refused,
-                  columns["ingest_errors"])  # issue 29: refused paths are error rows
+    write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
     write_prices(spark, lake, price_rows, columns["cc_prices"])
     staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
@@ -233,27 +240,25 @@ STATE = ("source_file", "bytes_done", "lines_done", "pending_bytes", "head_sha25
          "rows_loaded", "errors", "tail_sha256", "mtime_ns")  # a manifest row, as plan_file reads it
 
 
-def plan_jobs(spark, lake: str, root, files: list, columns: dict):
+def plan_jobs(lake: str, root, files: list, columns: dict):
     """On the driver: (jobs to parse, unchanged count, gone manifest rows).
 
-    The manifest's few columns are read once and joined in memory with the listing; each
-    listed file is planned as the local ingest plans it (size, mtime, head hash), so an
-    unchanged file costs no Python worker and no read beyond its head.
+    The manifest's few columns are read once (with pyarrow: no JVM) and joined in
+    memory with the listing; each listed file is planned as the local ingest plans it (size,
+    mtime, head hash), so an unchanged file costs no Python worker and no read beyond its head.
     """
     from brainlab.lake.parse import is_unchanged
     from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
 
-    manifest = read_table(spark, lake, "cc_files", columns)
     states: dict[str, tuple] = {}
     gone = []
     prefix = stored_path(layout.normalize(root)) + os.sep
     listed = {stored_path(f.path): f for f in files}
-    if manifest is not None:
-        for r in manifest.select(*STATE, "user", "machine").collect():
-            states[r["source_file"]] = tuple(r[c] for c in STATE)
-            if r["source_file"] not in listed and r["source_file"].startswith(prefix):
-                gone.append({"source_file": r["source_file"], "user": r["user"],
-                             "machine": r["machine"]})
+    for r in read_arrow(lake, "cc_files", columns, [*STATE, "user", "machine"]):
+        states[r["source_file"]] = tuple(r[c] for c in STATE)
+        if r["source_file"] not in listed and r["source_file"].startswith(prefix):
+            gone.append({"source_file": r["source_file"], "user": r["user"],
+                         "machine": r["machine"]})
     jobs, unchanged = [], 0
     for key, f in listed.items():
         state = states.get(key)

@@ -41,6 +41,20 @@ def clear(spark, lake: str) -> None:
     delete_path(spark, f"{layout.normalize(lake)}/{STAGING}")
 
 
+def clear_without_spark(lake: str) -> None:
+    """:func:`clear` with pyarrow, for a run that starts no JVM (nothing new to ingest)."""
+    fs, path = arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}")
+    if exists(fs, path):
+        fs.delete_dir(path)
+
+
+def exists(fs, path: str) -> bool:
+    """True when ``path`` (a file or a folder) exists on the pyarrow file system ``fs``."""
+    from pyarrow.fs import FileType
+
+    return fs.get_file_info(path).type != FileType.NotFound
+
+
 def check_scheme(uri: str) -> str | None:
     """The pyarrow scheme of ``uri`` (None: a local path); :class:`LakeError` if it has none.
 
