@@ -290,16 +290,15 @@ def _marked_group(item) -> bool:
 
 
 # The order work starts in, longest first: groups by their total seconds, then the files of
-# the slowest ungrouped tests, then the rest in collection order. Group seconds of a full run
-# under load (2026-12-02, load average 6-9 on 2 cores; `python tests/timeline.py`,
-# docs/testing.md); SLOW_FILES by the wall seconds of the full run of 2026-12-02 10:04 (load
+# the slowest ungrouped tests, then the rest in collection order. Group seconds of the quiet
+# full run of stop 18 (`python tests/timeline.py`, docs/testing.md); SLOW_FILES by the wall seconds of the full run of 2026-12-02 10:04 (load
 # 8-11), less what the cuts of issue 28 item 1 measured per file (docs/testing.md). Only the
 # order matters, a group not listed would start after those listed, and no test depends on
 # it (tests/test_suite_schedule.py checks that every group is listed).
-GROUP_SECONDS = {
-    "spark": 571, "spark_cluster": 376, "lab": 368, "own_jvm_1_spark": 246, "reports2": 219,
-    "notebooks": 196, "own_jvm_2_spark": 168, "reports": 133, "kernels": 93, "measured": 85,
-    "papermill": 75, "concurrent": 20, "unavailable": 13,
+GROUP_SECONDS = {  # less what stop 18's cuts measured (lab, spark_cluster, own_jvm_1)
+    "spark": 150, "lab": 110, "reports2": 75, "spark_cluster": 55, "notebooks": 54,
+    "own_jvm_1_spark": 40, "reports": 40, "measured": 21, "kernels": 14, "papermill": 14,
+    "concurrent": 11, "unavailable": 8,
 }
 SLOW_FILES = ("test_report_once.py", "test_store_upgrade.py", "test_store_template.py",
               "test_usage_rollup.py", "test_claude_record.py", "test_redact_rules.py",
