@@ -289,12 +289,13 @@ def _marked_group(item) -> bool:
     return any(mark.name == "xdist_group" for mark in item.iter_markers())
 
 
-# The order work starts in, longest first: groups by their total seconds, then the files of
-# the slowest ungrouped tests, then the rest in collection order. Group seconds of the quiet
-# full run of stop 18 (`python tests/timeline.py`, docs/testing.md); SLOW_FILES by the wall
-# seconds of the full run of 2026-12-02 10:04 (load 8-11), less what the cuts of issue 28 item 1 measured per file (docs/testing.md). Only the
-# order matters, a group not listed would start after those listed, and no test depends on
-# it (tests/test_suite_schedule.py checks that every group is listed).
+# The order work starts in, longest first: groups by their total seconds, then the files of the
+# slowest ungrouped tests, then the rest in collection order. Group seconds of the quiet full run
+# of stop 18 (`python tests/timeline.py`, docs/testing.md); SLOW_FILES by the wall seconds of the
+# full run of 2026-12-02 10:04 (load 8-11), less what the cuts of issue 28 item 1 measured per
+# file (docs/testing.md). Only the order matters, a group not listed would start after those
+# listed, and no test depends on it (tests/test_suite_schedule.py checks that every group is
+# listed).
 GROUP_SECONDS = {  # less what stop 18's cuts measured (lab, spark_cluster, own_jvm_1)
     "spark": 150, "lab": 110, "reports2": 75, "spark_cluster": 55, "notebooks": 54,
     "own_jvm_1_spark": 40, "reports": 40, "measured": 21, "kernels": 14, "papermill": 14,
