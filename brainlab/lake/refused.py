@@ -14,7 +14,8 @@ pyspark is imported lazily (inside the function).
 from __future__ import annotations
 
 from brainlab.lake import layout
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, read_arrow, read_table
+from brainlab.lake.driver_read import read_arrow
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, read_table
 
 TABLE = "ingest_errors"
 SOURCE = "claude"

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 
 from brainlab.errors import LakeError
 from brainlab.lake import layout, rollups, staging
+from brainlab.lake.driver_read import read_arrow
 from brainlab.lake.refused import stored_as_refused, write_refused
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_arrow, read_table, typed
+from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
 from brainlab.lake.spark_parse import parse_jobs
 from brainlab.transcripts import broker as claude_broker
 
