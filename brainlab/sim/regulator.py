@@ -432,18 +432,27 @@ def load_journals(db) -> CompiledJournals:
     in ``not_replayed``.
     """
     from brainlab.store import query
+    from brainlab.store.connection import HeldReader
 
-    frame = query(db, "SELECT * FROM circuit_events ORDER BY ticket, event_at, source_file, line")
-    columns = query(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'tickets'")
-    if "replayable" not in set(columns["column_name"]):
-        raise SimulationError(
-            f"{db} was built by an older brainlab (its tickets view cannot say which tickets"
-            " are replayable, SPEC §6.7): ingest the journals into a new database, e.g."
-            " `brainlab ingest circuits PATH --db NEW.duckdb`")
-    skipped = query(db, "SELECT ticket, not_replayable_reason FROM tickets "
-                        "WHERE NOT replayable ORDER BY ticket")
-    if frame.empty and skipped.empty:
-        raise SimulationError(f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
+    held = db if isinstance(db, HeldReader) else HeldReader(db)  # one open for the 3 queries
+    try:
+        frame = query(held, "SELECT * FROM circuit_events"
+                            " ORDER BY ticket, event_at, source_file, line")
+        columns = query(held, "SELECT column_name FROM duckdb_columns()"
+                              " WHERE table_name = 'tickets'")
+        if "replayable" not in set(columns["column_name"]):
+            raise SimulationError(
+                f"{db} was built by an older brainlab (its tickets view cannot say which tickets"
+                " are replayable, SPEC §6.7): ingest the journals into a new database, e.g."
+                " `brainlab ingest circuits PATH --db NEW.duckdb`")
+        skipped = query(held, "SELECT ticket, not_replayable_reason FROM tickets "
+                              "WHERE NOT replayable ORDER BY ticket")
+        if frame.empty and skipped.empty:
+            raise SimulationError(
+                f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
+    finally:
+        if held is not db:
+            held.close()
     return compile_journals(frame, dict(zip(skipped["ticket"], skipped["not_replayable_reason"],
                                             strict=True)))
 
