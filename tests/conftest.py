@@ -10,9 +10,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-# isort: off
-import brainlab  # noqa: F401  first, before jsonschema: no IRI grammar compiled (its __init__)
-# isort: on
 import pytest
 from notebook_runs import executed, store_kernels  # noqa: F401  (fixtures for every file)
 from timeline import group_of

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-# (the report kernel goes without jsonschema's IRI grammar: brainlab/__init__.py, run first)
-
 if TYPE_CHECKING:
     from brainlab.report.weekly import (
         latest_week,
