@@ -431,11 +431,13 @@ def load_journals(db) -> CompiledJournals:
     Tickets the ``tickets`` view marks not replayable are left out and listed, with the reason,
     in ``not_replayed``.
     """
+    from contextlib import nullcontext
+
     from brainlab.store import query
     from brainlab.store.connection import HeldReader
 
-    held = db if isinstance(db, HeldReader) else HeldReader(db)  # one open for the 3 queries
-    try:
+    # one open for the three queries (a HeldReader given is lent, left open)
+    with nullcontext(db) if isinstance(db, HeldReader) else HeldReader(db) as held:
         frame = query(held, "SELECT * FROM circuit_events"
                             " ORDER BY ticket, event_at, source_file, line")
         columns = query(held, "SELECT column_name FROM duckdb_columns()"
@@ -447,12 +449,8 @@ def load_journals(db) -> CompiledJournals:
                 " `brainlab ingest circuits PATH --db NEW.duckdb`")
         skipped = query(held, "SELECT ticket, not_replayable_reason FROM tickets "
                               "WHERE NOT replayable ORDER BY ticket")
-        if frame.empty and skipped.empty:
-            raise SimulationError(
-                f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
-    finally:
-        if held is not db:
-            held.close()
+    if frame.empty and skipped.empty:
+        raise SimulationError(f"no circuit events in {db}: run `brainlab ingest circuits PATH`")
     return compile_journals(frame, dict(zip(skipped["ticket"], skipped["not_replayable_reason"],
                                             strict=True)))
 
