@@ -293,9 +293,10 @@ def _marked_group(item) -> bool:
 # file (docs/testing.md). Only the order matters, a group not listed would start after those
 # listed, and no test depends on it (tests/test_suite_schedule.py checks that every group is
 # listed).
-GROUP_SECONDS = {  # less what stop 18's cuts measured (lab, spark_cluster, own_jvm_1)
-    "spark": 150, "lab": 110, "reports2": 75, "spark_cluster": 55, "notebooks": 54,
-    "own_jvm_1_spark": 40, "reports": 40, "measured": 21, "kernels": 14, "papermill": 14,
+GROUP_SECONDS = {  # less what stop 18's cuts measured (lab, spark_cluster, own_jvm_1);
+    # spark_cluster: +5 s for the tests of own_jvm_1_spark's run, now its (issue 28 item 1)
+    "spark": 150, "lab": 110, "reports2": 75, "spark_cluster": 60, "notebooks": 54,
+    "reports": 40, "measured": 21, "kernels": 14, "papermill": 14,
     "concurrent": 11, "unavailable": 8,
 }
 SLOW_FILES = ("test_report_once.py", "test_store_upgrade.py", "test_store_template.py",
