@@ -115,6 +115,26 @@ def team(spark, tmp_path_factory):
             "runs": (first, second, full), "tails": tails}
 
 
+@pytest.fixture(scope="session")
+def small(spark, tmp_path_factory):
+    """A small team tree (the two smallest corpus projects, alice's and bob's laptops) and its
+    lake after one run, attached as ``before``: for the tests that change a tree and run
+    again (issue 28 item 1: on the whole corpus lake a copy read a third of it again and the
+    prune re-ranked all of it, ~38 s; what they check does not need the corpus's size)."""
+    from brainlab.lake.spark_ingest import ingest_claude_spark
+
+    base = tmp_path_factory.mktemp("small")
+    root = base / "root"
+    projects = sorted((p for p in (CORPUS / "projects").iterdir() if p.is_dir()),
+                      key=lambda p: sum(f.stat().st_size for f in p.rglob("*.jsonl")))[:2]
+    for user, project in zip(("alice", "bob"), projects, strict=True):
+        shutil.copytree(project, root / user / "laptop" / "projects" / project.name)
+    lake = base / "lake"
+    ingest_claude_spark(spark, root, lake)
+    attach_lake(lake, base / "before.duckdb")
+    return {"root": root, "base": base, "lake": lake, "before": base / "before.duckdb"}
+
+
 def test_lake_layout_has_users_and_machines(team):
     parts = {p.relative_to(team["cold_lake"]).parts[1:3]
              for p in (team["cold_lake"] / "cc_request_lines").rglob("*.parquet")}
@@ -196,48 +216,49 @@ def test_malformed_file_becomes_error_rows_and_costs_no_good_row(team):
     assert good == 1  # the valid line after the broken ones still loads
 
 
-def test_a_copy_on_a_second_machine_does_not_double_count(team, spark):
+def test_a_copy_on_a_second_machine_does_not_double_count(small, spark):
     from brainlab.lake.spark_ingest import ingest_claude_spark
 
-    shutil.copytree(team["root"] / "alice" / "laptop", team["root"] / "alice" / "desktop")
-    summary = ingest_claude_spark(spark, team["root"], team["inc_lake"])
-    copied = len(list((team["root"] / "alice" / "desktop").rglob("*.jsonl")))
+    shutil.copytree(small["root"] / "alice" / "laptop", small["root"] / "alice" / "desktop")
+    summary = ingest_claude_spark(spark, small["root"], small["lake"])
+    copied = len(list((small["root"] / "alice" / "desktop").rglob("*.jsonl")))
     assert summary.read == copied and summary.unchanged > 0
-    db = team["base"] / "copy.duckdb"
-    attach_lake(team["inc_lake"], db)
+    db = small["base"] / "copy.duckdb"
+    attach_lake(small["lake"], db)
     lines = "SELECT count(*) AS n FROM cc_request_lines WHERE source_file LIKE '%/alice/{}/%'"
     assert query(db, lines.format("desktop")).n[0] == query(db, lines.format("laptop")).n[0] > 0
     for view in ("usage_daily", "usage_models", "usage_sessions"):
-        same(db, team["cold"], view)
+        same(db, small["before"], view)
     users = query(db, f"SELECT user, machines, requests FROM read_parquet("
-                      f"'{team['inc_lake']}/rollup_usage_users/*.parquet') ORDER BY user")
+                      f"'{small['lake']}/rollup_usage_users/*.parquet') ORDER BY user")
     assert users.requests.sum() == query(db, "SELECT sum(requests) AS n FROM usage_daily").n[0]
 
 
-def test_gone_files_keep_their_rows_until_pruned(team, spark):
-    """Issue 24: a transcript gone from the team tree keeps its lake rows; --prune drops them."""
+def test_gone_files_keep_their_rows_until_pruned(small, spark):
+    """Issue 24: a transcript gone from the team tree keeps its lake rows; --prune drops them
+    (the lake then answers as before the copy was made)."""
     from brainlab.lake.spark_ingest import ingest_claude_spark
 
-    copy = team["root"] / "alice" / "desktop"
+    copy = small["root"] / "alice" / "desktop"
     if not copy.exists():  # the test above made it
-        shutil.copytree(team["root"] / "alice" / "laptop", copy)
-        ingest_claude_spark(spark, team["root"], team["inc_lake"])
+        shutil.copytree(small["root"] / "alice" / "laptop", copy)
+        ingest_claude_spark(spark, small["root"], small["lake"])
     copied = len(list(copy.rglob("*.jsonl")))
     shutil.rmtree(copy)
     lines = ("SELECT count(*) AS n FROM cc_request_lines WHERE source_file LIKE"
              " '%/alice/desktop/%'")
-    kept = ingest_claude_spark(spark, team["root"], team["inc_lake"])
+    kept = ingest_claude_spark(spark, small["root"], small["lake"])
     assert (kept.gone, kept.removed) == (copied, 0)
-    db = team["base"] / "gone.duckdb"
-    attach_lake(team["inc_lake"], db)
+    db = small["base"] / "gone.duckdb"
+    attach_lake(small["lake"], db)
     assert query(db, lines).n[0] > 0  # before: the rows were dropped
-    pruned = ingest_claude_spark(spark, team["root"], team["inc_lake"], prune=True)
+    pruned = ingest_claude_spark(spark, small["root"], small["lake"], prune=True)
     assert (pruned.gone, pruned.removed) == (copied, copied)
-    db = team["base"] / "pruned.duckdb"
-    attach_lake(team["inc_lake"], db)
+    db = small["base"] / "pruned.duckdb"
+    attach_lake(small["lake"], db)
     assert query(db, lines).n[0] == 0
     for view in ("usage_daily", "usage_models", "usage_sessions"):
-        same(db, team["cold"], view)
+        same(db, small["before"], view)
 
 
 def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path, monkeypatch):
