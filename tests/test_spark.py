@@ -13,6 +13,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from brainlab.lake import attach_lake, layout
@@ -28,6 +30,9 @@ HOMES = (("alice", "laptop"), ("bob", "laptop"), ("carol", "desktop"))
 USAGE = ("usage_daily", "usage_weekly", "usage_sessions", "usage_models")
 RAW = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files")
 BAD = b'{"type":"assistant","message":{"id":"m-bad"\nnot json at all\n[1, 2]\n'
+PARQUET = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+           "BOOLEAN": pa.bool_(), "DOUBLE": pa.float64(), "TIMESTAMP": pa.timestamp("us"),
+           "DATE": pa.date32()}
 
 
 def frame(db: Path, sql: str) -> pd.DataFrame:
@@ -214,6 +219,40 @@ def test_malformed_file_becomes_error_rows_and_costs_no_good_row(team):
     good = query(team["cold"], "SELECT count(*) AS n FROM cc_request_lines"
                                " WHERE source_file LIKE '%/broken.jsonl'").n[0]
     assert good == 1  # the valid line after the broken ones still loads
+
+
+def test_every_raw_table_of_the_lake_has_the_store_columns_and_types(team):
+    """Issue 27: the parse's Python workers hand back each table as a typed struct
+    (brainlab.lake.spark_parse); the Parquet files written must hold the store's columns, in
+    the store's order, with the Parquet types of the store's DuckDB types (VARCHAR string,
+    BIGINT int64, INTEGER int32, ..., TIMESTAMP a timestamp in microseconds), whatever the
+    parser's own Arrow types are. Read on the cold lake (the whole corpus and the malformed
+    file's ingest_errors rows); it had a run of its own on three projects in
+    test_spark_types.py (issue 28 item 1)."""
+    from brainlab.lake.spark_ingest import WRITTEN
+
+    lake, summary = team["cold_lake"], team["runs"][2]
+    assert summary.errors >= 1 and summary.rows["cc_request_lines"] > 0
+    columns = layout.store_columns()
+    checked = []
+    for table in WRITTEN:
+        files = sorted((lake / table).rglob("*.parquet"))
+        if not summary.rows.get(table):
+            continue
+        assert files, table
+        parts = layout.partitions(table)  # in the path, not in the file (source=...)
+        want = pa.schema([(c, PARQUET[t]) for c, t in columns[table] if c not in parts])
+        for file in files:
+            have = pq.read_schema(file)
+            assert have.names == want.names, (table, file)
+            for name in want.names:
+                assert have.field(name).type == want.field(name).type, (table, name)
+        checked.append(table)
+    # the tables the corpus fills, at least: every type of the store among them
+    assert {"cc_request_lines", "cc_tool_call_lines", "cc_files", "ingest_errors",
+            "ingest_files"} <= set(checked), checked
+    kinds = {t for table in checked for _, t in columns[table]}
+    assert {"VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE", "TIMESTAMP", "INTEGER"} <= kinds, kinds
 
 
 def test_a_copy_on_a_second_machine_does_not_double_count(small, spark):

@@ -67,58 +67,67 @@ def snapshot(lake: Path) -> dict:
     return {p: p.stat().st_mtime_ns for p in lake.rglob("*") if p.is_file()}
 
 
-def test_a_copy_on_the_window_edge_counts_once_one_beyond_counts_twice(spark, tmp_path):
+@pytest.fixture(scope="module")
+def window(spark, tmp_path_factory):
+    """Three runs on one lake: three calls; then a resumed session's two copies (one on the
+    window's edge, one beyond); then nothing new. Each run's daily roll-up and the lake's
+    files around the last run. The nothing-new test had a lake and a run of its own (a whole
+    Spark run, ~4 s): it reads the third run here (issue 28 item 1)."""
     from brainlab.lake import rollups
     from brainlab.lake.spark_ingest import ingest_claude_spark
 
     w = rollups.WINDOW_DAYS
+    base = tmp_path_factory.mktemp("window")
     template = usage_template()
-    project = tmp_path / "root" / "alice" / "laptop" / "projects" / "-home-alice-p"
+    project = base / "root" / "alice" / "laptop" / "projects" / "-home-alice-p"
     project.mkdir(parents=True)
     early, old = DAY0 - dt.timedelta(days=30), DAY0 - dt.timedelta(days=10)
     (project / "first.jsonl").write_text("\n".join([
         call(template, "msg_edge", DAY0, "s1", 1), call(template, "msg_beyond", old, "s1", 2),
         call(template, "msg_early", early, "s1", 3)]) + "\n")
-    lake = tmp_path / "lake"
-    ingest_claude_spark(spark, tmp_path / "root", lake)
-    assert daily(lake) == {early: 1, old: 1, DAY0: 1}
+    lake = base / "lake"
+    ingest_claude_spark(spark, base / "root", lake)
+    first = daily(lake)
     # a resumed session replays two calls: one w days after its original (the window's
     # edge), one w + 1 days after its own (beyond); the two windows do not overlap
     edge, beyond = DAY0 + dt.timedelta(days=w), old + dt.timedelta(days=w + 1)
     (project / "resumed.jsonl").write_text("\n".join([
         call(template, "msg_edge", edge, "s2", 4),
         call(template, "msg_beyond", beyond, "s2", 5)]) + "\n")
-    ingest_claude_spark(spark, tmp_path / "root", lake)
-    after = daily(lake)
+    ingest_claude_spark(spark, base / "root", lake)
+    second = daily(lake)
+    files = snapshot(lake)
+    again = ingest_claude_spark(spark, base / "root", lake)
+    return {"root": base / "root", "lake": lake, "daily": (first, second),
+            "days": {"early": early, "old": old, "DAY0": DAY0, "edge": edge, "beyond": beyond},
+            "again": again, "snapshots": (files, snapshot(lake))}
+
+
+def test_a_copy_on_the_window_edge_counts_once_one_beyond_counts_twice(window, tmp_path):
+    d = window["days"]
+    first, after = window["daily"]
+    assert first == {d["early"]: 1, d["old"]: 1, DAY0: 1}
     # the edge copy re-ranked with its original: counted once, on the later copy's day;
     # the untouched day keeps its row
-    assert after[edge] == 1 and DAY0 not in after and after[early] == 1
+    assert after[d["edge"]] == 1 and DAY0 not in after and after[d["early"]] == 1
     # the copy beyond the window is ranked alone: its original stays too (the limit)
-    assert after[beyond] == 1 and after[old] == 1
+    assert after[d["beyond"]] == 1 and after[d["old"]] == 1
     assert sum(after.values()) == 4
     db = tmp_path / "local.duckdb"  # the store's views rank globally: 3 calls
     con = open_writer(db)
     try:
-        ingest_claude(con, tmp_path / "root", workers=1)
+        ingest_claude(con, window["root"], workers=1)
     finally:
         con.close()
     assert query(db, "SELECT sum(requests) AS n FROM usage_daily").n[0] == 3
     kept = duckdb.connect().execute(
-        f"SELECT message_id, day FROM read_parquet('{lake}/rollup_calls/*/*.parquet',"
+        f"SELECT message_id, day FROM read_parquet('{window['lake']}/rollup_calls/*/*.parquet',"
         " hive_partitioning = true) ORDER BY message_id, day").fetchall()
     assert [m for m, _ in kept] == ["msg_beyond", "msg_beyond", "msg_early", "msg_edge"]
 
 
-def test_nothing_new_is_decided_on_the_driver_and_writes_nothing(spark, tmp_path):
-    from brainlab.lake.spark_ingest import ingest_claude_spark
-
-    template = usage_template()
-    project = tmp_path / "root" / "bob" / "desk" / "projects" / "-home-bob-p"
-    project.mkdir(parents=True)
-    (project / "a.jsonl").write_text(call(template, "msg_a", DAY0, "s1", 1) + "\n")
-    lake = tmp_path / "lake"
-    ingest_claude_spark(spark, tmp_path / "root", lake)
-    files = snapshot(lake)
-    again = ingest_claude_spark(spark, tmp_path / "root", lake)
-    assert (again.read, again.unchanged, again.rollups) == (0, 1, [])
-    assert snapshot(lake) == files  # no table, price table or roll-up rewritten
+def test_nothing_new_is_decided_on_the_driver_and_writes_nothing(window):
+    again = window["again"]
+    assert (again.read, again.unchanged, again.rollups) == (0, 2, [])
+    before, after = window["snapshots"]
+    assert before and after == before  # no table, price table or roll-up rewritten
