@@ -300,51 +300,6 @@ def test_gone_files_keep_their_rows_until_pruned(small, spark):
         same(db, small["before"], view)
 
 
-def test_cli_spark_ingest_of_a_plain_projects_tree(spark, tmp_path, monkeypatch):
-    """The second run has nothing new (issue 28.1): decided from the listing and the manifest
-    read with pyarrow before any session is asked for, it prints what a run with a JVM
-    printed, leaves the lake's files as they were and still deletes a failed run's staging
-    folder."""
-    from click.testing import CliRunner
-
-    from brainlab.cli import main
-    from brainlab.errors import LakeError
-    from brainlab.lake import spark_ingest
-
-    project = sorted(p for p in (CORPUS / "projects").iterdir() if p.is_dir())[0]
-    shutil.copytree(project, tmp_path / "claude" / "projects" / project.name)
-    lake = tmp_path / "lake"
-    args = ["spark", "ingest-claude", str(tmp_path / "claude"), "--lake", str(lake),
-            "--user", "ada", "--machine", "box"]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
-    files = len(list(project.rglob("*.jsonl")))
-    assert result.output.startswith(f"claude {files} read, 0 unchanged")
-    assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
-
-    def lake_files():
-        return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in lake.rglob("*")
-                if p.is_file()}
-
-    before = lake_files()
-    leftover = lake / "_staging" / "0123" / "cc_files" / "part-0.parquet"
-    leftover.parent.mkdir(parents=True)
-    leftover.write_bytes(b"a failed run's file")
-    asked = []
-
-    def no_jvm(*given, **_kwargs):
-        asked.append(given)
-        raise LakeError("no Spark session for a run with nothing new")
-
-    monkeypatch.setattr(spark_ingest, "spark_session", no_jvm)
-    again = CliRunner().invoke(main, args)
-    assert (again.exit_code, asked) == (0, []), again.output
-    assert again.output == (f"claude 0 read, {files} unchanged, 0 reset, 0 removed, 0 errors,"
-                            " 0 warnings; 0 request rows in touched partitions\n")
-    assert not (lake / "_staging").exists()
-    assert lake_files() == before
-
-
 PER_USER_VIEWS = ("daily", "weekly", "monthly", "sessions", "blocks", "models", "projects",
                   "agents", "branches", "tickets")
 

@@ -56,6 +56,24 @@ def lake_rows(lake: Path, table: str, where: str = "true") -> int:
     ).fetchone()[0]
 
 
+@pytest.fixture(scope="module")
+def ada(spark, tmp_path_factory):
+    """One corpus project as ada's on box and its lake after one ``brainlab spark
+    ingest-claude`` run (CliRunner, this process's session): the first run of the CLI test and
+    of the failed-run test, which each made one of their own (issue 28 item 1). Each test
+    leaves the lake one the other can go on from: the failed run's staging folder removed,
+    every file of the tree read."""
+    from brainlab.cli import main
+
+    base = tmp_path_factory.mktemp("ada")
+    root = one_project(base / "claude")
+    lake = base / "lake"
+    args = ["spark", "ingest-claude", str(root), "--lake", str(lake), "--user", "ada",
+            "--machine", "box"]
+    return {"root": root, "lake": lake, "args": args, "first": CliRunner().invoke(main, args),
+            "files": len(list(root.rglob("*.jsonl")))}
+
+
 def test_timestamps_are_read_from_text_as_spark_cast_them(spark):
     """The parse types timestamps in Python now; the JVM's try_cast gave these values."""
     from brainlab.lake.spark_parse import timestamps
@@ -82,13 +100,13 @@ def test_partition_folders_are_named_as_spark_names_them(spark, tmp_path):
         == "user=a%3Ab/machine=__HIVE_DEFAULT_PARTITION__"
 
 
-def test_a_failed_runs_staging_folder_is_removed_and_never_read(spark, tmp_path):
+def test_a_failed_runs_staging_folder_is_removed_and_never_read(spark, ada):
     from brainlab.lake.spark_ingest import ingest_claude_spark
 
-    root = one_project(tmp_path / "root")
-    lake = tmp_path / "lake"
-    ingest_claude_spark(spark, root, lake, user="ada", machine="box")
+    root, lake = ada["root"], ada["lake"]
+    assert ada["first"].exit_code == 0, ada["first"].output
     good = lake_rows(lake, "cc_request_lines")
+    assert good > 0
     # a run that died after its tasks wrote: its staged file lies in the lake's _staging
     first = next((lake / "cc_request_lines").rglob("*.parquet"))
     ghost = pq.read_table(first).slice(0, 1).set_column(
@@ -145,3 +163,40 @@ def test_a_lake_scheme_pyarrow_cannot_write_is_refused_before_any_work(tmp_path)
     assert "Traceback" not in result.output
     assert staging.check_scheme("s3a://bucket/lake") == "s3"
     assert staging.check_scheme("/data/lake") is None
+
+
+def test_cli_spark_ingest_of_a_plain_projects_tree(ada, monkeypatch):
+    """The second run has nothing new (issue 28.1): decided from the listing and the manifest
+    read with pyarrow before any session is asked for, it prints what a run with a JVM
+    printed, leaves the lake's files as they were and still deletes a failed run's staging
+    folder. (Moved from test_spark.py: its first run is the module's, issue 28 item 1.)"""
+    from brainlab.cli import main
+    from brainlab.errors import LakeError
+    from brainlab.lake import spark_ingest
+
+    lake, args, result, files = ada["lake"], ada["args"], ada["first"], ada["files"]
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"claude {files} read, 0 unchanged")
+    assert (lake / "cc_files" / "user=ada" / "machine=box").is_dir()
+
+    def lake_files():
+        return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in lake.rglob("*")
+                if p.is_file()}
+
+    before = lake_files()
+    leftover = lake / "_staging" / "0123" / "cc_files" / "part-0.parquet"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_bytes(b"a failed run's file")
+    asked = []
+
+    def no_jvm(*given, **_kwargs):
+        asked.append(given)
+        raise LakeError("no Spark session for a run with nothing new")
+
+    monkeypatch.setattr(spark_ingest, "spark_session", no_jvm)
+    again = CliRunner().invoke(main, args)
+    assert (again.exit_code, asked) == (0, []), again.output
+    assert again.output == (f"claude 0 read, {files} unchanged, 0 reset, 0 removed, 0 errors,"
+                            " 0 warnings; 0 request rows in touched partitions\n")
+    assert not (lake / "_staging").exists()
+    assert lake_files() == before
