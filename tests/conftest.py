@@ -381,12 +381,26 @@ def small_report_store(tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def small_week_command(small_report_store, tmp_path_factory) -> dict:
     """``brainlab report weekly --week LAST`` on :func:`small_report_store` (the CLI in a
-    subprocess, its kernel starts logged: report_helpers.report_command), once per run:
-    test_report_early_kernel.py checks its one kernel, test_cli_report.py fails a run over a
-    copy of its output; each rendered this week of its own. ``done``, ``starts``, ``out``."""
+    subprocess, its kernel starts logged: report_helpers.report_command), once per run across
+    xdist workers (built_once): test_report_early_kernel.py checks its one kernel,
+    test_cli_report.py fails a run over a copy of its output, test_report.py reads the page,
+    the notebook and summary.json (issue 28 item 1: each rendered a week of its own, and
+    test_report.py built an 8-week store for it). Read only. ``done`` (the command's
+    returncode, stdout, stderr), ``starts``, ``out``."""
+    import json
+    import subprocess
+
     from report_helpers import report_command
 
-    folder = tmp_path_factory.mktemp("small-week-command")
-    done, starts = report_command(folder, (small_report_store["db"],
-                                           small_report_store["weeks"][-1]), fail_starts=0)
-    return {"done": done, "starts": starts, "out": folder / "reports"}
+    def build(folder: Path) -> None:
+        done, starts = report_command(folder, (small_report_store["db"],
+                                               small_report_store["weeks"][-1]), fail_starts=0)
+        (folder / "command.json").write_text(json.dumps({
+            "args": done.args, "returncode": done.returncode, "stdout": done.stdout,
+            "stderr": done.stderr, "starts": starts}))
+
+    folder = built_once(tmp_path_factory, "small-week-command", build)
+    record = json.loads((folder / "command.json").read_text())
+    done = subprocess.CompletedProcess(record["args"], record["returncode"], record["stdout"],
+                                       record["stderr"])
+    return {"done": done, "starts": record["starts"], "out": folder / "reports"}
