@@ -343,6 +343,20 @@ def _template_of_outer_run(folder: Path) -> bool:
 CORPUS_SINCE = "2026-W31"  # the corpus's last two weeks: W31, and W32 its latest
 
 
+@pytest.fixture
+def charts_here(monkeypatch):
+    """Charts converted in this process (``BRAINLAB_REPORT_CHART_PROCESS=0``), not in a chart
+    process started per render: a render in this process then costs ~0.9 CPU-s less, the
+    engine warm after its first start (issue 28 item 1). The SVGs are the chart process's
+    byte for byte (test_report_once.py's chart process test); the converter's globals
+    are put back after the test."""
+    from brainlab.report import sections
+
+    monkeypatch.setenv(sections.CHART_PROCESS_ENV, "0")
+    monkeypatch.setattr(sections, "_CHARTS_READY", None)
+    monkeypatch.setattr(sections, "_CHARTS", None)
+
+
 @pytest.fixture(scope="session")
 def corpus_reports(corpus_store, tmp_path_factory) -> Path:
     """The output folder of ``brainlab report weekly --db CORPUS --since 2026-W31`` (the CLI

@@ -124,7 +124,7 @@ def test_notebook_06_on_every_store_shape(shape, store_kernels):
         assert "brainlab ingest brain" in text
 
 
-def test_report_basis_changes_the_headline(demo, stretch_week, monkeypatch):
+def test_report_basis_changes_the_headline(demo, stretch_week, charts_here):
     """`--basis logged` and `--basis measured` give different health for the stretch week.
 
     The measured page is the papermill render (the basis reaches the notebook); the logged
@@ -134,9 +134,6 @@ def test_report_basis_changes_the_headline(demo, stretch_week, monkeypatch):
     week = stretch_week["week"]
     assert "basis: measured" in stretch_week["page"] and "basis: logged" not in \
         stretch_week["page"]
-    monkeypatch.setenv(sections.CHART_PROCESS_ENV, "0")  # no chart drawn: no chart process
-    monkeypatch.setattr(sections, "_CHARTS_READY", None)  # this process's converter: as it was
-    monkeypatch.setattr(sections, "_CHARTS", None)
     ctx = sections.open_report(str(demo["db"]), week, basis="logged")
     try:
         title = sections.title(ctx)

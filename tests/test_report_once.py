@@ -74,7 +74,8 @@ def test_compliance_of_every_week_equals_the_sql_figures(demo):
     assert seen > 0, "the demo plants violations: some checked week must hold one"
 
 
-def test_a_render_holds_one_connection_and_finish_gives_the_store_back(store_copy):
+def test_a_render_holds_one_connection_and_finish_gives_the_store_back(store_copy,
+                                                                        charts_here):
     with redirect_stdout(io.StringIO()):
         ctx = sections.open_report(db=str(store_copy), week="")
         assert isinstance(ctx.db, HeldReader)
@@ -235,7 +236,8 @@ def demo_last_week(demo, tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("which", ["demo", "corpus"])
 def test_every_section_is_the_same_with_the_render_caches_as_without(which, request,
-                                                                      corpus_store, monkeypatch):
+                                                                      corpus_store, monkeypatch,
+                                                                      charts_here):
     shared = request.getfixturevalue("demo_last_week") if which == "demo" else None
     db = request.getfixturevalue("demo")["db"] if which == "demo" else corpus_store
     weeks = select_weeks(db, all_weeks=True)
