@@ -153,9 +153,13 @@ def test_browser_draws_every_chart_and_runs_no_payload(rendered, tmp_path):
 
 
 @needs_browser
-def test_empty_week_renders_no_sessions_report(rendered, tmp_path):
-    out = tmp_path / "reports"
-    page = render_weekly(rendered["db"], "2030-W10", out)
+def test_empty_week_renders_no_sessions_report(small_empty_week_command, tmp_path):
+    # the run's one render of a week before the small store's first, by the command
+    # (conftest.py; shared with test_report_early_kernel.py, issue 28 item 1)
+    done, week = small_empty_week_command["done"], small_empty_week_command["week"]
+    assert done.returncode == 0, done.stderr
+    page = small_empty_week_command["out"] / week / "weekly_health.html"
+    assert str(page) in done.stdout
     markup = page.read_text(encoding="utf-8")
     assert "No sessions this week" in markup
     summary = json.loads((page.parent / "summary.json").read_text())
