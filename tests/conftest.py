@@ -344,6 +344,20 @@ def _template_of_outer_run(folder: Path) -> bool:
 CORPUS_SINCE = "2026-W31"  # the corpus's last two weeks: W31, and W32 its latest
 
 
+@pytest.fixture
+def charts_here(monkeypatch):
+    """Charts converted in this process (``BRAINLAB_REPORT_CHART_PROCESS=0``), not in a chart
+    process started per render: a render in this process then costs ~0.9 CPU-s less, the
+    engine warm after its first start (issue 28 item 1). The SVGs are the chart process's
+    byte for byte (test_report_once.py's chart process test); the converter's globals
+    are put back after the test."""
+    from brainlab.report import sections
+
+    monkeypatch.setenv(sections.CHART_PROCESS_ENV, "0")
+    monkeypatch.setattr(sections, "_CHARTS_READY", None)
+    monkeypatch.setattr(sections, "_CHARTS", None)
+
+
 @pytest.fixture(scope="session")
 def corpus_reports(corpus_store, tmp_path_factory) -> Path:
     """The output folder of ``brainlab report weekly --db CORPUS --since 2026-W31`` (the CLI
@@ -382,12 +396,46 @@ def small_report_store(tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def small_week_command(small_report_store, tmp_path_factory) -> dict:
     """``brainlab report weekly --week LAST`` on :func:`small_report_store` (the CLI in a
-    subprocess, its kernel starts logged: report_helpers.report_command), once per run:
-    test_report_early_kernel.py checks its one kernel, test_cli_report.py fails a run over a
-    copy of its output; each rendered this week of its own. ``done``, ``starts``, ``out``."""
+    subprocess, its kernel starts logged: report_helpers.report_command), once per run across
+    xdist workers (built_once): test_report_early_kernel.py checks its one kernel,
+    test_cli_report.py fails a run over a copy of its output, test_report.py reads the page,
+    the notebook and summary.json (issue 28 item 1: each rendered a week of its own, and
+    test_report.py built an 8-week store for it). Read only. ``done`` (the command's
+    returncode, stdout, stderr), ``starts``, ``out``, ``week``."""
+    return _command_once(tmp_path_factory, "small-week-command", small_report_store["db"],
+                         small_report_store["weeks"][-1], fail_starts=0)
+
+
+@pytest.fixture(scope="session")
+def small_empty_week_command(small_report_store, tmp_path_factory) -> dict:
+    """``brainlab report weekly --week W`` on :func:`small_report_store`, W the week before its
+    first (no session), the command's early kernel dying at once (report_command's
+    fail_starts=1), once per run (built_once; read only): test_report_early_kernel.py checks
+    that papermill's own kernel rendered it, test_report.py the no-sessions page (issue 28
+    item 1: each rendered an empty week of its own). As :func:`small_week_command`."""
+    from brainlab.metrics.report import Week
+
+    week = Week.parse(small_report_store["weeks"][0]).shifted(-1).label
+    return _command_once(tmp_path_factory, "small-empty-week-command",
+                         small_report_store["db"], week, fail_starts=1)
+
+
+def _command_once(tmp_path_factory, name: str, db: Path, week: str, fail_starts: int) -> dict:
+    """report_helpers.report_command of ``week`` once per run (built_once), its result read
+    back: the CompletedProcess (``done``), the kernel ``starts``, the ``out`` folder."""
+    import json
+    import subprocess
+
     from report_helpers import report_command
 
-    folder = tmp_path_factory.mktemp("small-week-command")
-    done, starts = report_command(folder, (small_report_store["db"],
-                                           small_report_store["weeks"][-1]), fail_starts=0)
-    return {"done": done, "starts": starts, "out": folder / "reports"}
+    def build(folder: Path) -> None:
+        done, starts = report_command(folder, (db, week), fail_starts=fail_starts)
+        (folder / "command.json").write_text(json.dumps({
+            "args": done.args, "returncode": done.returncode, "stdout": done.stdout,
+            "stderr": done.stderr, "starts": starts}))
+
+    folder = built_once(tmp_path_factory, name, build)
+    record = json.loads((folder / "command.json").read_text())
+    done = subprocess.CompletedProcess(record["args"], record["returncode"], record["stdout"],
+                                       record["stderr"])
+    return {"done": done, "starts": record["starts"], "out": folder / "reports", "week": week}

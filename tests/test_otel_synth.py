@@ -13,7 +13,8 @@ from brainlab.synth.telemetry import MATE, write_telemetry
 from brainlab.transcripts.ingest import ingest_claude
 
 
-def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path):
+def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path,
+                                                                       charts_here):
     brain = tmp_path / "brain"
     manifest = synthesize(brain, SynthOptions(weeks=2, seed=3))
     assert any(p["effect"] == "telemetry" for p in manifest.planted)
@@ -41,7 +42,10 @@ def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path
     assert by_source == {"transcript": transcript[0], "otel": mates} and mates > 0
     assert disagree == 0
     ctx = sections.open_report(str(db), week)
-    html = sections.telemetry(ctx)
+    try:
+        html = sections.telemetry(ctx)
+    finally:
+        sections.finish(ctx)
     assert "What telemetry adds" in html and MATE in html and "retries" in html
 
 

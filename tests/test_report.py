@@ -12,7 +12,6 @@ import pytest
 from report_helpers import (
     PWN_FILE,
     active_content,
-    build_brain_db,
     chromium_available,
     dump_dom,
     screenshot,
@@ -32,15 +31,18 @@ CHARTS = {"sessions-per-week", "health-by-category", "rolling-ratio", "conserve-
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    root = tmp_path_factory.mktemp("report")
-    db, manifest = build_brain_db(root)
-    last = manifest.sessions[-1].started_at.date()
-    year, week, _ = last.isocalendar()
-    label = f"{year}-W{week:02d}"
-    out = root / "reports"
-    page = render_weekly(db, label, out)
-    return {"root": root, "db": db, "manifest": manifest, "week": label, "out": out,
+def rendered(small_report_store, small_week_command):
+    """The last week of the run's 3-week store with the planted payloads, rendered once a run
+    by ``brainlab report weekly --week`` (conftest.py small_week_command; read only): issue 28
+    item 1, this file built an 8-week store of its own and rendered its last week again."""
+    week = small_report_store["weeks"][-1]
+    out = small_week_command["out"]
+    page = out / week / "weekly_health.html"
+    done = small_week_command["done"]
+    assert done.returncode == 0, done.stderr
+    assert str(page) in done.stdout  # the command prints the page it wrote
+    return {"root": small_report_store["root"], "db": small_report_store["db"],
+            "manifest": small_report_store["manifest"], "week": week, "out": out,
             "page": page}
 
 
@@ -68,6 +70,23 @@ def figures(dom: str) -> dict[str, str]:
     return out
 
 
+def sessions_by_week(rendered) -> dict[str, int]:
+    """ISO week -> its sessions: the manifest's, and the mode plants' night-time brain
+    sessions (transcripts only, synth/mode_plants.py; the 3-week store has them in its last
+    week), whose weeks are their transcripts' as ingested."""
+    from collections import Counter
+
+    from brainlab.store import query
+
+    counts = Counter(f"{s.started_at:%G-W%V}" for s in rendered["manifest"].sessions)
+    extra = [i for p in rendered["manifest"].planted for i in p.get("transcript_sessions", [])]
+    weeks = query(rendered["db"], "SELECT strftime(started_at, '%G-W%V') AS w FROM cc_sessions"
+                  " WHERE list_contains($ids, session_id)", {"ids": extra}).w
+    assert len(weeks) == len(extra) > 0
+    counts.update(weeks)
+    return dict(counts)
+
+
 def test_files_written_with_run_record(rendered):
     week_dir = rendered["out"] / rendered["week"]
     assert rendered["page"] == week_dir / "weekly_health.html"
@@ -76,8 +95,7 @@ def test_files_written_with_run_record(rendered):
     assert record["parameters"]["week"] == rendered["week"]
     assert record["run_id"].startswith(rendered["week"])
     summary = json.loads((week_dir / "summary.json").read_text())
-    expected = sum(1 for s in rendered["manifest"].sessions
-                   if f"{s.started_at:%G-W%V}" == rendered["week"])
+    expected = sessions_by_week(rendered)[rendered["week"]]
     assert summary["sessions"] == expected
     assert not list(week_dir.glob(".*.tmp*")), "temporary files left behind"
     # the kernel's figures (the notebook's last cell) are those the store gives, key for key
@@ -135,9 +153,13 @@ def test_browser_draws_every_chart_and_runs_no_payload(rendered, tmp_path):
 
 
 @needs_browser
-def test_empty_week_renders_no_sessions_report(rendered, tmp_path):
-    out = tmp_path / "reports"
-    page = render_weekly(rendered["db"], "2030-W10", out)
+def test_empty_week_renders_no_sessions_report(small_empty_week_command, tmp_path):
+    # the run's one render of a week before the small store's first, by the command
+    # (conftest.py; shared with test_report_early_kernel.py, issue 28 item 1)
+    done, week = small_empty_week_command["done"], small_empty_week_command["week"]
+    assert done.returncode == 0, done.stderr
+    page = small_empty_week_command["out"] / week / "weekly_health.html"
+    assert str(page) in done.stdout
     markup = page.read_text(encoding="utf-8")
     assert "No sessions this week" in markup
     summary = json.loads((page.parent / "summary.json").read_text())
@@ -176,9 +198,7 @@ def test_headline_week_over_week_from_the_manifest(rendered):
     from brainlab.store import query
 
     week = Week.parse(rendered["week"])
-    counts = {}
-    for s in rendered["manifest"].sessions:
-        counts[f"{s.started_at:%G-W%V}"] = counts.get(f"{s.started_at:%G-W%V}", 0) + 1
+    counts = sessions_by_week(rendered)
     frame = data.headline(rendered["db"], week).set_index("figure")
     this, prev = counts[week.label], counts[week.shifted(-1).label]
     assert frame.loc["Sessions"].tolist() == [this, prev, this - prev]

@@ -173,7 +173,7 @@ def test_demo_formats(demo_page):
     assert "claims/sess-" in " ".join(texts)  # stale claim path relative to the brain root
 
 
-def test_coach_text_is_true_for_the_week(demo, tmp_path):
+def test_coach_text_is_true_for_the_week(demo, charts_here):
     """A week where the coach did not fire, after weeks where it did (issue 11 item 15)."""
     from brainlab.report import sections
 
@@ -185,7 +185,10 @@ def test_coach_text_is_true_for_the_week(demo, tmp_path):
     quiet = next(w for w, f, prior in zip(weeks.w, weeks.f, weeks.f.cumsum().shift(fill_value=0),
                                           strict=True) if not f and prior > 0)
     ctx = sections.open_report(str(fired), quiet)
-    fragment = sections.ratio(ctx)
+    try:
+        fragment = sections.ratio(ctx)
+    finally:
+        sections.finish(ctx)  # the store's connection closed
     assert "never fired" not in fragment
     assert f"The coach did not fire in {quiet}." in fragment
     assert "earlier in the 12-week trend window, last on" in fragment
