@@ -318,32 +318,51 @@ def dump(con):
                       .fetchall(), key=repr) for t in TABLES}
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.lists(mutated(), min_size=1, max_size=5), min_size=1, max_size=3))
-def test_good_files_load_the_same_with_bad_files_beside_them(tmp_path_factory, bad_files):
-    base = tmp_path_factory.mktemp("fuzz")
-    good = base / "alone" / "projects" / "p" / "good.jsonl"
+def _rows_of(con, root: Path) -> dict[str, list[tuple]]:
+    """:func:`dump` as text, the store's folder ``root`` written ``<root>``."""
+    return {t: [tuple(str(v).replace(str(root), "<root>") for v in row) for row in rows]
+            for t, rows in dump(con).items()}
+
+
+@pytest.fixture(scope="module")
+def good_alone(tmp_path_factory):
+    """The good file ingested alone, once a module (issue 28 item 1: each example ingested
+    this same file into a store of its own): its rows, root-relative, and its line count."""
+    base = tmp_path_factory.mktemp("fuzz-alone")
+    good = base / "projects" / "p" / "good.jsonl"
     good.parent.mkdir(parents=True)
     good.write_bytes(b"\n".join(json.dumps(g).encode() for g in GOOD) + b"\n")
+    con = open_writer(base / "alone.duckdb")
+    try:
+        ingest_claude(con, base)
+        return {"file": good, "rows": _rows_of(con, base),
+                "lines": con.execute("SELECT count(*) FROM cc_request_lines").fetchone()}
+    finally:
+        con.close()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(mutated(), min_size=1, max_size=5), min_size=1, max_size=3))
+def test_good_files_load_the_same_with_bad_files_beside_them(tmp_path_factory, good_alone,
+                                                             bad_files):
+    base = tmp_path_factory.mktemp("fuzz")
     mixed = base / "mixed" / "projects" / "p"
     mixed.mkdir(parents=True)
-    (mixed / "good.jsonl").write_bytes(good.read_bytes())
+    (mixed / "good.jsonl").write_bytes(good_alone["file"].read_bytes())
     for n, lines_ in enumerate(bad_files):
         (mixed / f"bad{n}.jsonl").write_bytes(b"\n".join(lines_) + b"\n")
-    alone_db = open_writer(base / "alone.duckdb")
     mixed_db = open_writer(base / "mixed.duckdb")
-    ingest_claude(alone_db, base / "alone")
-    summary = ingest_claude(mixed_db, base / "mixed")
-    assert summary.read == 1 + len(bad_files)  # every file read: rows or error rows
-    strip = {t: [tuple(str(v).replace("/alone/", "/mixed/") for v in row) for row in rows]
-             for t, rows in dump(alone_db).items()}
-    assert strip == {t: [tuple(str(v) for v in row) for row in rows]
-                     for t, rows in dump(mixed_db).items()}
-    assert alone_db.execute("SELECT count(*) FROM cc_request_lines").fetchone() == (5,)
-    for n in range(len(bad_files)):
-        name = str(mixed / f"bad{n}.jsonl")
-        assert mixed_db.execute("SELECT count(*) FROM cc_files WHERE source_file = ?",
-                                [name]).fetchone() == (1,)
+    try:
+        summary = ingest_claude(mixed_db, base / "mixed")
+        assert summary.read == 1 + len(bad_files)  # every file read: rows or error rows
+        assert good_alone["rows"] == _rows_of(mixed_db, base / "mixed")
+        assert good_alone["lines"] == (5,)
+        for n in range(len(bad_files)):
+            name = str(mixed / f"bad{n}.jsonl")
+            assert mixed_db.execute("SELECT count(*) FROM cc_files WHERE source_file = ?",
+                                    [name]).fetchone() == (1,)
+    finally:
+        mixed_db.close()
 
 
 _UTF8_PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xff", b"\xc3",

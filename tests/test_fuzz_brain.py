@@ -10,8 +10,9 @@ real DuckDB file that:
 - every input file is accounted for in ``ingest_files`` (rows or error rows);
 - the good files' rows are identical with and without the bad files beside them.
 
-``BRAINLAB_FUZZ_EXAMPLES`` sets the number of runs (default 40); the closing figures of the
-issue come from ``BRAINLAB_FUZZ_EXAMPLES=300 pytest tests/test_fuzz_brain.py -s``.
+``BRAINLAB_FUZZ_EXAMPLES`` sets the number of runs (default 20, each with 2-6 bad files); the
+closing figures of the issue came from ``BRAINLAB_FUZZ_EXAMPLES=300 pytest
+tests/test_fuzz_brain.py -s`` when a run had 1-3.
 """
 
 from __future__ import annotations
@@ -119,7 +120,12 @@ def mutated(draw, base: str) -> bytes:
 
 @st.composite
 def bad_files(draw) -> dict[str, bytes]:
-    chosen = draw(st.lists(st.sampled_from(sorted(GOOD)), min_size=1, max_size=3, unique=True))
+    """2-6 mutated files (a format may come twice), beside the good ones in one ingest.
+
+    Issue 28 item 1: each example was 1-3 files; with half the examples, as many bad files
+    (~80) go through the parsers, and each ingest's fixed cost (a store opened, the twelve
+    good files parsed and compared) is paid 20 times instead of 40."""
+    chosen = draw(st.lists(st.sampled_from(sorted(GOOD)), min_size=2, max_size=6))
     return {GOOD[rel][1].format(n=i): draw(mutated(GOOD[rel][0])) for i, rel in enumerate(chosen)}
 
 
@@ -159,7 +165,7 @@ def setup(tmp_path_factory):
         "examples": 0, "files": 0, "crashes": 0, "good_rows_lost": 0, "error_rows": 0}}
 
 
-EXAMPLES = int(os.environ.get("BRAINLAB_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("BRAINLAB_FUZZ_EXAMPLES", "20"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,

@@ -8,6 +8,7 @@ creating stores at once still give whole stores.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import seeded_cache
+from conftest import built_once, seeded_cache
 
 from brainlab.store import schema, template
 from brainlab.store.schema import catalog_fingerprint, open_writer, template_key
@@ -56,9 +57,15 @@ def built_in_place(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> dict:
-    """The catalogue of a store built in place, once for the file (~3 CPU-s a build): what
-    every store this package makes must hold. Read only; a test's own stores go elsewhere."""
-    return catalogue(built_in_place(tmp_path_factory.mktemp("in-place") / "scratch.duckdb"))
+    """The catalogue of a store built in place, once a run (~3 CPU-s a build; issue 28 item 1:
+    once a module was once on each xdist worker running one of this file's tests): what every
+    store this package makes must hold. Read only; a test's own stores go elsewhere."""
+    def build(folder: Path) -> None:
+        (folder / "catalogue.pickle").write_bytes(
+            pickle.dumps(catalogue(built_in_place(folder / "scratch.duckdb"))))
+
+    folder = built_once(tmp_path_factory, "store-template-scratch", build)
+    return pickle.loads((folder / "catalogue.pickle").read_bytes())
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from claude_factory import assistant, progress, usage, write
-from conftest import CORPUS
 
 from brainlab.metrics.usage_blocks import usage_blocks
 from brainlab.store import open_writer
@@ -42,13 +41,11 @@ def usage_json(db: Path, *args: str, cwd: Path) -> list[dict]:
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module")
-def corpus_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("corpus") / "b.duckdb"
-    con = open_writer(db)
-    ingest_claude(con, CORPUS)
-    con.close()
-    return db
+@pytest.fixture
+def corpus_db(corpus_store) -> Path:
+    """The run's store of the corpus, read only (issue 28 item 1: this file ingested the
+    corpus into a store of its own, on each worker that ran one of its tests)."""
+    return corpus_store
 
 
 def _assert_days_equal(ours: list[dict], oracle: list[dict], zone: str) -> None:
