@@ -187,6 +187,13 @@ CORPUS = SHARED / "corpora" / "claude-code"                       # real public 
 TEMPLATE_BRAIN = SHARED / "reference" / "cortex-template" / "Tetardtek__Cortex-template"
 
 
+def smallest_projects(count: int) -> list[Path]:
+    """The ``count`` corpus projects holding the fewest transcript bytes: a small real team
+    tree for the Spark tests, whose cost follows the lake's size (issue 28 item 1)."""
+    projects = (p for p in (CORPUS / "projects").iterdir() if p.is_dir())
+    return sorted(projects, key=lambda p: sum(f.stat().st_size for f in p.rglob("*.jsonl")))[:count]
+
+
 @pytest.fixture(scope="session")
 def corpus_store(tmp_path_factory) -> Path:
     """A store holding only the real transcripts of ``shared/corpora`` (no brain files)."""
@@ -222,7 +229,7 @@ def empty_store(tmp_path_factory) -> Path:
 
 
 __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "built_once", "cli_env", "ingest_brain", "query",
-           "run_folder", "seeded_cache", "write"]
+           "run_folder", "seeded_cache", "smallest_projects", "write"]
 
 
 # --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---

@@ -21,7 +21,7 @@ from brainlab.lake import attach_lake, layout
 from brainlab.lake.spark_ingest import TRANSCRIPT_TABLES
 from brainlab.store import open_writer, query
 from brainlab.transcripts.ingest import ingest_claude
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, smallest_projects
 
 pyspark = pytest.importorskip("pyspark")
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
@@ -130,8 +130,7 @@ def small(spark, tmp_path_factory):
 
     base = tmp_path_factory.mktemp("small")
     root = base / "root"
-    projects = sorted((p for p in (CORPUS / "projects").iterdir() if p.is_dir()),
-                      key=lambda p: sum(f.stat().st_size for f in p.rglob("*.jsonl")))[:2]
+    projects = smallest_projects(2)
     for user, project in zip(("alice", "bob"), projects, strict=True):
         shutil.copytree(project, root / user / "laptop" / "projects" / project.name)
     lake = base / "lake"

@@ -37,7 +37,7 @@ import pandas as pd
 import pytest
 
 from brainlab.store import query
-from tests.conftest import CORPUS
+from tests.conftest import smallest_projects
 
 pyspark = pytest.importorskip("pyspark")
 # its own group: its JVMs (master, worker, driver) are its own, so it may run beside the
@@ -120,8 +120,7 @@ BAD_USERS = ("bob smith", "u" * 251)  # folders whose names cannot be partitions
 
 def lay_out(root: Path) -> None:
     """The two smallest corpus projects, one per user; then the bad files (:func:`add_bad`)."""
-    projects = sorted((p for p in (CORPUS / "projects").iterdir() if p.is_dir()),
-                      key=lambda p: sum(f.stat().st_size for f in p.rglob("*.jsonl")))[:2]
+    projects = smallest_projects(2)
     for user, project in zip(("ada", "bob"), projects, strict=True):
         shutil.copytree(project, root / user / "box" / "projects" / project.name)
     add_bad(root)
