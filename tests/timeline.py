@@ -43,7 +43,7 @@ class Recorder:
 
     def pytest_runtest_logstart(self, nodeid, location):
         self.current = {"test": nodeid, "worker": self.worker, "start": time.time(),
-                        "cpu0": _cpu(), "setup": 0.0, "call": 0.0, "teardown": 0.0}
+                        "cpu0": _cpu(), "self0": _cpu_self(), "setup": 0.0, "call": 0.0, "teardown": 0.0}
 
     def pytest_runtest_makereport(self, item, call):
         if self.current.get("test") == item.nodeid:
@@ -53,6 +53,7 @@ class Recorder:
     def pytest_runtest_logfinish(self, nodeid, location):
         record = dict(self.current, stop=time.time())
         record["cpu"] = round(_cpu() - record.pop("cpu0", 0.0), 3)
+        record["cpu_self"] = round(_cpu_self() - record.pop("self0", 0.0), 3)
         with open(self.path, "a", encoding="utf-8") as out:  # one short line: atomic append
             out.write(json.dumps(record) + "\n")
 
@@ -63,6 +64,12 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _cpu_self() -> float:
+    """CPU seconds of this process alone (the test's in-process work, its children apart)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
 
 
 def register(config) -> None:
