@@ -50,7 +50,7 @@ def test_compliance_of_every_week_equals_the_sql_figures(demo):
     """The weeks that differ in shape, each SQL figure (~1 CPU-s a week) against the one from
     the cached violations: the week with the most (its offenders cut at ten), a week with none
     but a history, the last (its trend spans every week: each week's count), and one before
-    the first (no row at all). Every fourth week was checked before; the weeks left out hold
+    the first (no row at all). Every third week was checked before; the weeks left out hold
     1-3 violations, shapes these cover (issue 28 item 1, docs/testing.md stop 21). A wrong
     figure fails the comparison (the control at the end)."""
     weeks = select_weeks(demo["db"], all_weeks=True)
