@@ -384,6 +384,35 @@ def corpus_reports(corpus_store, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def cli_demo(tmp_path_factory) -> dict:
+    """``brainlab demo --dir demo --weeks 3 --seed 3`` as a user types it (the console script
+    in a subprocess, an 80-column terminal), once a run (built_once; read only): synthesize,
+    ingest the brain, its transcripts and telemetry, print the summary, render the latest
+    week (papermill). test_cli_brain.py checks what it prints and writes; test_otel_synth.py
+    the telemetry section of the page it rendered, where it rendered a 1-week store of its
+    own by ``report weekly`` (issue 28 item 1). ``done`` (returncode, stdout, stderr),
+    ``folder`` (the command's working folder: ``demo/`` is in it), ``page``."""
+    import json
+    import subprocess
+
+    def build(folder: Path) -> None:
+        done = subprocess.run([str(Path(sys.executable).with_name("brainlab")), "demo", "--dir",
+                               "demo", "--weeks", "3", "--seed", "3"], cwd=folder,
+                              env={**os.environ, "COLUMNS": "80"}, capture_output=True,
+                              text=True, timeout=900)
+        (folder / "command.json").write_text(json.dumps({
+            "args": done.args, "returncode": done.returncode, "stdout": done.stdout,
+            "stderr": done.stderr}))
+
+    folder = built_once(tmp_path_factory, "cli-demo", build)
+    record = json.loads((folder / "command.json").read_text())
+    done = subprocess.CompletedProcess(record["args"], record["returncode"], record["stdout"],
+                                       record["stderr"])
+    pages = sorted((folder / "demo" / "reports").glob("*/weekly_health.html"))
+    return {"done": done, "folder": folder, "page": pages[-1] if pages else None}
+
+
+@pytest.fixture(scope="session")
 def small_report_store(tmp_path_factory) -> dict:
     """A 3-week synthetic brain (seed 5) with the report tests' HTML payloads, ingested once
     per run (report_helpers.build_brain_db): test_cli_report.py and test_report_early_kernel.py

@@ -1,9 +1,5 @@
 """The brainlab command for the foundation: ingest brain, errors, sql, synth, demo."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 from click.testing import CliRunner
@@ -36,14 +32,13 @@ def test_sql_on_missing_db_is_a_one_line_error(tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_synth_then_demo(tmp_path):
+def test_synth_then_demo(tmp_path, cli_demo):
     synth = run("synth", "--out", tmp_path / "b", "--weeks", 2, "--seed", 3)
     assert synth.exit_code == 0 and "planted:" in synth.output
-    # as a user types it, in an 80-column terminal (issue 28 item 9: brainlab.tables' style)
-    done = subprocess.run([str(Path(sys.executable).with_name("brainlab")), "demo", "--dir",
-                           "demo", "--weeks", "3", "--seed", "3"], cwd=tmp_path,
-                          env={**os.environ, "COLUMNS": "80"}, capture_output=True, text=True,
-                          timeout=900)
+    # as a user types it, in an 80-column terminal (issue 28 item 9: brainlab.tables' style):
+    # the run's one `brainlab demo --weeks 3 --seed 3` (conftest.cli_demo, whose page
+    # test_otel_synth.py also reads)
+    done, folder = cli_demo["done"], cli_demo["folder"]
     assert done.returncode == 0, done.stderr
     demo = SimpleNamespace(output=done.stdout)
     for heading in ("Sessions per category", "Health trend by ISO week", "Signals fired",
@@ -67,6 +62,6 @@ def test_synth_then_demo(tmp_path):
     greedy = next(line for line in lines[broker:] if line.startswith(" greedy-domain"))
     assert "," in greedy.split()[1]  # tokens_total with thousands separators
     assert any(line.split()[:1] == ["max_relance_same_stop=2"] for line in lines)
-    assert (tmp_path / "demo" / "brainlab.duckdb").exists()
-    report = next((tmp_path / "demo" / "reports").glob("*/weekly_health.html"))
-    assert f"weekly report: {report.relative_to(tmp_path)}" in demo.output
+    assert (folder / "demo" / "brainlab.duckdb").exists()
+    report = next((folder / "demo" / "reports").glob("*/weekly_health.html"))
+    assert f"weekly report: {report.relative_to(folder)}" in demo.output

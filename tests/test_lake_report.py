@@ -1,7 +1,9 @@
 """The weekly report and a notebook run unchanged on a store attached to a lake (issue 15 §3).
 
 The demo brain (brain files + transcripts) is exported to a lake as one user, attached, and
-the report and notebook 01 are executed for real (papermill) on the attached file.
+notebook 01 executed for real (papermill) on the attached file; the report is rendered once
+by the CLI (`report weekly --lake`, a subprocess) on that user's lake with a second user's
+calls beside, and read by both report tests.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from brainlab.lake.attach import attach_for_report
 from brainlab.metrics import report as data
 from brainlab.metrics.people import week_people
 from brainlab.metrics.report import Week
-from brainlab.report import render_weekly
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -35,13 +36,17 @@ def attached(demo, tmp_path_factory):
     return {"base": base, "db": db}
 
 
-def test_weekly_report_on_an_attached_lake(attached, demo):
-    week = data.session_weeks(demo["db"])[-1]
-    out = attached["base"] / "reports"
-    page = render_weekly(attached["db"], week, out)
-    text = page.read_text(encoding="utf-8")
+def test_weekly_report_on_an_attached_lake(team_report, demo):
+    """The report on a store attached to a lake gives the demo's own figures for the week:
+    read from the team report's render (:func:`team_report`, the CLI's ``--lake``, which
+    attaches by ``attach_lake`` as ``brainlab attach`` does), where ada's partition is the
+    demo store exported and bob adds transcript calls alone (no brain session, no health).
+    It rendered the same week of the ada-only lake in-process before (issue 28 item 1,
+    docs/testing.md stop 21)."""
+    week = team_report["week"].label
+    text = team_report["page"].read_text(encoding="utf-8")
     assert 'data-chart="usage-per-day"' in text and 'data-chart="agent-cost"' in text
-    summary = json.loads((out / week / "summary.json").read_text())
+    summary = json.loads((team_report["page"].parent / "summary.json").read_text())
     expected = data.week_figures(demo["db"], Week.parse(week))
     assert summary["sessions"] == expected["sessions"] > 0
     assert summary["mean_health"] == pytest.approx(expected["mean_health"])
@@ -99,15 +104,12 @@ def team_lake(demo, tmp_path_factory):
     return {"base": base, "lake": lake, "week": week}
 
 
-def test_team_report_has_a_per_person_table(team_lake):
-    """Issue 27.3: `report weekly --lake DIR` (the real CLI, a subprocess) renders a People
-    section: calls, tokens, cost and sessions per user, and per machine (bob has two); the
-    rows add up to the week's usage section; `--user bob` keeps bob only. Checked in
-    headless Chromium (no console error, no live element) and at 1280 px."""
+@pytest.fixture(scope="module")
+def team_report(team_lake):
+    """`report weekly --lake DIR --week W` on the team lake (the real CLI, a subprocess), once
+    a module: read by the per-person table test and the attached-lake test."""
     import subprocess
     import sys
-
-    from tests.report_helpers import active_content, chromium_available, dump_dom, screenshot
 
     base, week = team_lake["base"], team_lake["week"]
     brainlab = str(Path(sys.executable).parent / "brainlab")
@@ -115,6 +117,18 @@ def test_team_report_has_a_per_person_table(team_lake):
                            "--out", str(base / "reports"), "--week", week.label],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
+    return {**team_lake, "done": done, "page": base / "reports" / week.label /
+            "weekly_health.html"}
+
+
+def test_team_report_has_a_per_person_table(team_lake, team_report):
+    """Issue 27.3: `report weekly --lake DIR` (the real CLI, a subprocess) renders a People
+    section: calls, tokens, cost and sessions per user, and per machine (bob has two); the
+    rows add up to the week's usage section; `--user bob` keeps bob only. Checked in
+    headless Chromium (no console error, no live element) and at 1280 px."""
+    from tests.report_helpers import active_content, chromium_available, dump_dom, screenshot
+
+    base, week = team_lake["base"], team_lake["week"]
     db = base / "reports" / "lake.duckdb"
     people = week_people(db, week)  # before: no lake_files view, no People section
     by_user = people["by_user"].set_index("user")
@@ -126,7 +140,7 @@ def test_team_report_has_a_per_person_table(team_lake):
     assert by_user.cost_usd.sum() == pytest.approx(usage.cost_usd.sum())
     machines = people["by_machine"].set_index(["user", "machine"]).calls
     assert (machines["bob", "desk"], machines["bob", "laptop"]) == (3, 2)
-    page = base / "reports" / week.label / "weekly_health.html"
+    page = team_report["page"]
     text = page.read_text(encoding="utf-8")
     assert '<section class="report-section" id="people"><h2>People</h2>' in text
     assert "<h3>By machine</h3>" in text

@@ -87,26 +87,14 @@ def test_the_lake_exports_and_attaches_the_telemetry(tmp_path):
         con.close()
 
 
-def test_the_weekly_report_shows_the_telemetry_section(tmp_path):
-    """The report as users render it: the CLI, papermill, one self-contained HTML file."""
-    import os
-    import subprocess
-    import sys
-
-    brain = tmp_path / "brain"
-    synthesize(brain, SynthOptions(weeks=1, seed=4))
-    db = tmp_path / "s.duckdb"
-    con = open_writer(db)
-    try:
-        ingest_claude(con, brain / "claude", workers=1)
-        ingest_otel(con, discover([brain / "telemetry"]))
-        week = con.execute("SELECT strftime(max(ts), '%G-W%V') FROM cc_requests").fetchone()[0]
-    finally:
-        con.close()
-    done = subprocess.run([sys.executable, "-m", "brainlab.cli", "report", "weekly", "--week",
-                           week, "--db", str(db), "--out", str(tmp_path / "reports")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=900,
-                          env=dict(os.environ))
+def test_the_weekly_report_shows_the_telemetry_section(cli_demo):
+    """The report as users render it: the CLI, papermill, one self-contained HTML file. The
+    page of the run's one `brainlab demo` (conftest.cli_demo: its brain's telemetry ingested,
+    its latest week rendered), where this test rendered a 1-week store of transcripts and
+    telemetry by `report weekly` (issue 28 item 1); the section on a store without brain
+    files is the test above's."""
+    done, page_path = cli_demo["done"], cli_demo["page"]
     assert done.returncode == 0, done.stderr
-    page = (tmp_path / "reports" / week / "weekly_health.html").read_text(encoding="utf-8")
+    assert f"weekly report: {page_path.relative_to(cli_demo['folder'])}" in done.stdout
+    page = page_path.read_text(encoding="utf-8")
     assert "What telemetry adds" in page and MATE in page
