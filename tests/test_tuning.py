@@ -130,6 +130,27 @@ def test_sweep_product_and_columns(db):
     assert (by_close == 1).all()
 
 
+def test_a_sweep_opens_the_store_once_and_leaves_a_lent_reader_open(db, monkeypatch):
+    from brainlab.store import connection
+
+    opened = []
+    real = connection.connect
+
+    def counted(config):
+        opened.append(config.path)
+        return real(config)
+
+    monkeypatch.setattr(connection, "connect", counted)
+    grid = {"conserve_close": [60, 50, 35], "coach_last_n": [1, 3]}  # 6 sets, 6 queries
+    by_path = tuning.sweep(db, grid, alert_on=CONSERVE)
+    assert len(opened) == 1  # one connection for the labels and every set's signals
+    with connection.HeldReader(db) as lent:
+        by_reader = tuning.sweep(lent, grid, alert_on=CONSERVE)
+        assert lent.connection().execute("SELECT 1").fetchone() == (1,)  # still open
+    assert len(opened) == 2
+    assert by_reader.equals(by_path)
+
+
 @pytest.mark.parametrize(("budget", "expected_close"), [
     (2.0, 60),   # 60 and 50 both recall 0.75; 60 has precision 1.0 > 0.75
     (2.5, 35),   # recall 1.0 first

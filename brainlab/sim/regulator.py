@@ -431,13 +431,10 @@ def load_journals(db) -> CompiledJournals:
     Tickets the ``tickets`` view marks not replayable are left out and listed, with the reason,
     in ``not_replayed``.
     """
-    from contextlib import nullcontext
-
     from brainlab.store import query
-    from brainlab.store.connection import HeldReader
+    from brainlab.store.connection import held as held_reader
 
-    # one open for the three queries (a HeldReader given is lent, left open)
-    with nullcontext(db) if isinstance(db, HeldReader) else HeldReader(db) as held:
+    with held_reader(db) as held:  # one open for the three queries
         frame = query(held, "SELECT * FROM circuit_events"
                             " ORDER BY ticket, event_at, source_file, line")
         columns = query(held, "SELECT column_name FROM duckdb_columns()"

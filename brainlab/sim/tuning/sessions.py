@@ -31,6 +31,7 @@ from brainlab.errors import ConfigError
 from brainlab.sim.tuning.scoring import DB, METRIC_COLUMNS, score
 from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
+from brainlab.store.connection import held
 
 # SPEC §3.3 signals computed per session by session_signals_for; each is one alert kind.
 SESSION_SIGNALS = ("coach_triggered", "is_inefficient", "recommend_conserve_next",
@@ -141,15 +142,16 @@ def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
     base = base or Thresholds()
     names = _check_alerts(alert_on)
     points = _grid_points(grid)
-    labels = outcomes(db, bad_health)
     cache: dict[Thresholds, dict] = {}
     rows = []
-    for point in points:
-        thresholds = base.replace(**point)
-        if thresholds not in cache:
-            signals = metrics.signals(db, thresholds, formula)
-            cache[thresholds] = score(label_alerts(signals, labels, names))
-        rows.append({**point, **cache[thresholds]})
+    with held(db) as store:  # one connection for every set's query, not one each
+        labels = outcomes(store, bad_health)
+        for point in points:
+            thresholds = base.replace(**point)
+            if thresholds not in cache:
+                signals = metrics.signals(store, thresholds, formula)
+                cache[thresholds] = score(label_alerts(signals, labels, names))
+            rows.append({**point, **cache[thresholds]})
     return pd.DataFrame(rows, columns=[*grid.keys(), *METRIC_COLUMNS])
 
 
