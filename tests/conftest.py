@@ -384,6 +384,17 @@ def corpus_reports(corpus_store, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def playwright_driver():
+    """The worker's one Playwright (its sync API allows one a thread): every test driving
+    Chromium launches it from this driver. Stopped at the session's end."""
+    from playwright.sync_api import sync_playwright
+
+    driver = sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="session")
 def small_report_store(tmp_path_factory) -> dict:
     """A 3-week synthetic brain (seed 5) with the report tests' HTML payloads, ingested once
     per run (report_helpers.build_brain_db): test_cli_report.py and test_report_early_kernel.py
