@@ -11,11 +11,10 @@ from __future__ import annotations
 import html.parser
 import json
 import re
-import subprocess
 
 import pytest
 from conftest import query
-from report_helpers import active_content, browser_args, chromium_available, dump_dom, screenshot
+from report_helpers import active_content, chromium_available
 
 from brainlab.report import render_weekly
 
@@ -53,16 +52,14 @@ MEASURE = """<script>
 </script>"""
 
 
-def measure(page, tmp_path) -> dict:
+def measure(page, browser, tmp_path) -> dict:
     """Load an instrumented copy of ``page`` at 1280 px; return what the script measured."""
     markup = page.read_text(encoding="utf-8")
     markup = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", markup)
     probe = tmp_path / "layout-probe.html"  # not beside the page: a shared render is read only
     probe.write_text(markup.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
-    done = subprocess.run([*browser_args(tmp_path / "probe-profile"), "--window-size=1280,900",
-                           "--dump-dom", probe.resolve().as_uri()],
-                          capture_output=True, text=True, timeout=90, check=True)
-    found = re.search(r'data-layout="([^"]*)"', done.stdout)
+    dom, _console = browser.dump_dom(probe, width=1280, height=900)
+    found = re.search(r'data-layout="([^"]*)"', dom)
     assert found, "the measuring script did not run"
     return json.loads(html.unescape(found[1]))
 
@@ -135,16 +132,16 @@ def corpus_page(corpus_store, corpus_reports):
 
 
 @pytest.mark.parametrize("which", ["demo_page", "corpus_page"])
-def test_layout_fits_1280px_without_broken_words(which, request, tmp_path):
+def test_layout_fits_1280px_without_broken_words(which, request, report_browser, tmp_path):
     page = request.getfixturevalue(which)
-    found = measure(page, tmp_path)
+    found = measure(page, report_browser, tmp_path)
     assert found["scrollWidth"] <= found["clientWidth"], found
     assert found["wideTables"] == [], found
     assert found["brokenWords"] == [], found
-    dom, console = dump_dom(page, tmp_path / "profile")  # the real page: offline, inert
+    dom, console = report_browser.dump_dom(page)  # the real page: offline, inert
     assert console == [], console
     assert active_content(dom) == [] and "data-pwned" not in dom
-    png = screenshot(page, tmp_path / "shot.png", tmp_path / "shot-profile", width=1280)
+    png = report_browser.screenshot(page, tmp_path / "shot.png", width=1280)
     assert png.stat().st_size > 20_000
 
 
