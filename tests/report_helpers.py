@@ -18,8 +18,8 @@ import os
 import shutil
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 from brainlab.store import ingest, open_writer
 from brainlab.synth import SynthOptions, synthesize
@@ -68,6 +68,14 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-sync",
          "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
 
 
+class Loaded(NamedTuple):
+    """What a check read: the DOM after load, the console lines, ``script``'s result."""
+
+    dom: str
+    console: list[str]
+    measured: object
+
+
 class Browser:
     """One headless Chromium for a worker's report checks, launched on first use from the
     worker's Playwright driver; every check loads its page on a new page of one context."""
@@ -76,9 +84,13 @@ class Browser:
         self._driver = driver
         self._browser = self._context = None
 
-    @contextmanager
-    def _loaded(self, page: Path, width: int, height: int, scrollbars: bool = True):
-        """``page`` loaded (the load event) in a new page; yields (page, console lines)."""
+    def load(self, page: Path, width: int = 1280, height: int = 900, png: Path | None = None,
+             script: str | None = None) -> Loaded:
+        """Load ``page`` (to the load event) in a ``width`` x ``height`` px viewport with
+        scrollbars; return its DOM, its console messages and uncaught errors (a line each,
+        ``CONSOLE <type>: ...`` or ``Uncaught error: ...``) and what the JS function
+        ``script`` returned, run after them through DevTools (the page's CSP does not apply);
+        with ``png``, then save the viewport there, scrollbars hidden."""
         if self._context is None:
             self._browser = self._driver.chromium.launch(
                 executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
@@ -91,27 +103,16 @@ class Browser:
             "Uncaught error: " + (f"{e.name}: " if e.name else "") + e.message))
         try:
             tab.set_viewport_size({"width": width, "height": height})
-            if not scrollbars:
+            tab.goto(page.resolve().as_uri(), wait_until="load", timeout=60_000)
+            dom = tab.evaluate("document.documentElement.outerHTML")
+            seen = Loaded(dom, list(console), tab.evaluate(script) if script else None)
+            if png is not None:
                 self._context.new_cdp_session(tab).send("Emulation.setScrollbarsHidden",
                                                         {"hidden": True})
-            tab.goto(page.resolve().as_uri(), wait_until="load", timeout=60_000)
-            yield tab, console
+                tab.screenshot(path=str(png))
+            return seen
         finally:
             tab.close()
-
-    def dump_dom(self, page: Path, width: int = 800, height: int = 600
-                 ) -> tuple[str, list[str]]:
-        """Load ``page``; return (the DOM after load, its console messages and uncaught
-        errors, one line each: ``CONSOLE <type>: ...`` or ``Uncaught error: ...``)."""
-        with self._loaded(page, width, height) as (tab, console):
-            dom = tab.evaluate("document.documentElement.outerHTML")
-        return dom, console
-
-    def screenshot(self, page: Path, png: Path, width: int = 1000, height: int = 1400) -> Path:
-        """Save a PNG of ``page``'s first ``width`` x ``height`` px, scrollbars hidden."""
-        with self._loaded(page, width, height, scrollbars=False) as (tab, _console):
-            tab.screenshot(path=str(png))
-        return png
 
     def close(self) -> None:
         if self._browser is not None:

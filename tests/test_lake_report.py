@@ -135,10 +135,10 @@ def test_team_report_has_a_per_person_table(team_lake, request):
     if not chromium_available():
         pytest.skip("no chromium: the HTML was checked, not rendered")
     browser = request.getfixturevalue("report_browser")  # after the skip: no browser needed
-    dom, console = browser.dump_dom(page)
+    png = base / "people.png"
+    dom, console, _ = browser.load(page, width=1280, height=900, png=png)
     assert 'id="people"' in dom and not active_content(dom.split('id="people"')[1][:5000])
     assert not [line for line in console if "rror" in line], console
-    png = browser.screenshot(page, base / "people.png", width=1280, height=900)
     assert png.stat().st_size > 10_000
 
 

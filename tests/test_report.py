@@ -137,7 +137,8 @@ def test_log_strings_are_escaped(rendered):
 
 @needs_browser
 def test_browser_draws_every_chart_and_runs_no_payload(rendered, report_browser, tmp_path):
-    dom, console = report_browser.dump_dom(rendered["page"])
+    png = tmp_path / "shot.png"
+    dom, console, _ = report_browser.load(rendered["page"], width=1000, height=1400, png=png)
     assert console == [], console
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
     assert "<title>brainlab weekly health" in dom and "pwned</title>" not in dom
@@ -146,7 +147,6 @@ def test_browser_draws_every_chart_and_runs_no_payload(rendered, report_browser,
     for name, markup in drawn.items():
         assert "<svg" in markup and ("<path" in markup or "<rect" in markup), name
     assert active_content(dom) == []
-    png = report_browser.screenshot(rendered["page"], tmp_path / "shot.png")
     assert png.stat().st_size > 20_000  # a blank page is a few KB
 
 
@@ -162,7 +162,7 @@ def test_empty_week_renders_no_sessions_report(small_empty_week_command, report_
     assert "No sessions this week" in markup
     summary = json.loads((page.parent / "summary.json").read_text())
     assert summary["sessions"] == 0
-    dom, console = report_browser.dump_dom(page)
+    dom, console, _ = report_browser.load(page)
     assert console == []
     assert "No sessions this week" in dom
 

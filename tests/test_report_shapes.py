@@ -28,10 +28,10 @@ def render(db: Path, out: Path, *args) -> subprocess.CompletedProcess:
     return done
 
 
-def browsed(page: Path, browser) -> str:
+def browsed(page: Path, browser, png: Path | None = None) -> str:
     if not chromium_available():
         pytest.fail("chromium is missing: apt-get install chromium; pip install -e '.[dev]'")
-    dom, console = browser.dump_dom(page)
+    dom, console, _ = browser.load(page, width=1280, height=1400, png=png)
     assert console == [], console
     return dom
 
@@ -44,7 +44,8 @@ def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, r
     once per run (conftest.py) and read here and by test_report_layout.py."""
     out = corpus_reports
     page = out / "2026-W31" / "weekly_health.html"
-    dom = browsed(page, report_browser)
+    png = tmp_path / "corpus.png"
+    dom = browsed(page, report_browser, png)
     sections = re.findall(r'<section class="report-section" id="([^"]+)"', dom)
     assert sections == ["headline", "agents", "usage", "data-quality", "sessions"], sections
     assert dom.count(NOT_SHOWN) == 1  # every section it cannot fill, in one line
@@ -57,7 +58,6 @@ def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, r
     assert "$88.45" in headline  # the week's cost, as `usage weekly` gives it
     assert "main thread" in dom.split('id="agents"', 1)[1]  # cost per agent
     assert len(re.findall(r'<p class="empty">', dom)) <= 1
-    png = report_browser.screenshot(page, tmp_path / "corpus.png", width=1280)
     assert png.stat().st_size > 20_000
 
     index = browsed(out / "index.html", report_browser)

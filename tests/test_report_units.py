@@ -93,10 +93,10 @@ def test_browser_harness_sees_a_payload_that_runs_and_csp_blocks_it(report_brows
     # Without the report's CSP an unescaped payload runs and the harness sees it ...
     bare = tmp_path / "bare.html"
     bare.write_text(f"<!DOCTYPE html><html><body><p>{PAYLOAD}</p></body></html>")
-    dom, _console = report_browser.dump_dom(bare)
+    dom = report_browser.load(bare).dom
     assert 'data-pwned="1"' in dom
     # ... and the report page's CSP stops it even if escaping were ever missed.
     guarded = tmp_path / "guarded.html"
     guarded.write_text(report_html.page("t", f"<p>{PAYLOAD}</p>"))
-    dom, _console = report_browser.dump_dom(guarded)
+    dom = report_browser.load(guarded).dom
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
