@@ -2,11 +2,12 @@
 real headless Chromium with the network off (DESIGN §3 "a real browser for the HTML report").
 
 One Chromium per worker (Debian's binary driven by Playwright: ``Browser``, the session
-fixture ``report_browser`` in conftest.py) serves every check, each on a new page: a
-``chromium --headless`` process per check cost ~1.3 CPU-s, a page ~0.3 (issue 28 item 1,
-docs/testing.md stop 21). A check reads the DOM after the load event (scripts ran, so an
-executed payload shows) and every console message and uncaught error of the page; the host
-resolver maps every name to NOTFOUND and the proxy points at a closed port, so any fetch fails.
+fixture ``report_browser`` in conftest.py), a new page per check, each page loaded once for
+its DOM, console, screenshot and measures: a ``chromium --headless`` process per check cost
+~1.3 CPU-s (issue 28 item 1, docs/testing.md stop 21). A check reads the DOM after the load
+event (scripts ran, so an executed payload shows) and every console message and uncaught
+error; the host resolver maps every name to NOTFOUND and the proxy points at a closed port,
+so any request off the machine fails (a console error).
 """
 
 from __future__ import annotations
