@@ -413,6 +413,28 @@ def cli_demo(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="session")
+def playwright_driver():
+    """The worker's one Playwright (its sync API allows one a thread): every test driving
+    Chromium launches it from this driver. Stopped at the session's end."""
+    from playwright.sync_api import sync_playwright
+
+    driver = sync_playwright().start()
+    yield driver
+    driver.stop()
+
+
+@pytest.fixture(scope="session")
+def report_browser(playwright_driver):
+    """One headless Chromium per worker for every report check (report_helpers.Browser: a new
+    page a check), launched on first use, closed at the session's end (issue 28 item 1)."""
+    from report_helpers import Browser
+
+    browser = Browser(playwright_driver)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
 def small_report_store(tmp_path_factory) -> dict:
     """A 3-week synthetic brain (seed 5) with the report tests' HTML payloads, ingested once
     per run (report_helpers.build_brain_db): test_cli_report.py and test_report_early_kernel.py

@@ -1,21 +1,26 @@
 """Helpers shared by the report tests: a synthetic brain with planted HTML payloads, and a
-real headless Chromium run with the network off (DESIGN §3 "a real browser for the HTML report").
+real headless Chromium with the network off (DESIGN §3 "a real browser for the HTML report").
 
-Browser driving is the simplest robust thing: one ``chromium --headless --dump-dom`` process
-per check. ``--enable-logging=stderr --v=0`` makes Chromium print every console message as
-``...:CONSOLE:...`` on stderr, which is how console errors are detected; the host resolver
-maps every name to NOTFOUND and the proxy points at a closed port, so any fetch fails.
+One Chromium per worker (Debian's binary driven by Playwright: ``Browser``, the session
+fixture ``report_browser`` in conftest.py), a new page per check, each page loaded once for
+its DOM, console, screenshot and measures: a ``chromium --headless`` process per check cost
+~1.3 CPU-s (issue 28 item 1, docs/testing.md stop 21). A check reads the DOM after the load
+event (scripts ran, so an executed payload shows) and every console message and uncaught
+error; the host resolver maps every name to NOTFOUND and the proxy points at a closed port,
+so any request off the machine fails (a console error).
 """
 
 from __future__ import annotations
 
 import html.parser
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from brainlab.store import ingest, open_writer
 from brainlab.synth import SynthOptions, synthesize
@@ -53,34 +58,68 @@ def build_brain_db(root: Path, weeks: int = 8, seed: int = 11) -> tuple[Path, ob
 
 
 def chromium_available() -> bool:
-    """True when a Chromium binary is present (CI installs Debian's chromium)."""
-    return Path(CHROMIUM).exists()
+    """True when a Chromium binary and Playwright are present (CI installs Debian's chromium
+    and the dev extra)."""
+    return Path(CHROMIUM).exists() and importlib.util.find_spec("playwright") is not None
 
 
-def browser_args(profile: Path) -> list[str]:
-    """Headless Chromium with no network at all and console messages on stderr."""
-    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
-            "--enable-logging=stderr", "--v=0"]
+# Playwright's own switches cover the rest (no first run, extensions, background networking);
+# its --hide-scrollbars is left off: a page is measured as a person's browser shows it
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-sync",
+         "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
 
 
-def dump_dom(page: Path, profile: Path) -> tuple[str, list[str]]:
-    """Load ``page`` in headless Chromium; return (the DOM after load, console lines)."""
-    done = subprocess.run([*browser_args(profile), "--dump-dom", page.resolve().as_uri()],
-                          capture_output=True, text=True, timeout=60, check=True)
-    console = [ln for ln in done.stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
-    return done.stdout, console
+class Loaded(NamedTuple):
+    """What a check read: the DOM after load, the console lines, ``script``'s result."""
+
+    dom: str
+    console: list[str]
+    measured: object
 
 
-def screenshot(page: Path, png: Path, profile: Path, width: int = 1000,
-               height: int = 1400) -> Path:
-    """Save a PNG of ``page`` rendered by headless Chromium."""
-    subprocess.run([*browser_args(profile), "--hide-scrollbars", f"--window-size={width},{height}",
-                    f"--screenshot={png.resolve()}", page.resolve().as_uri()],
-                   capture_output=True, text=True, timeout=60, check=True)
-    return png
+class Browser:
+    """One headless Chromium for a worker's report checks, launched on first use from the
+    worker's Playwright driver; every check loads its page on a new page of one context."""
+
+    def __init__(self, driver) -> None:
+        self._driver = driver
+        self._browser = self._context = None
+
+    def load(self, page: Path, width: int = 1280, height: int = 900, png: Path | None = None,
+             script: str | None = None) -> Loaded:
+        """Load ``page`` (to the load event) in a ``width`` x ``height`` px viewport with
+        scrollbars; return its DOM, its console messages and uncaught errors (a line each,
+        ``CONSOLE <type>: ...`` or ``Uncaught error: ...``) and what the JS function
+        ``script`` returned, run after them through DevTools (the page's CSP does not apply);
+        with ``png``, then save the viewport there, scrollbars hidden."""
+        if self._context is None:
+            self._browser = self._driver.chromium.launch(
+                executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
+            self._context = self._browser.new_context()
+        tab = self._context.new_page()
+        console: list[str] = []
+        tab.on("console", lambda m: console.append(
+            f"CONSOLE {m.type}: {m.text} ({m.location['url']}:{m.location['lineNumber']})"))
+        tab.on("pageerror", lambda e: console.append(
+            "Uncaught error: " + (f"{e.name}: " if e.name else "") + e.message))
+        try:
+            tab.set_viewport_size({"width": width, "height": height})
+            tab.goto(page.resolve().as_uri(), wait_until="load", timeout=60_000)
+            dom = tab.evaluate("document.documentElement.outerHTML")
+            seen = Loaded(dom, list(console), tab.evaluate(script) if script else None)
+            if png is not None:
+                self._context.new_cdp_session(tab).send("Emulation.setScrollbarsHidden",
+                                                        {"hidden": True})
+                tab.screenshot(path=str(png))
+            return seen
+        finally:
+            tab.close()
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._context.close()
+            self._browser.close()
+            self._browser = self._context = None
 
 
 class ActiveContent(html.parser.HTMLParser):

@@ -77,18 +77,18 @@ def lab(demo, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(playwright_driver):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} missing: `make browser` installs it")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        # one context for the file: its HTTP cache keeps JupyterLab's scripts (served
-        # "immutable") from the first page on, instead of each page downloading and the lab
-        # serving them again (issue 28 item 1); each notebook still gets a page of its own
-        context = chromium.new_context(viewport={"width": 1280, "height": 1000})
-        yield context
-        context.close()
-        chromium.close()
+    # the worker's one Playwright (conftest.py): a second one in the same thread fails
+    chromium = playwright_driver.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+    # one context for the file: its HTTP cache keeps JupyterLab's scripts (served
+    # "immutable") from the first page on, instead of each page downloading and the lab
+    # serving them again (issue 28 item 1); each notebook still gets a page of its own
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    yield context
+    context.close()
+    chromium.close()
 
 
 def _remember_children(lab) -> None:

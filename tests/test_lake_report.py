@@ -121,12 +121,12 @@ def team_report(team_lake):
             "weekly_health.html"}
 
 
-def test_team_report_has_a_per_person_table(team_lake, team_report):
+def test_team_report_has_a_per_person_table(team_lake, team_report, request):
     """Issue 27.3: `report weekly --lake DIR` (the real CLI, a subprocess) renders a People
     section: calls, tokens, cost and sessions per user, and per machine (bob has two); the
     rows add up to the week's usage section; `--user bob` keeps bob only. Checked in
     headless Chromium (no console error, no live element) and at 1280 px."""
-    from tests.report_helpers import active_content, chromium_available, dump_dom, screenshot
+    from tests.report_helpers import active_content, chromium_available
 
     base, week = team_lake["base"], team_lake["week"]
     db = base / "reports" / "lake.duckdb"
@@ -148,10 +148,11 @@ def test_team_report_has_a_per_person_table(team_lake, team_report):
     assert list(week_people(bob_only, week)["by_user"].user) == ["bob"]
     if not chromium_available():
         pytest.skip("no chromium: the HTML was checked, not rendered")
-    dom, console = dump_dom(page, base / "profile")
+    browser = request.getfixturevalue("report_browser")  # after the skip: no browser needed
+    png = base / "people.png"
+    dom, console, _ = browser.load(page, width=1280, height=900, png=png)
     assert 'id="people"' in dom and not active_content(dom.split('id="people"')[1][:5000])
     assert not [line for line in console if "rror" in line], console
-    png = screenshot(page, base / "people.png", base / "profile", width=1280, height=900)
     assert png.stat().st_size > 10_000
 
 

@@ -13,8 +13,6 @@ from report_helpers import (
     PWN_FILE,
     active_content,
     chromium_available,
-    dump_dom,
-    screenshot,
 )
 
 from brainlab.errors import ReportError
@@ -138,8 +136,9 @@ def test_log_strings_are_escaped(rendered):
 
 
 @needs_browser
-def test_browser_draws_every_chart_and_runs_no_payload(rendered, tmp_path):
-    dom, console = dump_dom(rendered["page"], tmp_path / "profile")
+def test_browser_draws_every_chart_and_runs_no_payload(rendered, report_browser, tmp_path):
+    png = tmp_path / "shot.png"
+    dom, console, _ = report_browser.load(rendered["page"], width=1000, height=1400, png=png)
     assert console == [], console
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
     assert "<title>brainlab weekly health" in dom and "pwned</title>" not in dom
@@ -148,12 +147,11 @@ def test_browser_draws_every_chart_and_runs_no_payload(rendered, tmp_path):
     for name, markup in drawn.items():
         assert "<svg" in markup and ("<path" in markup or "<rect" in markup), name
     assert active_content(dom) == []
-    png = screenshot(rendered["page"], tmp_path / "shot.png", tmp_path / "profile2")
     assert png.stat().st_size > 20_000  # a blank page is a few KB
 
 
 @needs_browser
-def test_empty_week_renders_no_sessions_report(small_empty_week_command, tmp_path):
+def test_empty_week_renders_no_sessions_report(small_empty_week_command, report_browser):
     # the run's one render of a week before the small store's first, by the command
     # (conftest.py; shared with test_report_early_kernel.py, issue 28 item 1)
     done, week = small_empty_week_command["done"], small_empty_week_command["week"]
@@ -164,7 +162,7 @@ def test_empty_week_renders_no_sessions_report(small_empty_week_command, tmp_pat
     assert "No sessions this week" in markup
     summary = json.loads((page.parent / "summary.json").read_text())
     assert summary["sessions"] == 0
-    dom, console = dump_dom(page, tmp_path / "profile")
+    dom, console, _ = report_browser.load(page)
     assert console == []
     assert "No sessions this week" in dom
 

@@ -1,21 +1,20 @@
 """The weekly report as a reader sees it at 1280 px (issue 11 items 11-16), in a real headless
 Chromium, on the demo's last week and on a transcripts-only week (the real corpus).
 
-The layout is measured by a copy of the page with a measuring script added (the report itself
-forbids scripts by its Content-Security-Policy): the document must not scroll sideways, no
-table may be wider than the 980 px column, and no word may be split across two lines.
+The layout is measured by a script run in the loaded page through DevTools (the report itself
+forbids scripts by its Content-Security-Policy, which DevTools is not subject to): the document
+must not scroll sideways, no table may be wider than the 980 px column, and no word may be
+split across two lines.
 """
 
 from __future__ import annotations
 
 import html.parser
-import json
 import re
-import subprocess
 
 import pytest
 from conftest import query
-from report_helpers import active_content, browser_args, chromium_available, dump_dom, screenshot
+from report_helpers import active_content, chromium_available
 
 from brainlab.report import render_weekly
 
@@ -24,8 +23,8 @@ MISSING = "—"  # brainlab.tables.MISSING, spelled out so this file runs on old
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not chromium_available(), reason="chromium not installed")]
 
-MEASURE = """<script>
-(function () {
+# run in the loaded page through DevTools (the page's own CSP forbids scripts, not this)
+MEASURE = """() => {
   const doc = document.documentElement, body = document.body;
   const style = getComputedStyle(body);
   const column = body.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
@@ -46,25 +45,9 @@ MEASURE = """<script>
       if (tops.size > 1) broken.push(m[0]);
     }
   }
-  body.setAttribute("data-layout", JSON.stringify({
-    scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, column: column,
-    wideTables: wide, brokenWords: broken}));
-})();
-</script>"""
-
-
-def measure(page, tmp_path) -> dict:
-    """Load an instrumented copy of ``page`` at 1280 px; return what the script measured."""
-    markup = page.read_text(encoding="utf-8")
-    markup = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", markup)
-    probe = tmp_path / "layout-probe.html"  # not beside the page: a shared render is read only
-    probe.write_text(markup.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
-    done = subprocess.run([*browser_args(tmp_path / "probe-profile"), "--window-size=1280,900",
-                           "--dump-dom", probe.resolve().as_uri()],
-                          capture_output=True, text=True, timeout=90, check=True)
-    found = re.search(r'data-layout="([^"]*)"', done.stdout)
-    assert found, "the measuring script did not run"
-    return json.loads(html.unescape(found[1]))
+  return {scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, column: column,
+          wideTables: wide, brokenWords: broken};
+}"""
 
 
 class Cells(html.parser.HTMLParser):
@@ -135,16 +118,16 @@ def corpus_page(corpus_store, corpus_reports):
 
 
 @pytest.mark.parametrize("which", ["demo_page", "corpus_page"])
-def test_layout_fits_1280px_without_broken_words(which, request, tmp_path):
+def test_layout_fits_1280px_without_broken_words(which, request, report_browser, tmp_path):
     page = request.getfixturevalue(which)
-    found = measure(page, tmp_path)
+    png = tmp_path / "shot.png"
+    dom, console, found = report_browser.load(page, width=1280, height=1400, png=png,
+                                              script=MEASURE)
+    assert console == [], console  # the page itself: offline, inert
+    assert active_content(dom) == [] and "data-pwned" not in dom
     assert found["scrollWidth"] <= found["clientWidth"], found
     assert found["wideTables"] == [], found
     assert found["brokenWords"] == [], found
-    dom, console = dump_dom(page, tmp_path / "profile")  # the real page: offline, inert
-    assert console == [], console
-    assert active_content(dom) == [] and "data-pwned" not in dom
-    png = screenshot(page, tmp_path / "shot.png", tmp_path / "shot-profile", width=1280)
     assert png.stat().st_size > 20_000
 
 

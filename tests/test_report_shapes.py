@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from report_helpers import chromium_available, dump_dom, screenshot
+from report_helpers import chromium_available
 
 pytestmark = pytest.mark.xdist_group("kernels")  # starts Jupyter kernels (tests/conftest.py)
 SCRIPT = Path(sys.executable).parent / "brainlab"
@@ -28,22 +28,24 @@ def render(db: Path, out: Path, *args) -> subprocess.CompletedProcess:
     return done
 
 
-def browsed(page: Path, tmp_path: Path) -> str:
+def browsed(page: Path, browser, png: Path | None = None) -> str:
     if not chromium_available():
-        pytest.fail("chromium is missing: apt-get install chromium")
-    dom, console = dump_dom(page, tmp_path / "profile")
+        pytest.fail("chromium is missing: apt-get install chromium; pip install -e '.[dev]'")
+    dom, console, _ = browser.load(page, width=1280, height=1400, png=png)
     assert console == [], console
     return dom
 
 
-def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, tmp_path):
+def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, report_browser,
+                                                                 tmp_path):
     """Before: 11 sections, 9 saying "No ..."; an index of 0 sessions, dashes, no cost.
 
     ``corpus_reports``: ``brainlab report weekly --since 2026-W31`` on the corpus, rendered
     once per run (conftest.py) and read here and by test_report_layout.py."""
     out = corpus_reports
     page = out / "2026-W31" / "weekly_health.html"
-    dom = browsed(page, tmp_path)
+    png = tmp_path / "corpus.png"
+    dom = browsed(page, report_browser, png)
     sections = re.findall(r'<section class="report-section" id="([^"]+)"', dom)
     assert sections == ["headline", "agents", "usage", "data-quality", "sessions"], sections
     assert dom.count(NOT_SHOWN) == 1  # every section it cannot fill, in one line
@@ -56,10 +58,9 @@ def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, t
     assert "$88.45" in headline  # the week's cost, as `usage weekly` gives it
     assert "main thread" in dom.split('id="agents"', 1)[1]  # cost per agent
     assert len(re.findall(r'<p class="empty">', dom)) <= 1
-    png = screenshot(page, tmp_path / "corpus.png", tmp_path / "shot", width=1280)
     assert png.stat().st_size > 20_000
 
-    index = browsed(out / "index.html", tmp_path)
+    index = browsed(out / "index.html", report_browser)
     assert "<th>Claude Code sessions</th>" in index and "<th>cost</th>" in index
     assert "mean health" not in index and "No metabolism log in these weeks" in index
     row = re.search(r'2026-W31</a></th>(.*?)</tr>', index).group(1)
@@ -69,10 +70,11 @@ def test_corpus_report_and_index_show_what_transcripts_measure(corpus_reports, t
 
 
 @pytest.mark.parametrize("shape", ["template_store", "empty_store"])
-def test_a_store_without_sessions_names_what_is_missing_once(shape, request, tmp_path):
+def test_a_store_without_sessions_names_what_is_missing_once(shape, request, report_browser,
+                                                             tmp_path):
     out = tmp_path / "reports"
     render(request.getfixturevalue(shape), out, "--week", "2026-W10")
-    dom = browsed(out / "2026-W10" / "weekly_health.html", tmp_path)
+    dom = browsed(out / "2026-W10" / "weekly_health.html", report_browser)
     assert dom.count(NOT_SHOWN) == 1
     assert "brainlab ingest claude [PATH] adds them" in dom
     sections = re.findall(r'<section class="report-section" id="([^"]+)"', dom)

@@ -8,7 +8,7 @@ from datetime import date
 import altair as alt
 import pandas as pd
 import pytest
-from report_helpers import active_content, chromium_available, dump_dom
+from report_helpers import active_content, chromium_available
 
 from brainlab.errors import ConfigError, ReportError
 from brainlab.metrics.report import Week
@@ -89,14 +89,14 @@ def test_stored_notebook_has_no_outputs():
 
 
 @pytest.mark.skipif(not chromium_available(), reason="chromium not installed")
-def test_browser_harness_sees_a_payload_that_runs_and_csp_blocks_it(tmp_path):
+def test_browser_harness_sees_a_payload_that_runs_and_csp_blocks_it(report_browser, tmp_path):
     # Without the report's CSP an unescaped payload runs and the harness sees it ...
     bare = tmp_path / "bare.html"
     bare.write_text(f"<!DOCTYPE html><html><body><p>{PAYLOAD}</p></body></html>")
-    dom, _console = dump_dom(bare, tmp_path / "p1")
+    dom = report_browser.load(bare).dom
     assert 'data-pwned="1"' in dom
     # ... and the report page's CSP stops it even if escaping were ever missed.
     guarded = tmp_path / "guarded.html"
     guarded.write_text(report_html.page("t", f"<p>{PAYLOAD}</p>"))
-    dom, _console = dump_dom(guarded, tmp_path / "p2")
+    dom = report_browser.load(guarded).dom
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
