@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from brainlab.lake import layout
-from brainlab.lake.spark_io import delete_path, path_exists, read_table
+from brainlab.errors import LakeError
+from brainlab.lake import layout, staging
+from brainlab.lake.spark_io import delete_path, hadoop_path, path_exists, read_table
 
 MEASURES = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 SUMS = (*MEASURES, "total_tokens", "cost_usd", "requests", "unpriced_requests")
@@ -174,13 +175,31 @@ def update_calls(spark, lake: str, columns: dict, new_lines) -> set | None:
     old = _read_calls(spark, lake, days)
     kept = (old.withColumn("_key", call_key()).join(keys, "_key", "left_anti").drop("_key")
             .select(*ranked.columns))
-    out = kept.unionByName(ranked).localCheckpoint(eager=True)  # read before overwriting
-    written = {r["day"] for r in out.select("day").distinct().collect()}
-    for day in days - written:  # a day left empty: its old partition must go
-        name = "__HIVE_DEFAULT_PARTITION__" if day is None else day.isoformat()
-        delete_path(spark, f"{uri}/day={name}")
-    out.write.mode("overwrite").partitionBy("day").parquet(uri)  # dynamic: only these days
+    # written beside the lake first (the old days are read by this one job), then each day
+    # of the window swapped in, or deleted when left empty: no checkpoint, no collect
+    staged = f"{staging.new_run(lake)}/{CALLS}"
+    kept.unionByName(ranked).write.partitionBy("day").parquet(staged)
+    try:
+        _swap_days(spark, staged, uri, days)
+    finally:
+        delete_path(spark, staged.rsplit("/", 1)[0])
     return days
+
+
+def _swap_days(spark, staged: str, uri: str, days: set) -> None:
+    """Replace ``uri``'s partitions of ``days`` by ``staged``'s (none staged: deleted)."""
+    source, fs = hadoop_path(spark, staged)
+    names = {s.getPath().getName() for s in fs.listStatus(source) if s.isDirectory()}
+    names |= {"day=" + ("__HIVE_DEFAULT_PARTITION__" if d is None else d.isoformat())
+              for d in days}
+    for name in sorted(names):
+        target, _ = hadoop_path(spark, f"{uri}/{name}")
+        if fs.exists(target):
+            fs.delete(target, True)
+        moved, _ = hadoop_path(spark, f"{staged}/{name}")
+        if fs.exists(moved) and not fs.rename(moved, target):
+            raise LakeError(f"could not move {staged}/{name} into {uri}; the lake is partly"
+                            " written: restore it before the next run (docs/lake.md)")
 
 
 def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = False
@@ -243,7 +262,7 @@ def finish(daily, per) -> dict:
     try:
         con.register("daily", daily)
         con.register("per", per)
-        return {name: con.execute(f"{sql} ORDER BY ALL").to_arrow_table()
+        return {name: con.sql(f"{sql} ORDER BY ALL").to_arrow_table()
                 for name, sql in ROLLUP_SQL.items()}
     finally:
         con.close()
@@ -259,8 +278,6 @@ def _replace(lake: str, name: str, table) -> None:
 
     import pyarrow.parquet as pq
     from pyarrow.fs import FileSelector, FileType
-
-    from brainlab.lake import staging
 
     fs, path = staging.arrow_filesystem(layout.table_uri(lake, name))
     old = fs.get_file_info(FileSelector(path, allow_not_found=True))
