@@ -4,7 +4,9 @@ The SPEC §7 deduplication (one line per message.id: the main chain's copy, then
 then the largest output_tokens) is global across users and machines: a transcript copied to
 a second machine counts once. Its result, the kept calls with their day, price row and
 cost, is kept in ``rollup_calls`` (partitioned by day), and the four roll-ups are computed
-from it. The rules are those of the store's views (cc_request_dedup, cc_requests,
+from it: Spark the daily rows and each user's and model's distinct values, the driver the
+weekly, user and model sums of those small daily rows (fewer Spark jobs, :func:`finish`).
+The rules are those of the store's views (cc_request_dedup, cc_requests,
 usage_daily_models); tests check both give the same figures.
 
 A run re-ranks only what it can change: the calls whose key (message.id, else file:line) is
