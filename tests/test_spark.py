@@ -193,6 +193,54 @@ def test_weekly_rollup_matches_the_store_and_the_incremental_lake(team):
     assert list(iso) == list(zip(cold.iso_year, cold.iso_week, strict=True))
 
 
+# every roll-up recomputed by plain DuckDB from the lake's kept calls (rollup_calls), every
+# column: the roll-ups' rules (SPEC §7 sums, ISO weeks, distinct sessions and machines over all
+# of a user's calls, a model's price row) written once more, apart from the Spark code
+ROLLUP_SQL = {
+    "rollup_usage_daily": """SELECT day, user, model, {sums} FROM calls GROUP BY ALL""",
+    "rollup_usage_weekly": """SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,
+        CAST(isoyear(day) AS INTEGER) AS iso_year, CAST(week(day) AS INTEGER) AS iso_week,
+        user, {sums} FROM calls GROUP BY ALL""",
+    "rollup_usage_users": """SELECT user, min(day) AS first_day, max(day) AS last_day,
+        count(DISTINCT session_id) AS sessions, count(DISTINCT machine) AS machines, {sums}
+        FROM calls GROUP BY ALL""",
+    "rollup_usage_models": """SELECT model, max(priced_as) AS priced_as, {sums}
+        FROM calls GROUP BY ALL""",
+}
+SUMS_SQL = """CAST(sum(input_tokens) AS BIGINT) AS input_tokens,
+    CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
+    CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
+    CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
+    CAST(sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
+         AS BIGINT) AS total_tokens,
+    sum(cost_usd) AS cost_usd, count(*) AS requests,
+    count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_requests"""
+ROLLUP_TYPES = {"day": pa.date32(), "week_start": pa.date32(), "first_day": pa.date32(),
+                "last_day": pa.date32(), "iso_year": pa.int32(), "iso_week": pa.int32(),
+                "sessions": pa.int64(), "machines": pa.int64(), "cost_usd": pa.float64(),
+                "user": pa.string(), "model": pa.string(), "priced_as": pa.string()}
+
+
+@pytest.mark.parametrize("which", ["cold_lake", "inc_lake"])
+def test_every_rollup_equals_sql_over_the_kept_calls(team, which):
+    """All four roll-ups, every column and type, on the cold and the incremental lake."""
+    lake = team[which]
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW calls AS SELECT * REPLACE (CAST(day AS DATE) AS day) FROM"
+                f" read_parquet('{lake}/rollup_calls/*/*.parquet', hive_partitioning = true)")
+    assert con.execute("SELECT count(*) FROM calls").fetchone()[0] > 1000
+    for rollup, sql in ROLLUP_SQL.items():
+        got = con.execute(f"SELECT * FROM read_parquet('{lake}/{rollup}/*.parquet')"
+                          " ORDER BY ALL").df()
+        want = con.execute(f"SELECT * FROM ({sql.format(sums=SUMS_SQL)}) ORDER BY ALL").df()
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-9,
+                                      check_dtype=False, obj=rollup)
+        schema = pq.read_schema(next((lake / rollup).glob("*.parquet")))
+        assert schema.names == list(want.columns), rollup
+        for name in schema.names:
+            assert schema.field(name).type == ROLLUP_TYPES.get(name, pa.int64()), (rollup, name)
+
+
 def test_incremental_equals_cold(team):
     first, second, _ = team["runs"]
     assert first.read == len(list(team["root"].rglob("*.jsonl")))

@@ -4,7 +4,9 @@ The SPEC §7 deduplication (one line per message.id: the main chain's copy, then
 then the largest output_tokens) is global across users and machines: a transcript copied to
 a second machine counts once. Its result, the kept calls with their day, price row and
 cost, is kept in ``rollup_calls`` (partitioned by day), and the four roll-ups are computed
-from it. The rules are those of the store's views (cc_request_dedup, cc_requests,
+from it: Spark the daily rows and each user's and model's distinct values, the driver the
+weekly, user and model sums of those small daily rows (fewer Spark jobs, :func:`finish`).
+The rules are those of the store's views (cc_request_dedup, cc_requests,
 usage_daily_models); tests check both give the same figures.
 
 A run re-ranks only what it can change: the calls whose key (message.id, else file:line) is
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from brainlab.lake import layout
-from brainlab.lake.spark_io import delete_path, path_exists, read_table
+from brainlab.errors import LakeError
+from brainlab.lake import layout, staging
+from brainlab.lake.spark_io import delete_path, hadoop_path, path_exists, read_table
 
 MEASURES = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 SUMS = (*MEASURES, "total_tokens", "cost_usd", "requests", "unpriced_requests")
@@ -102,13 +105,6 @@ def _measures():
             F.count(F.when(F.col("cost_usd").isNull(), 1)).alias("unpriced_requests")]
 
 
-def _resum():
-    """The measures of roll-up rows summed again (a coarser grouping of finer rows)."""
-    from pyspark.sql import functions as F
-
-    return [F.sum(c).cast("double" if c == "cost_usd" else "bigint").alias(c) for c in SUMS]
-
-
 def _read_calls(spark, lake: str, days: set | None = None):
     """``rollup_calls`` (all of it, or only ``days``: partition pruning), day typed as date."""
     from pyspark.sql import functions as F
@@ -181,13 +177,31 @@ def update_calls(spark, lake: str, columns: dict, new_lines) -> set | None:
     old = _read_calls(spark, lake, days)
     kept = (old.withColumn("_key", call_key()).join(keys, "_key", "left_anti").drop("_key")
             .select(*ranked.columns))
-    out = kept.unionByName(ranked).localCheckpoint(eager=True)  # read before overwriting
-    written = {r["day"] for r in out.select("day").distinct().collect()}
-    for day in days - written:  # a day left empty: its old partition must go
-        name = "__HIVE_DEFAULT_PARTITION__" if day is None else day.isoformat()
-        delete_path(spark, f"{uri}/day={name}")
-    out.write.mode("overwrite").partitionBy("day").parquet(uri)  # dynamic: only these days
+    # written beside the lake first (the old days are read by this one job), then each day
+    # of the window swapped in, or deleted when left empty: no checkpoint, no collect
+    staged = f"{staging.new_run(lake)}/{CALLS}"
+    kept.unionByName(ranked).write.partitionBy("day").parquet(staged)
+    try:
+        _swap_days(spark, staged, uri, days)
+    finally:
+        delete_path(spark, staged.rsplit("/", 1)[0])
     return days
+
+
+def _swap_days(spark, staged: str, uri: str, days: set) -> None:
+    """Replace ``uri``'s partitions of ``days`` by ``staged``'s (none staged: deleted)."""
+    source, fs = hadoop_path(spark, staged)
+    names = {s.getPath().getName() for s in fs.listStatus(source) if s.isDirectory()}
+    names |= {"day=" + ("__HIVE_DEFAULT_PARTITION__" if d is None else d.isoformat())
+              for d in days}
+    for name in sorted(names):
+        target, _ = hadoop_path(spark, f"{uri}/{name}")
+        if fs.exists(target):
+            fs.delete(target, True)
+        moved, _ = hadoop_path(spark, f"{staged}/{name}")
+        if fs.exists(moved) and not fs.rename(moved, target):
+            raise LakeError(f"could not move {staged}/{name} into {uri}; the lake is partly"
+                            " written: restore it before the next run (docs/lake.md)")
 
 
 def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = False
@@ -195,54 +209,85 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
     """Update ``rollup_calls`` and the four roll-ups; return the roll-ups' names.
 
     ``new_lines``: this run's new ``cc_request_lines`` rows (None with ``full``, or when the
-    roll-ups are missing: everything is re-ranked).
+    roll-ups are missing: everything is re-ranked). Spark computes what reads the calls: the
+    daily rows (of the days re-ranked, the other days' rows kept) and, in one pass over all
+    of ``rollup_calls``, each user's distinct sessions and machines and each model's price
+    row. Both are small (days x users x models; users + models) and collected; the weekly,
+    user and model sums are the daily rows re-summed on the driver (:func:`finish`) and the
+    four tables written there with pyarrow: each Spark write of a small table was 2-5 jobs.
     """
     from pyspark.sql import functions as F
 
     if full or not all(path_exists(spark, layout.table_uri(lake, n)) for n in layout.ROLLUPS):
         new_lines = None
     days = update_calls(spark, lake, columns, None if full else new_lines)
-    calls = _read_calls(spark, lake, days)  # Parquet: each roll-up reads only its columns
+    calls = _read_calls(spark, lake, days)  # Parquet: each pass reads only its columns
     if calls is None:
         return []
-    weekly_keys = [F.date_trunc("week", "day").cast("date").alias("week_start"),
-                   F.expr("extract(YEAROFWEEK FROM day)").alias("iso_year"),
-                   F.weekofyear("day").alias("iso_week"), "user"]
     daily = calls.groupBy("day", "user", "model").agg(*_measures())
     if days is not None:  # keep the other days' rows
         daily = (spark.read.parquet(layout.table_uri(lake, "rollup_usage_daily"))
                  .filter(_outside("day", days)).unionByName(daily))
-    daily = daily.localCheckpoint(eager=True)  # small; the three other roll-ups read it
-    # weekly: the daily rows re-summed (sums and counts add up), not another pass over
-    # the calls; only the touched weeks on an incremental run, the other weeks' rows kept
-    if days is None:
-        weekly = daily.groupBy(*weekly_keys).agg(*_resum())
-    else:
-        weeks = {d - dt.timedelta(days=d.weekday()) for d in days if d is not None}
-        weeks |= {None} if None in days else set()
-        week_days = {w + dt.timedelta(days=k) for w in weeks if w is not None for k in range(7)}
-        week_days |= {None} if None in days else set()
-        weekly = (spark.read.parquet(layout.table_uri(lake, "rollup_usage_weekly"))
-                  .filter(_outside("week_start", weeks))
-                  .unionByName(daily.filter(~_outside("day", week_days))
-                               .groupBy(*weekly_keys).agg(*_resum())))
-        # read before its own path is overwritten
-        weekly = weekly.localCheckpoint(eager=True)
     every = _read_calls(spark, lake) if days is not None else calls
-    frames = {
-        "rollup_usage_daily": daily,
-        "rollup_usage_weekly": weekly,
-        "rollup_usage_users": daily.groupBy("user").agg(
-            F.min("day").alias("first_day"), F.max("day").alias("last_day"), *_resum()).join(
-            every.groupBy("user").agg(  # distinct counts: a column scan, no re-rank
-                F.countDistinct("session_id").alias("sessions"),
-                F.countDistinct("machine").alias("machines")), "user")
-        .select("user", "first_day", "last_day", "sessions", "machines", *SUMS),
-        "rollup_usage_models": daily.groupBy("model").agg(*_resum()).join(
-            every.groupBy("model").agg(F.first("priced_as", ignorenulls=True)
-                                       .alias("priced_as")), "model", "left")
-        .select("model", "priced_as", *SUMS),
-    }
-    for name, frame in frames.items():
-        frame.coalesce(1).write.mode("overwrite").parquet(layout.table_uri(lake, name))
-    return list(frames)
+    per = every.groupingSets([["user"], ["model"]], "user", "model").agg(
+        F.grouping_id().alias("grouping"),  # 1: a user's row, 2: a model's
+        F.countDistinct("session_id").alias("sessions"),  # a column scan, no re-rank
+        F.countDistinct("machine").alias("machines"),
+        F.first("priced_as", ignorenulls=True).alias("priced_as"))
+    tables = finish(daily.toArrow(), per.toArrow())  # read before anything is overwritten
+    for name, table in tables.items():
+        _replace(lake, name, table)
+    return list(tables)
+
+
+_SUMS_SQL = ", ".join(f"CAST(sum({c}) AS {'DOUBLE' if c == 'cost_usd' else 'BIGINT'}) AS {c}"
+                      for c in SUMS)
+ROLLUP_SQL = {  # over the daily rows (``daily``) and the per-user / per-model pass (``per``)
+    "rollup_usage_daily": f"SELECT day, user, model, {_SUMS_SQL} FROM daily GROUP BY ALL",
+    "rollup_usage_weekly": "SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,"
+    " CAST(isoyear(day) AS INTEGER) AS iso_year, CAST(week(day) AS INTEGER) AS iso_week,"
+    f" user, {_SUMS_SQL} FROM daily GROUP BY ALL",
+    "rollup_usage_users": "SELECT user, min(day) AS first_day, max(day) AS last_day,"
+    f" any_value(p.sessions) AS sessions, any_value(p.machines) AS machines, {_SUMS_SQL}"
+    " FROM daily JOIN (SELECT * FROM per WHERE grouping = 1) p USING (user) GROUP BY user",
+    "rollup_usage_models": f"SELECT daily.model, any_value(p.priced_as) AS priced_as, {_SUMS_SQL}"
+    " FROM daily LEFT JOIN (SELECT * FROM per WHERE grouping = 2) p ON daily.model = p.model"
+    " GROUP BY daily.model",
+}
+
+
+def finish(daily, per) -> dict:
+    """The four roll-ups (Arrow tables) from the collected daily rows and per-user/model pass."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.register("daily", daily)
+        con.register("per", per)
+        return {name: con.sql(f"{sql} ORDER BY ALL").to_arrow_table()
+                for name, sql in ROLLUP_SQL.items()}
+    finally:
+        con.close()
+
+
+def _replace(lake: str, name: str, table) -> None:
+    """Write ``table`` as the roll-up ``name``'s one file, then delete its older files.
+
+    pyarrow, on the driver, where the JVM reads (:func:`staging.arrow_filesystem`): a failed
+    write leaves the old files in place.
+    """
+    import uuid
+
+    import pyarrow.parquet as pq
+    from pyarrow.fs import FileSelector, FileType
+
+    fs, path = staging.arrow_filesystem(layout.table_uri(lake, name))
+    old = fs.get_file_info(FileSelector(path, allow_not_found=True))
+    fs.create_dir(path, recursive=True)
+    new = f"{path}/part-00000-{uuid.uuid4().hex}.parquet"
+    pq.write_table(table, new, filesystem=fs, compression="snappy")
+    for info in old:  # Spark's part files, _SUCCESS, .crc files; a former run's file
+        if info.type == FileType.Directory:
+            fs.delete_dir(info.path)
+        elif info.path != new:
+            fs.delete_file(info.path)
