@@ -412,10 +412,13 @@ def cli_demo(tmp_path_factory) -> dict:
     return {"done": done, "folder": folder, "page": pages[-1] if pages else None}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_driver():
-    """The worker's one Playwright (its sync API allows one a thread): every test driving
-    Chromium launches it from this driver. Stopped at the session's end."""
+    """The module's one Playwright (its sync API allows one a thread): every test driving
+    Chromium launches it from this driver. Stopped at the module's end: a running driver
+    leaves its asyncio loop set as the thread's running loop, and a later test's
+    ``asyncio.run`` in the same worker fails (test_kernels.py did, with the driver kept for
+    the session)."""
     from playwright.sync_api import sync_playwright
 
     driver = sync_playwright().start()
@@ -423,10 +426,11 @@ def playwright_driver():
     driver.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def report_browser(playwright_driver):
-    """One headless Chromium per worker for every report check (report_helpers.Browser: a new
-    page a check), launched on first use, closed at the session's end (issue 28 item 1)."""
+    """One headless Chromium per test module for its report checks (report_helpers.Browser: a
+    new page a check), launched on first use, closed with the module's driver (issue 28
+    item 1: a Chromium process per check before)."""
     from report_helpers import Browser
 
     browser = Browser(playwright_driver)

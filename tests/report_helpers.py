@@ -1,8 +1,8 @@
 """Helpers shared by the report tests: a synthetic brain with planted HTML payloads, and a
 real headless Chromium with the network off (DESIGN §3 "a real browser for the HTML report").
 
-One Chromium per worker (Debian's binary driven by Playwright: ``Browser``, the session
-fixture ``report_browser`` in conftest.py), a new page per check, each page loaded once for
+One Chromium per test module (Debian's binary driven by Playwright: ``Browser``, the
+module fixture ``report_browser`` in conftest.py), a new page per check, each page loaded once for
 its DOM, console, screenshot and measures: a ``chromium --headless`` process per check cost
 ~1.3 CPU-s (issue 28 item 1, docs/testing.md stop 21). A check reads the DOM after the load
 event (scripts ran, so an executed payload shows) and every console message and uncaught
