@@ -258,9 +258,11 @@ ROLLUP_SQL = {  # over the daily rows (``daily``) and the per-user / per-model p
 
 def finish(daily, per) -> dict:
     """The four roll-ups (Arrow tables) from the collected daily rows and per-user/model pass."""
-    import duckdb
+    from pathlib import Path
 
-    con = duckdb.connect()
+    from brainlab.store.connection import StoreConfig, connect
+
+    con = connect(StoreConfig(path=Path(":memory:"), read_only=False))  # the one factory
     try:
         con.register("daily", daily)
         con.register("per", per)
