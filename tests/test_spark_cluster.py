@@ -89,7 +89,11 @@ def cluster(tmp_path_factory, request):
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"},
            "SPARK_HOME": str(SPARK_HOME), "SPARK_LOG_DIR": str(dirs["logs"]),
            "SPARK_PID_DIR": str(dirs["pids"]), "SPARK_WORKER_DIR": str(dirs["work"]),
-           "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_IDENT_STRING": f"brainlab-{tmp_path.name}"}
+           "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_IDENT_STRING": f"brainlab-{tmp_path.name}",
+           # the master's and the worker's own JVMs (the job's take the product's settings):
+           # C1 only and one GC thread, as the job's driver; they idle through a short test
+           # (-7 CPU-s of java a run, docs/testing.md stop 21)
+           "SPARK_DAEMON_JAVA_OPTS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
     master_port, worker_port = free_port(), free_port()
     url = f"spark://127.0.0.1:{master_port}"
     master, worker = "org.apache.spark.deploy.master.Master", \
