@@ -78,8 +78,8 @@ class Loaded(NamedTuple):
 
 
 class Browser:
-    """One headless Chromium for a worker's report checks, launched on first use from the
-    worker's Playwright driver; every check loads its page on a new page of one context."""
+    """One headless Chromium for a test module's report checks, launched on first use from
+    the module's Playwright driver; every check loads its page on a new page of one context."""
 
     def __init__(self, driver) -> None:
         self._driver = driver

@@ -80,7 +80,7 @@ def lab(demo, tmp_path_factory):
 def browser(playwright_driver):
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} missing: `make browser` installs it")
-    # the worker's one Playwright (conftest.py): a second one in the same thread fails
+    # the module's Playwright (conftest.playwright_driver, stopped at the module's end)
     chromium = playwright_driver.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
     # one context for the file: its HTTP cache keeps JupyterLab's scripts (served
     # "immutable") from the first page on, instead of each page downloading and the lab

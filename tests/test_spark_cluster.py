@@ -92,7 +92,7 @@ def cluster(tmp_path_factory, request):
            "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_IDENT_STRING": f"brainlab-{tmp_path.name}",
            # the master's and the worker's own JVMs (the job's take the product's settings):
            # C1 only and one GC thread, as the job's driver; they idle through a short test
-           # (-7 CPU-s of java a run, docs/testing.md stop 21)
+           # (-6 CPU-s of java a run, docs/testing.md stop 21)
            "SPARK_DAEMON_JAVA_OPTS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
     master_port, worker_port = free_port(), free_port()
     url = f"spark://127.0.0.1:{master_port}"

@@ -61,9 +61,8 @@ class Recorder:
 def _cpu() -> float:
     """CPU seconds of this process and of its children waited for (a JVM kept alive by a
     session fixture counts only when it ends)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return _cpu_self() + children.ru_utime + children.ru_stime
 
 
 def _cpu_self() -> float:

@@ -277,7 +277,7 @@ def held(path: str | os.PathLike) -> Iterator[HeldReader]:
     """One read-only connection for a run of queries (a sweep, a replay's loads).
 
     A :class:`HeldReader` given is lent and left open; a path gets one closed on exit. Each
-    :func:`query` on a path opens, seals and closes the file (~50 ms): a sweep of 20 threshold
+    :func:`query` on a path opens, seals and closes the file (~50 ms): a sweep of 18 threshold
     sets spent half its CPU doing that.
     """
     if isinstance(path, HeldReader):
