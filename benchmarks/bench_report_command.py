@@ -157,7 +157,7 @@ def wrap(module, name):
             mark("< " + name)
     setattr(module, name, timed)
 from brainlab.report import html, index, weekly
-from brainlab import kernels
+from brainlab.lab import kernels
 for module, name in [(weekly, "plan_weeks"), (runner, "check_parameters"),
                      (kernels.EarlyKernel, "ready"), (runner, "_papermill"),
                      (html, "report_html"), (index, "write_index"),

@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from brainlab import metrics
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 from brainlab.store import query
 from brainlab.synth import SynthOptions, synthesize
 
@@ -202,14 +202,14 @@ def _say(console: Console, text: str) -> None:
 
 
 def _table(console: Console, title: str, frame) -> None:
-    """``title`` (wrapped at the width), then ``frame`` through :func:`brainlab.tables.text_table`.
+    """``title`` (wrapped at the width), then ``frame`` through :func:`brainlab.common.tables.text_table`.
 
     The one table style of every command (issue 28 item 9): thousands separators, rates as
     percentages, the missing marker, identifiers whole.
     """
     import textwrap
 
-    from brainlab import tables
+    from brainlab.common import tables
 
     width = min(int(getattr(console, "width", 80) or 80), 120)
     rows = [tuple(None if v is None or v != v else (v.item() if hasattr(v, "item") else v)

@@ -15,8 +15,8 @@ from notebook_runs import executed, store_kernels  # noqa: F401  (fixtures for e
 from timeline import group_of
 from timeline import register as register_timeline
 
+from brainlab.common.paths import CACHE_ENV
 from brainlab.demo import build_store
-from brainlab.paths import CACHE_ENV
 from brainlab.store import ingest as store_ingest
 from brainlab.store import open_writer, query
 from brainlab.transcripts.ingest import ingest_claude
@@ -233,7 +233,7 @@ __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "built_once", "cli_env", "inges
 
 
 # --- issue 28 items 1, 7: kernel tests spread over both workers, grouped by what they share ---
-# The papermill hang was a missed wake-up in the kernel client (brainlab.kernels.WakefulClient
+# The papermill hang was a missed wake-up in the kernel client (brainlab.lab.kernels.WakefulClient
 # fixes it for brainlab's runs; docs/notebooks.md), not kernels started together: kernel tests
 # need not run one after another. A group keeps on one worker the tests sharing a session's
 # kernels (tests/notebook_runs.py), a module's store or a lab; groups run in parallel
@@ -257,7 +257,7 @@ def _register_papermill_engine() -> None:
     """``engine_name="brainlab"`` in this process even before pip registered the entry point."""
     from papermill.engines import papermill_engines
 
-    from brainlab.kernels import BrainlabEngine
+    from brainlab.lab.kernels import BrainlabEngine
 
     papermill_engines.register("brainlab", BrainlabEngine)
 

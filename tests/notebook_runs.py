@@ -20,8 +20,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from brainlab import kernels
-from brainlab.lab import DB_ENV, read_records
+from brainlab.lab import DB_ENV, kernels, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -36,7 +35,7 @@ class StoreKernel:
     def __init__(self, db: Path):
         env = {**os.environ, DB_ENV: str(db)}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        self.stack = contextlib.ExitStack()  # over IPC: no port race (brainlab.kernels)
+        self.stack = contextlib.ExitStack()  # over IPC: no port race (brainlab.lab.kernels)
         self.km = kernels.start_kernel(self.stack, cwd=str(NOTEBOOK_DIR), env=env)
         self.results: dict[str, tuple] = {}
 

@@ -15,19 +15,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "brainlab"
 
 # the bottom: the spec layer (imports nothing of brainlab) and what every layer may use
 SPEC = {"spec"}
-BASE = SPEC | {"brainlab", "errors", "paths", "terminal", "plaintext"}  # "brainlab": __init__
+BASE = SPEC | {"brainlab", "common"}  # "brainlab": __init__; common: errors, paths, tables, ...
 # package (or top-level module) -> the packages and modules it may import
 ALLOWED: dict[str, set[str]] = {
     "spec": set(),
-    "errors": SPEC,
-    "paths": set(),
-    "terminal": set(),
-    "plaintext": set(),  # data strings printed as plain text (issue 29)
-    "kernels": BASE,  # Jupyter kernels over IPC and the papermill engine (issue 28 item 7)
-    "notebook_copies": BASE,  # the user's working copies of the notebooks (issue 28 item 3)
+    "common": SPEC,  # the ground floor: errors, paths, plaintext, terminal, tables
     "brainlab": set(),
-    "config": BASE,
-    "tables": BASE,
+    "settings": BASE,  # the one settings object (issue 40 item 1)
     "sources": BASE,
     "store": BASE | {"sources"},
     # the transcript pipeline (issue 23 item 3): discovery to writer, above the store it fills
@@ -35,26 +29,20 @@ ALLOWED: dict[str, set[str]] = {
     "otel": BASE | {"sources", "store"},  # telemetry sits with sources/store (issue 26)
     "lake": BASE | {"sources", "store", "transcripts"},
     "rules": BASE | {"sources", "store"},
-    "metrics": BASE | {"config", "tables", "store"},  # tables: a view's terminal column formats
-    "live": BASE | {"config", "sources", "store", "transcripts", "metrics"},  # hooks, status line (issue 25)
-    "sim": BASE | {"config", "sources", "store", "transcripts", "metrics", "tables"},
+    "metrics": BASE | {"settings", "store"},
+    "live": BASE | {"settings", "sources", "store", "transcripts", "metrics"},  # issue 25
+    "sim": BASE | {"settings", "sources", "store", "transcripts", "metrics"},
     "synth": BASE | {"otel"},  # synth/telemetry writes OTLP files with otel/export.py
-    "viz": BASE | {"config", "store", "metrics", "sim", "tables"},
-    "report": BASE | {"config", "tables", "kernels", "store", "metrics", "sim", "viz"},
-    "demo": BASE | {"config", "sources", "store", "transcripts", "metrics", "sim", "synth",
-                    "report", "viz", "otel", "tables"},
-    "lab": BASE | {"config", "store", "demo", "kernels", "notebook_copies"},
+    "viz": BASE | {"settings", "store", "metrics", "sim"},
+    # lab: running notebooks (launch, kernels and the papermill engine, the user's copies)
+    "lab": BASE | {"settings", "store", "demo"},
+    "report": BASE | {"settings", "lab", "store", "metrics", "sim", "viz"},
+    "demo": BASE | {"settings", "sources", "store", "transcripts", "metrics", "sim", "synth",
+                    "report", "viz", "otel"},
     "docgen": BASE | {"cli", "rules", "store"},
-    "cli": set(),  # the top: checked by nothing below importing it
-    # command modules beside cli.py (click, printing): cli imports them, they import cli_support
-    "cli_support": set(),
-    "cli_options": set(),
-    "cli_prices": set(),
-    "cli_live": set(),
-    "cli_otel": set(),
+    "cli": set(),  # the top (a package: one module per command group): imports anything
 }
-TOP = {"cli", "cli_support", "cli_options", "cli_prices", "cli_live", "cli_otel",
-       "docgen"}  # may import anything
+TOP = {"cli", "docgen"}  # may import anything
 # private names read across modules, allowed (none since the transcripts package, issue 23 item 3)
 PRIVATE_ALLOWED: set[tuple[str, str]] = set()
 

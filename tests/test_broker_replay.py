@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 from brainlab.sim.broker import replay, sprints_from_records
 from brainlab.sim.broker_reference import replay_reference
 from brainlab.sim.policies import Policy, make_policy, register

@@ -35,7 +35,7 @@ def test_sql_on_missing_db_is_a_one_line_error(tmp_path):
 def test_synth_then_demo(tmp_path, cli_demo):
     synth = run("synth", "--out", tmp_path / "b", "--weeks", 2, "--seed", 3)
     assert synth.exit_code == 0 and "planted:" in synth.output
-    # as a user types it, in an 80-column terminal (issue 28 item 9: brainlab.tables' style):
+    # as a user types it, in an 80-column terminal (issue 28 item 9: brainlab.common.tables' style):
     # the run's one `brainlab demo --weeks 3 --seed 3` (conftest.cli_demo, whose page
     # test_otel_synth.py also reads)
     done, folder = cli_demo["done"], cli_demo["folder"]

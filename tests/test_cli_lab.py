@@ -16,8 +16,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from lab_process import free_port, group_alive, port_open, start_lab, stop_group
 
-from brainlab import lab, notebook_copies
+from brainlab import lab
 from brainlab.cli import main
+from brainlab.lab import copies as notebook_copies
 
 ROOT = Path(__file__).resolve().parents[1]
 BRAINLAB = Path(sys.executable).with_name("brainlab")

@@ -265,7 +265,7 @@ def test_plain_output_follows_riches_terminal_rules(monkeypatch, env):
     """Width and bold decided without rich agree with a rich Console's."""
     from rich.console import Console
 
-    from brainlab import terminal
+    from brainlab.common import terminal
 
     for name in ("COLUMNS", "FORCE_COLOR", "TERM", "TTY_COMPATIBLE", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from brainlab.cli import main
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
 from brainlab.report import plan_weeks, select_weeks
 from brainlab.report.weekly import held_weeks
 

@@ -53,7 +53,7 @@ def test_bad_rules_is_a_one_line_error(tmp_path):
 
 
 def test_summary_is_a_tables_table_at_80_columns(tmp_path):
-    # issue 28 item 9: one table style (brainlab.tables), no line past 80 columns, separators
+    # issue 28 item 9: one table style (brainlab.common.tables), no line past 80 columns, separators
     write_circuits(tmp_path / "brain", random.Random(2), datetime(2026, 1, 5),
                    datetime(2026, 2, 2), 120)
     db = tmp_path / "db.duckdb"

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from brainlab.cli import main
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.sim.circuit_arrays import compile_journals
 from brainlab.sim.regulator import replay
 from brainlab.spec.thresholds import Thresholds

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import query, write
 
-from brainlab.config import load_settings
-from brainlab.errors import ConfigError, SourceError
+from brainlab.common.errors import ConfigError, SourceError
+from brainlab.settings import load_settings
 from brainlab.sim.policies import make_policy
 from brainlab.spec.regulator import RegulatorRules, named_rule_sets
 from brainlab.spec.thresholds import Thresholds

@@ -42,7 +42,7 @@ def test_readme_examples_run_on_the_demo_brain(demo, tmp_path, monkeypatch):
 
     from click.testing import CliRunner
 
-    from brainlab import cli
+    from brainlab.cli import support as cli
     from brainlab.cli import main
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

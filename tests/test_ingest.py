@@ -7,7 +7,7 @@ import sys
 import pytest
 from conftest import ingest_brain, write
 
-from brainlab.errors import StoreLockedError, StoreMissingError
+from brainlab.common.errors import StoreLockedError, StoreMissingError
 from brainlab.sources.base import Parsed, Source
 from brainlab.store import ingest, open_writer, query, reader
 
@@ -84,7 +84,7 @@ def test_second_writer_gets_a_clear_message(db, tmp_path):
     con = open_writer(db)
     try:
         code = ("import sys; from brainlab.store import open_writer\n"
-                "from brainlab.errors import StoreLockedError\n"
+                "from brainlab.common.errors import StoreLockedError\n"
                 f"try:\n    open_writer({str(db)!r})\nexcept StoreLockedError as e:\n"
                 "    print(e); sys.exit(3)\n")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -30,8 +30,7 @@ import zmq.asyncio
 from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.session import Session
 
-from brainlab import kernels
-from brainlab.lab import read_records
+from brainlab.lab import kernels, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERMILL = Path(sys.executable).with_name("papermill")
@@ -153,7 +152,7 @@ def test_a_reply_whose_wakeup_was_missed_is_read_at_once():
     kind, stock = asyncio.run(_wait_after_a_missed_wakeup(AsyncZMQSocketChannel, 3.0))
     assert kind == "execute_reply"
     assert stock > 2.0, ("pyzmq's asyncio poll now sees a consumed edge: "
-                         "brainlab.kernels.WakefulChannel may no longer be needed")
+                         "brainlab.lab.kernels.WakefulChannel may no longer be needed")
     kind, ours = asyncio.run(_wait_after_a_missed_wakeup(kernels.WakefulChannel, 60.0))
     assert kind == "execute_reply"
     assert ours < kernels.WAKE_EVERY + 1.0

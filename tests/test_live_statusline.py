@@ -333,8 +333,8 @@ def test_today_adds_the_digest_sessions_of_the_same_day(tmp_path, live_env):
 
 
 def test_live_folder_follows_the_cache_rule(tmp_path, monkeypatch):
-    """brainlab.live.cache spells brainlab.paths' cache rule without pathlib: same folder."""
-    from brainlab import paths
+    """brainlab.live.cache spells brainlab.common.paths' cache rule without pathlib: same folder."""
+    from brainlab.common import paths
     from brainlab.live import cache
 
     assert cache.CACHE_ENV == paths.CACHE_ENV

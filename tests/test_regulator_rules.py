@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.sim.regulator import replay
 from brainlab.spec.regulator import ADMISSION_REASONS, RegulatorRules, parse_rules
 

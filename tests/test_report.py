@@ -15,7 +15,7 @@ from report_helpers import (
     chromium_available,
 )
 
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
 from brainlab.report import render_weekly
 from brainlab.report.runner import weekly_notebook
 from brainlab.synth.brain import XSS_NOTE

@@ -18,7 +18,7 @@ from report_helpers import active_content, chromium_available
 
 from brainlab.report import render_weekly
 
-MISSING = "—"  # brainlab.tables.MISSING, spelled out so this file runs on older code too
+MISSING = "—"  # brainlab.common.tables.MISSING, spelled out so this file runs on older code too
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not chromium_available(), reason="chromium not installed")]

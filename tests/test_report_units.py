@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from report_helpers import active_content, chromium_available
 
-from brainlab.errors import ConfigError, ReportError
+from brainlab.common.errors import ConfigError, ReportError
 from brainlab.metrics.report import Week
 from brainlab.report import html as report_html
 from brainlab.report import index, runner, sections

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from claude_factory import assistant, usage, write
 
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
 from brainlab.metrics.usage_time import WEEK_ENV
 from brainlab.report import plan_weeks
 from brainlab.report.index import read_summaries

@@ -11,7 +11,7 @@ import json
 import pytest
 from conftest import write
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.rules.catalogue import RULES
 from brainlab.rules.check import check, selected_rules
 

@@ -228,10 +228,10 @@ def test_check_without_db_names_the_rules_it_cannot_evaluate(brain, tmp_path):
 
 def test_report_section_and_notebook_data_show_modes(demo, empty_store):
     """The report's compliance section and notebook 07 read the modes through the metrics."""
-    from brainlab.config import Thresholds
     from brainlab.metrics import compliance
     from brainlab.metrics.report import Week
     from brainlab.report import sections
+    from brainlab.settings import Thresholds
 
     def html(db):
         return sections.compliance(sections.ReportContext(

@@ -171,7 +171,7 @@ def test_cli_spark_ingest_of_a_plain_projects_tree(ada, monkeypatch):
     printed, leaves the lake's files as they were and still deletes a failed run's staging
     folder. (Moved from test_spark.py: its first run is the module's, issue 28 item 1.)"""
     from brainlab.cli import main
-    from brainlab.errors import LakeError
+    from brainlab.common.errors import LakeError
     from brainlab.lake import spark_ingest
 
     lake, args, result, files = ada["lake"], ada["args"], ada["first"], ada["files"]

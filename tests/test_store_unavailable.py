@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from brainlab.cli import main
-from brainlab.errors import ReportError, StoreLockedError
+from brainlab.common.errors import ReportError, StoreLockedError
 from brainlab.report import render_weekly
 from brainlab.report.runner import weekly_notebook
 from brainlab.store import query

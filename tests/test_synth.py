@@ -6,7 +6,7 @@ import json
 import pytest
 
 from brainlab import metrics
-from brainlab.errors import SourceError
+from brainlab.common.errors import SourceError
 from brainlab.store import query
 from brainlab.synth import SynthOptions, synthesize
 

@@ -133,3 +133,40 @@ def test_brain_files_glob_sorts_like_pathlib(tmp_path):
     assert brain.under("a", ".jsonl") == ["a/b/z.jsonl", "a/y.jsonl"]
     brain.remove_tree("a")
     assert list(brain) == ["a-b/x.jsonl", "c.txt"]
+
+
+def test_plants_are_chosen_by_name_none_or_the_default_set(tmp_path):
+    """`synth --plants` (issue 43 item 2): none, one by name, a default=False plant only when
+    named, the default set otherwise; the plants not chosen plant nothing."""
+    registry.plant(DUMMY, stage="files", plants="a test file", spec="none",
+                   default=False)(dummy_plant)
+    try:
+        default = synthesize(tmp_path / "d", SynthOptions(weeks=2, seed=3))
+        assert "dummy" not in {e["effect"] for e in default.planted}
+        assert not (tmp_path / "d" / "dummy").exists()
+        named = synthesize(tmp_path / "n", SynthOptions(weeks=2, seed=3, plants=(DUMMY,)))
+        assert {e["plant"] for e in named.planted if "plant" in e} == {DUMMY}
+        assert (tmp_path / "n" / "dummy" / "draws.txt").exists()
+        none = synthesize(tmp_path / "0", SynthOptions(weeks=2, seed=3, plants=()))
+        assert not [e for e in none.planted if "plant" in e]
+        every = synthesize(tmp_path / "a", SynthOptions(weeks=2, seed=3, plants=("all",)))
+        ran = {e["plant"] for e in every.planted if "plant" in e}
+        assert DUMMY in ran and ran >= {e["plant"] for e in default.planted if "plant" in e}
+    finally:
+        registry.unregister(DUMMY)
+
+
+def test_an_unknown_plant_is_one_error_line_and_keeps_the_old_brain(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "brain"
+    synthesize(out, SynthOptions(weeks=1, seed=1))
+    before = tree(out)
+    done = subprocess.run([sys.executable, "-m", "brainlab.cli", "synth", "--out", str(out),
+                           "--weeks", "1", "--plants", "no-such-plant"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: --plants: no plant named no-such-plant")
+    assert "Traceback" not in done.stderr
+    assert tree(out) == before

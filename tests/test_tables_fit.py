@@ -1,4 +1,4 @@
-"""Issue 28 item 9: identifiers never wrap; commands print through brainlab/tables.py.
+"""Issue 28 item 9: identifiers never wrap; commands print through brainlab/common/tables.py.
 
 Run as a user runs them: the CLI in a subprocess, at a given terminal width (COLUMNS).
 """

@@ -3,7 +3,7 @@
 `brainlab usage` writes its table without rich when no cell needs wrapping (rich's layout
 was a fifth of the command's time); every usage view of the real corpus, at several widths,
 in a terminal (bold header and totals) and not, must come out character for character as
-rich renders :func:`brainlab.tables.render`'s Table.
+rich renders :func:`brainlab.common.tables.render`'s Table.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import date
 import pytest
 from rich.console import Console
 
-from brainlab import tables
+from brainlab.common import tables
 from brainlab.metrics.usage import VIEWS, usage_table
 
 
@@ -68,7 +68,7 @@ def test_cells_rich_would_read_as_markup_are_left_to_rich():
 def test_a_query_s_usage_numbers_keep_the_usage_views_headings():
     """usage-who and usage-check print their rows through plain_columns: the same headings
     as `brainlab usage` (issue 28.9: one formatting module, one style), not snake_case."""
-    from brainlab.tables import plain_columns
+    from brainlab.common.tables import plain_columns
 
     labels = [c.header for c in plain_columns(["user", "requests", "total_tokens", "cost_usd"])]
     assert labels == ["user", "calls", "total tokens", "cost"]

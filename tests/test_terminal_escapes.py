@@ -22,7 +22,7 @@ from claude_factory import assistant, tool_use, usage, user, write
 from conftest import cli_env
 from conftest import write as write_brain
 
-from brainlab.plaintext import json_safe, visible
+from brainlab.common.plaintext import json_safe, visible
 
 HOSTILE = "claude-\x1b[2J\x1b]8;;https://evil.example/\x07x\x1b]8;;\x07[/x][link=https://e.x]L\x9b31mZ\u2028"
 PROJECT = "/home/u/p\x1b[2Jroj[/b]"

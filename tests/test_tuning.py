@@ -23,7 +23,7 @@ from datetime import datetime
 
 import pytest
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 from brainlab.sim import tuning
 from brainlab.spec.thresholds import Thresholds
 from brainlab.store import open_writer

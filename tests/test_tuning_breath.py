@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.sim import broker, tuning
 from brainlab.sim.tuning import breath as tuning_breath
 from brainlab.spec.thresholds import Thresholds

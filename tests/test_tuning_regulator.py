@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 from brainlab.sim import tuning
 from brainlab.sim.tuning import tickets as tuning_tickets
 from brainlab.sources.circuits import CircuitsSource

@@ -15,7 +15,7 @@ import pytest
 from conftest import ingest_brain
 from test_metabolism_metrics import productive
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.spec.weeks import MACROS, Week
 from brainlab.store import query
 

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.errors import ConfigError, LakeError
+from brainlab.common.errors import ConfigError, LakeError
 from brainlab.lake import layout
 from brainlab.store import open_writer
 from brainlab.store.connection import sql_ident

@@ -21,7 +21,7 @@ def read_arrow(lake: str, table: str, columns: dict, names: list[str], where=Non
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    from brainlab.errors import LakeError
+    from brainlab.common.errors import LakeError
     from brainlab.lake.spark_parse import ARROW_TYPES
     from brainlab.lake.staging import arrow_filesystem, exists
 

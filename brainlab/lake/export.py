@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.errors import LakeError, StoreMissingError
+from brainlab.common.errors import LakeError, StoreMissingError
 from brainlab.lake import layout
 from brainlab.store import reader
 from brainlab.store.connection import engine, sql_ident, sql_literal

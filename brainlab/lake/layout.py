@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from brainlab.errors import SourceError
+from brainlab.common.errors import SourceError
 from brainlab.store.schema import LOOKUP_TABLES, empty_store
 from brainlab.transcripts import discovery as claude_files
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from brainlab.errors import LakeError
+from brainlab.common.errors import LakeError
 from brainlab.lake import layout, staging
 from brainlab.lake.spark_io import delete_path, hadoop_path, path_exists, read_table
 

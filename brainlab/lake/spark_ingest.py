@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from brainlab.errors import LakeError
+from brainlab.common.errors import LakeError
 from brainlab.lake import layout, rollups, staging
 from brainlab.lake.driver_read import read_arrow
 from brainlab.lake.refused import stored_as_refused, write_refused

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from brainlab.errors import BrainlabError
-from brainlab.plaintext import visible
+from brainlab.common.errors import BrainlabError
+from brainlab.common.plaintext import visible
 
 
 def main(argv: list[str] | None = None) -> int:

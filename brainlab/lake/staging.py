@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from brainlab.errors import LakeError
+from brainlab.common.errors import LakeError
 from brainlab.lake import layout
 from brainlab.lake.spark_io import delete_path, hadoop_path
 

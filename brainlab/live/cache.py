@@ -15,7 +15,7 @@ import os
 import re
 import time
 
-# brainlab.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
+# brainlab.common.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
 # tenth of a status line started without site (tests/test_live_statusline.py checks both)
 CACHE_ENV = "BRAINLAB_CACHE_DIR"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -30,7 +30,7 @@ LOG_MAX_BYTES = 1_000_000  # past it the log starts over (it is for diagnosis, n
 def live_dir(create: bool = True) -> str:
     """The live folder, made (mode 0700) when ``create``.
 
-    :func:`brainlab.paths.cache_dir`'s rule, with ``os.path`` strings.
+    :func:`brainlab.common.paths.cache_dir`'s rule, with ``os.path`` strings.
     """
     base = os.environ.get(CACHE_ENV)
     if base:

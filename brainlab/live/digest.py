@@ -88,7 +88,7 @@ def _breath(db, sprint_id: str, started_at: datetime) -> str | None:
 
 def refresh(db: str | Path) -> dict | None:
     """Build the digest and write it atomically; None (and a log line) when the store is busy."""
-    from brainlab.errors import BrainlabError
+    from brainlab.common.errors import BrainlabError
 
     try:
         value = build(db)

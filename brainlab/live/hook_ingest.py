@@ -39,7 +39,7 @@ def transcript_paths(data: dict | None) -> list[str]:
 
 def store_path(explicit: str | None = None) -> Path:
     """``--db``, else ``$BRAINLAB_DB``, else the default store (resolved from the cwd)."""
-    from brainlab.paths import DEFAULT_DB
+    from brainlab.common.paths import DEFAULT_DB
 
     return Path(explicit or os.environ.get(DB_ENV) or DEFAULT_DB).expanduser().resolve()
 
@@ -95,7 +95,7 @@ def work(db: Path, retries: int = 0) -> int:
     previous hook's worker this way; nobody waits for it). Paths spooled while it ingests are
     taken before it lets the store go.
     """
-    from brainlab.errors import BrainlabError, StoreLockedError
+    from brainlab.common.errors import BrainlabError, StoreLockedError
 
     try:
         from brainlab.live import digest, spool

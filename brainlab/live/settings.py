@@ -9,7 +9,7 @@ boot context on SessionStart) and the status line, keeping every other key and h
 brainlab's handlers are recognised by their command (``brainlab hook ...``, ``brainlab
 statusline``), so installing again replaces them (idempotent) and uninstalling removes them
 and nothing else. A status line the user set to another command is kept. A file that is
-not a JSON object is never written: :class:`~brainlab.errors.ConfigError`.
+not a JSON object is never written: :class:`~brainlab.common.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 
 INGEST_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "PreCompact")
 START_EVENT = "SessionStart"

@@ -265,7 +265,7 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
             return {"watch": budget.watch_pct, "max": budget.max_pct,
                     "min_commits": budget.min_commits, "basis": f"+{budget.mode}"}
     if session_type:
-        from brainlab.config import Thresholds
+        from brainlab.settings import Thresholds
         from brainlab.spec.vocabulary import category_of
 
         category, t = category_of(session_type), Thresholds()

@@ -49,7 +49,7 @@ def limits_output(db: str | Path, limit: int | None = None, fmt: str = "text") -
     """
     if fmt == "text":
         return limits_text(db, limit or 20)
-    from brainlab import tables
+    from brainlab.common import tables
 
     names, found = limits_rows(db, limit)
     return (tables.to_json if fmt == "json" else tables.to_csv)(names, found) + (

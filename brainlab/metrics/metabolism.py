@@ -10,7 +10,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
 

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import date
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.metrics.usage_groups import GROUP_VIEWS, cost_source, group_sql
 from brainlab.metrics.usage_time import local_sql, resolve_time
 from brainlab.store import reader, usage_rollup
@@ -68,7 +68,7 @@ class UsageTable:
     undated: int = 0  # calls without a timestamp a dated view leaves out (counting rule 4)
     timezone: str = "UTC"  # the IANA zone of its days
     display: tuple[list[str], list[tuple]] | None = None  # terminal rows, when not ``rows``
-    table_columns: list | None = None  # brainlab.tables.Column list, when not USAGE_COLUMNS
+    table_columns: list | None = None  # brainlab.common.tables.Column list, when not USAGE_COLUMNS
 
     def empty_message(self, db: str | os.PathLike) -> str:
         """Why there is nothing to show and which command adds it."""

@@ -27,16 +27,16 @@ import os
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from brainlab.common.tables import Column
 from brainlab.metrics.usage_time import resolve_timezone, settings_defaults
 from brainlab.store import reader, usage_rollup
-from brainlab.tables import Column
 
 BLOCK = timedelta(hours=5)
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 COLUMNS = ["block_start", "block_end", "last_call", "is_active", "is_gap", "requests",
            *TOKENS, "total_tokens", "cost_usd", "models", "tokens_per_min", "usd_per_hour",
            "minutes_left", "projected_tokens", "projected_cost_usd"]
-# terminal columns (brainlab.tables): on a narrow terminal the token kinds go first
+# terminal columns (brainlab.common.tables): on a narrow terminal the token kinds go first
 TABLE_COLUMNS = [
     Column("block_start", "block start"), Column("status", "status"),
     Column("requests", "calls", drop_rank=2),

@@ -23,9 +23,9 @@ The cost summed follows ``--cost-mode`` (:func:`cost_source`, for every usage vi
 
 from __future__ import annotations
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
+from brainlab.common.tables import Column
 from brainlab.metrics.usage_time import local_sql
-from brainlab.tables import Column
 
 GROUP_VIEWS = ("projects", "agents", "tickets", "branches", "tools")
 TICKET = r"regexp_extract(cwd, '[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)', 1)"

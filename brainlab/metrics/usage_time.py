@@ -4,7 +4,7 @@ A day, week or month of `brainlab usage` is the user's: calls are bucketed by th
 15-minute bucket in the store (cc_usage_rollup) and each bucket is turned into a day of the
 chosen IANA zone at read time (every zone's offset is a multiple of 15 minutes, so a bucket
 lies in one local day). The zone is the option's, else ``timezone`` in ``brainlab.toml``
-(:func:`brainlab.config.load_settings`), else the machine's (as ccusage does: the ``TZ``
+(:func:`brainlab.settings.load_settings`), else the machine's (as ccusage does: the ``TZ``
 variable, then the system setting, read by tzlocal). Weeks start on Monday (ISO 8601) unless
 ``sunday`` is asked for.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import zoneinfo
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.spec.weeks import check_first_day
 
 TZ_ENV = "BRAINLAB_TIMEZONE"  # the zone a command resolved, for the notebooks it runs
@@ -89,7 +89,7 @@ def settings_defaults() -> tuple[str | None, str | None]:
     """``timezone`` and ``start_of_week`` from ``./brainlab.toml`` (None when unset)."""
     if not os.path.exists("brainlab.toml"):  # the usual case: no TOML parser to import
         return None, None
-    from brainlab.config import load_settings
+    from brainlab.settings import load_settings
 
     settings = load_settings()
     return settings.timezone, settings.start_of_week

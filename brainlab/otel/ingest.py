@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.errors import ConfigError, SourceError
+from brainlab.common.errors import ConfigError, SourceError
 from brainlab.otel import decode, framing, vocab
 
 HEAD_BYTES = 4096

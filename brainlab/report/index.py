@@ -73,7 +73,7 @@ def read_summaries(out: Path) -> list[dict]:
 
 def _week_start(summary: dict) -> str:
     """Sort key: the week's first day (ISO and Sunday weeks may share a folder), else its name."""
-    from brainlab.errors import ConfigError
+    from brainlab.common.errors import ConfigError
     from brainlab.spec.weeks import Week
 
     label = str(summary.get("week", ""))

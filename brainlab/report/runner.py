@@ -4,7 +4,7 @@ The contract, taken from papermill's parameters model and made stricter:
 - the notebook has one cell tagged ``parameters`` written ``name: type = default  # help``;
 - an unknown parameter is an error before anything runs (papermill itself only warns);
 - the parameters and a run id are recorded in the executed notebook's metadata;
-- the kernel talks over IPC (:mod:`brainlab.kernels`: no port race with kernels started at
+- the kernel talks over IPC (:mod:`brainlab.lab.kernels`: no port race with kernels started at
   the same moment) and each cell runs under a timeout; on failure the executed notebook, with
   the failing cell's error in it, is saved beside the report as ``*.failed.ipynb`` and a
   ReportError naming the cell and its error is raised. The previous report is never touched by a failed run.
@@ -27,8 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab import kernels
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
+from brainlab.lab import kernels
 
 if TYPE_CHECKING:
     import nbformat
@@ -244,7 +244,7 @@ def execute(notebook: Path, output: Path, parameters: dict, run_id: str,
     """Run ``notebook`` into ``output`` with ``parameters``; raise ReportError on failure.
 
     With a ``session`` the run reuses its kernel; otherwise papermill executes it, in
-    ``kernel`` (an :class:`~brainlab.kernels.EarlyKernel`, closed after the run) when that
+    ``kernel`` (an :class:`~brainlab.lab.kernels.EarlyKernel`, closed after the run) when that
     kernel is alive and answers, else in a kernel papermill starts for the run.
     """
     import nbformat  # here: the command starts its kernel before importing it

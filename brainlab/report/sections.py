@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from brainlab.config import Thresholds, load_settings
+from brainlab.common.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
 from brainlab.report import measured_week, once
-from brainlab.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
+from brainlab.settings import Thresholds, load_settings
 from brainlab.viz import charts
 from brainlab.viz.chart_process import PROBE, ChartProcess, Pending
 
@@ -189,7 +189,7 @@ def _cell(text: str, kind: str, path: bool = False) -> str:
 def table(frame: pd.DataFrame, empty: str = "Nothing to report.") -> str:
     """Any section's DataFrame as an escaped HTML table that reads well and fits the page.
 
-    Cells follow :mod:`brainlab.tables` (counts with separators, money in dollars and cents,
+    Cells follow :mod:`brainlab.common.tables` (counts with separators, money in dollars and cents,
     shares as percentages, dates as dates, one missing marker); headers wrap between words;
     paths are relative to the brain root; a table too wide anyway scrolls inside its own box.
     """
@@ -507,8 +507,8 @@ def breath(ctx: ReportContext) -> str:
 
 def _breath_cells(frame: pd.DataFrame) -> pd.DataFrame:
     """One column per metric, ``measured / printed`` in one cell, so the table fits the page."""
+    from brainlab.common.tables import MISSING, column_kind, format_cell
     from brainlab.metrics.report import BREATH_METRICS
-    from brainlab.tables import MISSING, column_kind, format_cell
 
     out = frame.drop(columns=["domain"], errors="ignore")
     for m in BREATH_METRICS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 
-from brainlab.config import Thresholds
+from brainlab.settings import Thresholds
 from brainlab.spec.weeks import Week
 
 MIME = "application/vnd.brainlab.summary+json"

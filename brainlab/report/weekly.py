@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab import kernels
-from brainlab.config import DEFAULT_REPORTS
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
+from brainlab.lab import kernels
 from brainlab.metrics import session_days
 from brainlab.report import html, index, runner, summary
+from brainlab.settings import DEFAULT_REPORTS
 from brainlab.spec.weeks import Week
 from brainlab.store import rows
 
@@ -231,7 +231,7 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
 
 
 def _summary_of(db, label: str, parameters: dict) -> dict:
-    from brainlab.config import Thresholds, load_settings
+    from brainlab.settings import Thresholds, load_settings
 
     thresholds = (load_settings(parameters["thresholds_file"]).thresholds
                   if parameters["thresholds_file"] else Thresholds())

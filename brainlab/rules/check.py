@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from brainlab.errors import ConfigError, SourceError
+from brainlab.common.errors import ConfigError, SourceError
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
 from brainlab.store import open_writer
 from brainlab.store.connection import raw_table_names, sql_ident

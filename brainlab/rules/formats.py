@@ -12,7 +12,7 @@ from collections import Counter
 from urllib.parse import quote
 
 from brainlab import __version__
-from brainlab.plaintext import json_safe, visible
+from brainlab.common.plaintext import json_safe, visible
 from brainlab.rules.check import CheckResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

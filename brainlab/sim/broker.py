@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 from brainlab.sim.output import write_frame
 from brainlab.sim.policies import Policy, make_policy
 from brainlab.sim.sprintset import (
@@ -55,7 +55,7 @@ class ReplayResult:
 
 
 def _summary_columns():
-    from brainlab.tables import Column
+    from brainlab.common.tables import Column
 
     return [Column("policy", "policy"), Column("agent_sprints", "agent-sprints", drop_rank=2),
             Column("tokens_total", "tokens"), Column("tokens_loaded", "loaded", drop_rank=1),
@@ -63,7 +63,7 @@ def _summary_columns():
             Column("waste_rate", "waste rate"), Column("alerts_fired", "alerts")]
 
 
-SUMMARY_COLUMNS = _summary_columns()  # simulate broker's table (brainlab.tables.Column)
+SUMMARY_COLUMNS = _summary_columns()  # simulate broker's table (brainlab.common.tables.Column)
 
 
 def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy],
@@ -301,11 +301,11 @@ def summarize(rows: pd.DataFrame, sprints: pd.DataFrame, order: Sequence[str]) -
 def format_summary(result: ReplayResult, width: int = 80) -> str:
     """The per-policy comparison as a text table fitted into ``width`` (what the CLI prints).
 
-    Printed through :mod:`brainlab.tables` like every command's table: thousands separators,
+    Printed through :mod:`brainlab.common.tables` like every command's table: thousands separators,
     rates as percentages, the missing marker; on a narrow terminal the loaded/missed token
     columns go first, and the table says so.
     """
-    from brainlab import tables
+    from brainlab.common import tables
 
     names = ["policy", "agent_sprints", "tokens_total", "tokens_loaded", "tokens_miss",
              "miss_rate", "waste_rate", "alerts_fired"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 from brainlab.spec.regulator import ADMISSION_REASONS, FICHE_REASON
 
 OUTCOMES = ("integrated", "ended", "escalated")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 
 SUFFIXES = (".csv", ".parquet")
 

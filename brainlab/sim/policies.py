@@ -27,7 +27,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 from brainlab.sim.encoding import member
 from brainlab.sim.sprintset import SprintSet, expand_domains, pair_keys
 from brainlab.spec.values import parse_overrides, typed_value

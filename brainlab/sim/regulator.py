@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from brainlab.errors import SimulationError
+from brainlab.common.errors import SimulationError
 from brainlab.sim.circuit_arrays import (
     ADMISSION_REASONS,
     CODE_SLOTS,
@@ -456,11 +456,11 @@ def format_summary(result: ReplayResult, width: int = 80) -> str:
     """The comparison as text tables fitted into ``width``, one per rule set (what the CLI prints).
 
     Each metric with its 90% interval and, after the first rule set, its paired difference to
-    the first on the same resamples. Printed through :mod:`brainlab.tables` like every
+    the first on the same resamples. Printed through :mod:`brainlab.common.tables` like every
     command's table (thousands separators, identifiers whole); figures keep 3 decimals and
     the differences their sign.
     """
-    from brainlab import tables
+    from brainlab.common import tables
 
     labels = list(result.summary["rules"])
     base = labels[0]

@@ -112,7 +112,7 @@ def _from_toml() -> list[dict]:
 
 def _cache_path() -> Path | None:
     try:
-        from brainlab.paths import cache_dir
+        from brainlab.common.paths import cache_dir
 
         key = hashlib.sha256(json.dumps([DATA_SHA256, sorted(EXCLUDED), HINTS, TRANSLATION],
                                         sort_keys=True).encode()).hexdigest()[:16]

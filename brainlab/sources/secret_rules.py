@@ -169,7 +169,7 @@ def plugin_patterns() -> list[tuple[str, str, str, int]]:
 
     Importing the plugins imports ``requests`` (urllib3, ssl, http): 50-60 ms of every ingest
     for a few regexes (issue 12). The first run reads them live and writes them as JSON to
-    ``secret-patterns-detect-secrets-<version>.json`` (:func:`brainlab.paths.cache_dir`);
+    ``secret-patterns-detect-secrets-<version>.json`` (:func:`brainlab.common.paths.cache_dir`);
     later runs read that file. Another version is another file, so an upgrade updates the
     rules; a file that is unreadable, malformed or names other plugins is read live again.
     """
@@ -190,7 +190,7 @@ def plugin_patterns() -> list[tuple[str, str, str, int]]:
 
 def _cache_path():
     """The patterns file of the installed detect-secrets version, in the cache folder."""
-    from brainlab.paths import cache_dir
+    from brainlab.common.paths import cache_dir
 
     return cache_dir() / f"secret-patterns-detect-secrets-{DETECT_SECRETS_VERSION}.json"
 

@@ -208,7 +208,7 @@ def sources_for(path: Path) -> list[Source]:
         return [SprintRecordSource()]
     if path.suffix == ".md":
         return [ContractSource()] if path.parent.name == "projets" else [BrokerBlockSource()]
-    from brainlab.errors import SourceError
+    from brainlab.common.errors import SourceError
 
     raise SourceError(f"{path}: expected a .jsonl sprint record, a .md broker output or "
                       "contract (projets/<p>.md), or a brain folder")

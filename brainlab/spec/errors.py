@@ -1,7 +1,7 @@
-"""The two exception classes the spec layer raises; brainlab.errors re-exports them.
+"""The two exception classes the spec layer raises; brainlab.common.errors re-exports them.
 
 The spec layer imports nothing of brainlab, so the root of the hierarchy lives here and
-:mod:`brainlab.errors` builds the rest of it on top (``except ConfigError`` works from
+:mod:`brainlab.common.errors` builds the rest of it on top (``except ConfigError`` works from
 either module: it is the same class).
 """
 

@@ -1,7 +1,7 @@
 """SPEC §3.3 metabolism thresholds and §4.4 breath alerts: :class:`Thresholds`, SPEC defaults.
 
 A user's ``brainlab.toml`` ``[thresholds]`` table and ``--threshold key=value`` options
-override fields by name (:mod:`brainlab.config` loads the file; the validator is
+override fields by name (:mod:`brainlab.settings` loads the file; the validator is
 :func:`brainlab.spec.values.replace_fields`).
 """
 

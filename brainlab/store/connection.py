@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab.errors import StoreError, StoreLockedError, StoreMissingError
-from brainlab.paths import DEFAULT_DB
+from brainlab.common.errors import StoreError, StoreLockedError, StoreMissingError
+from brainlab.common.paths import DEFAULT_DB
 
 if TYPE_CHECKING:
     import duckdb

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from brainlab.errors import SourceError
+from brainlab.common.errors import SourceError
 from brainlab.sources import brain_sources, no_brain_message
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input

@@ -17,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 
 if TYPE_CHECKING:
     import duckdb

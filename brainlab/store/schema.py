@@ -23,8 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab.errors import StoreError
-from brainlab.paths import DEFAULT_DB
+from brainlab.common.errors import StoreError
+from brainlab.common.paths import DEFAULT_DB
 from brainlab.store.catalog import (  # noqa: F401  (LOOKUP_TABLES, stale_schema re-exported)
     FOLDER,
     LOOKUP_TABLES,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from brainlab.errors import StoreError
+from brainlab.common.errors import StoreError
 from brainlab.store.connection import engine, has_schema, query_error, reader
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from brainlab.paths import CACHE_ENV, cache_dir  # noqa: F401 - CACHE_ENV: tests, benchmarks
+from brainlab.common.paths import CACHE_ENV, cache_dir  # noqa: F401 - CACHE_ENV: tests, benchmarks
 
 
 def template_path(key: str) -> Path:

@@ -32,7 +32,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from brainlab.errors import StoreError
+from brainlab.common.errors import StoreError
 from brainlab.store.catalog import LOOKUP_TABLES
 from brainlab.store.connection import engine
 

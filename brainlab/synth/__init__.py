@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
 
-from brainlab.errors import SourceError
+from brainlab.common.errors import SourceError
 
 # the plant modules register their plants when imported (run order: registry.ordered)
 from brainlab.synth import (  # noqa: F401
@@ -50,6 +50,7 @@ class SynthManifest:
 def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManifest:
     """Write a synthetic brain into ``out_dir`` (replacing a previous synthetic brain there)."""
     options = options or SynthOptions()
+    registry.selected(options)  # an unknown plant name is refused before anything is removed
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         if not (out_dir / MANIFEST).exists():

@@ -46,26 +46,31 @@ class SynthOptions:
     end: date = DEFAULT_END
     sessions_per_day: float = 2.5
     build_heavy_week: int | None = None  # index from the start; default: the middle week
+    # registered plants to run (synth/registry.py): None = every plant registered with
+    # default=True (the demo's set); () = none; names may include default=False plants
+    plants: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         """Refuse what the generator cannot draw (it plants effects in the last sessions)."""
         if self.weeks < 1:
-            from brainlab.errors import ConfigError
+            from brainlab.common.errors import ConfigError
 
             raise ConfigError(f"--weeks {self.weeks}: the synthetic history needs at least 1"
                               " week (the default is 12)")
 
     @classmethod
-    def from_cli(cls, weeks: int, seed: int, end: str | None) -> SynthOptions:
-        """Options from command-line values (``end`` as YYYY-MM-DD)."""
+    def from_cli(cls, weeks: int, seed: int, end: str | None,
+                 plants: str | None = None) -> SynthOptions:
+        """Options from command-line values (``end`` as YYYY-MM-DD, ``plants`` as
+        ``NAME,...``, ``none`` or ``all``; unknown names are refused when the brain is made)."""
         try:
             last = date.fromisoformat(end) if end else DEFAULT_END
         except ValueError:
-            from brainlab.errors import ConfigError
+            from brainlab.common.errors import ConfigError
 
             raise ConfigError(f"--end {end} is not a day: give it as YYYY-MM-DD, e.g."
                               " 2026-01-01") from None
-        return cls(weeks=weeks, seed=seed, end=last)
+        return cls(weeks=weeks, seed=seed, end=last, plants=plant_names(plants))
 
     @property
     def start(self) -> date:
@@ -108,6 +113,16 @@ class SynthSession:
     def ended_at(self) -> datetime:
         """When the session closed."""
         return self.started_at + timedelta(minutes=self.duration_min)
+
+
+def plant_names(text: str | None) -> tuple[str, ...] | None:
+    """``--plants`` as given: None (the default set), ``none`` -> (), ``all`` -> ("all",)."""
+    if text is None or text.strip() == "":
+        return None
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if names == ("none",):
+        return ()
+    return names
 
 
 def agent_sizes() -> list[dict]:

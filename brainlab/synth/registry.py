@@ -66,21 +66,26 @@ class Plant:
     rules: tuple[str, ...]
     fn: PlantFn
     after: tuple[str, ...] = ()
+    default: bool = True  # run when SynthOptions.plants is None (the demo's set)
 
 
 PLANTS: dict[str, Plant] = {}
 
 
 def plant(name: str, *, stage: str, plants: str, spec: str, rules: tuple[str, ...] = (),
-          after: tuple[str, ...] = ()) -> Callable[[PlantFn], PlantFn]:
-    """Register the decorated function as plant ``name`` (names are unique)."""
+          after: tuple[str, ...] = (), default: bool = True) -> Callable[[PlantFn], PlantFn]:
+    """Register the decorated function as plant ``name`` (names are unique).
+
+    A plant with ``default=False`` runs only when :class:`SynthOptions` names it.
+    """
     if stage not in STAGES:
         raise ValueError(f"plant {name}: stage {stage!r} is not one of {STAGES}")
 
     def register(fn: PlantFn) -> PlantFn:
         if name in PLANTS:
             raise ValueError(f"plant {name} is registered twice")
-        PLANTS[name] = Plant(name, stage, plants, spec, tuple(rules), fn, tuple(after))
+        PLANTS[name] = Plant(name, stage, plants, spec, tuple(rules), fn, tuple(after),
+                             default)
         return fn
     return register
 
@@ -88,6 +93,25 @@ def plant(name: str, *, stage: str, plants: str, spec: str, rules: tuple[str, ..
 def unregister(name: str) -> None:
     """Remove plant ``name`` (tests register and remove extra plants)."""
     PLANTS.pop(name, None)
+
+
+def selected(options: SynthOptions) -> set[str]:
+    """The names of the plants ``options`` asks for: its list, ``all``, or the default set.
+
+    An unknown name is refused with the list of registered plants (``brainlab synth
+    --plants``).
+    """
+    if options.plants is None:
+        return {p.name for p in PLANTS.values() if p.default}
+    if tuple(options.plants) == ("all",):
+        return set(PLANTS)
+    unknown = sorted(set(options.plants) - set(PLANTS))
+    if unknown:
+        from brainlab.common.errors import ConfigError
+
+        raise ConfigError(f"--plants: no plant named {', '.join(unknown)}; the plants are "
+                          f"{', '.join(sorted(PLANTS))} (or none, or all)")
+    return set(options.plants)
 
 
 def ordered(stage: str) -> list[Plant]:
@@ -112,7 +136,10 @@ def run(stage: str, ctx: SynthContext) -> list[dict]:
     many entries and rule violations it planted (zero when it found nowhere to plant).
     """
     entries: list[dict] = []
+    chosen = selected(ctx.options)
     for p in ordered(stage):
+        if p.name not in chosen:
+            continue
         planted = [{**e, "plant": p.name} for e in p.fn(ctx, ctx.stream(p.name)) if e]
         ctx.counts[p.name] = {"entries": len(planted), "violations": sum(
             len(e.get("violations", [])) for e in planted)}

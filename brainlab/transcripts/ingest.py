@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainlab.errors import SourceError
+from brainlab.common.errors import SourceError
 from brainlab.store import usage_rollup
 from brainlab.store.connection import engine
 from brainlab.store.measured import refresh_measures

@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import vl_convert
 
-from brainlab.errors import ReportError
+from brainlab.common.errors import ReportError
 from brainlab.viz import theme
 
 _ACTIVE_TAGS = {"script", "foreignobject", "iframe", "object", "embed"}

@@ -1,7 +1,7 @@
 """DataFrames shown in notebooks the way every brainlab table reads (issue 28 item 9).
 
 A bare DataFrame shows numpy reprs, ``42803.0`` for counts and a 0..n index nobody asked for;
-:func:`table` returns a pandas Styler whose cells go through :func:`brainlab.tables.format_cell`
+:func:`table` returns a pandas Styler whose cells go through :func:`brainlab.common.tables.format_cell`
 (separators, dollars, percentages, dates, one missing marker) with the index hidden.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from brainlab.tables import column_kind, format_cell
+from brainlab.common.tables import column_kind, format_cell
 
 
 def table(frame: pd.DataFrame | pd.Series, index: bool = False):

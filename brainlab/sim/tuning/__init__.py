@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.sim.tuning import sessions
 from brainlab.sim.tuning.scoring import DB, METRIC_COLUMNS, TICKET_METRIC_COLUMNS, recommend, score
 from brainlab.sim.tuning.sessions import (

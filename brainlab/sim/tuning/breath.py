@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 from brainlab.sim import broker
 from brainlab.sim.sprintset import SprintSet
 from brainlab.spec.thresholds import Thresholds

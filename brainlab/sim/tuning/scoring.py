@@ -13,7 +13,7 @@ import os
 
 import pandas as pd
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 
 DB = str | os.PathLike
 

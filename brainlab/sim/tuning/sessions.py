@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from brainlab import metrics
-from brainlab.errors import ConfigError
+from brainlab.common.errors import ConfigError
 from brainlab.sim.tuning.scoring import DB, METRIC_COLUMNS, score
 from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query

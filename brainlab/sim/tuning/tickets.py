@@ -27,7 +27,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from brainlab.errors import ConfigError, SimulationError
+from brainlab.common.errors import ConfigError, SimulationError
 from brainlab.sim.circuit_arrays import CompiledJournals
 from brainlab.sim.regulator import load_journals, replay
 from brainlab.sim.tuning.scoring import DB, TICKET_METRIC_COLUMNS, score

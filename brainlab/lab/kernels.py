@@ -40,7 +40,7 @@ from traitlets import Type
 CELL_TIMEOUT = 600  # seconds a cell may run when the caller gives no timeout
 TRANSPORT = "ipc"
 WAKE_EVERY = 0.5  # seconds: a waiting client looks at its socket at least this often
-CLIENT = "brainlab.kernels.WakefulClient"  # nbclient's kernel client (AsyncKernelManager)
+CLIENT = "brainlab.lab.kernels.WakefulClient"  # nbclient's kernel client (AsyncKernelManager)
 
 
 class WakefulChannel(AsyncZMQSocketChannel):

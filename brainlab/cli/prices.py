@@ -1,7 +1,7 @@
 """`brainlab prices`: print the dated price table and the models a store holds without a price.
 
 The library half is :mod:`brainlab.metrics.prices_report`; this module parses options and
-prints (a table fitted to the terminal through :mod:`brainlab.tables`, or JSON / CSV).
+prints (a table fitted to the terminal through :mod:`brainlab.common.tables`, or JSON / CSV).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from brainlab.errors import BrainlabError
-from brainlab.paths import DEFAULT_DB
+from brainlab.common.errors import BrainlabError
+from brainlab.common.paths import DEFAULT_DB
 
 # terminal columns: the source and the file stay in --json / --csv (too wide for 80 columns)
 _SHOWN = ("model", "valid_from", "valid_until", "input_usd_mtok", "output_usd_mtok",
@@ -28,7 +28,7 @@ _SHOWN = ("model", "valid_from", "valid_until", "input_usd_mtok", "output_usd_mt
 @click.option("--csv", "as_csv", is_flag=True, help="Print the price rows as CSV.")
 def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool) -> None:
     """The price table (USD per million tokens, dated rows) and the unpriced models seen."""
-    from brainlab import tables, terminal
+    from brainlab.common import tables, terminal
     from brainlab.metrics.prices_report import COLUMNS, UNPRICED_COLUMNS, price_report
 
     try:

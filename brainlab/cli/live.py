@@ -12,11 +12,11 @@ from pathlib import Path
 
 import click
 
-from brainlab.paths import DEFAULT_DB
+from brainlab.common.paths import DEFAULT_DB
 
 
 def _handle(func):
-    from brainlab.cli_support import handle_errors
+    from brainlab.cli.support import handle_errors
 
     return handle_errors(func)
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from brainlab.errors import ConfigError
-from brainlab.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
+from brainlab.common.errors import ConfigError
+from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
     CONFIG_ENV,
     DEFAULT_CONFIG,
     DEFAULT_DB,

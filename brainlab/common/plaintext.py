@@ -7,7 +7,7 @@ or a bidi override hides what follows. :func:`visible` turns each such character
 ``\\xNN`` / ``\\uNNNN`` escape, so what is printed is the data's text and nothing else;
 every printer of data calls it (tables' cells and headers, ``check`` text, ``errors``,
 ``ingest claude``'s unpriced models, one-line errors). rich never reads markup from data:
-brainlab's consoles are made with markup off (:mod:`brainlab.terminal`).
+brainlab's consoles are made with markup off (:mod:`brainlab.common.terminal`).
 
 :func:`json_safe` does the same for JSON and SARIF, which may carry U+009B and U+2028 raw
 (``ensure_ascii=False``): they are written as ``\\u`` escapes, which every JSON reader

@@ -2,7 +2,7 @@
 
 The lab opens the store every command uses (``--db``, ``$BRAINLAB_DB``, ``data/brainlab.duckdb``)
 and the demo only when asked or when there is no store (saying so loudly); JupyterLab works on
-the user's copies of the notebooks (:mod:`brainlab.notebook_copies`), never the tracked files.
+the user's copies of the notebooks (:mod:`brainlab.lab.copies`), never the tracked files.
 
 Notebooks find their database in the ``BRAINLAB_DB`` environment variable (their parameters
 cell reads it; papermill may override ``db_path``). A notebook states the figures a test checks
@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainlab.errors import BrainlabError
-from brainlab.paths import DEFAULT_DB, DEMO_DIR
+from brainlab.common.errors import BrainlabError
+from brainlab.common.paths import DEFAULT_DB, DEMO_DIR
 
 DB_ENV = "BRAINLAB_DB"
 RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer, empty text
@@ -176,7 +176,7 @@ def tracked_notebooks() -> Path:
 
 def prepare_notebooks(source: Path | None = None, work: Path = WORK_DIR) -> list[str]:
     """Copy or refresh the user's notebooks in ``work`` from ``source``; return what to say."""
-    from brainlab.notebook_copies import sync_copies
+    from brainlab.lab.copies import sync_copies
 
     source = Path(source) if source else tracked_notebooks()
     if not source.is_dir():

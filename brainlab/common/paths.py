@@ -1,6 +1,6 @@
 """Default places of the database, the demo brain and the reports (relative to the cwd).
 
-Apart from :mod:`brainlab.config` (which re-exports them) so the command line and the store's
+Apart from :mod:`brainlab.settings` (which re-exports them) so the command line and the store's
 connection factory name them without building the threshold dataclasses (issue 12: read
 commands start fast).
 """
@@ -18,7 +18,7 @@ DEMO_DIR = Path("data/demo")
 DEFAULT_REPORTS = Path("reports")
 
 CACHE_ENV = "BRAINLAB_CACHE_DIR"
-CONFIG_ENV = "BRAINLAB_CONFIG"  # the settings file (brainlab.config), for kernels a command runs
+CONFIG_ENV = "BRAINLAB_CONFIG"  # the settings file (brainlab.settings), for kernels a command runs
 DEFAULT_CONFIG = Path("brainlab.toml")  # read when present in the working directory
 
 

@@ -1,6 +1,6 @@
 """The click options every dated usage command shares: ``--timezone``, ``--start-of-week``, ``--cost-mode``.
 
-Kept apart from cli.py so the report and other dated commands take the same two options with
+Kept apart from the command modules so the report and other dated commands take the same two options with
 the same help; the values are checked by :mod:`brainlab.metrics.usage_time`.
 """
 

@@ -1,7 +1,7 @@
 """What every command module shares: the consoles, ``--db``, progress, summaries, errors.
 
-Kept apart from cli.py so the command modules beside it (``cli_live``, ``cli_otel``,
-``cli_prices``) use the same helpers without importing cli.py, which imports them (no cycle).
+Every command module of the package imports them from here (the package's ``root`` holds
+only the ``brainlab`` group and the console script).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import click
 
-from brainlab.errors import BrainlabError, fatal_message
-from brainlab.paths import DEFAULT_DB
-from brainlab.plaintext import visible
-from brainlab.terminal import LazyConsole
+from brainlab.common.errors import BrainlabError, fatal_message
+from brainlab.common.paths import DEFAULT_DB
+from brainlab.common.plaintext import visible
+from brainlab.common.terminal import LazyConsole
 
 # rich Consoles made on first use: read commands print plain text without importing rich
 console = LazyConsole(stderr=True)
@@ -36,7 +36,7 @@ def db_option(default: Path = DEFAULT_DB):
 
 def progress_bar():
     """The one progress display used by long commands (stderr, so stdout stays clean)."""
-    from brainlab.terminal import NoProgress, is_terminal
+    from brainlab.common.terminal import NoProgress, is_terminal
 
     if not is_terminal(sys.stderr):  # a log or a pipe: no bar, and no blank line it leaves
         return NoProgress()

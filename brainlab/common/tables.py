@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from brainlab.plaintext import json_safe, visible
+from brainlab.common.plaintext import json_safe, visible
 
 MISSING = "—"  # the one missing-value marker of every table (terminal and HTML)
 
