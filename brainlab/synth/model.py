@@ -61,8 +61,10 @@ class SynthOptions:
     @classmethod
     def from_cli(cls, weeks: int, seed: int, end: str | None,
                  plants: str | None = None) -> SynthOptions:
-        """Options from command-line values (``end`` as YYYY-MM-DD, ``plants`` as
-        ``NAME,...``, ``none`` or ``all``; unknown names are refused when the brain is made)."""
+        """Options from command-line values (``end`` YYYY-MM-DD; ``plants`` NAME,...|none|all).
+
+        Unknown plant names are refused when the brain is made (registry.selected).
+        """
         try:
             last = date.fromisoformat(end) if end else DEFAULT_END
         except ValueError:
