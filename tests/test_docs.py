@@ -42,8 +42,8 @@ def test_readme_examples_run_on_the_demo_brain(demo, tmp_path, monkeypatch):
 
     from click.testing import CliRunner
 
-    from brainlab.cli import support as cli
     from brainlab.cli import main
+    from brainlab.cli import support as cli
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Using it on your own brain", 1)[1].split("\n## ", 1)[0]
