@@ -170,7 +170,7 @@ def choose_store(db: Path | None = None, demo: bool = False, default: Path = DEF
 
 def tracked_notebooks() -> Path:
     """The notebooks shipped beside the package (``<checkout>/notebooks``), else ./notebooks."""
-    beside = Path(__file__).resolve().parents[1] / "notebooks"
+    beside = Path(__file__).resolve().parents[2] / "notebooks"
     return beside if beside.is_dir() else NOTEBOOK_DIR
 
 
