@@ -56,40 +56,41 @@ def _filters(con):
 def assert_rollup_matches_views(con, queries: bool = False) -> int:
     """Every usage view x filter: the roll-up's answer equals the views'; return the checks.
 
-    Each view's roll-up SQL is its views' SQL with cc_usage_rollup read for cc_usage_groups
-    (checked for every view x filter), so when the stored roll-up holds the view
-    cc_usage_groups' rows (checked: the same rows, costs to 1e-9) every answer is the same.
+    Each view's roll-up SQL is its views' SQL with cc_usage_rollup read for usage_calls (the
+    macro usage_by sums either: checked for every view x filter), so when the stored roll-up
+    holds the view cc_usage_groups' rows (checked: the same rows, costs to 1e-9) every
+    answer is the same.
     Issue 28 item 1: running both queries of every view x filter planned ~100 queries (1.2
     CPU-s) per call, after each step of the incremental tests; ``queries=True`` still runs
-    them all (the corpus store's test), against one snapshot of the view cc_usage_groups
-    taken now (a temporary table: DuckDB plans that view in ~45 ms). A view whose SQL is the
-    same text both ways (agents, tools: they read cc_requests and cc_usage_tools whatever
-    ``rollup`` says) is not run twice to compare a query with itself.
+    them all (the corpus store's test), against one snapshot of the view usage_calls taken
+    now (a temporary table: DuckDB plans the views under it in ~45 ms). A view whose SQL is
+    the same text both ways (tools: it reads cc_usage_tools whatever ``rollup`` says) is not
+    run twice to compare a query with itself.
     """
     assert usage_rollup.is_current(con)
     groups = sorted(con.execute("SELECT * FROM cc_usage_groups").fetchall(), key=repr)
     assert _same(_rollup_rows(con), groups)
     if queries:
-        con.execute("CREATE OR REPLACE TEMP TABLE usage_groups_now AS"
-                    " SELECT * FROM cc_usage_groups")
+        con.execute("CREATE OR REPLACE TEMP TABLE usage_calls_now AS"
+                    " SELECT * FROM usage_calls")
     checks = 0
     for view, project, since, until, limit in _filters(con):
         sql, params = usage_sql(view, since, until, project, limit)
         rolled_sql, rolled_params = usage_sql(view, since, until, project, limit, rollup=True)
         assert rolled_params == params
-        assert rolled_sql == re.sub(r"\bcc_usage_groups\b", "cc_usage_rollup", sql), rolled_sql
+        assert rolled_sql == re.sub(r"\busage_calls\b", "cc_usage_rollup", sql), rolled_sql
         checks += 1
         if (sql, params) == (rolled_sql, rolled_params) or not queries:
-            continue  # agents, tools: one query both ways
-        assert re.search(r"\bcc_usage_groups\b", sql), sql
-        views = con.execute(re.sub(r"\bcc_usage_groups\b", "temp.usage_groups_now", sql),
+            continue  # tools: one query both ways
+        assert re.search(r"\busage_calls\b", sql), sql
+        views = con.execute(re.sub(r"\busage_calls\b", "temp.usage_calls_now", sql),
                             params).fetchall()
         rolled = con.execute(rolled_sql, rolled_params).fetchall()
         key = repr
         assert _same(sorted(views, key=key), sorted(rolled, key=key)), (
             view, project, since, until, limit)
     if queries:
-        con.execute("DROP TABLE temp.usage_groups_now")
+        con.execute("DROP TABLE temp.usage_calls_now")
     return checks
 
 

@@ -1,4 +1,4 @@
-"""``brainlab usage [VIEW]``, ``usage-check`` and ``usage-who``: tokens and cost."""
+"""``brainlab usage [VIEW] [--by DIM]``: tokens and cost (``usage-check``, ``usage-who``: aliases)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from brainlab.cli.options import cost_mode_option, timezone_options
+from brainlab.cli.options import cost_mode_option, timezone_option, timezone_options
 from brainlab.cli.root import main
 from brainlab.cli.support import (
     db_option,
@@ -17,58 +17,97 @@ from brainlab.common.errors import ConfigError
 
 
 @main.command("usage")
-@click.argument("by", metavar="[VIEW]", default="daily",
+@click.argument("view", metavar="[VIEW]", default=None, required=False,
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
                                    "blocks", "projects", "agents", "tickets", "branches",
-                                   "tools", "limits"]))
+                                   "tools", "total", "limits", "check"]))
 @db_option()
-@click.option("--since", metavar="DAY", default=None, help="First day, e.g. 2026-11-01.")
-@click.option("--until", metavar="DAY", default=None, help="Last day (inclusive).")
+@click.option("--by", "by", multiple=True, metavar="DIM",
+              help="Also group by DIM (repeatable or comma-separated): user, machine, project,"
+                   " branch, agent, ticket, model, session, skill, mcp_server, query_source,"
+                   " agent_name, organization, effort, speed, source. Without VIEW: totals"
+                   " per DIM (view total).")
+@click.option("--since", metavar="DAY", default=None,
+              help="First day of --timezone, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None,
+              help="Last day of --timezone (inclusive).")
 @click.option("--project", default=None, help="One project (the folder name of its cwd).")
+@click.option("--branch", default=None, help="One git branch (the lines' gitBranch).")
+@click.option("--user", default=None,
+              help="One user: the lake's user on a store attached to a team lake, else the"
+                   " telemetry's.")
+@click.option("--machine", default=None, help="One machine (a store attached to a team lake).")
 @click.option("--limit", type=int, default=None,
               help="Newest N periods or sessions; top N models by cost.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+@click.option("--tolerance", type=float, default=None,
+              help="usage check: relative difference under which metric and call totals"
+                   " agree (default 0.01).")
 @timezone_options
 @cost_mode_option
 @handle_errors
-def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
-              as_csv: bool, timezone: str | None, start_of_week: str | None,
-              cost_mode: str) -> None:
-    """Claude Code tokens and cost by VIEW (default: daily).
+def usage_cmd(view: str | None, db: Path, by: tuple[str, ...], since, until, project, branch,
+              user, machine, limit, as_json: bool, as_csv: bool, tolerance: float | None,
+              timezone: str | None, start_of_week: str | None, cost_mode: str) -> None:
+    """Claude Code tokens and cost by VIEW (default: daily; with --by alone: total).
 
     VIEW is daily, weekly, monthly, sessions, models, blocks (5-hour windows), projects,
     agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>), branches (the
-    lines' git branch), tools (a call split equally among the tool uses it issued) or limits
-    (the 5-hour and 7-day rate-limit windows the status line saw; also `brainlab limits`).
-    Days are days of --timezone (default: brainlab.toml's `timezone`, else this machine's zone); cost
-    is USD at the prices `ingest claude` used.
+    lines' git branch), tools (a call split equally among the tool uses it issued), total
+    (one row, or one per --by value), limits (the 5-hour and 7-day rate-limit windows the
+    status line saw; also `brainlab limits`) or check (telemetry's metric totals against the
+    calls; formerly `usage-check`). --by DIM adds a grouping to any view but tools and
+    blocks (`usage --by user` is the former `usage-who --by user`); --project, --branch,
+    --user and --machine keep one value. Days, --since and --until are days of --timezone
+    (default: brainlab.toml's `timezone`, else this machine's zone); cost is USD at the prices
+    `ingest claude` used.
     """
     from brainlab.common import tables
-    from brainlab.metrics.usage import usage_table
+    from brainlab.metrics.usage import check_dimensions, usage_table
 
+    view = view or ("total" if by else "daily")
     if as_json and as_csv:
         raise ConfigError("--json and --csv print different formats: give one of them")
-    if by == "limits":  # issue 25: brainlab.metrics.limits, windows named by their reset time
+    by = check_dimensions(by)
+    filters = {"branch": branch, "user": user, "machine": machine}
+    if tolerance is not None and view != "check":
+        raise ConfigError("--tolerance is for `usage check` only")
+    if view in ("limits", "check"):  # issue 25: brainlab.metrics.limits; issue 26: otel
+        given = [name for name, value in (("--since", since), ("--until", until),
+                 ("--project", project), ("--branch", branch), ("--user", user),
+                 ("--machine", machine), ("--by", by), ("--timezone", timezone),
+                 ("--start-of-week", start_of_week),
+                 ("--cost-mode", cost_mode != "calculate" or None)) if value]
+        if view == "check":
+            given += [n for n, v in (("--limit", limit), ("--csv", as_csv)) if v]
+        if given:
+            takes = ("--limit, --json, --csv and --db" if view == "limits"
+                     else "--tolerance, --json and --db")
+            raise ConfigError(f"usage {view} takes {takes} only: drop {', '.join(given)}")
+        if view == "check":
+            _usage_check(db, 0.01 if tolerance is None else tolerance, as_json)
+            return
         from brainlab.metrics.limits import limits_output
 
-        if since or until or project or timezone or start_of_week or cost_mode != "calculate":
-            raise ConfigError("usage limits takes --limit, --json, --csv and --db only:"
-                              " drop the other options")
         click.echo(limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text"),
                    nl=False)
         return
-    if by == "blocks" and cost_mode != "calculate":
+    if view == "blocks" and cost_mode != "calculate":
         raise ConfigError("--cost-mode reported|auto is not available for blocks yet: use"
                           " --cost-mode calculate (the default) with `usage blocks`")
-    if by == "blocks":
+    if view == "blocks":
         from brainlab.metrics.usage_blocks import blocks_table
 
-        found = blocks_table(db, since=since, until=until, project=project, timezone=timezone)
+        if by:
+            raise ConfigError("usage blocks are 5-hour windows of all the calls: drop --by"
+                              " (filters --project, --branch, --user, --machine apply)")
+        found = blocks_table(db, since=since, until=until, project=project, timezone=timezone,
+                             filters=filters)
     else:
-        found = usage_table(db, by, since=since, until=until, project=project, limit=limit,
+        found = usage_table(db, view, since=since, until=until, project=project, limit=limit,
                             timezone=timezone, start_of_week=start_of_week,
-                            cost_mode=cost_mode)
+                            cost_mode=cost_mode, by=by, filters=filters)
     if as_json or as_csv:
         click.echo((tables.to_json if as_json else tables.to_csv)(found.columns, found.rows),
                    nl=as_json)
@@ -78,6 +117,22 @@ def usage_cmd(by: str, db: Path, since, until, project, limit, as_json: bool,
         click.echo(f"{found.undated} call(s) without a timestamp left out of this dated view"
                    " (counted in `usage sessions` and `usage models`; see `brainlab errors`)",
                    err=as_json or as_csv)
+
+
+def _usage_check(db: Path, tolerance: float, as_json: bool) -> None:
+    """``usage check``: where telemetry's metric totals and the call totals disagree."""
+    from brainlab.common import tables
+    from brainlab.otel.check import usage_check
+
+    found = usage_check(db, tolerance)
+    if as_json:
+        click.echo(tables.to_json(list(found.columns), found.rows))
+        return
+    if not found.rows:
+        click.echo(found.message)
+        return
+    _print_table(found.columns, found.rows, totals=False)
+    click.echo(found.message)
 
 
 def print_usage(found, db: Path) -> None:
@@ -113,15 +168,8 @@ def print_usage(found, db: Path) -> None:
               help="Relative difference under which metric and call totals agree.")
 @handle_errors
 def usage_check_cmd(db: Path, tolerance: float) -> None:
-    """Where Claude Code's metric totals and the call totals disagree (per day and model)."""
-    from brainlab.otel.check import usage_check
-
-    found = usage_check(db, tolerance)
-    if not found.rows:
-        click.echo(found.message)
-        return
-    _print_table(found.columns, found.rows, totals=False)
-    click.echo(found.message)
+    """Alias of `brainlab usage check` (kept for one release): metric vs call totals."""
+    _usage_check(db, tolerance, as_json=False)
 
 
 @click.command("usage-who")
@@ -131,20 +179,25 @@ def usage_check_cmd(db: Path, tolerance: float) -> None:
               help="Group by: user, organization, query_source, agent, skill, mcp_server,"
                    " effort, speed, source or model.")
 @db_option()
-@click.option("--since", metavar="DAY", default=None, help="First UTC day, e.g. 2026-11-01.")
-@click.option("--until", metavar="DAY", default=None, help="Last UTC day (inclusive).")
+@click.option("--since", metavar="DAY", default=None,
+              help="First day of --timezone, e.g. 2026-11-01.")
+@click.option("--until", metavar="DAY", default=None,
+              help="Last day of --timezone (inclusive).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON records instead of a table.")
+@timezone_option
 @handle_errors
-def usage_who_cmd(by: str, db: Path, since, until, as_json: bool) -> None:
-    """Who spent it: tokens, cost and calls by user, organization, agent, skill, ... (issue 26).
+def usage_who_cmd(by: str, db: Path, since, until, as_json: bool,
+                  timezone: str | None) -> None:
+    """Alias of `brainlab usage --by DIM` (kept for one release): who spent it (issue 26).
 
     Every call counts once (transcripts and telemetry); calls without an api_request event
-    show as the missing marker.
+    show as the missing marker. --by agent is the telemetry's agent name (`usage --by
+    agent_name`); days follow --timezone, as `usage`'s.
     """
     from brainlab.common import tables
     from brainlab.otel.check import usage_who
 
-    found = usage_who(db, by, since, until)
+    found = usage_who(db, by, since, until, timezone)
     if as_json:
         click.echo(tables.to_json(list(found.columns), found.rows))
         return

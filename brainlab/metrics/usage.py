@@ -1,16 +1,19 @@
-"""Claude Code usage (SPEC §7) by day, ISO week, month, session or model: ``brainlab usage``.
+"""Claude Code usage (SPEC §7) by day, week, month, session, model or any dimension: ``brainlab usage``.
 
-Every view is a sum of ``cc_usage_groups`` (deduplicated calls per UTC 15-minute bucket,
-session, agent or not, project and model), filtered by dates and project, without pandas.
-Days are days of the user's time zone (``--timezone``, :mod:`brainlab.metrics.usage_time`):
-each bucket is turned into its local day; weeks and months are sums of those days. With the
-zone UTC the days are those of the ``usage_daily`` view (the one ccusage is compared with).
-A call's project is its session's (store/models/staging/cc_session_projects.sql), so
-``--project`` gives the same calls in every view.
+Every view is one query of the table macro ``usage_by`` (store/models/marts/usage_by.sql), the
+one place tokens, cost and calls are summed (issue 40 item 2): its grain (day, week, month of
+the user's time zone, or the whole range) and its dimensions (``--by DIM``: project, branch,
+model, agent, ticket, user, machine, skill, ...; :data:`DIMENSIONS`, read from the macro's
+file). Filters (``--project``, ``--branch``, ``--user``, ``--machine``) group by their
+dimension and keep its value; ``--since``/``--until`` are days of ``--timezone``
+(:mod:`brainlab.metrics.usage_time`). A call's project is its session's
+(store/models/staging/cc_session_projects.sql), so ``--project`` gives the same calls in
+every view.
 
 When the store's ``cc_usage_rollup`` is current (the claude ingest keeps it so: see
-:mod:`brainlab.store.usage_rollup`), the sums are taken over its few thousand rows
-instead of deduplicating every request line: the answers are those of the views.
+:mod:`brainlab.store.usage_rollup`), ``usage_by`` sums its few thousand rows instead of every
+deduplicated call (``usage_calls``): the answers are the views'. A store attached to a team
+lake reads the calls, with the user and machine of each transcript's partition.
 """
 
 from __future__ import annotations
@@ -20,37 +23,32 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from brainlab.common.errors import ConfigError
-from brainlab.metrics.usage_groups import GROUP_VIEWS, cost_source, group_sql
-from brainlab.metrics.usage_time import local_sql, resolve_time
+from brainlab.metrics.usage_groups import COST_MODES, GROUP_VIEWS, TABLE_COLUMNS, tools_sql
+from brainlab.metrics.usage_time import resolve_time
 from brainlab.store import reader, usage_rollup
 
-VIEWS = ("daily", "weekly", "monthly", "sessions", "models", *GROUP_VIEWS)
+VIEWS = ("daily", "weekly", "monthly", "sessions", "models", "total", *GROUP_VIEWS)
 DEFAULT_VIEW = "daily"
+DIMENSIONS = usage_rollup.dimensions()  # --by DIM -> the column usage_by names it
+FILTERS = ("project", "branch", "user", "machine")  # --project, --branch, --user, --machine
 
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
-_DAY_SUMS = ", ".join(f"CAST(sum({c}) AS BIGINT) AS {c}" for c in TOKENS)
-
-# the calls of cc_usage_groups (or its stored copy, cc_usage_rollup) summed per day of $tz
-_DAYS = f"""
-    SELECT CAST({local_sql('bucket')} AS DATE) AS day, {_DAY_SUMS},
-           CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
-           sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
-           CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
-    FROM {{source}}{{where}} GROUP BY 1"""
-_SESSIONS = f"""
-    SELECT session_id, {local_sql('min(first_ts)')} AS first_ts,
-           {local_sql('max(last_ts)')} AS last_ts,
-           arg_max(project, last_ts) FILTER (WHERE project IS NOT NULL) AS project,
-           {_DAY_SUMS}, CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
-           sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
-           CAST(coalesce(sum(requests) FILTER (WHERE is_subagent), 0) AS BIGINT)
-               AS subagent_requests,
-           sum(cost_usd) FILTER (WHERE is_subagent) AS subagent_cost_usd
-    FROM {{source}} GROUP BY session_id"""
-
-_PERIOD_SUMS = (f"{_DAY_SUMS}, CAST(sum(total_tokens) AS BIGINT) AS total_tokens, "
-                "sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests, "
-                "CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests")
+_SUMS = (*TOKENS, "total_tokens", "cost_usd", "requests")
+PERIODS = {  # view -> (usage_by grain, its key columns, the key's name for --limit)
+    "daily": ("day", "period AS day", "day"),
+    "weekly": ("week", "week_label(period, first_day := $first_day) AS week,"
+               " period AS week_start", "week_start"),
+    "monthly": ("month", "strftime(period, '%Y-%m') AS month", "month"),
+}
+GROUPED = {  # view -> (the dimensions it groups by, its key column's SQL)
+    "projects": (("project",), "project"),
+    "agents": (("agent",), "agent"),
+    "branches": (("branch",), "git_branch"),  # NULL: lines without gitBranch
+    "tickets": (("ticket",), "ticket"),
+    "sessions": (("session", "project"), None),
+    "models": (("model", "speed"), None),
+    "total": ((), None),
+}
 
 
 @dataclass
@@ -68,7 +66,7 @@ class UsageTable:
     undated: int = 0  # calls without a timestamp a dated view leaves out (counting rule 4)
     timezone: str = "UTC"  # the IANA zone of its days
     display: tuple[list[str], list[tuple]] | None = None  # terminal rows, when not ``rows``
-    table_columns: list | None = None  # brainlab.common.tables.Column list, when not USAGE_COLUMNS
+    table_columns: list | None = None  # brainlab.tables.Column list, when not USAGE_COLUMNS
 
     def empty_message(self, db: str | os.PathLike) -> str:
         """Why there is nothing to show and which command adds it."""
@@ -81,17 +79,12 @@ class UsageTable:
                     " (a working directory .claude/worktrees/<ticket>).")
         span = f"{self.first_day} to {self.last_day}"
         known = ", ".join(self.projects[:8]) + (", ..." if len(self.projects) > 8 else "")
+        hint = ""
+        if self.filters.get("user") or self.filters.get("machine"):
+            hint = (" A user or machine is known on a store attached to a team lake (brainlab"
+                    " attach --lake DIR --db FILE) or from telemetry (brainlab ingest otel).")
         return (f"No Claude Code usage matches {asked}: the store holds requests from {span}"
-                f" (projects: {known}).")
-
-
-def _where(since: date | None, until: date | None, column: str, cast: str = "") -> list[str]:
-    out = []
-    if since:
-        out.append(f"{cast or column} >= $since")
-    if until:
-        out.append(f"{cast or column} <= $until")
-    return out
+                f" (projects: {known}).{hint}")
 
 
 def parse_day(value: str | date | None, option: str) -> date | None:
@@ -104,135 +97,180 @@ def parse_day(value: str | date | None, option: str) -> date | None:
         raise ConfigError(f"--{option} must be a day like 2026-11-23, got {value!r}") from None
 
 
+def check_dimensions(by: tuple[str, ...] | list[str] | str | None) -> tuple[str, ...]:
+    """``--by`` as a tuple of known dimensions; a ConfigError naming the known ones if not."""
+    if by is None:
+        return ()
+    names = tuple(d.strip() for part in ([by] if isinstance(by, str) else by)
+                  for d in part.split(",") if d.strip())
+    for name in names:
+        if name not in DIMENSIONS:
+            raise ConfigError(f"--by must be one of {', '.join(DIMENSIONS)}, got {name!r}")
+    return tuple(dict.fromkeys(names))
+
+
+def usage_by_sql(source: str, grain: str, dims: tuple[str, ...] = (),
+                 since: bool = False, until: bool = False, cost_mode: str = "calculate") -> str:
+    """SQL: the macro ``usage_by`` over ``source`` (a table name) at ``grain``, by ``dims``.
+
+    The grain, dimensions and cost mode are written into the SQL (checked names: DuckDB
+    folds them into the plan); the zone, the week's first day and the days are the
+    parameters ``$tz``, ``$first_day``, ``$since`` and ``$until``.
+    """
+    if cost_mode not in COST_MODES:
+        raise ConfigError(f"--cost-mode must be one of {', '.join(COST_MODES)}, got"
+                          f" {cost_mode!r}")
+    args = [f"calls := {source}", f"grain := '{grain}'", "tz := $tz",
+            "first_day := $first_day", f"cost_mode := '{cost_mode}'"]
+    if dims:
+        args.append("dims := [" + ", ".join(f"'{d}'" for d in dims) + "]")
+    args += ["since := $since"] * since + ["until := $until"] * until
+    return f"usage_by({', '.join(args)})"
+
+
 def usage_sql(view: str, since: date | None = None, until: date | None = None,
               project: str | None = None, limit: int | None = None,
               rollup: bool = False, tz: str = "UTC",
-              week_start: str = "monday", cost_mode: str = "calculate") -> tuple[str, dict]:
+              week_start: str = "monday", cost_mode: str = "calculate",
+              by: tuple[str, ...] = (), filters: dict | None = None) -> tuple[str, dict]:
     """The SQL (and its parameters) of one usage view under the filters.
 
     Days are days of the IANA zone ``tz`` (``--since``/``--until`` too); weeks start on
-    ``week_start``. ``rollup``: the sums are taken over cc_usage_rollup (when it is current),
-    else over the view cc_usage_groups it stores (the same rows, computed now).
-    ``cost_mode``: which cost ``cost_usd`` sums (:data:`usage_groups.COST_MODES`).
+    ``week_start``. ``rollup``: usage_by sums cc_usage_rollup (when it is current), else
+    the calls (usage_calls). ``cost_mode``: which cost ``cost_usd`` sums
+    (:data:`usage_groups.COST_MODES`). ``by``: more dimensions (:data:`DIMENSIONS`);
+    ``filters``: ``{"branch": ..., "user": ..., "machine": ...}`` values to keep (``project``
+    too, also given alone).
     """
-    sql, params = _usage_sql(view, since, until, project, limit, rollup, tz, week_start,
-                             cost_mode)
-    if "$tz" not in sql:  # DuckDB refuses a parameter the statement does not use
-        params.pop("tz")
-    return sql, params
-
-
-def _usage_sql(view: str, since: date | None = None, until: date | None = None,
-              project: str | None = None, limit: int | None = None,
-              rollup: bool = False, tz: str = "UTC",
-              week_start: str = "monday", cost_mode: str = "calculate") -> tuple[str, dict]:
-    """:func:`usage_sql` before the unused ``$tz`` parameter is dropped."""
     if view not in VIEWS:
         raise ConfigError(f"usage view must be one of {', '.join(VIEWS)}, got {view!r}")
-    source = cost_source("cc_usage_rollup" if rollup else "cc_usage_groups", cost_mode)
-    params: dict = {"tz": tz}
+    by = check_dimensions(by)
+    kept = {k: v for k, v in {**(filters or {}), "project": project}.items() if v is not None}
+    source = "cc_usage_rollup" if rollup else "usage_calls"
+    params: dict = {"tz": tz, "first_day": week_start, **{f"f_{k}": v for k, v in kept.items()}}
     if since:
         params["since"] = since
     if until:
         params["until"] = until
-    if project is not None:
-        params["project"] = project
-    if view in ("daily", "weekly", "monthly"):
-        days = "(" + _DAYS.format(source=source, where=" WHERE project = $project"
-                                  if project is not None else "") + ")"
-        cond = _where(since, until, "day") + ["day IS NOT NULL"]  # undated: counted apart
-        where = f" WHERE {' AND '.join(cond)}"
-        if view == "daily":
-            key, select = "day", f"SELECT * FROM {days} d{where}"
-        elif view == "weekly":
-            key = "week_start"
-            params["first_day"] = week_start  # the week's rule: brainlab/spec/weeks.py
-            start = "week_first_day(day, first_day := $first_day)"
-            label = "week_label(day, first_day := $first_day)"
-            select = (f"SELECT {label} AS week, {start} AS week_start, {_PERIOD_SUMS} "
-                      f"FROM {days} d{where} GROUP BY ALL")
-        else:
-            key = "month"
-            select = (f"SELECT strftime(day, '%Y-%m') AS month, {_PERIOD_SUMS} "
-                      f"FROM {days} d{where} GROUP BY ALL")
+    if view == "tools":
+        if by or set(kept) - {"project"}:
+            raise ConfigError("usage tools splits each call among its tools: it takes"
+                              " --project only, not --by, --branch, --user or --machine")
+        cond = [c for c, on in (("day >= $since", since), ("day <= $until", until),
+                                ("project = $f_project", "project" in kept)) if on]
+        sql = tools_sql(cond, cost_mode) + (f" LIMIT {int(limit)}" if limit else "")
+        return sql, {k: v for k, v in params.items() if f"${k}" in sql}
+    fixed, key = GROUPED.get(view, ((), None))
+    dims = tuple(dict.fromkeys((*fixed, *by, *kept)))
+    columns = [DIMENSIONS[d] for d in (*by,) if d not in fixed]
+    where = [f"{DIMENSIONS[k]} = $f_{k}" for k in kept]
+    extra = "".join(f"{c}, " for c in columns)
+    if view in PERIODS:
+        grain, keys, order = PERIODS[view]
+        macro = usage_by_sql(source, grain, dims, bool(since), bool(until), cost_mode)
+        select = (f"SELECT {keys}, {extra}{', '.join(_SUMS)}, unpriced_requests FROM {macro}"
+                  f" WHERE {' AND '.join(['period IS NOT NULL', *where])}")
         if limit:
-            return (f"SELECT * FROM ({select} ORDER BY {key} DESC LIMIT {int(limit)}) "
-                    f"ORDER BY {key}", params)
-        return f"{select} ORDER BY {key}", params
-    if view in GROUP_VIEWS:
-        cond = _where(since, until, "day")
-        if project is not None:
-            cond.append("project = $project")
-        select = group_sql(view, cond, rollup, cost_mode)
-        return select + (f" LIMIT {int(limit)}" if limit else ""), params
-    if view == "sessions":
-        cond = _where(since, until, "", "CAST(first_ts AS DATE)")
-        if project is not None:
-            cond.append("project = $project")
-        where = f" WHERE {' AND '.join(cond)}" if cond else ""
-        select = ("SELECT session_id, project, first_ts, last_ts, input_tokens, output_tokens,"
-                  " cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd, requests,"
-                  " subagent_requests, CASE WHEN subagent_requests = 0 THEN 0.0"
-                  " ELSE subagent_cost_usd END AS subagent_cost_usd FROM"
-                  f" ({_SESSIONS.format(source=source)}){where}")
+            newest = f"dense_rank() OVER (ORDER BY {order} DESC) <= {int(limit)}"
+            select = f"SELECT * FROM ({select}) QUALIFY {newest}"
+        sql = f"{select} ORDER BY {', '.join([order, *columns])}"
+    elif view == "sessions":
+        macro = usage_by_sql(source, "total", dims, cost_mode=cost_mode)
+        local = "timezone($tz, {} AT TIME ZONE 'UTC')"
+        cond = [*where] + [c for c, on in (
+            (f"CAST({local.format('first_ts')} AS DATE) >= $since", since),
+            (f"CAST({local.format('first_ts')} AS DATE) <= $until", until)) if on]
+        select = (f"SELECT session_id, project, {extra}{local.format('first_ts')} AS first_ts,"
+                  f" {local.format('last_ts')} AS last_ts, {', '.join(TOKENS)}, total_tokens,"
+                  " cost_usd, requests, subagent_requests, CASE WHEN subagent_requests = 0"
+                  f" THEN 0.0 ELSE subagent_cost_usd END AS subagent_cost_usd FROM {macro}"
+                  + (f" WHERE {' AND '.join(cond)}" if cond else ""))
+        order = ", ".join(["first_ts", "session_id", *columns])
         if limit:  # session_id breaks ties: the same rows from the roll-up and the views
-            return (f"SELECT * FROM ({select} ORDER BY first_ts DESC, session_id DESC"
-                    f" LIMIT {int(limit)}) ORDER BY first_ts, session_id", params)
-        return f"{select} ORDER BY first_ts, session_id", params
-    cond = _where(since, until, "", f"CAST({local_sql('bucket')} AS DATE)")
-    if project is not None:
-        cond.append("project = $project")
-    where = f" WHERE {' AND '.join(cond)}" if cond else ""
-    select = ("SELECT CASE WHEN speed = 'fast' THEN model || ' (fast)' ELSE model END"
-              f" AS model, any_value(priced_as) AS priced_as, {_DAY_SUMS},"
-              " CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd,"
-              f" CAST(sum(requests) AS BIGINT) AS requests FROM {source}{where}"
-              " GROUP BY 1 ORDER BY cost_usd DESC NULLS LAST, model")
-    return select + (f" LIMIT {int(limit)}" if limit else ""), params
+            sql = (f"SELECT * FROM ({select} ORDER BY first_ts DESC, session_id DESC"
+                   f" LIMIT {int(limit)}) ORDER BY {order}")
+        else:
+            sql = f"{select} ORDER BY {order}"
+    elif view == "models":
+        macro = usage_by_sql(source, "total", dims, bool(since), bool(until), cost_mode)
+        sql = ("SELECT CASE WHEN speed = 'fast' THEN model || ' (fast)' ELSE model END"
+               f" AS model, {extra}priced_as, {', '.join(_SUMS)} FROM {macro}"
+               + (f" WHERE {' AND '.join(where)}" if where else "")
+               + f" ORDER BY cost_usd DESC NULLS LAST, {', '.join(['model', *columns])}"
+               + (f" LIMIT {int(limit)}" if limit else ""))
+    else:  # projects, agents, branches, tickets, total: one row per value of the dimensions
+        macro = usage_by_sql(source, "total", dims, bool(since), bool(until), cost_mode)
+        named = ", ".join([*([f"{key} AS {key}"] if key else []), *columns])
+        if view == "tickets":
+            where.append("ticket IS NOT NULL")
+        order = (", ".join(["ticket", *columns]) if view == "tickets"
+                 else ", ".join(["cost_usd DESC NULLS LAST", *([key] if key else []), *columns]))
+        sql = (f"SELECT {named + ', ' if named else ''}{', '.join(_SUMS)}, sessions"
+               f" FROM {macro}" + (f" WHERE {' AND '.join(where)}" if where else "")
+               + f" ORDER BY {order}" + (f" LIMIT {int(limit)}" if limit else ""))
+    return sql, {k: v for k, v in params.items() if f"${k}" in sql}
 
 
 def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | date | None = None,
                 until: str | date | None = None, project: str | None = None,
                 limit: int | None = None, timezone: str | None = None,
-                start_of_week: str | None = None, cost_mode: str = "calculate") -> UsageTable:
+                start_of_week: str | None = None, cost_mode: str = "calculate",
+                by: tuple[str, ...] | str | None = None,
+                filters: dict | None = None) -> UsageTable:
     """One usage view's rows under the filters; when empty, what the store does hold.
 
     ``timezone`` (IANA) and ``start_of_week``: the option's, else ``brainlab.toml``'s, else
     the machine's zone and Monday (:mod:`brainlab.metrics.usage_time`). ``cost_mode``:
     calculate (from tokens at brainlab's prices), reported (the lines' own costUSD, 0 when
     absent) or auto (costUSD when the line has it, else calculated), as ccusage's --mode.
+    ``by``: dimensions to group by besides the view's own (:data:`DIMENSIONS`); ``filters``:
+    ``branch``, ``user``, ``machine`` values to keep.
     """
     since, until = parse_day(since, "since"), parse_day(until, "until")
     tz, week_start = resolve_time(timezone, start_of_week)
+    by = check_dimensions(by)
     if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {limit}")
+    kept = {k: v for k, v in {**(filters or {}), "project": project}.items() if v is not None}
     with reader(db, engine_only=True) as con:  # tuples only: no relation API to import
         rollup = usage_rollup.is_current(con)
+        source = "cc_usage_rollup" if rollup else "usage_calls"
         sql, params = usage_sql(view, since, until, project, limit, rollup, tz, week_start,
-                                cost_mode)
+                                cost_mode, by, filters)
         cursor = con.execute(sql, params)
         columns = [d[0] for d in cursor.description]
         found = UsageTable(view, columns, cursor.fetchall(),
-                           {"since": since, "until": until, "project": project}, timezone=tz)
-        if view in ("daily", "weekly", "monthly"):
-            found.undated = con.execute(
-                "SELECT coalesce(sum(requests), 0) FROM "
-                + ("cc_usage_rollup" if rollup else "cc_usage_groups") + " WHERE bucket IS NULL"
-                + (" AND project = $project" if project is not None else ""),
-                {"project": project} if project is not None else {}).fetchone()[0]
-        if view in GROUP_VIEWS:
-            from brainlab.metrics.usage_groups import TABLE_COLUMNS
-
-            found.table_columns = TABLE_COLUMNS[view]
+                           {"since": since, "until": until, **kept}, timezone=tz)
+        found.filters.setdefault("project", None)
+        if view in PERIODS:
+            where = " AND ".join(["period IS NULL",
+                                  *(f"{DIMENSIONS[k]} = $f_{k}" for k in kept)])
+            found.undated = (con.execute(
+                f"SELECT requests FROM {usage_by_sql(source, 'day', tuple(kept))} WHERE {where}",
+                {"tz": tz, "first_day": week_start, **{f"f_{k}": v for k, v in kept.items()}}
+            ).fetchone() or (0,))[0]
+        if view in GROUP_VIEWS or by or view == "total":
+            found.table_columns = table_columns(view, columns)
         if not found.rows:
-            source = (f"(SELECT CAST({local_sql('bucket')} AS DATE) AS d, project,"
-                      " requests AS n FROM " + ("cc_usage_rollup" if rollup
-                                                else "cc_usage_groups") + ")")
-            first, last, n = con.execute(f"SELECT min(d), max(d), sum(n) FROM {source}",
-                                         {"tz": tz}).fetchone()
+            both = {"tz": tz, "first_day": week_start}
+            first, last = con.execute(
+                f"SELECT min(period), max(period) FROM {usage_by_sql(source, 'day')}",
+                both).fetchone()
+            n = (con.execute(f"SELECT requests FROM {usage_by_sql(source, 'total')}",
+                             both).fetchone() or (0,))[0]
             found.has_transcripts = bool(n)
             found.first_day, found.last_day = first, last
             found.projects = [p for (p,) in con.execute(
-                f"SELECT DISTINCT project FROM {source} WHERE project IS NOT NULL "
-                "ORDER BY 1", {"tz": tz}).fetchall()]
+                f"SELECT project FROM {usage_by_sql(source, 'total', ('project',))}"
+                " WHERE project IS NOT NULL ORDER BY 1", both).fetchall()]
     return found
+
+
+def table_columns(view: str, columns: list[str]) -> list:
+    """The terminal columns of a view with dimensions: its own, each extra one as text."""
+    from brainlab.common.tables import USAGE_COLUMNS, Column
+
+    spec = TABLE_COLUMNS.get(view) or USAGE_COLUMNS.get(view) or TABLE_COLUMNS["total"]
+    known = {c.name for c in spec}
+    extra = [Column(name, name.replace("_", " ")) for name in columns if name not in known]
+    return [*spec[:1], *extra, *spec[1:]] if view != "total" else [*extra, *spec]

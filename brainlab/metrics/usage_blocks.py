@@ -46,13 +46,33 @@ TABLE_COLUMNS = [
     Column("usd_per_hour", "$/h", kind="money", drop_rank=1, total=False),
 ]
 
+# the calls per UTC 15-minute bucket and model (usage_by, the one place usage is summed),
+# the buckets in time order and, within one, the models in the order of their first call
 _BUCKETS = """
-    SELECT bucket, min(first_ts) AS first_ts, max(last_ts) AS last_ts,
-           {sums}, CAST(sum(requests) AS BIGINT) AS requests, sum(cost_usd) AS cost_usd,
-           list(model ORDER BY first_ts, model) FILTER (WHERE model IS NOT NULL) AS models
-    FROM {source}
-    WHERE bucket IS NOT NULL AND model IS DISTINCT FROM '<synthetic>'{project}{nested}
-    GROUP BY bucket ORDER BY bucket"""
+    SELECT bucket, first_ts, last_ts, {tokens}, requests, cost_usd, model
+    FROM {macro}
+    WHERE bucket IS NOT NULL AND model IS DISTINCT FROM '<synthetic>'{where}
+    ORDER BY bucket, first_ts, model"""
+
+
+def per_bucket(rows: list[tuple]) -> list[tuple]:
+    """(bucket, first, last, 4 token sums, calls, cost, models) of each bucket's model rows.
+
+    Adds the rows of one bucket as the blocks add buckets (:func:`blocks_from_buckets`).
+    """
+    out: list[list] = []
+    for bucket, first, last, *tokens, requests, cost, model in rows:
+        if out and out[-1][0] == bucket:
+            row = out[-1]
+            row[1], row[2] = min(row[1], first), max(row[2], last)
+            row[3:7] = [a + int(b or 0) for a, b in zip(row[3:7], tokens, strict=True)]
+            row[7] += int(requests or 0)
+            row[8] = None if row[8] is None and cost is None else (row[8] or 0.0) + (cost or 0.0)
+            row[9] += [model] if model is not None else []
+        else:
+            out.append([bucket, first, last, *(int(t or 0) for t in tokens), int(requests or 0),
+                        cost, [model] if model is not None else []])
+    return [tuple(r) for r in out]
 
 
 class Block:
@@ -137,13 +157,15 @@ def blocks_from_buckets(buckets: list[tuple], now: datetime) -> list[Block]:
 def usage_blocks(db: str | os.PathLike, since: str | date | None = None,
                  until: str | date | None = None, project: str | None = None,
                  timezone: str | None = None, now: datetime | None = None,
-                 nested: bool = True) -> tuple[list[str], list[tuple], str]:
+                 nested: bool = True, filters: dict | None = None
+                 ) -> tuple[list[str], list[tuple], str]:
     """The 5-hour blocks as rows of :data:`COLUMNS` (times in the zone), and the zone.
 
     ``since``/``until``: days of the zone, kept when the block starts on them (as ccusage).
     ``now`` (default: the clock) decides the active block. ``nested=False`` leaves out the
     subagent calls nested in progress lines, as ccusage's blocks do (its daily report counts
-    them, and so do brainlab's blocks by default: blocks add up to days).
+    them, and so do brainlab's blocks by default: blocks add up to days). ``filters``:
+    ``branch``, ``user``, ``machine`` values to keep, as ``usage``'s.
     """
     from brainlab.metrics.usage import parse_day
 
@@ -151,14 +173,19 @@ def usage_blocks(db: str | os.PathLike, since: str | date | None = None,
     tz = resolve_timezone(timezone, settings_defaults()[0] if timezone is None else None)
     zone = ZoneInfo(tz)
     now = _utc(now) if now is not None else datetime.now(UTC)
+    from brainlab.metrics.usage import DIMENSIONS, usage_by_sql
+
+    kept = {k: v for k, v in {**(filters or {}), "project": project}.items() if v is not None}
+    dims = ("model", *(() if nested else ("nested",)), *kept)
+    where = "".join(f" AND {DIMENSIONS[k]} = $f_{k}" for k in kept)
     with reader(db, engine_only=True) as con:
-        source = "cc_usage_rollup" if usage_rollup.is_current(con) else "cc_usage_groups"
-        sums = ", ".join(f"CAST(sum({c}) AS BIGINT) AS {c}" for c in TOKENS)
-        sql = _BUCKETS.format(sums=sums, source=source,
-                              project=" AND project = $project" if project is not None else "",
-                              nested="" if nested else " AND NOT is_nested")
-        buckets = con.execute(sql, {"project": project} if project is not None else {}
-                              ).fetchall()
+        source = "cc_usage_rollup" if usage_rollup.is_current(con) else "usage_calls"
+        sql = _BUCKETS.format(tokens=", ".join(TOKENS), where=where + ("" if nested else
+                                                                      " AND NOT is_nested"),
+                              macro=usage_by_sql(source, "bucket", dims))
+        buckets = per_bucket(con.execute(sql, {"tz": "UTC", "first_day": "monday",
+                                               **{f"f_{k}": v for k, v in kept.items()}}
+                                         ).fetchall())
     rows = []
     for block in blocks_from_buckets(buckets, now):
         day = block.start.astimezone(zone).date()
@@ -203,21 +230,23 @@ def table_rows(rows: list[tuple]) -> tuple[list[str], list[tuple]]:
 
 def blocks_table(db: str | os.PathLike, since: str | date | None = None,
                  until: str | date | None = None, project: str | None = None,
-                 timezone: str | None = None, now: datetime | None = None):
+                 timezone: str | None = None, now: datetime | None = None,
+                 filters: dict | None = None):
     """The blocks as a :class:`~brainlab.metrics.usage.UsageTable` (view ``blocks``).
 
     When no block matches, the table says what the store holds, as the other views do.
     """
     from brainlab.metrics.usage import usage_table
 
-    names, rows, tz = usage_blocks(db, since, until, project, timezone, now)
+    names, rows, tz = usage_blocks(db, since, until, project, timezone, now, filters=filters)
     if not rows:
-        found = usage_table(db, "daily", since, until, project, timezone=tz)
+        found = usage_table(db, "daily", since, until, project, timezone=tz, filters=filters)
         found.view, found.columns, found.rows = "blocks", names, []
     else:
         from brainlab.metrics.usage import UsageTable
 
         found = UsageTable("blocks", names, rows, {"since": since, "until": until,
-                                                   "project": project}, timezone=tz)
+                                                   "project": project, **(filters or {})},
+                           timezone=tz)
     found.display, found.table_columns = table_rows(rows), TABLE_COLUMNS
     return found

@@ -1,11 +1,6 @@
--- Usage by UTC day.
+-- Usage by UTC day (usage_by, the one place usage is summed).
 CREATE OR REPLACE VIEW usage_daily AS
-SELECT day,
-       CAST(sum(input_tokens) AS BIGINT) AS input_tokens, CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
-       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
-       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
-       CAST(sum(total_tokens) AS BIGINT) AS total_tokens,
-       sum(cost_usd) AS cost_usd, CAST(sum(requests) AS BIGINT) AS requests,
-       CAST(sum(unpriced_requests) AS BIGINT) AS unpriced_requests
-FROM usage_daily_models
-GROUP BY day;
+SELECT period AS day, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
+       total_tokens, cost_usd, requests, unpriced_requests
+FROM usage_by(calls := usage_calls, grain := 'day')
+WHERE period IS NOT NULL;  -- a call without a timestamp: in no day (counting rule 4)

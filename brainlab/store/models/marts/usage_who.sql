@@ -1,14 +1,11 @@
 -- Usage by UTC day and who spent it: user, organization, query source, agent, skill, MCP
 -- server, effort, speed, and the source of the calls (transcript, otel, otel-genai, ...).
+-- From usage_by, the one place usage is summed (`brainlab usage total --by DIM`).
 CREATE OR REPLACE VIEW usage_who AS
-SELECT CAST(ts AS DATE) AS day, user_name, organization_id, query_source, agent_name,
-       skill_name, mcp_server_name, effort, speed, source, model,
-       CAST(sum(input_tokens) AS BIGINT) AS input_tokens,
-       CAST(sum(output_tokens) AS BIGINT) AS output_tokens,
-       CAST(sum(cache_creation_tokens) AS BIGINT) AS cache_creation_tokens,
-       CAST(sum(cache_read_tokens) AS BIGINT) AS cache_read_tokens,
-       CAST(sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
-           AS BIGINT) AS total_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS requests
-FROM otel_calls
-GROUP BY ALL;
+SELECT period AS day, user_name, organization AS organization_id, query_source, agent_name,
+       skill AS skill_name, mcp_server AS mcp_server_name, effort, speed, source, model,
+       input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens,
+       cost_usd, requests
+FROM usage_by(calls := usage_calls, grain := 'day',
+              dims := ['user', 'organization', 'query_source', 'agent_name', 'skill',
+                       'mcp_server', 'effort', 'speed', 'source', 'model']);
