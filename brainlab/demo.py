@@ -87,7 +87,7 @@ def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
     try:
         summary = ingest_claude(con, root)
         tokens, cost = con.execute(
-            "SELECT sum(total_tokens), sum(cost_usd) FROM usage_daily").fetchone()
+            "SELECT max(total_tokens), max(cost_usd) FROM usage_by(grain := 'total')").fetchone()
     finally:
         con.close()
     console.print(f"    transcripts: {summary.read:,} files, {summary.rows:,} rows,"

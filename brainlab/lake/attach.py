@@ -145,10 +145,10 @@ def _owners(con, source: str | None, where: str) -> None:
     A file exported under two partitions counts for the first by name.
     """
     if source is None:
-        con.execute("CREATE VIEW lake_files AS SELECT NULL::VARCHAR AS source_file,"
+        con.execute("CREATE OR REPLACE VIEW lake_files AS SELECT NULL::VARCHAR AS source_file,"
                     " NULL::VARCHAR AS \"user\", NULL::VARCHAR AS machine WHERE false")
         return
-    con.execute(f"CREATE VIEW lake_files AS SELECT source_file, CAST(\"user\" AS VARCHAR) AS"
+    con.execute(f"CREATE OR REPLACE VIEW lake_files AS SELECT source_file, CAST(\"user\" AS VARCHAR) AS"
                 f" \"user\", CAST(machine AS VARCHAR) AS machine FROM read_parquet({source},"
                 f" hive_partitioning = true, hive_types_autocast = false,"
                 f" union_by_name = true){where} QUALIFY row_number() OVER (PARTITION BY"

@@ -5,8 +5,8 @@ than the whole line's budget); the hook's ingest and ``hook session-start`` read
 read-only once and leave here what the line and the boot context need, each value the
 result of the existing views (DESIGN §3: Python wraps views, it does not recompute them):
 
-- ``day`` and ``sessions``: today's cost (UTC day) per session, from the usage roll-up
-  (``cc_usage_rollup``, the rows of ``usage_daily``);
+- ``day`` and ``sessions``: today's cost (UTC day) per session, summed by ``usage_by`` (the
+  one place usage is summed) over the usage roll-up (``cc_usage_rollup``);
 - ``coach``: the SPEC §3.3 coach auto-trigger of the latest session (``session_signals``);
 - ``breath``: the SPEC §4.4 alerts of the running sprint (a sprint without an end, or that
   ended in the last 12 hours: :func:`brainlab.metrics.report.sprint_breath`);
@@ -47,8 +47,9 @@ def collect(con, now: float | None = None) -> tuple[dict, tuple | None]:
         return con.execute(sql, list(params)).fetchall()
 
     out["sessions"] = {sid: float(cost) for sid, cost in one(
-        "SELECT session_id, sum(cost_usd) FROM cc_usage_rollup WHERE day = ?"
-        " AND session_id IS NOT NULL GROUP BY session_id", [day]) if cost}
+        "SELECT session_id, cost_usd FROM usage_by(calls := cc_usage_rollup, grain := 'day',"
+        " dims := ['session'], since := ?, until := ?) WHERE session_id IS NOT NULL",
+        [day, day]) if cost}
     coach = one("SELECT sess_id, coach_reason FROM session_signals"
                 " ORDER BY started_at DESC, sess_id DESC LIMIT 1")
     if coach and coach[0][1]:

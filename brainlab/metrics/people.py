@@ -1,39 +1,45 @@
 """Per-person usage of a week on a store attached to a lake: the team report's people table.
 
 A store made by ``brainlab attach`` has a view ``lake_files`` (each transcript's user and
-machine, from the lake's partitions); a local store has none, and :func:`week_people` returns
+machine, from the lake's partitions); a local store's is empty, and :func:`week_people` returns
 None. Each API call is counted once (SPEC §7: the line ``cc_requests`` keeps) for the user and
 machine of that line, so the rows add up to the week's usage section.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pandas as pd
 
 from brainlab.metrics.report import DB, Week, has_rows
 from brainlab.store import query
 
-_OWNER = {"user": "coalesce(f.\"user\", '(unknown)')",
-          "machine": "coalesce(f.machine, '(unknown)')"}
+_COLUMN = {"user": "user_name", "machine": "machine"}  # usage_by's columns of the dimensions
 
 
 def _people(db: DB, week: Week, keys: tuple[str, ...]) -> pd.DataFrame:
-    """The week's calls, sessions, tokens and cost grouped by ``keys`` (user, machine)."""
-    named = ", ".join(f'{_OWNER[k]} AS "{k}"' for k in keys)
-    machines = "" if "machine" in keys else \
-        f"count(DISTINCT {_OWNER['machine']}) AS machines, "
+    """The week's calls, sessions, tokens and cost grouped by ``keys`` (user, machine).
+
+    Sums of ``usage_by`` (the one place usage is summed) over the week's UTC days, the
+    transcripts' calls only; ``machines``: how many machines a user's calls came from.
+    """
+    named = ", ".join(f"coalesce({_COLUMN[k]}, '(unknown)') AS \"{k}\"" for k in keys)
+    dims = ", ".join(f"'{k}'" for k in (*keys, "source"))
+    machines = "" if "machine" in keys else (
+        "(SELECT count(*) FROM usage_by(calls := usage_calls, grain := 'total',"
+        " since := $since, until := $until, dims := ['user', 'machine', 'source']) m"
+        " WHERE m.source = 'transcript' AND m.user_name IS NOT DISTINCT FROM p.user_name)"
+        " AS machines, ")
     order = ", ".join(f'"{k}"' for k in keys)
     return query(db, f"""
-        SELECT {named}, {machines}count(DISTINCT r.session_id) AS sessions,
-               count(*) AS calls,
-               sum(r.input_tokens + r.output_tokens + r.cache_creation_tokens
-                   + r.cache_read_tokens) AS total_tokens,
-               sum(r.cost_usd) AS cost_usd,
-               count(*) FILTER (WHERE r.cost_usd IS NULL) AS unpriced_calls
-        FROM cc_requests r LEFT JOIN lake_files f USING (source_file)
-        WHERE r.source = 'transcript' AND r.ts >= ? AND r.ts < ?
-        GROUP BY ALL ORDER BY cost_usd DESC NULLS LAST, {order}""",
-                 [week.start_at, week.end_at])
+        SELECT {named}, {machines}sessions, requests AS calls, total_tokens, cost_usd,
+               unpriced_requests AS unpriced_calls
+        FROM usage_by(calls := usage_calls, grain := 'total', since := $since, until := $until,
+                      dims := [{dims}]) p
+        WHERE source = 'transcript'
+        ORDER BY cost_usd DESC NULLS LAST, {order}""",
+                 {"since": week.start, "until": week.end - dt.timedelta(days=1)})
 
 
 def week_people(db: DB, week: Week) -> dict[str, pd.DataFrame] | None:

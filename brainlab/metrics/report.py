@@ -8,6 +8,7 @@ while those relations are missing or empty, so the report works before and after
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
 import numpy as np
@@ -341,10 +342,16 @@ def transcript_sessions(db: DB, week: Week, tz: str = "UTC") -> int:
 
 
 _LOCAL_FIRST = "timezone(?, first_ts AT TIME ZONE 'UTC')"  # a session's start, local time
-# the calls per day of a zone (the first parameter) and model: cc_usage_groups' UTC
-# 15-minute buckets turned into local days, as `brainlab usage daily --timezone` does
-_LOCAL_DAYS = """(SELECT CAST(timezone(?, bucket AT TIME ZONE 'UTC') AS DATE) AS day, *
-                  EXCLUDE (day) FROM cc_usage_groups WHERE bucket IS NOT NULL)"""
+# the calls summed by usage_by (store/models/marts/usage_by.sql, the one place usage is
+# summed) over the local days since..until of a zone, as `brainlab usage --timezone` does;
+# the parameters: zone, first day, last day
+_USAGE_BY = ("usage_by(calls := usage_calls, grain := '{grain}', tz := ?, since := ?, until := ?"
+             "{dims})")
+
+
+def _usage_by(grain: str, dims: tuple[str, ...] = ()) -> str:
+    named = ", ".join(f"'{d}'" for d in dims)
+    return _USAGE_BY.format(grain=grain, dims=f", dims := [{named}]" if dims else "")
 
 
 def transcript_usage(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFrame] | None:
@@ -355,27 +362,24 @@ def transcript_usage(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFr
     """
     if not has_rows(db, "cc_requests"):
         return None
-    days = [tz, week.start, week.end]
+    last = week.end - dt.timedelta(days=1)
+    days = [tz, week.start, last]
     by_day = query(db, f"""
-        SELECT day, model, CAST(sum(requests) AS BIGINT) AS requests,
-               CAST(sum(total_tokens) AS BIGINT) AS total_tokens, sum(cost_usd) AS cost_usd
-        FROM {_LOCAL_DAYS} WHERE day >= ? AND day < ? GROUP BY ALL ORDER BY day, model""", days)
+        SELECT period AS day, model, requests, total_tokens, cost_usd
+        FROM {_usage_by('day', ('model',))} WHERE period IS NOT NULL
+        ORDER BY day, model""", days)
     by_model = query(db, f"""
-        SELECT model, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
-               sum(output_tokens) AS output_tokens,
-               sum(cache_creation_tokens) AS cache_creation_tokens,
-               sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd,
-               sum(unpriced_requests) AS unpriced_requests
-        FROM {_LOCAL_DAYS} WHERE day >= ? AND day < ? GROUP BY model
-        ORDER BY cost_usd DESC NULLS LAST""", days)
+        SELECT model, requests, input_tokens, output_tokens, cache_creation_tokens,
+               cache_read_tokens, cost_usd, unpriced_requests
+        FROM {_usage_by('total', ('model',))} ORDER BY cost_usd DESC NULLS LAST""", days)
     sessions = query(db, f"""
         SELECT session_id, project, {_LOCAL_FIRST} AS first_ts, total_tokens, cost_usd,
                requests, subagent_requests, subagent_cost_usd
         FROM usage_sessions WHERE {_LOCAL_FIRST} >= ? AND {_LOCAL_FIRST} < ?
         ORDER BY cost_usd DESC NULLS LAST LIMIT 10""", [tz, tz, week.start_at, tz, week.end_at])
-    previous = query(db, f"SELECT sum(cost_usd) AS cost FROM {_LOCAL_DAYS}"
-                         " WHERE day >= ? AND day < ?",
-                     [tz, week.shifted(-1).start, week.start]).cost[0]
+    before = week.shifted(-1)
+    previous = query(db, f"SELECT (SELECT cost_usd FROM {_usage_by('total')}) AS cost",
+                     [tz, before.start, before.end - dt.timedelta(days=1)]).cost[0]
     return {"by_day": by_day, "by_model": by_model, "sessions": sessions,
             "previous_cost_usd": previous}
 

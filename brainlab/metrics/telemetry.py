@@ -2,11 +2,12 @@
 
 Time to first token, permission waits, tool durations, API errors and retries, compactions
 (``otel_weekly_activity``, store/models/marts/), and the week's calls by who made them
-(``usage_who``); None when the store holds no telemetry.
+(``usage_by``: days of the report's zone); None when the store holds no telemetry.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
 import pandas as pd
@@ -28,9 +29,10 @@ def telemetry_week(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFram
     activity = query(db, "SELECT * FROM otel_weekly_activity_for(first_day := ?, tz := ?)"
                          " WHERE week_start = ?", [week.first_day, tz, week.start])
     who = query(db, """
-        SELECT coalesce(user_name, '(no event)') AS user_name, source,
-               sum(requests) AS requests, sum(total_tokens) AS total_tokens,
-               sum(cost_usd) AS cost_usd
-        FROM usage_who WHERE day >= ? AND day < ? GROUP BY ALL
-        ORDER BY cost_usd DESC NULLS LAST LIMIT 15""", [week.start, week.end])
+        SELECT coalesce(user_name, '(no event)') AS user_name, source, requests, total_tokens,
+               cost_usd
+        FROM usage_by(calls := usage_calls, grain := 'total', tz := ?, since := ?, until := ?,
+                      dims := ['user', 'source'])
+        ORDER BY cost_usd DESC NULLS LAST LIMIT 15""",
+                [tz, week.start, week.end - dt.timedelta(days=1)])
     return {"activity": activity, "who": who}
