@@ -121,3 +121,35 @@ def test_a_local_store_names_no_user(team):
     bad = run("usage", "--by", "colour", "--db", db, cwd=base)
     assert bad.returncode == 1 and bad.stderr.startswith("Error: --by must be one of")
     assert "Traceback" not in bad.stderr
+
+
+def test_the_lake_rollups_are_usage_by_sums():
+    """The Spark ingest's driver sums its daily rows with the store's usage_by (no JVM here):
+    per-user and per-model rows add up to the days, weeks are ISO weeks, costs sum exactly."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from brainlab.lake.rollups import finish
+
+    days = [dt.date(2026, 3, 2), dt.date(2026, 3, 2), dt.date(2026, 3, 9), None]
+    daily = pa.table({"day": days, "user": ["a", "b", "a", "a"], "model": ["m1", "m1", "m2", "m1"],
+                      "input_tokens": [1, 2, 3, 4], "output_tokens": [10, 20, 30, 40],
+                      "cache_creation_tokens": [0, 1, 0, 1], "cache_read_tokens": [5, 5, 5, 5],
+                      "total_tokens": [16, 28, 38, 50], "cost_usd": [0.1, 0.2, None, 0.4],
+                      "requests": [1, 2, 3, 4], "unpriced_requests": [0, 0, 3, 0]})
+    per = pa.table({"user": ["a", "b", None, None], "model": [None, None, "m1", "m2"],
+                    "grouping": [1, 1, 2, 2], "sessions": [2, 1, None, None],
+                    "machines": [1, 1, None, None], "priced_as": [None, None, "m1", None]})
+    out = {name: table.to_pylist() for name, table in finish(daily, per).items()}
+    users = {r["user"]: r for r in out["rollup_usage_users"]}
+    assert (users["a"]["requests"], users["b"]["requests"]) == (8, 2)
+    assert (users["a"]["first_day"], users["a"]["last_day"]) == (days[0], days[2])
+    assert sum(r["total_tokens"] for r in out["rollup_usage_users"]) == 132
+    models = {r["model"]: r for r in out["rollup_usage_models"]}
+    assert models["m1"]["cost_usd"] == 0.7  # exact: 0.1 + 0.2 + 0.4 summed as decimals
+    assert (models["m2"]["cost_usd"], models["m2"]["unpriced_requests"]) == (None, 3)
+    weeks = [(r["week_start"], r["iso_week"], r["user"]) for r in out["rollup_usage_weekly"]]
+    assert weeks == [(days[0], 10, "a"), (days[0], 10, "b"), (days[2], 11, "a"),
+                     (None, None, "a")]
+    assert sum(r["requests"] for r in out["rollup_usage_daily"]) == 10

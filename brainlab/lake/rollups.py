@@ -5,7 +5,8 @@ then the largest output_tokens) is global across users and machines: a transcrip
 a second machine counts once. Its result, the kept calls with their day, price row and
 cost, is kept in ``rollup_calls`` (partitioned by day), and the four roll-ups are computed
 from it: Spark the daily rows and each user's and model's distinct values, the driver the
-weekly, user and model sums of those small daily rows (fewer Spark jobs, :func:`finish`).
+daily, weekly, user and model sums of those small daily rows with the store's ``usage_by``
+macro, the one place usage is summed (fewer Spark jobs, :func:`finish`).
 The rules are those of the store's views (cc_request_dedup, cc_requests,
 usage_daily_models); tests check both give the same figures.
 
@@ -240,32 +241,58 @@ def write_rollups(spark, lake: str, columns: dict, new_lines=None, full: bool = 
     return list(tables)
 
 
-_SUMS_SQL = ", ".join(f"CAST(sum({c}) AS {'DOUBLE' if c == 'cost_usd' else 'BIGINT'}) AS {c}"
-                      for c in SUMS)
-ROLLUP_SQL = {  # over the daily rows (``daily``) and the per-user / per-model pass (``per``)
-    "rollup_usage_daily": f"SELECT day, user, model, {_SUMS_SQL} FROM daily GROUP BY ALL",
-    "rollup_usage_weekly": "SELECT CAST(date_trunc('week', day) AS DATE) AS week_start,"
-    " CAST(isoyear(day) AS INTEGER) AS iso_year, CAST(week(day) AS INTEGER) AS iso_week,"
-    f" user, {_SUMS_SQL} FROM daily GROUP BY ALL",
-    "rollup_usage_users": "SELECT user, min(day) AS first_day, max(day) AS last_day,"
-    f" any_value(p.sessions) AS sessions, any_value(p.machines) AS machines, {_SUMS_SQL}"
-    " FROM daily JOIN (SELECT * FROM per WHERE grouping = 1) p USING (user) GROUP BY user",
-    "rollup_usage_models": f"SELECT daily.model, any_value(p.priced_as) AS priced_as, {_SUMS_SQL}"
-    " FROM daily LEFT JOIN (SELECT * FROM per WHERE grouping = 2) p ON daily.model = p.model"
-    " GROUP BY daily.model",
+# the daily rows (``daily``: day, user, model and the sums of MEASURES) in the shape usage_by
+# sums (store/models/marts/usage_calls.sql): the one place usage is summed, here as in the
+# store; a dimension the lake's daily rows do not carry is NULL
+_LAKE_CALLS = """CREATE VIEW lake_calls AS SELECT CAST(day AS TIMESTAMP) AS bucket, day,
+    NULL::VARCHAR AS session_id, false AS is_subagent, false AS is_nested, 'standard' AS speed,
+    NULL::VARCHAR AS project, model, NULL::VARCHAR AS priced_as, NULL::VARCHAR AS git_branch,
+    NULL::VARCHAR AS agent, NULL::VARCHAR AS ticket, "user" AS user_name,
+    NULL::VARCHAR AS machine, NULL::VARCHAR AS organization, NULL::VARCHAR AS query_source,
+    NULL::VARCHAR AS agent_name, NULL::VARCHAR AS skill, NULL::VARCHAR AS mcp_server,
+    NULL::VARCHAR AS effort, 'transcript' AS source, input_tokens, output_tokens,
+    cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd,
+    NULL::DOUBLE AS reported_cost_usd, NULL::DOUBLE AS auto_cost_usd, requests,
+    unpriced_requests, CAST(day AS TIMESTAMP) AS first_ts, CAST(day AS TIMESTAMP) AS last_ts
+    FROM daily"""
+_SUMS_SQL = ", ".join(SUMS)
+ROLLUP_SQL = {  # usage_by over the daily rows (``lake_calls``) and the per-user / model pass
+    "rollup_usage_daily": f"SELECT period AS day, user_name AS user, model, {_SUMS_SQL}"
+    " FROM usage_by(calls := lake_calls, grain := 'day', dims := ['user', 'model'])",
+    "rollup_usage_weekly": "SELECT period AS week_start, CAST(isoyear(period) AS INTEGER)"
+    " AS iso_year, CAST(week(period) AS INTEGER) AS iso_week, user_name AS user, {sums}"
+    " FROM usage_by(calls := lake_calls, grain := 'week', dims := ['user'])".replace(
+        "{sums}", _SUMS_SQL),
+    "rollup_usage_users": "SELECT u.user_name AS user, CAST(u.first_ts AS DATE) AS first_day,"
+    " CAST(u.last_ts AS DATE) AS last_day, p.sessions, p.machines,"
+    f" {', '.join(f'u.{c}' for c in SUMS)} FROM usage_by(calls := lake_calls,"
+    " grain := 'total', dims := ['user']) u JOIN (SELECT * FROM per WHERE grouping = 1) p"
+    " ON p.user = u.user_name",
+    "rollup_usage_models": f"SELECT u.model, p.priced_as, {', '.join(f'u.{c}' for c in SUMS)}"
+    " FROM usage_by(calls := lake_calls, grain := 'total', dims := ['model']) u"
+    " LEFT JOIN (SELECT * FROM per WHERE grouping = 2) p ON u.model = p.model",
 }
 
 
 def finish(daily, per) -> dict:
-    """The four roll-ups (Arrow tables) from the collected daily rows and per-user/model pass."""
+    """The four roll-ups (Arrow tables) from the collected daily rows and per-user/model pass.
+
+    Summed by the store's ``usage_by`` macro (its model file, and the week rule of
+    :mod:`brainlab.spec.weeks`), in a DuckDB of the driver's own.
+    """
     from pathlib import Path
 
+    from brainlab.spec.weeks import MACROS
     from brainlab.store.connection import StoreConfig, connect
+    from brainlab.store.usage_rollup import USAGE_BY
 
     con = connect(StoreConfig(path=Path(":memory:"), read_only=False))  # the one factory
     try:
+        con.execute(MACROS["week_first_day"])
+        con.execute(USAGE_BY.read_text(encoding="utf-8"))
         con.register("daily", daily)
         con.register("per", per)
+        con.execute(_LAKE_CALLS)
         return {name: con.sql(f"{sql} ORDER BY ALL").to_arrow_table()
                 for name, sql in ROLLUP_SQL.items()}
     finally:

@@ -8,6 +8,7 @@ sections it cannot show and the command that would add each, instead of a page o
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import pandas as pd
@@ -143,16 +144,17 @@ def week_sessions(db, week: Week, tz: str = "UTC") -> pd.DataFrame:
 
 
 def week_agents(db, week: Week, tz: str = "UTC") -> pd.DataFrame:
-    """Cost per agent of the week: the main thread and each subagent type it launched."""
+    """Cost per agent of the week: the main thread and each subagent type it launched.
+
+    Summed by ``usage_by`` (the one place usage is summed) over the week's days of ``tz``.
+    """
     return query(db, """
-        SELECT coalesce(subagent_type, CASE WHEN agent_id IS NULL THEN 'main thread'
-                                            ELSE 'subagent (type unknown)' END) AS agent,
-               count(DISTINCT session_id) AS sessions, count(*) AS api_calls,
-               sum(input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens)
-                   AS tokens,
-               round(sum(cost_usd), 2) AS cost_usd
-        FROM cc_requests WHERE ts >= $start AND ts < $end
-        GROUP BY ALL ORDER BY cost_usd DESC NULLS LAST, agent""", _bounds(week, tz))
+        SELECT CASE agent WHEN 'main' THEN 'main thread' ELSE agent END AS agent, sessions,
+               requests AS api_calls, total_tokens AS tokens, round(cost_usd, 2) AS cost_usd
+        FROM usage_by(calls := usage_calls, grain := 'total', tz := $tz, since := $since,
+                      until := $until, dims := ['agent'])
+        ORDER BY cost_usd DESC NULLS LAST, agent""",
+                 {"tz": tz, "since": week.start, "until": week.end - dt.timedelta(days=1)})
 
 
 def transcript_figures(db, week: Week, tz: str = "UTC") -> dict:

@@ -46,14 +46,14 @@ KEY = "coalesce(message_id, source_file || ':' || line)"
 TOUCHED = "temp.cc_usage_touched"  # (session_id, key) of lines this run adds or deletes
 _SAME_PAIR = "{a}.session_id IS NOT DISTINCT FROM {b}.session_id"
 USAGE_BY = Path(__file__).parent / "models" / "marts" / "usage_by.sql"
-_DIMENSION = re.compile(r"CASE WHEN list_contains\(dims, '(\w+)'\) THEN \w+ END AS (\w+),")
+_DIMENSION = re.compile(r"CASE WHEN list_contains\(dims, '(\w+)'\) THEN .+? END AS (\w+),")
 
 
 def dimensions() -> dict[str, str]:
     """The dimensions ``usage_by`` groups by (``--by DIM``), each with the column it outputs.
 
     Read from the macro's file, one line each (``CASE WHEN list_contains(dims, 'DIM') THEN
-    column END AS column``), so adding a grouping is that one line (issue 40 item 2).
+    expression END AS column``), so adding a grouping is that one line (issue 40 item 2).
     """
     return dict(_DIMENSION.findall(USAGE_BY.read_text(encoding="utf-8")))
 
