@@ -1,14 +1,17 @@
-"""`usage blocks` and the `--timezone` views against `usage daily` (issue 24 speed target).
+"""`usage` views before and after a change, and `usage blocks` and `--timezone` views (issues 24, 40).
 
 Usage: python benchmarks/bench_usage_time.py [--repeat 7] [--copies 1]
-       [--tree /work/shared/corpora/claude-code] [--before /work/main]
+       [--tree /work/shared/corpora/claude-code] [--before /work/main | --before-ref main]
 
 Ingests the corpus (``--copies N``: N copies of it under distinct session ids and shifted
-days, for a bigger store) once with this tree's code and, with ``--before CHECKOUT``, once
-with that checkout's code (the baseline: its ``usage daily``, UTC days from the per-day
-roll-up). Then times, as a user runs them (a fresh ``python -m brainlab.cli`` per run, from
-``/``), interleaved one of each per round so machine load hits them alike: the baseline's
-``usage daily``, and this tree's ``usage daily --timezone UTC``, ``--timezone Europe/Paris``,
+days, for a bigger store) once with this tree's code and, with ``--before CHECKOUT`` (or
+``--before-ref REF``: a temporary git worktree of REF, removed at the end), once with that
+code (the baseline). Then times, as a user runs them (a fresh ``python -m brainlab.cli``
+per run, from ``/``), interleaved one of each per round so machine load hits them alike:
+with a baseline, ``usage daily --timezone UTC``, ``usage daily --timezone Europe/Paris`` and
+``usage weekly --timezone Asia/Kathmandu --start-of-week sunday`` by both codes, each pair's
+ratio printed (issue 40: usage summed by the macro usage_by must answer at least as fast);
+and this tree's ``usage daily --timezone UTC``, ``--timezone Europe/Paris``,
 ``weekly --timezone Asia/Kathmandu --start-of-week sunday``, ``sessions --timezone
 America/New_York``, ``blocks --timezone Europe/Paris``, and ``tools`` (cost by tool, from
 the calls, not the roll-up) beside ``agents`` (also from the calls). Prints median and range per
@@ -67,33 +70,51 @@ def _run(code: Path, args: list[str]) -> float:
     return elapsed
 
 
+PAIRED = [  # timed by the baseline's code and by this tree's (issue 40)
+    ("usage daily --timezone UTC", ["daily", "--timezone", "UTC"]),
+    ("usage daily --timezone Europe/Paris", ["daily", "--timezone", "Europe/Paris"]),
+    ("usage weekly Asia/Kathmandu sunday", ["weekly", "--timezone", "Asia/Kathmandu",
+                                            "--start-of-week", "sunday"]),
+]
+
+
+def _worktree(ref: str, work: Path) -> Path:
+    """A detached git worktree of ``ref`` of this repository, in ``work``."""
+    target = work / "before-tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(target), ref],
+                   check=True, capture_output=True)
+    return target
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--tree", type=Path, default=CORPUS)
     parser.add_argument("--before", type=Path, default=None,
-                        help="Another checkout whose `usage daily` is the baseline.")
+                        help="Another checkout whose `usage` views are the baseline.")
+    parser.add_argument("--before-ref", default=None, metavar="REF",
+                        help="A git ref of this repository as the baseline (a worktree).")
     options = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
     work = Path(tempfile.mkdtemp(prefix="bench_usage_time_"))
+    before = options.before
     try:
+        if options.before_ref:
+            before = _worktree(options.before_ref, work)
         projects = (options.tree / "projects" if options.copies == 1
                     else _copy_tree(options.tree, work, options.copies))
         ours = work / "ours.duckdb"
         _ingest(ROOT, projects, ours)
         commands: list[tuple[str, Path, list[str]]] = []
-        if options.before:
+        if before:
             theirs = work / "before.duckdb"
-            _ingest(options.before, projects, theirs)
-            commands.append(("before: usage daily (UTC roll-up)", options.before,
-                             ["usage", "daily", "--db", str(theirs)]))
+            _ingest(before, projects, theirs)
+            for label, args in PAIRED:
+                commands.append((f"before: {label}", before,
+                                 ["usage", *args, "--db", str(theirs)]))
         for label, args in [
-                ("usage daily --timezone UTC", ["daily", "--timezone", "UTC"]),
-                ("usage daily --timezone Europe/Paris", ["daily", "--timezone", "Europe/Paris"]),
-                ("usage weekly Asia/Kathmandu sunday", ["weekly", "--timezone",
-                                                        "Asia/Kathmandu", "--start-of-week",
-                                                        "sunday"]),
+                *PAIRED,
                 ("usage sessions America/New_York", ["sessions", "--timezone",
                                                      "America/New_York"]),
                 ("usage blocks --timezone Europe/Paris", ["blocks", "--timezone",
@@ -115,9 +136,18 @@ def main() -> int:
         print(f"store: {options.copies} cop{'y' if options.copies == 1 else 'ies'} of"
               f" {options.tree}; cc_usage_rollup rows: {rows}; {options.repeat} rounds")
         for label, values in times.items():
-            print(f"  {label:40s} median {statistics.median(values) * 1000:6.0f} ms"
+            print(f"  {label:44s} median {statistics.median(values) * 1000:6.0f} ms"
                   f"  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})")
+        if before:
+            print(f"after / before (medians; baseline: {options.before_ref or before}):")
+            for label, _args in PAIRED:
+                ratio = (statistics.median(times[label])
+                         / statistics.median(times[f"before: {label}"]))
+                print(f"  {label:44s} {ratio:5.2f}")
     finally:
+        if options.before_ref and before is not None and before.exists():
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(before)], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
     print(f"load average after: {os.getloadavg()}")
     emit("usage_time", **{label.strip(): statistics.median(values)

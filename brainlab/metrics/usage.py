@@ -250,7 +250,8 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
                 {"tz": tz, "first_day": week_start, **{f"f_{k}": v for k, v in kept.items()}}
             ).fetchone() or (0,))[0]
         if view in GROUP_VIEWS or by or view == "total":
-            found.table_columns = table_columns(view, columns)
+            extra = [DIMENSIONS[d] for d in by if DIMENSIONS[d] in columns]
+            found.table_columns = table_columns(view, extra)
         if not found.rows:
             both = {"tz": tz, "first_day": week_start}
             first, last = con.execute(
@@ -266,11 +267,18 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     return found
 
 
-def table_columns(view: str, columns: list[str]) -> list:
-    """The terminal columns of a view with dimensions: its own, each extra one as text."""
+def table_columns(view: str, extra: list[str]) -> list:
+    """The terminal columns of a view with dimensions: its own, then each ``extra`` one.
+
+    With more dimensions than the view's own, a session can count in several rows: the
+    sessions column then has no total.
+    """
+    from dataclasses import replace
+
     from brainlab.common.tables import USAGE_COLUMNS, Column
 
     spec = TABLE_COLUMNS.get(view) or USAGE_COLUMNS.get(view) or TABLE_COLUMNS["total"]
-    known = {c.name for c in spec}
-    extra = [Column(name, name.replace("_", " ")) for name in columns if name not in known]
-    return [*spec[:1], *extra, *spec[1:]] if view != "total" else [*extra, *spec]
+    if extra:
+        spec = [replace(c, total=False) if c.name == "sessions" else c for c in spec]
+    named = [Column(name, name.replace("_", " ")) for name in extra]
+    return [*spec[:1], *named, *spec[1:]] if view != "total" else [*named, *spec]
