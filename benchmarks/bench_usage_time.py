@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -59,15 +60,22 @@ def _ingest(code: Path, projects: Path, db: Path) -> None:
                     "--db", str(db)], cwd="/", env=env, check=True, capture_output=True)
 
 
-def _run(code: Path, args: list[str]) -> float:
+def _run(code: Path, args: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one command in a fresh interpreter.
+
+    CPU is what a busy machine does not stretch: at load 15 on 2 cores the wall clock of
+    one command varies 5x from run to run, its CPU by a few percent.
+    """
     env = {**os.environ, "PYTHONPATH": str(code), "COLUMNS": "100"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "brainlab.cli", *args], cwd="/", env=env,
                           capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 PAIRED = [  # timed by the baseline's code and by this tree's (issue 40)
@@ -125,9 +133,12 @@ def main() -> int:
         for _label, code, args in commands:  # warm the page cache and bytecode
             _run(code, args)
         times: dict[str, list[float]] = {label: [] for label, _c, _a in commands}
+        cpu: dict[str, list[float]] = {label: [] for label, _c, _a in commands}
         for _ in range(options.repeat):
             for label, code, args in commands:
-                times[label].append(_run(code, args))
+                wall, used = _run(code, args)
+                times[label].append(wall)
+                cpu[label].append(used)
         from brainlab.store.connection import engine
 
         con = engine().connect(str(ours), read_only=True)
@@ -137,13 +148,15 @@ def main() -> int:
               f" {options.tree}; cc_usage_rollup rows: {rows}; {options.repeat} rounds")
         for label, values in times.items():
             print(f"  {label:44s} median {statistics.median(values) * 1000:6.0f} ms"
-                  f"  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})")
+                  f"  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}),"
+                  f" CPU {statistics.median(cpu[label]) * 1000:4.0f} ms")
         if before:
             print(f"after / before (medians; baseline: {options.before_ref or before}):")
             for label, _args in PAIRED:
-                ratio = (statistics.median(times[label])
-                         / statistics.median(times[f"before: {label}"]))
-                print(f"  {label:44s} {ratio:5.2f}")
+                mine, theirs = label, f"before: {label}"
+                print(f"  {label:44s} wall {statistics.median(times[mine])"
+                      f" / statistics.median(times[theirs]):5.2f}, CPU"
+                      f" {statistics.median(cpu[mine]) / statistics.median(cpu[theirs]):5.2f}")
     finally:
         if options.before_ref and before is not None and before.exists():
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
@@ -151,7 +164,8 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     print(f"load average after: {os.getloadavg()}")
     emit("usage_time", **{label.strip(): statistics.median(values)
-                          for label, values in times.items()})
+                          for label, values in times.items()},
+         **{f"cpu {label.strip()}": statistics.median(values) for label, values in cpu.items()})
     return 0
 
 

@@ -195,16 +195,16 @@ def usage_who_cmd(by: str, db: Path, since, until, as_json: bool,
     agent_name`); days follow --timezone, as `usage`'s.
     """
     from brainlab.common import tables
-    from brainlab.otel.check import usage_who
+    from brainlab.metrics.usage import usage_who
 
-    found = usage_who(db, by, since, until, timezone)
+    columns, rows, message = usage_who(db, by, since, until, timezone)
     if as_json:
-        click.echo(tables.to_json(list(found.columns), found.rows))
+        click.echo(tables.to_json(list(columns), rows))
         return
-    if not found.rows:
-        click.echo(found.message)
+    if not rows:
+        click.echo(message)
         return
-    _print_table(found.columns, found.rows, totals=True)
+    _print_table(columns, rows, totals=True)
 
 
 def _print_table(columns, rows, totals: bool) -> None:

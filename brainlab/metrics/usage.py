@@ -29,7 +29,6 @@ from brainlab.store import reader, usage_rollup
 
 VIEWS = ("daily", "weekly", "monthly", "sessions", "models", "total", *GROUP_VIEWS)
 DEFAULT_VIEW = "daily"
-DIMENSIONS = usage_rollup.dimensions()  # --by DIM -> the column usage_by names it
 FILTERS = ("project", "branch", "user", "machine")  # --project, --branch, --user, --machine
 
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
@@ -49,6 +48,16 @@ GROUPED = {  # view -> (the dimensions it groups by, its key column's SQL)
     "models": (("model", "speed"), None),
     "total": ((), None),
 }
+
+
+def __getattr__(name: str):
+    """``DIMENSIONS``: ``--by DIM`` -> the column usage_by names it, read on first use.
+
+    A plain ``usage daily`` never reads the macro's file.
+    """
+    if name == "DIMENSIONS":
+        return usage_rollup.dimensions()
+    raise AttributeError(name)
 
 
 @dataclass
@@ -104,8 +113,8 @@ def check_dimensions(by: tuple[str, ...] | list[str] | str | None) -> tuple[str,
     names = tuple(d.strip() for part in ([by] if isinstance(by, str) else by)
                   for d in part.split(",") if d.strip())
     for name in names:
-        if name not in DIMENSIONS:
-            raise ConfigError(f"--by must be one of {', '.join(DIMENSIONS)}, got {name!r}")
+        if name not in (known := usage_rollup.dimensions()):
+            raise ConfigError(f"--by must be one of {', '.join(known)}, got {name!r}")
     return tuple(dict.fromkeys(names))
 
 
@@ -132,7 +141,8 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
               project: str | None = None, limit: int | None = None,
               rollup: bool = False, tz: str = "UTC",
               week_start: str = "monday", cost_mode: str = "calculate",
-              by: tuple[str, ...] = (), filters: dict | None = None) -> tuple[str, dict]:
+              by: tuple[str, ...] = (), filters: dict | None = None,
+              undated: bool = False) -> tuple[str, dict]:
     """The SQL (and its parameters) of one usage view under the filters.
 
     Days are days of the IANA zone ``tz`` (``--since``/``--until`` too); weeks start on
@@ -140,7 +150,8 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
     the calls (usage_calls). ``cost_mode``: which cost ``cost_usd`` sums
     (:data:`usage_groups.COST_MODES`). ``by``: more dimensions (:data:`DIMENSIONS`);
     ``filters``: ``{"branch": ..., "user": ..., "machine": ...}`` values to keep (``project``
-    too, also given alone).
+    too, also given alone). ``undated``: a dated view keeps its rows of calls without a
+    timestamp (period NULL, last), for the caller to count apart.
     """
     if view not in VIEWS:
         raise ConfigError(f"usage view must be one of {', '.join(VIEWS)}, got {view!r}")
@@ -162,14 +173,16 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
         return sql, {k: v for k, v in params.items() if f"${k}" in sql}
     fixed, key = GROUPED.get(view, ((), None))
     dims = tuple(dict.fromkeys((*fixed, *by, *kept)))
-    columns = [DIMENSIONS[d] for d in (*by,) if d not in fixed]
-    where = [f"{DIMENSIONS[k]} = $f_{k}" for k in kept]
+    column_of = usage_rollup.dimensions() if by or kept else {}
+    columns = [column_of[d] for d in by if d not in fixed]
+    where = [f"{column_of[k]} = $f_{k}" for k in kept]
     extra = "".join(f"{c}, " for c in columns)
     if view in PERIODS:
         grain, keys, order = PERIODS[view]
         macro = usage_by_sql(source, grain, dims, bool(since), bool(until), cost_mode)
+        cond = [*([] if undated else ["period IS NOT NULL"]), *where]
         select = (f"SELECT {keys}, {extra}{', '.join(_SUMS)}, unpriced_requests FROM {macro}"
-                  f" WHERE {' AND '.join(['period IS NOT NULL', *where])}")
+                  + (f" WHERE {' AND '.join(cond)}" if cond else ""))
         if limit:
             newest = f"dense_rank() OVER (ORDER BY {order} DESC) <= {int(limit)}"
             select = f"SELECT * FROM ({select}) QUALIFY {newest}"
@@ -235,22 +248,32 @@ def usage_table(db: str | os.PathLike, view: str = DEFAULT_VIEW, since: str | da
     with reader(db, engine_only=True) as con:  # tuples only: no relation API to import
         rollup = usage_rollup.is_current(con)
         source = "cc_usage_rollup" if rollup else "usage_calls"
+        # the calls without a timestamp in the same query, when no day or limit leaves them out
+        together = view in PERIODS and not (since or until or limit)
         sql, params = usage_sql(view, since, until, project, limit, rollup, tz, week_start,
-                                cost_mode, by, filters)
+                                cost_mode, by, filters, undated=together)
         cursor = con.execute(sql, params)
         columns = [d[0] for d in cursor.description]
-        found = UsageTable(view, columns, cursor.fetchall(),
-                           {"since": since, "until": until, **kept}, timezone=tz)
+        rows = cursor.fetchall()
+        found = UsageTable(view, columns, rows, {"since": since, "until": until, **kept},
+                           timezone=tz)
         found.filters.setdefault("project", None)
-        if view in PERIODS:
+        if together:  # the key (day, week, month) is None on those rows, sorted last
+            key = 1 if view == "weekly" else 0
+            found.rows = [r for r in rows if r[key] is not None]
+            at = columns.index("requests")
+            found.undated = sum(r[at] for r in rows if r[key] is None)
+        elif view in PERIODS:
+            column_of = usage_rollup.dimensions()
             where = " AND ".join(["period IS NULL",
-                                  *(f"{DIMENSIONS[k]} = $f_{k}" for k in kept)])
+                                  *(f"{column_of[k]} = $f_{k}" for k in kept)])
             found.undated = (con.execute(
                 f"SELECT requests FROM {usage_by_sql(source, 'day', tuple(kept))} WHERE {where}",
                 {"tz": tz, "first_day": week_start, **{f"f_{k}": v for k, v in kept.items()}}
             ).fetchone() or (0,))[0]
         if view in GROUP_VIEWS or by or view == "total":
-            extra = [DIMENSIONS[d] for d in by if DIMENSIONS[d] in columns]
+            column_of = usage_rollup.dimensions()
+            extra = [column_of[d] for d in by if column_of[d] in columns]
             found.table_columns = table_columns(view, extra)
         if not found.rows:
             both = {"tz": tz, "first_day": week_start}
@@ -282,3 +305,39 @@ def table_columns(view: str, extra: list[str]) -> list:
         spec = [replace(c, total=False) if c.name == "sessions" else c for c in spec]
     named = [Column(name, name.replace("_", " ")) for name in extra]
     return [*spec[:1], *named, *spec[1:]] if view != "total" else [*named, *spec]
+
+
+# --- `usage-who --by DIM`: an alias of `usage --by DIM` for one release (issue 26, 40) ------
+WHO = {"user": "user", "organization": "organization", "query_source": "query_source",
+       "agent": "agent_name", "skill": "skill", "mcp_server": "mcp_server", "effort": "effort",
+       "speed": "speed", "source": "source", "model": "model"}  # usage-who's --by -> usage's
+
+
+def usage_who(db: str | os.PathLike, by: str = "user", since: str | None = None,
+              until: str | None = None, timezone: str | None = None
+              ) -> tuple[tuple[str, ...], list[tuple], str]:
+    """Tokens, cost and calls grouped by ``by`` (a key of WHO), over days since..until.
+
+    ``usage-who``'s table (columns, rows, the message when empty): ``brainlab usage total
+    --by DIM`` with the sources of the calls; days are days of ``timezone`` (the option's,
+    brainlab.toml's, else the machine's).
+    """
+    dim = WHO[by]
+    column = usage_rollup.dimensions()[dim]
+    since, until = parse_day(since, "since"), parse_day(until, "until")
+    tz, first_day = resolve_time(timezone, None)
+    params = {"tz": tz, "first_day": first_day, **({"since": since} if since else {}),
+              **({"until": until} if until else {})}
+    with reader(db, engine_only=True) as con:
+        source = "cc_usage_rollup" if usage_rollup.is_current(con) else "usage_calls"
+        totals = usage_by_sql(source, "total", (dim,), bool(since), bool(until))
+        sources = usage_by_sql(source, "total", (dim, "source"), bool(since), bool(until))
+        found = con.execute(
+            f"SELECT CAST(t.{column} AS VARCHAR) AS {by}, t.requests, t.total_tokens,"
+            " t.cost_usd, s.sources FROM " + totals + " t JOIN (SELECT " + column + ","
+            " string_agg(source, ',' ORDER BY source) AS sources FROM " + sources
+            + f" GROUP BY 1) s ON s.{column} IS NOT DISTINCT FROM t.{column}"
+            " ORDER BY t.cost_usd DESC NULLS LAST", params).fetchall()
+    message = ("" if found else f"No Claude Code call in {db} for those days (add them with:"
+               " brainlab ingest claude / brainlab ingest otel)")
+    return (by, "requests", "total_tokens", "cost_usd", "sources"), found, message

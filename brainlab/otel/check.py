@@ -1,4 +1,4 @@
-"""``brainlab usage-check``: where Claude Code's metric totals and the call totals disagree.
+"""``brainlab usage check``: where Claude Code's metric totals and the call totals disagree.
 
 Metrics (``claude_code.token.usage``, ``claude_code.cost.usage``) are a second count of the
 same calls. Per session and model (``otel_usage_check``), a row is reported when a token
@@ -50,41 +50,3 @@ def usage_check(db: str | os.PathLike, tolerance: float = 0.01) -> CheckResult:
     return CheckResult(COLUMNS, [(r[0][:8],) + tuple(r[1:]) for r in bad],
                        f"{len(bad)} of {len(found)} session/model pairs disagree beyond"
                        f" {tolerance:.0%} (only_in: the side that has the session)")
-
-
-# --- who spent it: `usage --by DIM` (usage_by, the one place usage is summed) --------------
-WHO = {"user": "user", "organization": "organization", "query_source": "query_source",
-       "agent": "agent_name", "skill": "skill", "mcp_server": "mcp_server", "effort": "effort",
-       "speed": "speed", "source": "source", "model": "model"}  # usage-who's --by -> usage's
-
-
-def usage_who(db: str | os.PathLike, by: str = "user", since: str | None = None,
-              until: str | None = None, timezone: str | None = None) -> CheckResult:
-    """Tokens, cost and calls grouped by ``by`` (a key of WHO), over days since..until.
-
-    ``usage-who``'s table: ``brainlab usage total --by DIM`` with the sources of the calls;
-    days are days of ``timezone`` (the option's, brainlab.toml's, else the machine's).
-    """
-    from brainlab.metrics.usage import DIMENSIONS, parse_day, usage_by_sql
-    from brainlab.metrics.usage_time import resolve_time
-    from brainlab.store import usage_rollup
-
-    dim = WHO[by]
-    column = DIMENSIONS[dim]
-    since, until = parse_day(since, "since"), parse_day(until, "until")
-    tz, first_day = resolve_time(timezone, None)
-    params = {"tz": tz, "first_day": first_day, **({"since": since} if since else {}),
-              **({"until": until} if until else {})}
-    with reader(db, engine_only=True) as con:
-        source = "cc_usage_rollup" if usage_rollup.is_current(con) else "usage_calls"
-        totals = usage_by_sql(source, "total", (dim,), bool(since), bool(until))
-        sources = usage_by_sql(source, "total", (dim, "source"), bool(since), bool(until))
-        found = con.execute(
-            f"SELECT CAST(t.{column} AS VARCHAR) AS {by}, t.requests, t.total_tokens,"
-            " t.cost_usd, s.sources FROM " + totals + " t JOIN (SELECT " + column + ","
-            " string_agg(source, ',' ORDER BY source) AS sources FROM " + sources
-            + f" GROUP BY 1) s ON s.{column} IS NOT DISTINCT FROM t.{column}"
-            " ORDER BY t.cost_usd DESC NULLS LAST", params).fetchall()
-    message = ("" if found else f"No Claude Code call in {db} for those days (add them with:"
-               " brainlab ingest claude / brainlab ingest otel)")
-    return CheckResult((by, "requests", "total_tokens", "cost_usd", "sources"), found, message)

@@ -29,6 +29,7 @@ the views (and the next ingest rewrites it whole).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -49,6 +50,7 @@ USAGE_BY = Path(__file__).parent / "models" / "marts" / "usage_by.sql"
 _DIMENSION = re.compile(r"CASE WHEN list_contains\(dims, '(\w+)'\) THEN .+? END AS (\w+),")
 
 
+@functools.cache
 def dimensions() -> dict[str, str]:
     """The dimensions ``usage_by`` groups by (``--by DIM``), each with the column it outputs.
 
@@ -60,13 +62,11 @@ def dimensions() -> dict[str, str]:
 
 def is_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether cc_usage_rollup holds cc_usage_groups for the request lines stored now."""
-    try:
-        stored = con.execute("SELECT value FROM brainlab_meta WHERE key = ?",
-                             [META_KEY]).fetchone()
-        if stored is None:
-            return False
-        return stored[0] == str(con.execute("SELECT count(*) FROM cc_request_lines"
-                                            ).fetchone()[0])
+    try:  # one query: a command reading the roll-up pays one plan
+        return bool(con.execute(
+            "SELECT coalesce((SELECT value FROM brainlab_meta WHERE key = ?)"
+            " = CAST((SELECT count(*) FROM cc_request_lines) AS VARCHAR), false)",
+            [META_KEY]).fetchone()[0])
     except engine().Error:  # a store made before the roll-up existed
         return False
 

@@ -58,7 +58,7 @@ SELECT CASE WHEN grain = 'bucket' THEN bucket END AS bucket,
        min(first_ts) AS first_ts, max(last_ts) AS last_ts,
        CAST(sum(CAST(reported_cost_usd AS DECIMAL(38, 18))) AS DOUBLE) AS reported_cost_usd,
        CAST(sum(CAST(auto_cost_usd AS DECIMAL(38, 18))) AS DOUBLE) AS auto_cost_usd,
-       count(DISTINCT session_id) AS sessions,
+       len(list_distinct(list(session_id))) AS sessions,  -- count(DISTINCT): 2x the query
        CAST(coalesce(sum(requests) FILTER (WHERE is_subagent), 0) AS BIGINT)
            AS subagent_requests,
        CAST(sum(CAST(cost AS DECIMAL(38, 18))) FILTER (WHERE is_subagent) AS DOUBLE)
