@@ -153,10 +153,10 @@ def main() -> int:
         if before:
             print(f"after / before (medians; baseline: {options.before_ref or before}):")
             for label, _args in PAIRED:
-                mine, theirs = label, f"before: {label}"
-                print(f"  {label:44s} wall {statistics.median(times[mine])"
-                      f" / statistics.median(times[theirs]):5.2f}, CPU"
-                      f" {statistics.median(cpu[mine]) / statistics.median(cpu[theirs]):5.2f}")
+                theirs = f"before: {label}"
+                wall = statistics.median(times[label]) / statistics.median(times[theirs])
+                used = statistics.median(cpu[label]) / statistics.median(cpu[theirs])
+                print(f"  {label:44s} wall {wall:5.2f}, CPU {used:5.2f}")
     finally:
         if options.before_ref and before is not None and before.exists():
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
