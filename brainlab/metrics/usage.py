@@ -337,7 +337,7 @@ def usage_who(db: str | os.PathLike, by: str = "user", since: str | None = None,
             " t.cost_usd, s.sources FROM " + totals + " t JOIN (SELECT " + column + ","
             " string_agg(source, ',' ORDER BY source) AS sources FROM " + sources
             + f" GROUP BY 1) s ON s.{column} IS NOT DISTINCT FROM t.{column}"
-            " ORDER BY t.cost_usd DESC NULLS LAST", params).fetchall()
+            " ORDER BY t.cost_usd DESC NULLS LAST, 1", params).fetchall()  # ties by name
     message = ("" if found else f"No Claude Code call in {db} for those days (add them with:"
                " brainlab ingest claude / brainlab ingest otel)")
     return (by, "requests", "total_tokens", "cost_usd", "sources"), found, message
