@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 
+import numpy as np
 import pandas as pd
 
 from brainlab import metrics
@@ -46,6 +49,20 @@ SIGNAL_FIELDS = frozenset({
     "ratio_explore_weight", "ratio_healthy", "ratio_watch", "coach_ratio", "coach_health",
     "coach_last_n", "coach_health_mode", "conserve_peak", "conserve_health", "conserve_close",
 })
+# What each signal of session_signals_for reads (brainlab/store/models/marts/
+# session_signals_for.sql): a threshold outside the chosen signals' inputs cannot change an
+# alert, so tune() reports it as "no effect" without running the query (ratio_healthy only
+# sets ratio_band, which no signal reads).
+SIGNAL_INPUTS: dict[str, frozenset[str]] = {
+    "coach_triggered": frozenset({"ratio_window", "ratio_window_unit", "ratio_explore_weight",
+                                  "coach_ratio", "coach_health", "coach_last_n",
+                                  "coach_health_mode"}),
+    "is_inefficient": frozenset({"conserve_peak", "conserve_health"}),
+    "recommend_conserve_next": frozenset({"conserve_close"}),
+    "is_narcissistic": frozenset({"ratio_window", "ratio_window_unit", "ratio_explore_weight",
+                                  "ratio_watch"}),
+    "saturation_flag": frozenset({"saturation_peak_use", "saturation_peak_build"}),
+}
 
 
 def outcomes(db: DB, bad_health: float = 0.80) -> pd.DataFrame:
@@ -174,3 +191,109 @@ def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
         "noise": stale_ratio is not None and stale_ratio > t.stale_ratio_max,
         "retention": exhale_rate is not None and exhale_rate < t.exhale_rate_min,
     }
+
+
+LABEL_DEFINITION = (
+    "bad = the next scored session (use-, build- or explore-brain with a health score, SPEC "
+    "§2.2) has health_score below {bad_health} (SPEC §3.2 v2; 0.80 is the SPEC §3.3 coach "
+    "health threshold); unlabelled when no scored session follows. It is what followed the "
+    "session, so it stays the same whatever thresholds are tried (view session_outcomes, "
+    "column is_next_unhealthy)")
+
+
+def week_index(week_starts: pd.Series, iso_weeks: pd.Series) -> tuple[list[str], np.ndarray]:
+    """Every week spanned (labels, empty weeks included) and each row's index in it (-1: none)."""
+    starts = pd.to_datetime(week_starts)
+    if starts.dropna().empty:
+        return [], np.full(len(starts), -1)
+    first = starts.min()
+    index = ((starts - first).dt.days // 7).fillna(-1).astype(int).to_numpy()
+    n = int(index.max()) + 1
+    names = dict(zip(index, iso_weeks, strict=False))
+    labels = [names.get(i) or (first + pd.Timedelta(days=7 * i)).strftime("%G-W%V")
+              for i in range(n)]
+    return labels, index
+
+
+def tune(db: DB, thresholds: Thresholds | None = None, budget: float = 3.0,
+         alert_on: Sequence[str] = DEFAULT_ALERTS, grid: dict | None = None,
+         formula: str = "v2", bad_health: float = 0.80, confirm_share: float | None = None,
+         seed: int = 0) -> dict:
+    """Judge every one-threshold change of the SPEC grid on held-out weeks (``brainlab tune
+    sessions``); the result as plain data (see :func:`brainlab.sim.tuning.judge.judge_alerts`).
+
+    ``thresholds``: the values in force (the settings'), which candidates must beat.
+    """
+    from brainlab.sim.tuning import engine, judge
+    from brainlab.sim.tuning.grids import SESSION_GRID
+
+    names = _check_alerts(alert_on)
+    current = thresholds or Thresholds()
+    grid = dict(SESSION_GRID if grid is None else grid)
+    _grid_points({k: v[:1] for k, v in grid.items()})  # the names are SPEC §3.3 fields
+    values = dataclasses.asdict(current)
+    inputs = frozenset().union(*(SIGNAL_INPUTS[n] for n in names))
+    inert = [k for k in grid if k not in inputs]  # cannot move the chosen signals
+    grid = {k: (v if k in inputs else [values[k]]) for k, v in grid.items()}
+    with held(db) as store, _basis_once(store, lent=not isinstance(db, str | os.PathLike)):
+        labels = outcomes(store, bad_health)
+        order = labels["sess_id"].to_numpy()
+        cache: dict[Thresholds, np.ndarray] = {}
+
+        def alert_for(changes: dict) -> np.ndarray:
+            trial = current.replace(**changes)
+            if trial not in cache:
+                signals = metrics.signals(store, trial, formula).set_index("sess_id")
+                flags = signals[list(names)].fillna(False).astype(bool).any(axis=1)
+                cache[trial] = flags.reindex(order, fill_value=False).to_numpy()
+            return cache[trial]
+
+        weeks, week_of = week_index(labels["week_start"], labels["iso_week"])
+        is_bad = labels["is_next_unhealthy"].astype("float64").to_numpy()
+        labelled = int((~np.isnan(is_bad)).sum())
+        label = {"definition": LABEL_DEFINITION.format(bad_health=f"{bad_health:.2f}"),
+                 "spec": "§2.2, §3.2, §3.3", "sessions": len(labels), "labelled": labelled,
+                 "bad": int(np.nansum(is_bad)), "unlabelled": len(labels) - labelled,
+                 "alert": f"a session on which any of {', '.join(names)} fires (SPEC §3.3)"}
+        if labels.empty:
+            return {"target": "sessions", "label": label, "split": {"weeks": 0},
+                    "base_rate": None, "defaults": {"values": {k: values[k] for k in grid}},
+                    "candidates": [], "recommended": None, "no_effect": [],
+                    "reason": "keep the defaults: this store holds no session with metabolism "
+                              "figures (SPEC §3.1); `brainlab ingest brain PATH` adds them",
+                    "table": "thresholds", "unit": "sessions",
+                    "budget": {"alerts_per_week": budget}}
+        result = judge.judge_alerts(
+            target="sessions", unit="sessions", label=label, weeks=weeks, week_of=week_of,
+            is_bad=is_bad, alert_for=alert_for, grid=grid, current=values, budget=budget,
+            table="thresholds", seed=seed,
+            confirm_share=engine.CONFIRM_SHARE if confirm_share is None else confirm_share)
+    if inert:
+        result["notes"].append(f"{', '.join(inert)}: not read by the chosen signals "
+                               f"({', '.join(names)}), so no effect whatever the value")
+    return result
+
+
+@contextmanager
+def _basis_once(store, lent: bool):
+    """Compute basis_sessions once for a sweep's many session_signals_for queries.
+
+    A temporary macro of the same name (DuckDB looks in ``temp`` before ``main``) reads a
+    temporary table of ``main.basis_sessions(basis := 'best')``, so the SQL model stays the
+    one definition and each threshold set skips re-joining logs and transcripts (half of a
+    query's time). Only on the sweep's own connection (``lent``: the caller's, left alone);
+    another basis raises rather than read the cached rows.
+    """
+    if lent:
+        yield
+        return
+    query(store, "CREATE TEMP TABLE _tune_basis AS "
+                 "SELECT * FROM main.basis_sessions(basis := 'best')")
+    query(store, "CREATE TEMP MACRO basis_sessions(basis := 'best') AS TABLE "
+                 "SELECT * FROM temp._tune_basis WHERE CASE WHEN basis = 'best' THEN true "
+                 "ELSE error('tuning caches basis best only') END")
+    try:
+        yield
+    finally:
+        query(store, "DROP MACRO TABLE temp.basis_sessions")
+        query(store, "DROP TABLE temp._tune_basis")
