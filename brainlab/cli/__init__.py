@@ -27,6 +27,7 @@ from brainlab.cli import (  # noqa: E402,F401  (each module registers its comman
     report,
     simulate,
     store,
+    tune,
     usage,
 )
 from brainlab.cli.root import main, run, settings  # noqa: E402

@@ -49,7 +49,7 @@ def wilson(k: float, n: float, z: float = Z) -> tuple[float, float]:
 
 
 def ratio(num, den):
-    """num / den elementwise, NaN where den is 0 (arrays or floats)."""
+    """Return num / den elementwise, NaN where den is 0 (arrays or floats)."""
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
@@ -164,8 +164,10 @@ class Board:
         return self.sums[:, start:stop].sum(axis=1)
 
     def held_out(self, start: int, stop: int, candidates: Sequence[int]) -> list[dict]:
-        """Each candidate's figures on weeks [start, stop) as [value, low, high], and the
-        paired difference from the defaults (candidate 0) as [value, low, high]."""
+        """Each candidate's figures on weeks [start, stop), and its difference from the defaults.
+
+        Both as [value, low, high]; candidate 0 is the defaults.
+        """
         weeks = stop - start
         data = self.sums[:, start:stop]  # (C, W, Q)
         weights = resample_weights(weeks, self.seed)  # (B, W)

@@ -112,8 +112,10 @@ def candidates(grid: dict[str, list], current: dict,
 
 
 def _pick(board: Board, start: int, stop: int, budget: float) -> int | None:
-    """The candidate (> 0) with the best informedness on weeks [start, stop) within the budget,
-    when it beats the defaults there; None otherwise. Ties: fewer alerts, then grid order."""
+    """The candidate (> 0) with the best informedness on weeks [start, stop) within budget.
+
+    None when it does not beat the defaults there. Ties: fewer alerts, then grid order.
+    """
     values = board.values(board.block(start, stop), stop - start)
     informed = values["informedness"]
     per_week = values["alerts_per_week"]
@@ -155,7 +157,8 @@ def judge_alerts(*, target: str, unit: str, label: dict, weeks: Sequence[str],
         "defaults": {"values": {k: current[k] for k in grid}},
         "candidates": [], "recommended": None, "no_effect": sweep["no_effect"],
         "sweep": {k: v for k, v in sweep.items() if k != "no_effect"},
-        "informative": None, "notes": [],
+        "informative": None, "notes": [], "figures": list(SHOWN),
+        "objective": "informedness",
     }
     if split is None:
         result["split"] = {"weeks": n_weeks}

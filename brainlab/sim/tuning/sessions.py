@@ -219,8 +219,9 @@ def tune(db: DB, thresholds: Thresholds | None = None, budget: float = 3.0,
          alert_on: Sequence[str] = DEFAULT_ALERTS, grid: dict | None = None,
          formula: str = "v2", bad_health: float = 0.80, confirm_share: float | None = None,
          seed: int = 0) -> dict:
-    """Judge every one-threshold change of the SPEC grid on held-out weeks (``brainlab tune
-    sessions``); the result as plain data (see :func:`brainlab.sim.tuning.judge.judge_alerts`).
+    """Judge every one-threshold change of the SPEC grid on held-out weeks (``tune sessions``).
+
+    The result is plain data (see :func:`brainlab.sim.tuning.judge.judge_alerts`).
 
     ``thresholds``: the values in force (the settings'), which candidates must beat.
     """
