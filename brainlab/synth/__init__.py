@@ -25,6 +25,7 @@ from brainlab.synth import (  # noqa: F401
     compliance,
     mode_plants,
     registry,
+    tuning_plants,
 )
 from brainlab.synth.circuits import circuit_files
 from brainlab.synth.files import stream
