@@ -210,11 +210,13 @@ def judge_alerts(*, target: str, unit: str, label: dict, weeks: Sequence[str],
     result["selected"] = chosen["changes"]
     per_week = chosen["alerts_per_week"][0]
     if not (diff[1] is not None and diff[1] > 0):
+        verdict = ("it does worse than the defaults there" if diff[2] is not None
+                   and diff[2] < 0 else "the interval includes 0, so it does not beat the "
+                   "defaults by more than its uncertainty")
         result["reason"] = (
             f"keep the defaults: {name}, selected on the selection weeks, changes "
             f"informedness on the confirm weeks by {_f(diff[0], True)} [{_f(diff[1], True)}, "
-            f"{_f(diff[2], True)}]: the interval includes 0, so it does not beat the "
-            "defaults by more than its uncertainty")
+            f"{_f(diff[2], True)}]: {verdict}")
     elif per_week > budget:
         result["reason"] = (f"keep the defaults: {name} beats them but raises "
                             f"{_f(per_week)} alerts per week on the confirm weeks, over the "

@@ -233,6 +233,7 @@ def tune(db: DB, thresholds: Thresholds | None = None, budget: float = 3.0,
     grid = dict(SESSION_GRID if grid is None else grid)
     _grid_points({k: v[:1] for k, v in grid.items()})  # the names are SPEC §3.3 fields
     values = dataclasses.asdict(current)
+    grid = {k: [type(values[k])(v) for v in vs] for k, vs in grid.items()}  # 45 -> 45.0
     inputs = frozenset().union(*(SIGNAL_INPUTS[n] for n in names))
     inert = [k for k in grid if k not in inputs]  # cannot move the chosen signals
     grid = {k: (v if k in inputs else [values[k]]) for k, v in grid.items()}
