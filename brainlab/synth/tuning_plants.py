@@ -46,7 +46,7 @@ def unhealthy_after_close(ctx: SynthContext, rng: random.Random) -> list[dict]:
         if next_health is not None:
             is_bad = next_health < BAD_HEALTH
             bad += is_bad
-            close = rng.randint(CLOSE_CUT + 1, 95) if is_bad else rng.randint(8, CLOSE_CUT)
+            close = rng.randint(CLOSE_CUT + 1, 75) if is_bad else rng.randint(8, CLOSE_CUT)
             ctx.sessions[i] = s = _with_close(s, close)
         if s.category in SCORED:
             next_health = health_v2(s)
