@@ -95,3 +95,31 @@ def tune_sessions(db: Path, budget: float, as_json: bool, show_all: bool, write:
         else sessions.DEFAULT_ALERTS
     result = sessions.tune(db, settings().thresholds, budget, signals, seed=seed)
     _finish(result, as_json, show_all, write, dry_run)
+
+
+@tune.command("tickets")
+@tune_options(5.0, "supervisor wake-ups")
+@click.option("--draws", type=int, default=20, show_default=True,
+              help="Donor draws per continued ticket in the regulator replay.")
+@handle_errors
+def tune_tickets(db: Path, budget: float, as_json: bool, show_all: bool, write: str | None,
+                 dry_run: bool, seed: int, draws: int) -> None:
+    """Regulator limits (SPEC §6.5) on the replay's frontier: integrated, cost, wake-ups."""
+    from brainlab.sim.tuning import tickets
+
+    result = tickets.tune(db, settings().rules, budget, draws=draws, seed=seed)
+    _finish(result, as_json, show_all, write, dry_run)
+
+
+@tune.command("breath")
+@tune_options(3.0, "sprint alerts")
+@click.option("--policy", default="recorded", show_default=True,
+              help="Broker policy the sprints are replayed under (SPEC §4.5).")
+@handle_errors
+def tune_breath(db: Path, budget: float, as_json: bool, show_all: bool, write: str | None,
+                dry_run: bool, seed: int, policy: str) -> None:
+    """Breath thresholds (SPEC §4.4) against what the project's next sprint read again."""
+    from brainlab.sim.tuning import breath
+
+    result = breath.tune(db, settings().thresholds, budget, policy=policy, seed=seed)
+    _finish(result, as_json, show_all, write, dry_run)

@@ -104,8 +104,11 @@ def write_values(path: Path, table: str, values: dict, dry_run: bool = False) ->
 
 
 def settings_file(given: str | os.PathLike | None) -> Path:
-    """The file ``--write`` changes: ``given``, else the one the settings resolve to, else
-    ./brainlab.toml (created)."""
+    """The file ``--write`` changes: ``given``, else the settings' file, else ./brainlab.toml.
+
+    The settings' file is :func:`brainlab.settings.config_file` (--config, $BRAINLAB_CONFIG,
+    ./brainlab.toml); a missing ./brainlab.toml is created.
+    """
     if given:
         return Path(given)
     from brainlab.common.paths import DEFAULT_CONFIG

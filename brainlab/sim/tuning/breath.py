@@ -21,6 +21,7 @@ import itertools
 import math
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from brainlab.common.errors import ConfigError, SimulationError
@@ -123,3 +124,91 @@ def sweep(sprints, grid: dict[str, Iterable], base: Thresholds | None = None,
             cache[thresholds] = evaluate(ss, thresholds, policy)
         rows.append({**point, **cache[thresholds]})
     return pd.DataFrame(rows, columns=[*grid.keys(), *BREATH_METRIC_COLUMNS])
+
+
+LABEL_DEFINITION = (
+    "bad = a file the sprint released at expire (SPEC §4.3 libérer, the recorded release "
+    "map) is referenced again (read, searched or edited, SPEC §4.4) in the project's next "
+    "sprint: released too early, the next sprint paid for it on demand (a miss, SPEC §4.5). "
+    "Unlabelled: a sprint without a recorded release map, or the last sprint of its project")
+
+
+def rereleased_labels(ss: SprintSet) -> np.ndarray:
+    """Per sprint index: 1.0 bad, 0.0 good, NaN unlabelled (see LABEL_DEFINITION)."""
+    n = int(ss.row_sprint.max()) + 1 if ss.n_rows else 0
+    starts = _sprint_starts(ss).reindex(range(n))
+    first = ss.rows.groupby("sprint_idx").agg(project=("project", "first"),
+                                              expired=("has_recorded_expire", "any"))
+    first = first.reindex(range(n))
+    order = sorted(range(n), key=lambda s: (pd.isna(starts[s]), starts[s] if not pd.isna(
+        starts[s]) else pd.Timestamp(0), s))
+    next_of = np.full(n, -1)
+    last: dict[str, int] = {}
+    for s in reversed(order):
+        project = first["project"].iloc[s]
+        next_of[s] = last.get(project, -1)
+        last[project] = s
+    n_files = max(ss.n_files, 1)
+    referenced = np.unique(ss.row_sprint[ss.ref_row].astype(np.int64) * n_files + ss.ref_file)
+    nxt = next_of[ss.rel_sprint]
+    keys = nxt.astype(np.int64) * n_files + ss.rel_file
+    again = (nxt >= 0) & np.isin(keys, referenced)
+    bad = np.bincount(ss.rel_sprint[again], minlength=n) > 0
+    labelled = first["expired"].fillna(False).to_numpy().astype(bool) & (next_of >= 0)
+    return np.where(labelled, bad.astype(float), np.nan)
+
+
+def tune(db, thresholds: Thresholds | None = None, budget: float = 3.0,
+         policy: str = DEFAULT_POLICY, grid: dict | None = None,
+         confirm_share: float | None = None, seed: int = 0) -> dict:
+    """Judge every one-threshold change of the SPEC §4.4 grid on held-out weeks (``tune breath``).
+
+    Alerts as :func:`sprint_alerts`; the label is what followed the sprint
+    (:func:`rereleased_labels`); the decision is :func:`brainlab.sim.tuning.judge.judge_alerts`.
+    """
+    import dataclasses
+
+    from brainlab.sim.tuning import engine, judge
+    from brainlab.sim.tuning.grids import BREATH_GRID
+    from brainlab.sim.tuning.sessions import week_index
+
+    current = thresholds or Thresholds()
+    values = dataclasses.asdict(current)
+    grid = dict(BREATH_GRID if grid is None else grid)
+    inert = [k for k in grid if k not in BREATH_FIELDS]
+    if inert:
+        raise ConfigError(f"{inert} are not SPEC §4.4 breath thresholds")
+    grid = {k: [type(values[k])(v) for v in vs] for k, vs in grid.items()}
+    ss = load(db) if not isinstance(db, SprintSet) else db
+    label = {"definition": LABEL_DEFINITION, "spec": "§4.3, §4.4, §4.5", "sprints": 0,
+             "labelled": 0, "bad": 0, "unlabelled": 0,
+             "alert": "a sprint raising any SPEC §4.4 alert (overload, noise, retention, "
+                      f"accumulation), replayed under the {policy!r} policy"}
+    if ss is None or not ss.n_rows:
+        return {"target": "breath", "unit": "sprints", "table": "thresholds", "label": label,
+                "split": {"weeks": 0}, "base_rate": None,
+                "defaults": {"values": {k: values[k] for k in grid}}, "candidates": [],
+                "recommended": None, "no_effect": [], "notes": [],
+                "budget": {"alerts_per_week": budget},
+                "reason": "keep the defaults: this store holds no sprint (SPEC §4.5); "
+                          "`brainlab ingest brain PATH` adds recorded sprints, `brainlab "
+                          "ingest claude` rebuilds them from transcripts"}
+    is_bad = rereleased_labels(ss)
+    base = sprint_alerts(ss, current, policy)
+    weeks, week_of = week_index(base["week_start"], base["iso_week"])
+    cache: dict[Thresholds, np.ndarray] = {}
+
+    def alert_for(changes: dict) -> np.ndarray:
+        trial = current.replace(**changes)
+        if trial not in cache:
+            cache[trial] = sprint_alerts(ss, trial, policy)["is_alert"].to_numpy(dtype=bool)
+        return cache[trial]
+
+    labelled = int((~np.isnan(is_bad)).sum())
+    label.update(sprints=len(is_bad), labelled=labelled, bad=int(np.nansum(is_bad)),
+                 unlabelled=len(is_bad) - labelled)
+    return judge.judge_alerts(
+        target="breath", unit="sprints", label=label, weeks=weeks, week_of=week_of,
+        is_bad=is_bad, alert_for=alert_for, grid=grid, current=values, budget=budget,
+        table="thresholds", seed=seed,
+        confirm_share=engine.CONFIRM_SHARE if confirm_share is None else confirm_share)

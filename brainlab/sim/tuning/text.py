@@ -37,6 +37,7 @@ def signed(cell) -> str:
 
     def one(v):
         return "n/a" if v is None else ("+" if v > 0 else "") + number(v)
+
     return f"{one(cell[0])} [{one(cell[1])}, {one(cell[2])}]"
 
 
@@ -47,7 +48,6 @@ def _name(candidate: dict) -> str:
 def format_result(result: dict, show_all: bool = False) -> str:
     """The result as lines: label, split, held-out figures with intervals, the decision."""
     lines = []
-    unit = result.get("unit", "units")
     label = result["label"]
     lines.append(f"tune {result['target']}")
     lines.append(f"label: {label['definition']}")
@@ -87,9 +87,10 @@ def format_result(result: dict, show_all: bool = False) -> str:
                          "--all lists them, --json gives every figure)")
     sweep = result.get("sweep")
     if sweep:
-        lines.append(f"grid: {sweep['rows']} one-threshold changes, {sweep['identical_rows']} of "
-                     f"them alert exactly like another (or the defaults), "
-                     f"{sweep['distinct_alert_sets']} distinct alert sets")
+        same = "alert" if result.get("target") != "tickets" else "replay"
+        lines.append(f"grid: {sweep['rows']} one-value changes; {sweep['identical_rows']} of "
+                     f"them {same} exactly like another (or the defaults): "
+                     f"{sweep['distinct_alert_sets']} distinct results")
     if result.get("no_effect"):
         lines.append("no effect in this range: " + ", ".join(result["no_effect"]))
     for note in result.get("notes", []):

@@ -25,6 +25,7 @@ import dataclasses
 import itertools
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 from brainlab.common.errors import ConfigError, SimulationError
@@ -181,3 +182,57 @@ def default_grid(rules: RegulatorRules | None = None) -> dict[str, list]:
         "escalate_without_new_fact": [r.escalate_without_new_fact,
                                       not r.escalate_without_new_fact],
     }
+
+
+FRONTIER_DEFINITION = (
+    "no label: each rule set is replayed on the recorded circuits (SPEC §6.5 limits) and "
+    "judged on what it costs and yields (SPEC §6.6): tickets integrated, sessions and tokens "
+    "per integrated ticket, supervisor wake-ups per week, tickets abandoned (ended). Never "
+    "by agreement with the rules the journals followed, which would score them perfect by "
+    "construction")
+
+
+def tune(db: DB, rules: RegulatorRules | None = None, budget: float = 5.0,
+         draws: int = DEFAULT_DRAWS, seed: int = 0, grid: dict | None = None,
+         confirm_share: float | None = None) -> dict:
+    """Judge every one-rule change of the SPEC §6.5 grid on held-out weeks (``tune tickets``).
+
+    See :mod:`brainlab.sim.tuning.frontier`; ``rules``: the rules in force (the settings').
+    """
+    from brainlab.sim.tuning import engine, frontier
+    from brainlab.sim.tuning.grids import TICKET_GRID
+    from brainlab.sim.tuning.sessions import week_index
+
+    current = rules or RegulatorRules()
+    values = dataclasses.asdict(current)
+    grid = dict(TICKET_GRID if grid is None else grid)
+    grid_points({k: v[:1] for k, v in grid.items()})  # names are RegulatorRules fields
+    journals = load(db)
+    labels = outcomes(db) if journals is not None else pd.DataFrame()
+    if journals is None or labels.empty:
+        return {"target": "tickets", "unit": "tickets", "table": "regulator",
+                "label": {"definition": FRONTIER_DEFINITION, "tickets": 0},
+                "split": {"weeks": 0}, "defaults": {"values": {k: values[k] for k in grid}},
+                "candidates": [], "recommended": None, "no_effect": [], "notes": [],
+                "budget": {"wakeups_per_week": budget},
+                "reason": "keep the defaults: this store holds no finished ticket circuit "
+                          "(SPEC §6.7 journals); `brainlab ingest brain PATH` adds a brain's "
+                          "circuits/*.jsonl"}
+    tickets = labels["ticket"].tolist()
+
+    def replayed(tried: list[dict]) -> list[pd.DataFrame]:
+        sets = {str(i): current.replace(**changes) for i, changes in enumerate(tried)}
+        per = replay(journals, sets, draws=draws, seed=seed).per_ticket
+        return [per[per["rules"] == str(i)].set_index("ticket").reindex(tickets)
+                .reset_index() for i in range(len(tried))]
+
+    weeks, week_of = week_index(labels["week_start"], labels["iso_week"])
+    replayable = set(journals.tickets)
+    week_of = np.where(labels["ticket"].isin(replayable), week_of, -1)
+    label = {"definition": FRONTIER_DEFINITION, "spec": "§6.5, §6.6",
+             "tickets": int((week_of >= 0).sum()),
+             "not_replayed": int(len(labels) - (week_of >= 0).sum())}
+    return frontier.judge_frontier(
+        label=label, weeks=weeks, week_of=week_of, replayed=replayed, grid=grid,
+        current=values, budget=budget, seed=seed,
+        confirm_share=engine.CONFIRM_SHARE if confirm_share is None else confirm_share)
