@@ -2,8 +2,10 @@
 
 Alerts come from :func:`brainlab.metrics.signals` (the SQL macro ``session_signals_for``) under
 a trial :class:`~brainlab.spec.thresholds.Thresholds` set; labels come from the ``session_outcomes`` view
-(brainlab/store/models/marts/session_outcomes.sql: a session is bad when it saturates or the next scored
-session's health is below 0.80). Python only joins the two and counts.
+(brainlab/store/models/marts/session_outcomes.sql); the tuning label is its column
+is_next_unhealthy: the next scored session's health is below 0.80 (:data:`LABEL_DEFINITION`).
+Python only joins the two and counts. :func:`tune` judges the SPEC grid on held-out weeks
+(``brainlab tune sessions``, :mod:`brainlab.sim.tuning.judge`).
 
 Definitions (documented in docs/notebooks.md):
 
@@ -81,11 +83,17 @@ def _check_alerts(alert_on: Sequence[str]) -> tuple[str, ...]:
 
 def label_alerts(signals: pd.DataFrame, labels: pd.DataFrame,
                  alert_on: Sequence[str] = DEFAULT_ALERTS) -> pd.DataFrame:
-    """Join per-session signals with labels: one row per session, ``is_alert`` and ``is_bad``."""
+    """Join per-session signals with labels: one row per session, ``is_alert`` and ``is_bad``.
+
+    ``is_bad`` is the tuning label (LABEL_DEFINITION): the next scored session is unhealthy,
+    what followed the session. A saturated session (SPEC §3.3) is seen by its own
+    saturation_flag; counting it bad too would make a label the session's own figures
+    decide, which the alerts read as well.
+    """
     names = _check_alerts(alert_on)
     frame = signals[["sess_id", *names]].merge(
-        labels[["sess_id", "started_at", "week_start", "iso_week", "is_bad", "bad_reason"]],
-        on="sess_id", how="inner")
+        labels[["sess_id", "started_at", "week_start", "iso_week", "is_next_unhealthy"]],
+        on="sess_id", how="inner").rename(columns={"is_next_unhealthy": "is_bad"})
     frame["is_alert"] = frame[list(names)].fillna(False).astype(bool).any(axis=1)
     return frame
 
