@@ -207,7 +207,10 @@ class Board:
                     totals = data[cand].sum(axis=0)
                     lo, hi = wilson(float(self.q(totals, num)), float(self.q(totals, den)))
                 else:
-                    lo, hi = _widened(value, boot_values[fig.name][pos], lo_q, hi_q, weeks)
+                    draws = boot_values[fig.name][pos]
+                    lo, hi = _widened(value, draws, lo_q, hi_q, weeks)
+                    if math.isfinite(lo) and np.nanmin(draws) >= 0:
+                        lo = max(lo, 0.0)  # a count or a ratio of counts: never below 0
                 row[fig.name] = [value, lo, hi]
                 d = boot_values[fig.name][pos] - boot_values[fig.name][0]
                 change = value - float(point[fig.name][0])
