@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import cli_env
 
-from brainlab.sim.tuning import breath, tickets
+from brainlab.sim.tuning import breath
 from brainlab.store import query
 
 BRAINLAB = str(Path(sys.executable).with_name("brainlab"))

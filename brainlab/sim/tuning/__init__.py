@@ -5,6 +5,13 @@ kind above it: session thresholds against ``session_outcomes``
 (:mod:`~brainlab.sim.tuning.sessions`, re-exported here: ``tuning.evaluate``, ...), regulator
 limits against ``ticket_outcomes`` (:mod:`~brainlab.sim.tuning.tickets`) and breath alerts
 per week (:mod:`~brainlab.sim.tuning.breath`). :func:`sweep` reaches all three.
+
+Judging a change (``brainlab tune``, notebook 04): each module's ``tune`` tries the SPEC grid
+(:mod:`~brainlab.sim.tuning.grids`) and decides on held-out weeks through the engine
+(:mod:`~brainlab.sim.tuning.engine`: splits, intervals), its alert view
+(:mod:`~brainlab.sim.tuning.judge`, sessions and breath) or its frontier view
+(:mod:`~brainlab.sim.tuning.frontier`, tickets); :mod:`~brainlab.sim.tuning.apply` writes a
+recommendation into the settings file. docs/tuning.md states the method.
 """
 
 from __future__ import annotations

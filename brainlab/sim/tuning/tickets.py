@@ -15,8 +15,9 @@ replay (:func:`brainlab.sim.regulator.replay`) of the recorded circuits under a 
   scored.
 
 Under the SPEC defaults every ticket follows its journal, so the defaults alert exactly on the
-bad tickets (precision = recall = 1) by construction: what tuning shows is how a change of
-limits trades supervisor alerts per week against the tickets it stops catching.
+bad tickets (precision = recall = 1) by construction: a back-test of the replay, not a score.
+:func:`tune` (``brainlab tune tickets``) therefore judges rule sets without this label, on the
+replay's frontier (:mod:`brainlab.sim.tuning.frontier`).
 """
 
 from __future__ import annotations
