@@ -88,3 +88,52 @@ def candidates(result: dict, x: str = "alerts_per_week", y: str = "informedness"
                                     f"({split.get('confirm_weeks', '')}): difference from the "
                                     f"defaults, 95% bootstrap over weeks").properties(
         width=WIDTH, height=260)
+
+
+def precision_against_base_rate(result: dict, budget: float | None = None) -> alt.LayerChart:
+    """Each candidate's held-out precision (Wilson 95%) against its alerts per week.
+
+    The base rate is a line with its band: alerts on the line pick bad units no better than
+    chance (lift 1).
+    """
+    rows = []
+    for name, row in [("defaults", result["defaults"]),
+                      *((", ".join(f"{k}={v}" for k, v in c["changes"].items()), c)
+                        for c in result["candidates"])]:
+        precision, per_week = row.get("precision"), row.get("alerts_per_week")
+        if not precision or precision[0] is None or not per_week or per_week[0] is None:
+            continue
+        rows.append({"set": name, "alerts_per_week": per_week[0], "precision": precision[0],
+                     "low": precision[1], "high": precision[2],
+                     "kind": "defaults" if name == "defaults" else (
+                         "selected" if row.get("changes") == result.get("selected")
+                         else "candidate")})
+    data = pd.DataFrame(rows, columns=["set", "alerts_per_week", "precision", "low", "high",
+                                       "kind"])
+    rate = result.get("base_rate") or [None, None, None]
+    xs = alt.X("alerts_per_week:Q", title="alerts per week (confirm weeks)",
+               scale=alt.Scale(zero=False, nice=True))
+    ys = alt.Y("low:Q", title="precision (Wilson 95%)", scale=alt.Scale(zero=False, nice=True))
+    color = alt.Color("kind:N", title=None, scale=alt.Scale(
+        domain=["defaults", "selected", "candidate"], range=[theme.INK, theme.ALERT, theme.MUTED]))
+    base = alt.Chart(data)
+    layers = [base.mark_rule(opacity=0.6).encode(x=xs, y=ys, y2="high:Q", color=color),
+              base.mark_circle(size=60).encode(
+                  x=xs, y="precision:Q", color=color,
+                  tooltip=["set:N", alt.Tooltip("alerts_per_week:Q", format=".2f"),
+                           alt.Tooltip("precision:Q", format=".3f"),
+                           alt.Tooltip("low:Q", format=".3f"),
+                           alt.Tooltip("high:Q", format=".3f")])]
+    if rate[0] is not None:
+        band = pd.DataFrame({"rate": [rate[0]], "low": [rate[1]], "high": [rate[2]]})
+        layers.append(alt.Chart(band).mark_rect(opacity=0.12, color=theme.INK).encode(
+            y="low:Q", y2="high:Q"))
+        layers.append(alt.Chart(band).mark_rule(color=theme.INK).encode(y="rate:Q"))
+    if budget is not None:
+        layers.append(alt.Chart(pd.DataFrame({"budget": [budget]})).mark_rule(
+            strokeDash=[6, 4], color=theme.ALERT).encode(x="budget:Q"))
+    counts = result["defaults"].get("counts", {})
+    return alt.layer(*layers, title=f"Precision against the base rate (line and band: "
+                                    f"{int(counts.get('bad', 0))} bad of "
+                                    f"{int(counts.get('labelled', 0))} labelled on the confirm "
+                                    "weeks)").properties(width=WIDTH, height=260)
