@@ -118,8 +118,8 @@ class Split:
                                    "selected on a final block of weeks never used for "
                                    "selection",
             "weeks": len(self.weeks),
-            "selection_weeks": _span(sel),
-            "confirm_weeks": _span(conf),
+            "selection_weeks": span(sel),
+            "confirm_weeks": span(conf),
             "figures_from": "the confirm weeks (held out)",
             "intervals": f"{LEVEL:.0%}: Wilson for proportions; percentile bootstrap over "
                          f"weeks ({RESAMPLES} resamples, widened for few weeks by "
@@ -128,7 +128,8 @@ class Split:
         }
 
 
-def _span(weeks: Sequence[str]) -> str:
+def span(weeks: Sequence[str]) -> str:
+    """Weeks as 'first .. last (n)' (one week: its label)."""
     if not weeks:
         return ""
     return weeks[0] if len(weeks) == 1 else f"{weeks[0]} .. {weeks[-1]} ({len(weeks)})"

@@ -146,11 +146,11 @@ def judge_frontier(*, label: dict, weeks: Sequence[str], week_of: np.ndarray,
     folds = []
     for k in split.folds():
         picked = _pick(board, 0, k, budget)
-        folds.append({"fit": engine._span(split.weeks[:k]), "judge": split.weeks[k],
+        folds.append({"fit": engine.span(split.weeks[:k]), "judge": split.weeks[k],
                       "picked": described[picked - 1]["changes"] if picked else None})
     picked = _pick(board, 0, start, budget)
-    folds.append({"fit": engine._span(split.weeks[:start]),
-                  "judge": engine._span(split.weeks[start:]),
+    folds.append({"fit": engine.span(split.weeks[:start]),
+                  "judge": engine.span(split.weeks[start:]),
                   "picked": described[picked - 1]["changes"] if picked else None})
     result["split"]["folds"] = folds
     if not described:

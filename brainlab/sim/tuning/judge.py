@@ -237,12 +237,12 @@ def _folds(board: Board, split: engine.Split, budget: float, described: list[dic
         picked = _pick(board, 0, k, budget)
         c = picked or 0
         week = board.values(board.sums[[0, c], k], 1)["informedness"]
-        folds.append({"fit": engine._span(split.weeks[:k]), "judge": split.weeks[k],
+        folds.append({"fit": engine.span(split.weeks[:k]), "judge": split.weeks[k],
                       "picked": described[c - 1]["changes"] if picked else None,
                       "informedness_difference": float(week[1] - week[0])})
     picked = _pick(board, 0, split.selection, budget)
-    folds.append({"fit": engine._span(split.weeks[:split.selection]),
-                  "judge": engine._span(split.weeks[split.selection:]),
+    folds.append({"fit": engine.span(split.weeks[:split.selection]),
+                  "judge": engine.span(split.weeks[split.selection:]),
                   "picked": described[picked - 1]["changes"] if picked else None})
     return folds
 
