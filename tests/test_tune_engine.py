@@ -4,6 +4,7 @@ a planted threshold found, and random labels that leave the defaults in place.""
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -102,3 +103,58 @@ def test_ties_take_the_value_nearest_the_current_one():
     tied = next(c for c in result["candidates"] if 45.0 in c["same_alerts_for"])
     assert tied["same_alerts_for"] == [40.0, 45.0] and tied["value"] == 45.0
     assert result["sweep"]["identical_rows"] >= 1 + 3  # the tie, and every inert value
+
+
+def _tickets(seed: int, weeks: int = 12, per_week: int = 8):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n = weeks * per_week
+    frame = pd.DataFrame({
+        "ticket": [f"T-{i}" for i in range(n)],
+        "outcome": rng.choice(["integrated", "escalated", "ended"], n, p=[0.8, 0.15, 0.05]),
+        "sessions": rng.poisson(8, n).astype(float), "tokens": rng.normal(3e5, 5e4, n),
+        "wakeups": rng.poisson(0.3, n).astype(float)})
+    return rng, frame, np.repeat(np.arange(weeks), per_week)
+
+
+def _frontier(frames_of, week_of):
+    from brainlab.sim.tuning import frontier
+
+    weeks = [f"2026-W{w + 1:02d}" for w in range(int(week_of.max()) + 1)]
+    grid = {"limit": [1, 2, 3, 4], "switch": [True, False]}
+    return frontier.judge_frontier(
+        label={"definition": "test"}, weeks=weeks, week_of=week_of,
+        replayed=lambda tried: [frames_of(changes) for changes in tried], grid=grid,
+        current={"limit": 3, "switch": True}, budget=100.0)
+
+
+def test_frontier_recommends_a_rule_set_that_saves_sessions_and_nothing_else():
+    _rng, base, week_of = _tickets(5)
+    cheaper = base.assign(sessions=base["sessions"] * 0.6, tokens=base["tokens"] * 0.6)
+
+    def frames_of(changes):
+        return cheaper if changes.get("limit") == 2 else base
+
+    result = _frontier(frames_of, week_of)
+    assert result["recommended"] == {"limit": 2}
+    assert "sessions_per_integrated" in result["reason"]
+    assert result["no_effect"] == ["switch"]
+    assert "precision" not in result["defaults"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_frontier_keeps_the_defaults_when_rule_sets_only_reshuffle_noise(seed):
+    rng, base, week_of = _tickets(20 + seed)
+
+    def frames_of(changes):
+        if not changes:
+            return base
+        # the same tickets, each one's figures drawn again: no rule set is really better
+        local = np.random.default_rng(zlib.crc32(repr(changes).encode()) + seed)
+        redrawn = base.sample(frac=1.0, random_state=local.integers(1 << 31)).reset_index(
+            drop=True)
+        return redrawn.assign(ticket=base["ticket"])
+
+    result = _frontier(frames_of, week_of)
+    assert result["recommended"] is None, result["reason"]

@@ -164,7 +164,13 @@ def test_write_changes_the_file_and_keeps_comments_and_keys(planted, tmp_path):
         if not line.startswith("conserve_close"):
             assert line in text.splitlines()
     assert "conserve_close = " in text and "# SPEC default, keep?" in text
-    # the settings now in force are the written ones: the next run's defaults carry them
+    # the settings now in force are the written ones: what every consumer loads, and the next
+    # run's defaults
+    from brainlab.settings import load_settings
+
+    written = load_settings(settings)
+    assert written.thresholds.conserve_close == data["thresholds"]["conserve_close"]
+    assert written.thresholds.coach_ratio == 0.35 and written.rules.max_reviews == 3
     again = tune_cli("sessions", "--db", str(planted), "--budget", "10", "--json",
                      home=tmp_path)
     values = json.loads(again.stdout)["defaults"]["values"]
