@@ -56,6 +56,10 @@ def score(frame: pd.DataFrame) -> dict:
 def recommend(sweep_result: pd.DataFrame, alerts_per_week_budget: float) -> pd.Series:
     """Pick the best row under the budget: max recall, then max precision, then fewest alerts.
 
+    An in-sample ranking of a sweep (every week fitted and judged at once): for exploring.
+    Whether a change should be made is ``brainlab tune`` (each module's ``tune``), judged on
+    held-out weeks with intervals.
+
     Ties left after that keep the grid's order (the first row wins). Rows with NaN recall or
     precision rank below any number. Raises SimulationError when no row fits the budget.
     """
