@@ -190,6 +190,10 @@ def judge_alerts(*, target: str, unit: str, label: dict, weeks: Sequence[str],
     elif math.isfinite(lift[0]):
         result["informative"] = True
     labelled, bad = defaults["counts"]["labelled"], defaults["counts"]["bad"]
+    if not labelled:
+        result["reason"] = (f"keep the defaults: no {unit} of the confirm weeks carries a "
+                            "label (see the label's definition for what one needs)")
+        return clean(result)
     if not bad or bad == labelled:
         result["reason"] = (f"keep the defaults: the confirm weeks hold {int(bad)} bad "
                             f"{unit} of {int(labelled)} labelled: nothing to tell apart")
