@@ -11,6 +11,8 @@ import functools
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "brainlab"
 
 # the bottom: the spec layer (imports nothing of brainlab) and what every layer may use
@@ -221,7 +223,195 @@ def test_no_private_name_crosses_modules():
     assert problems == []
 
 
-def test_only_the_factory_calls_duckdb_connect():
-    callers = [p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py")
-               if "duckdb.connect(" in p.read_text(encoding="utf-8")]
-    assert callers == ["brainlab/store/connection.py"]
+# --- issue 40 item 5: what the import graph cannot see, read from the syntax tree ---
+# An import the graph above does not follow (a relative import, ``__import__``,
+# ``importlib.import_module``) could hide an upward dependency or a cycle; a DuckDB connection
+# opened outside the one factory escapes its set-up (settings, read-only seal, lock wait).
+FACTORY = "brainlab/store/connection.py"
+DUCKDB_MODULES = {"duckdb", "_duckdb"}  # the package and its compiled engine
+ENGINE = "brainlab.store.connection.engine"  # returns one of DUCKDB_MODULES
+DYNAMIC_IMPORTS = {"__import__", "builtins.__import__", "importlib.import_module",
+                   "importlib.__import__"}
+
+
+def _dotted(node: ast.AST, names: dict[str, str]) -> str | None:
+    """What an expression names, its aliases resolved: ``d.connect`` after ``import duckdb as
+    d`` is ``duckdb.connect``, ``engine()`` is ``ENGINE()`` and ``engine().connect`` is
+    ``duckdb.connect``; None when it is not a plain name, attribute or call of one."""
+    if isinstance(node, ast.Name):
+        return names.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value, names)
+        return None if base is None else f"{base}.{node.attr}"
+    if isinstance(node, ast.Call):
+        called = _dotted(node.func, names)
+        return "duckdb" if called == ENGINE else None
+    return None
+
+
+def _names(tree: ast.AST, module: str) -> dict[str, str]:
+    """Local name -> the dotted thing it stands for: imports (aliases and ``from x import y``,
+    relative ones resolved against ``module``), and plain assignments of a module or of
+    ``engine()`` (``db = engine(); db.connect()``)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = module.split(".")[:len(module.split(".")) - node.level + 1]
+                base = ".".join([*parent[:-1], base] if base else parent[:-1])
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{base}.{alias.name}"
+    for _ in range(2):  # an assignment of an assignment
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name):
+                value = _dotted(node.value, names)
+                if value is not None and (value.split(".")[0] in DUCKDB_MODULES
+                                          or value in DYNAMIC_IMPORTS | {ENGINE}):
+                    names[node.targets[0].id] = value
+    return names
+
+
+def _literal_head(node: ast.AST | None) -> str | None:
+    """The start of a module name given as a string or an f-string; None when not literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values \
+            and isinstance(node.values[0], ast.Constant):
+        return node.values[0].value
+    return None
+
+
+def hidden_imports(path: Path, module: str) -> list[str]:
+    """Relative imports, and ``__import__`` / ``importlib.import_module`` of a brainlab module
+    (or of a name computed at run time, which could be one), as ``file:line what``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = _names(tree, module)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.append(f"{node.lineno} relative import "
+                         f"{'.' * node.level}{node.module or ''}: write the brainlab.… path")
+        elif isinstance(node, ast.Call) and _dotted(node.func, names) in DYNAMIC_IMPORTS:
+            head = _literal_head(node.args[0] if node.args else None)
+            if head is None or head == "brainlab" or head.startswith(("brainlab.", ".")):
+                found.append(f"{node.lineno} {_dotted(node.func, names)}({head or '...'}...):"
+                             " import it with an import statement")
+    return [f"{path.name}:{line}" for line in found]
+
+
+def connections(path: Path, module: str) -> list[str]:
+    """Every DuckDB connection opened in the file, in any spelling: ``duckdb.connect``,
+    ``from duckdb import connect``, ``import duckdb as d; d.connect``, ``engine().connect()``,
+    ``getattr(duckdb, "connect")``, as ``file:line``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = _names(tree, module)
+    found = []
+    for node in ast.walk(tree):
+        target = None
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            target = _dotted(node, names)
+        elif isinstance(node, ast.Call) and _dotted(node.func, names) == "getattr" \
+                and len(node.args) >= 2 and _literal_head(node.args[1]) == "connect":
+            base = _dotted(node.args[0], names)
+            target = None if base is None else f"{base}.connect"
+        if target is not None and target.split(".")[0] in DUCKDB_MODULES \
+                and target.split(".")[-1] == "connect" and target.count(".") == 1:
+            found.append(f"{path.name}:{node.lineno} {target}")
+    return sorted(set(found))
+
+
+def _qualified(module: str) -> str:
+    """The dotted name relative imports are resolved against (a package's ``__init__``)."""
+    return f"{module}.__init__" if MODULES[module].name == "__init__.py" else module
+
+
+def test_no_hidden_import():
+    """No relative import, no ``__import__`` or ``importlib.import_module`` of brainlab."""
+    assert [f"{MODULES[m].relative_to(PACKAGE.parent).parent}/{problem}"
+            for m in sorted(MODULES) for problem in hidden_imports(MODULES[m], _qualified(m))
+            ] == []
+
+
+def test_only_the_factory_opens_a_duckdb_connection():
+    callers = {MODULES[m].relative_to(PACKAGE.parent).as_posix():
+               connections(MODULES[m], _qualified(m)) for m in MODULES}
+    assert {p: found for p, found in callers.items() if found} == {
+        FACTORY: callers[FACTORY]}
+    assert callers[FACTORY], "the factory itself opens connections: the check sees it"
+
+
+PLANTED_IMPORTS = {
+    "relative": "from .store import query\n",
+    "relative parent": "from .. import settings\n",
+    "relative in a function": "def f():\n    from .connection import connect\n",
+    "__import__": "mod = __import__('brainlab.sim.regulator')\n",
+    "__import__ f-string": "def f(n):\n    return __import__(f'brainlab.{n}')\n",
+    "__import__ computed": "def f(name):\n    return __import__(name)\n",
+    "builtins.__import__": "import builtins\nbuiltins.__import__('brainlab.store')\n",
+    "import_module": "import importlib\nimportlib.import_module('brainlab.store.graph')\n",
+    "import_module f-string": ("import importlib\n\ndef f(n):\n"
+                               "    return importlib.import_module(f'brainlab.sources.{n}')\n"),
+    "import_module relative": "import importlib\nimportlib.import_module('.graph', 'brainlab')\n",
+    "from importlib import": "from importlib import import_module as im\nim('brainlab.sim')\n",
+    "import importlib as": "import importlib as il\nil.import_module('brainlab.viz')\n",
+    "assigned": "import importlib\nload = importlib.import_module\nload('brainlab.sim')\n",
+}
+
+
+@pytest.mark.parametrize("source", PLANTED_IMPORTS.values(), ids=PLANTED_IMPORTS.keys())
+def test_a_planted_hidden_import_is_caught(tmp_path, source):
+    path = tmp_path / "planted.py"
+    path.write_text(source, encoding="utf-8")
+    assert len(hidden_imports(path, "brainlab.store.planted")) == 1, source
+
+
+def test_imports_of_other_packages_pass(tmp_path):
+    path = tmp_path / "fine.py"
+    path.write_text("import importlib\nimport brainlab.store\nfrom brainlab import sim\n"
+                    "importlib.import_module(f'detect_secrets.plugins.{1}')\n"
+                    "__import__('os')\ncode = \"__import__('brainlab.store')\"\n",
+                    encoding="utf-8")
+    assert hidden_imports(path, "brainlab.store.fine") == []
+
+
+PLANTED_CONNECTIONS = {
+    "duckdb.connect": "import duckdb\ncon = duckdb.connect('x.duckdb')\n",
+    "from duckdb import connect": "from duckdb import connect\ncon = connect()\n",
+    "from duckdb import connect as": "from duckdb import connect as open_db\nopen_db()\n",
+    "import duckdb as d": "import duckdb as d\n\ndef f():\n    return d.connect()\n",
+    "_duckdb": "import _duckdb\n_duckdb.connect(':memory:')\n",
+    "engine().connect()": ("from brainlab.store.connection import engine\n"
+                           "con = engine().connect()\n"),
+    "engine(full=True).connect": ("from brainlab.store.connection import engine\n"
+                                  "con = engine(full=True).connect('x', read_only=True)\n"),
+    "connection.engine().connect": ("from brainlab.store import connection\n"
+                                    "connection.engine().connect()\n"),
+    "relative engine": "from .connection import engine\nengine().connect()\n",
+    "engine assigned": ("from brainlab.store.connection import engine\n\ndef f():\n"
+                        "    db = engine()\n    return db.connect()\n"),
+    "module assigned": "import duckdb\nengine = duckdb\nengine.connect()\n",
+    "getattr": "import duckdb\ngetattr(duckdb, 'connect')()\n",
+    "passed as a function": "import duckdb\nopen_it = duckdb.connect\n",
+}
+
+
+@pytest.mark.parametrize("source", PLANTED_CONNECTIONS.values(), ids=PLANTED_CONNECTIONS.keys())
+def test_a_planted_connection_is_caught(tmp_path, source):
+    path = tmp_path / "planted.py"
+    path.write_text(source, encoding="utf-8")
+    assert connections(path, "brainlab.store.planted") != [], source
+
+
+def test_the_factory_and_other_duckdb_names_pass(tmp_path):
+    path = tmp_path / "fine.py"
+    path.write_text("import duckdb\nfrom brainlab.store.connection import StoreConfig, connect,"
+                    " engine\ncon = connect(StoreConfig())\nerror = engine().Error\n"
+                    "con.execute('SELECT 1')\nduckdb.sql('SELECT 1')\n"
+                    "text = 'duckdb.connect('\n", encoding="utf-8")
+    assert connections(path, "brainlab.metrics.fine") == []

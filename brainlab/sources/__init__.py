@@ -1,8 +1,9 @@
 """Input formats, one module each. :func:`brain_sources` lists those of a brain checkout.
 
-The brain sources (and their YAML parser) are imported when asked for: the transcript ingest
-imports this package for its own modules only, and a small incremental run must not pay
-30 ms for parsers it never calls (issue 12).
+The brain sources (and their YAML parser) are imported by :func:`brain_sources` when it is
+called, and each is imported from its own module (``from brainlab.sources.claims import
+ClaimsSource``): the transcript ingest imports this package for its own modules only, and a
+small incremental run must not pay 30 ms for parsers it never calls (issue 12).
 """
 
 from __future__ import annotations
@@ -10,22 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from brainlab.sources.base import ErrorRow, Parsed, Source
-
-_LAZY = {  # name -> module of the brain sources, imported on first use (PEP 562)
-    "AgentsSource": "agents", "CircuitsSource": "circuits", "ClaimsSource": "claims",
-    "ContextsSource": "contexts", "HandoffsSource": "handoffs",
-    "MetabolismSource": "metabolism", "WorkspacesSource": "workspaces",
-    "BrainCircuitsSource": "circuits", "list_files": "files",
-}
-
-
-def __getattr__(name: str):
-    """Import a brain source class only when it is used."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"brainlab.sources.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'brainlab.sources' has no attribute {name!r}")
 
 
 def brain_sources() -> list[Source]:

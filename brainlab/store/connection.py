@@ -127,6 +127,14 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def memory(engine_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """An in-memory database: no file, no lock, nothing to seal.
+
+    For parsing SQL and scratch tables; ``engine_only`` as in :class:`StoreConfig`.
+    """
+    return connect(StoreConfig(path=Path(":memory:"), read_only=False, engine_only=engine_only))
+
+
 @functools.cache
 def raw_table_names() -> frozenset[str]:
     """The store's raw tables (models/raw/, less the lookups) and brainlab_meta."""

@@ -141,9 +141,9 @@ def references(models: list[Model]) -> dict[str, set[str]]:
 def parsed_references(models: list[Model], con=None) -> dict[str, set[str]]:
     """Each model's name -> the other models it reads, by DuckDB's parser (for the tests)."""
     if con is None:
-        from brainlab.store.connection import engine
+        from brainlab.store.connection import memory
 
-        con = engine().connect()
+        con = memory()
     known = {m.name for m in models}
     out: dict[str, set[str]] = {}
     for model in models:

@@ -177,15 +177,3 @@ def show(*objects) -> None:
             display(slots.widget(obj))
         else:
             display(obj)
-
-
-def regulator_rules_class():
-    """The regulator rule set class when the regulator replay is installed, else None."""
-    for module in ("brainlab.spec.regulator", "brainlab.sim.regulator"):
-        try:
-            mod = __import__(module, fromlist=["RegulatorRules"])
-        except ImportError:
-            continue
-        if hasattr(mod, "RegulatorRules"):
-            return mod.RegulatorRules
-    return None
