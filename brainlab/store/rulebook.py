@@ -6,6 +6,8 @@ address, seed line, subject kind, severity, what it checks, its evidence; see
 :class:`brainlab.spec.rules.Rule`). A rule computed with others in a shared rows view names
 it in ``rows_view`` and has no .sql of its own: its filter view is rendered from
 ``models/rules/_violations.sql.tmpl``, as is ``violations``, the union of every rule's rows.
+Every rule returns the same seven columns, the violation contract, declared once in
+``models/rules/_violation.yml`` (:func:`violation_contract`).
 The store writes the catalogue into ``rule_catalogue``; ``brainlab check`` reads it through
 :mod:`brainlab.rules.catalogue`. yaml and jinja2 are imported where used.
 """
@@ -20,6 +22,7 @@ from brainlab.spec.rules import SEVERITIES, SUBJECT_KINDS, Rule
 
 FOLDER = Path(__file__).parent / "models" / "rules"
 TEMPLATE = "_violations.sql.tmpl"
+CONTRACT = "_violation.yml"  # the seven columns every rule returns, declared once
 _ID = re.compile(r"[A-Z]{3}\d{3}")
 _FIELDS = ("id", "name", "spec", "seed", "subject_kind", "severity", "checks", "evidence")
 
@@ -52,6 +55,19 @@ def _rule(path: Path, entry: dict) -> Rule:
 
 
 @lru_cache(maxsize=1)
+def violation_contract(folder: Path = FOLDER) -> tuple[dict, ...]:
+    """The violation contract: the columns every model of rules/ ends with, in order.
+
+    Each with its description and data tests (``models/rules/_violation.yml``).
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple(yaml.load((folder / CONTRACT).read_text(encoding="utf-8"),
+                           Loader=loader)["columns"])
+
+
+@lru_cache(maxsize=1)
 def load_rules(folder: Path = FOLDER) -> tuple[Rule, ...]:
     """Every rule of ``folder``'s ymls (those with a ``rule:`` entry), sorted by id."""
     import yaml
@@ -76,5 +92,6 @@ def render(rules: tuple[Rule, ...] | None = None) -> str:
     template = jinja2.Environment(autoescape=False, keep_trailing_newline=True,
                                   undefined=jinja2.StrictUndefined).from_string(
         (FOLDER / TEMPLATE).read_text(encoding="utf-8"))
-    return template.render(rules=rules, sources=list(sources.items()),
+    columns = ", ".join(c["name"] for c in violation_contract())
+    return template.render(rules=rules, sources=list(sources.items()), columns=columns,
                            own_views={r.view for r in rules if not r.rows_view})

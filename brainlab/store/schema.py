@@ -51,19 +51,35 @@ def models() -> dict[str, dict]:
     """Every documented table, view and macro, by name, from models/<layer>/<name>.yml.
 
     In layer order (raw, staging, marts, rules), then by name; each entry's ``_file`` is its
-    path under models/ and ``_layer`` its layer.
+    path under models/ and ``_layer`` its layer. A model of rules/ gets the violation
+    contract's seven columns (:func:`rulebook.violation_contract`) after those its yml lists. A file
+    whose name starts with ``_`` is not a model.
     """
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 10x faster, same documents
+    from brainlab.store.rulebook import violation_contract
+
+    contract = violation_contract()
     out: dict[str, dict] = {}
     for layer in LAYERS:
-        for entry in sorted((FOLDER / layer).glob("*.yml")):
+        for entry in sorted((FOLDER / layer).glob("[!_]*.yml")):
             model = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader) or {}
             model["_file"] = f"{layer}/{entry.name}"
             model["_layer"] = layer
+            if layer == "rules":
+                model["columns"] = [*model.get("columns", []),
+                                    *_contract_for(contract, model.get("rule"))]
             out[model["name"]] = model
     return out
+
+
+def _contract_for(contract: tuple[dict, ...], rule: dict | None) -> list[dict]:
+    """The violation contract's columns, subject_kind's description naming a rule's kind."""
+    if not rule:
+        return [dict(column) for column in contract]
+    return [{**column, "description": f"What broke the rule: {rule['subject_kind']}."}
+            if column["name"] == "subject_kind" else dict(column) for column in contract]
 
 
 def _model_files() -> list[Path]:

@@ -21,6 +21,7 @@ SELECT t.session_id, t.ts, t.tool, t.file_path, t.launched_subagent_type, t.sour
            'bsi-claim(\.sh)?\s+close|bsi:\s*close', 'i')) AS is_claim_close,
        CASE WHEN t.tool IN ('Task', 'Agent') THEN lower(t.launched_subagent_type)
             WHEN t.tool = 'Read' THEN lower(regexp_extract(
-                t.file_path, '(^|[/\\])agents[/\\]([^/\\]+)\.md$', 2)) END AS agent
+                t.file_path, '(^|[/\\])agents[/\\]([^/\\]+)\.md$', 2)) END AS agent,
+       t.tool_use_id  -- the grain: a line can carry several calls (parallel tool use)
 FROM cc_tool_calls t
 WHERE t.agent_id IS NULL;
