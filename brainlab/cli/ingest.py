@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from brainlab.cli.options import cost_mode_option
-from brainlab.cli.root import QUICK_EXIT, main
+from brainlab.cli.root import CLOSED, main
 from brainlab.cli.support import (
     db_option,
     drain_live_spool,
@@ -17,7 +17,6 @@ from brainlab.cli.support import (
     print_problems,
     run_ingest,
 )
-from brainlab.common.plaintext import visible
 
 
 @main.group()
@@ -26,11 +25,14 @@ def ingest() -> None:
 
 
 @ingest.result_callback()
-def _ingest_done(*_args, **_kwargs) -> None:
+@click.pass_context
+def _ingest_done(ctx: click.Context, result, **_kwargs) -> None:
     from brainlab.store import upgrade  # the store was upgraded to this schema (issue 24)
 
     while upgrade.DONE:
         click.echo(upgrade.DONE.pop(0).line())
+    if result is CLOSED:  # the command closed its store: the console script may skip teardown
+        ctx.exit(CLOSED)
 
 
 @ingest.command("brain")
@@ -92,7 +94,7 @@ def ingest_circuits(path: Path, db: Path) -> None:
 @cost_mode_option
 @handle_errors
 def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: str | None,
-                      prune: bool, cost_mode: str) -> None:
+                      prune: bool, cost_mode: str) -> int:
     """Ingest Claude Code transcripts (default: every Claude root, as ccusage reads them).
 
     The roots: each folder of $CLAUDE_CONFIG_DIR (comma-separated), else
@@ -102,34 +104,17 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     ($BRAINLAB_PROGRESS_AFTER: seconds, or never).
     """
     from brainlab.transcripts.ingest import default_roots, ingest_claude_db
+    from brainlab.transcripts.summary_text import summary_lines
 
     root = path or default_roots()
     with late_progress("ingest claude") as advance:  # no bar for a quick run
         summary = ingest_claude_db(db, root, prices=prices, progress=advance, prune=prune)
     drain_live_spool(db, prices, root if isinstance(root, Path) else None)
-    click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.removed}"
-               f" removed, {summary.bytes_read / 1e6:.1f} MB, {summary.rows:,} rows,"
-               f" {summary.errors} errors, {summary.warnings} warnings")
-    if summary.gone_kept:
-        click.echo(f"{summary.gone_kept} file(s) gone from disk, their rows kept"
-                   f" ({summary.gone} new this run; --prune removes them)")
-    if summary.removed:
-        click.echo(f"pruned: the rows of {summary.removed} gone file(s) removed"
-                   f" ({summary.removed_rows:,} rows)")
-    if summary.returned:
-        click.echo(f"{summary.returned} gone file(s) found again (not counted twice)")
-    if summary.pending_files:
-        click.echo(f"{summary.pending_files} file(s) end in an unfinished line, read next run")
-    if summary.unpriced_models:  # names come from data: never read as markup
-        out.print("no price for model(s): " + ", ".join(map(visible, summary.unpriced_models))
-                  + " (cost_usd NULL; add them with --prices FILE)", style="yellow",
-                  markup=False, highlight=False)
-    if not (summary.read or summary.unchanged or summary.removed or summary.gone_kept):
-        shown = root if isinstance(root, Path) else ", ".join(map(str, root))
-        click.echo(f"No transcript (*.jsonl) under {shown}: Claude Code writes them as"
-                   " <projects>/<project>/<session>.jsonl; give that projects folder"
-                   " (default: each $CLAUDE_CONFIG_DIR folder's projects/, else"
-                   " ~/.config/claude/projects and ~/.claude/projects).")
+    for line, style in summary_lines(summary, root):
+        if style:  # names come from data: never read as markup
+            out.print(line, style=style, markup=False, highlight=False)
+        else:
+            click.echo(line)
     print_problems(summary.errors, summary.warnings, db)
     click.echo(f"database: {db}")  # plain text: rich only for the coloured lines above
     if table:  # one process, as ccusage's one command: the same code as `brainlab usage`
@@ -137,7 +122,7 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
         from brainlab.metrics.usage import usage_table
 
         print_usage(usage_table(db, table, cost_mode=cost_mode), db)
-    QUICK_EXIT.append(True)  # the store is closed: the console script may skip teardown
+    return CLOSED  # the store is closed: the console script may skip teardown
 
 
 
@@ -154,17 +139,12 @@ def ingest_otel_cmd(paths: tuple[Path, ...], db: Path, hash_identities: bool) ->
     PATHS are files or folders. Files are known by content: a rotated or renamed file is not
     read again, a grown file only from where the last run stopped.
     """
-    from brainlab.cli.support import late_progress, print_problems
     from brainlab.otel.ingest import ingest_otel_db
 
     with late_progress("ingest otel") as advance:
         summary = ingest_otel_db(db, paths, hash_identities=hash_identities, progress=advance)
-    rows = summary.rows
-    click.echo(f"otel {summary.read} read, {summary.unchanged} unchanged, {summary.renamed}"
-               f" renamed, {summary.bytes_read / 1e6:.1f} MB")
-    click.echo(f"{rows.get('otel_events', 0):,} events, {rows.get('otel_metric_points', 0):,}"
-               f" metric points, {rows.get('otel_spans', 0):,} spans,"
-               f" {rows.get('otel_attributes', 0):,} other attributes")
+    for line in summary.lines():
+        click.echo(line)
     print_problems(summary.errors, summary.warnings, db)
     click.echo(f"database: {db}")
 

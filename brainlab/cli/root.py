@@ -77,11 +77,20 @@ def settings() -> Settings:
     return found or Settings()
 
 
-QUICK_EXIT: list[bool] = []  # set by a command that closed its store and every file
+class ClosedExit(int):
+    """Exit status 0 of a command that closed its store and every file it opened.
+
+    A command returns :data:`CLOSED`; its group's result callback exits with it
+    (``ctx.exit(CLOSED)``), and :func:`run` then leaves without tearing the interpreter down.
+    Anything else (CliRunner, a test) sees exit code 0.
+    """
+
+
+CLOSED = ClosedExit(0)
 
 
 def run() -> None:
-    """The console script: :func:`main`; after a command that asked for it, ``os._exit``.
+    """The console script: :func:`main`, then ``os._exit`` after an exit with :data:`CLOSED`.
 
     Tearing the interpreter down (freeing every module and object) cost 15-30 ms of an
     incremental ``ingest claude`` (0.15-0.4 s, issue 12); that command closes its store
@@ -90,7 +99,7 @@ def run() -> None:
     try:
         main()
     except SystemExit as exc:
-        if not QUICK_EXIT or exc.code not in (None, 0):
+        if not isinstance(exc.code, ClosedExit):
             raise
         try:
             sys.stdout.flush()

@@ -110,12 +110,11 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
 
 def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:
     """Every ingest takes what the live hooks spooled while the store was busy (issue 25)."""
-    from brainlab.live.spool import drain_db
+    from brainlab.live.spool import drain_db, drained_line
 
-    done = drain_db(db, prices, root)
-    if done and (done["spooled"] or done["snapshots"]):
-        click.echo(f"live: {done['spooled']} spooled transcript(s), {done['snapshots']}"
-                   " limit snapshot(s) taken from the hooks' spool")
+    line = drained_line(drain_db(db, prices, root))
+    if line:
+        click.echo(line)
 
 
 def print_summary(summary, db: Path) -> None:

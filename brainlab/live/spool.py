@@ -189,3 +189,14 @@ def drain_db(db: str | os.PathLike, prices=None, skip_under=None) -> dict | None
         return drain(con, prices, skip_under)
     finally:
         con.close()
+
+
+def drained_line(done: dict | None) -> str | None:
+    """What :func:`drain_db` took from the spool, as the line every ingest prints.
+
+    None when it took nothing.
+    """
+    if not done or not (done["spooled"] or done["snapshots"]):
+        return None
+    return (f"live: {done['spooled']} spooled transcript(s), {done['snapshots']}"
+            " limit snapshot(s) taken from the hooks' spool")

@@ -41,6 +41,15 @@ class OtelSummary:
     warnings: int = 0
     files: int = 0
 
+    def lines(self) -> list[str]:
+        """What the run did, as ``brainlab ingest otel`` prints it (then the problems line)."""
+        rows = self.rows
+        return [f"otel {self.read} read, {self.unchanged} unchanged, {self.renamed} renamed,"
+                f" {self.bytes_read / 1e6:.1f} MB",
+                f"{rows.get('otel_events', 0):,} events, {rows.get('otel_metric_points', 0):,}"
+                f" metric points, {rows.get('otel_spans', 0):,} spans,"
+                f" {rows.get('otel_attributes', 0):,} other attributes"]
+
 
 def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """The files to read: each file given, and the telemetry-named files under each folder."""

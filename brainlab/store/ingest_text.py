@@ -1,8 +1,9 @@
-"""What an ingest run did, as text: one line per source, the problems line, the store.
+"""What an ingest run did, and what ingest recorded (``brainlab errors``), as text.
 
-Apart from :mod:`brainlab.store.ingest` (pyarrow, the sources, redaction) so every ingest
-command, ``ingest claude``'s nothing-new run included, prints its problems line without
-loading them (issue 12: that run imports no parser).
+One line per source, the problems line, the store. Apart from :mod:`brainlab.store.ingest`
+(pyarrow, the sources, redaction) so every ingest command, ``ingest claude``'s nothing-new
+run included, prints its problems line without loading them (issue 12: that run imports no
+parser).
 """
 
 from __future__ import annotations
@@ -30,3 +31,26 @@ def problems_line(errors: int, warnings: int, db: str | Path) -> str:
     """How many errors (not loaded) and warnings (loaded, flagged) a run recorded."""
     return (f"{errors} error(s), {warnings} warning(s) recorded in ingest_errors"
             f" (see: brainlab errors --db {db})")
+
+
+def recorded_problems(db: str | Path, limit: int) -> list[str]:
+    """``brainlab errors``: the first ``limit`` problems ingest recorded, then the counts.
+
+    Each as ``file:line: severity: reason`` in plain text; one line saying so when there is
+    none.
+    """
+    from brainlab.common.plaintext import visible
+    from brainlab.store.connection import rows
+
+    _names, found = rows(db, "SELECT file, line, severity, reason FROM ingest_errors"
+                             " ORDER BY file, line NULLS FIRST LIMIT ?", [limit])
+    if not found:
+        return ["No ingest errors or warnings recorded."]
+    lines = [f"{visible(file if line is None else f'{file}:{int(line)}')}: {severity}:"
+             f" {visible(reason)}" for file, line, severity, reason in found]
+    _names, ((errors, warnings),) = rows(db, "SELECT count(*) FILTER (WHERE severity = 'error'),"
+                                             " count(*) FILTER (WHERE severity <> 'error')"
+                                             " FROM ingest_errors")
+    lines.append(f"{errors} error(s) (rows not loaded), {warnings} warning(s) (loaded, flagged)"
+                 + (f"; first {limit} shown" if errors + warnings > limit else ""))
+    return lines

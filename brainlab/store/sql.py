@@ -83,3 +83,25 @@ def run_sql(db: str | os.PathLike, statement: str) -> tuple[list[str], list[tupl
             if gaps:
                 message += " This store holds " + "; ".join(gaps) + "."
     return names, rows, message
+
+
+def result_text(names: list[str], rows: list[tuple], *, width: int, styled: bool
+                ) -> tuple[object, bool]:
+    """``brainlab sql``'s result as it prints: (the table, whether rich must lay it out).
+
+    Plain text when every cell fits ``width`` (a few joins); else a rich table, or one
+    "column: value" block per row when even that is too wide. The row count follows
+    (:func:`rows_line`).
+    """
+    from brainlab.common import tables
+
+    text, _hidden = tables.render_text(names, rows, width=width, bold=styled)
+    if text is not None:
+        return text, False
+    table, _hidden = tables.render(names, rows, width=width, records_if_too_wide=True)
+    return table, True
+
+
+def rows_line(count: int) -> str:
+    """The line after a result: how many rows it has."""
+    return f"{count:,} row(s)"
