@@ -37,11 +37,6 @@ def visible(text: object, keep_tabs: bool = False) -> str:
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
-def visible_lines(text: str) -> str:
-    """Several lines of text: each line made :func:`visible`, the newlines kept."""
-    return "\n".join(visible(line) for line in str(text).split("\n"))
-
-
 def json_safe(document: str) -> str:
     """A JSON text with DEL, C1, U+2028/9 and bidi controls written as ``\\u`` escapes."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", document)

@@ -127,7 +127,7 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
 
 def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
              labels: list[str]) -> pd.DataFrame:
-    """One row per policy: tokens, miss rate, waste rate, alerts fired (as :func:`summarize`)."""
+    """One row per policy: tokens, miss rate, waste rate, alerts fired."""
     sums = pd.DataFrame({
         "policy": pd.array(list(labels), dtype="str"),
         "agent_sprints": [len(p["referenced"]) for p in parts],
@@ -279,23 +279,6 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
     agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
     agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
     return agg
-
-
-def summarize(rows: pd.DataFrame, sprints: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
-    """One row per policy: tokens, miss rate, waste rate, alerts fired."""
-    sums = rows.groupby("policy").agg(
-        agent_sprints=("agent", "size"), referenced=("referenced", "sum"),
-        loaded=("loaded", "sum"), hits=("hits", "sum"), misses=("misses", "sum"),
-        waste=("waste", "sum"), tokens_loaded=("tokens_loaded", "sum"),
-        tokens_miss=("tokens_miss", "sum"), tokens_total=("tokens_total", "sum"),
-        alerts_overload=("alert_overload", "sum"), alerts_noise=("alert_noise", "sum"),
-        alerts_retention=("alert_retention", "sum"))
-    sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
-    sums["waste_rate"] = sums["waste"] / sums["loaded"].where(sums["loaded"] > 0)
-    sums["alerts_accumulation"] = sprints.groupby("policy")["alert_accumulation"].sum()
-    sums["alerts_fired"] = sums[["alerts_overload", "alerts_noise", "alerts_retention",
-                                 "alerts_accumulation"]].sum(axis=1)
-    return sums.reindex(list(order)).reset_index()
 
 
 def format_summary(result: ReplayResult, width: int = 80) -> str:

@@ -23,7 +23,6 @@ MAX_COST = 1e9  # USD: a larger costUSD is not one API call's cost
 MAX_TOKENS = 2**63 - 1  # BIGINT: a larger count is a warning and NULL, never a failed commit
 FUTURE_DAYS = 2  # a timestamp later than this many days after the run: a warning (value kept)
 UNDATED = "usage line without a usable timestamp: counted in totals, left out of dated views"
-_DATE_SUFFIX = re.compile(r"-\d{8}$")
 # ...Z timestamps as Claude Code writes them, with a valid time of day (the date is checked
 # apart, once per distinct day: see day_state)
 UTC_TEXT = re.compile(
@@ -121,11 +120,6 @@ def shown(value) -> str:
         return f"a JSON {'array' if isinstance(value, list) else 'object'}"
     text = repr(value[:80] if isinstance(value, str) else value)
     return redact_truncate(text if len(text) <= 4300 else text[:60] + "...", 60)
-
-
-def base_model(model: str | None) -> str | None:
-    """Strip the date suffix from a model name (claude-opus-4-5-20251101 -> claude-opus-4-5)."""
-    return _DATE_SUFFIX.sub("", model) if model else model
 
 
 def text(value) -> str | None:
