@@ -26,7 +26,7 @@ from brainlab.common.paths import DEFAULT_DB, DEMO_DIR
 DB_ENV = "BRAINLAB_DB"
 RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer, empty text
 NOTEBOOK_DIR = Path("notebooks")  # the tracked notebooks (stored without outputs)
-WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (notebook_copies)
+WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (lab/copies.py)
 
 
 def demo_db_path(demo_dir: Path = DEMO_DIR) -> Path:
