@@ -31,9 +31,8 @@ def synth_cmd(out_dir: Path, weeks: int, seed: int, end_date: str | None,
 
     manifest = synthesize(out_dir, SynthOptions.from_cli(weeks=weeks, seed=seed, end=end_date,
                                                          plants=plants))
-    out.print(f"wrote {manifest.files_written} files to {out_dir}")
-    for effect in manifest.planted:
-        out.print(f"  planted: {effect['effect']}: {effect['where']}")
+    for line in manifest.lines():
+        out.print(line)
 
 
 

@@ -7,11 +7,7 @@ from pathlib import Path
 import click
 
 from brainlab.cli.root import main
-from brainlab.cli.support import (
-    db_option,
-    handle_errors,
-)
-from brainlab.common.plaintext import visible
+from brainlab.cli.support import db_option, handle_errors
 
 
 @main.command("export")
@@ -25,8 +21,7 @@ def export_cmd(db: Path, lake: str, user: str | None, machine: str | None) -> No
     from brainlab.lake import export_store
 
     summary = export_store(db, lake, user=user, machine=machine)
-    click.echo(f"exported {sum(summary.rows.values())} rows of {len(summary.rows)} tables as"
-               f" user={summary.user} machine={summary.machine} to {summary.lake}")
+    click.echo(summary.line())
 
 
 @main.command("attach")
@@ -40,11 +35,8 @@ def attach_cmd(lake: str, db: Path, users: tuple[str, ...], machines: tuple[str,
     from brainlab.lake import attach_lake
 
     summary = attach_lake(lake, db, users=users, machines=machines)
-    click.echo(f"{len(summary.views)} tables attached from {summary.lake}"
-               f" ({len(summary.empty)} without files stay empty); database: {db}")
-    if summary.bad_files:
-        click.echo(f"{len(summary.bad_files)} bad lake file(s) skipped: see brainlab errors"
-                   f" --db {visible(db)}")
+    for line in summary.lines():
+        click.echo(line)
 
 
 @main.group()
@@ -71,12 +63,5 @@ def spark_ingest_cmd(root: Path, lake: str, master: str, user, machine, prices, 
     check_scheme(lake)  # before the JVM starts: a lake pyarrow cannot write is refused
     summary = ingest_claude_spark(lambda: spark_session(master), root, lake, user=user,
                                   machine=machine, prices=prices, prune=prune)
-    click.echo(f"claude {summary.read} read, {summary.unchanged} unchanged, {summary.reset}"
-               f" reset, {summary.removed} removed, {summary.errors} errors,"
-               f" {summary.warnings} warnings;"
-               f" {summary.rows.get('cc_request_lines', 0)} request rows in touched partitions")
-    for refused in summary.refused:  # a bad user folder costs only its own files
-        click.echo(visible(f"{refused.path}: {refused.reason}"))
-    if summary.gone > summary.removed:
-        click.echo(f"{summary.gone} file(s) gone from ROOT, their rows kept (--prune removes"
-                   " them)")
+    for line in summary.lines():
+        click.echo(line)

@@ -42,6 +42,17 @@ class AttachSummary:
     empty: list[str] = field(default_factory=list)
     bad_files: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
+    def lines(self) -> list[str]:
+        """What the attach made, as ``brainlab attach`` prints it."""
+        from brainlab.common.plaintext import visible
+
+        out = [f"{len(self.views)} tables attached from {self.lake}"
+               f" ({len(self.empty)} without files stay empty); database: {self.db}"]
+        if self.bad_files:
+            out.append(f"{len(self.bad_files)} bad lake file(s) skipped: see brainlab errors"
+                       f" --db {visible(self.db)}")
+        return out
+
 
 def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
                 users: tuple[str, ...] = (), machines: tuple[str, ...] = ()) -> AttachSummary:

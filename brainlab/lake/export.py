@@ -43,6 +43,11 @@ class ExportSummary:
     machine: str
     rows: dict[str, int] = field(default_factory=dict)
 
+    def line(self) -> str:
+        """What the export wrote, as ``brainlab export`` prints it."""
+        return (f"exported {sum(self.rows.values())} rows of {len(self.rows)} tables as"
+                f" user={self.user} machine={self.machine} to {self.lake}")
+
 
 def export_store(db: str | os.PathLike, lake: str | os.PathLike, user: str | None = None,
                  machine: str | None = None, lock_wait: float = LOCK_WAIT) -> ExportSummary:

@@ -62,6 +62,20 @@ class LakeSummary:
     refused: list[layout.Refused] = field(default_factory=list)  # issue 29: error rows
     seconds: dict[str, float] = field(default_factory=dict)  # wall per phase (the benchmark's)
 
+    def lines(self) -> list[str]:
+        """What the run did, as ``brainlab spark ingest-claude`` prints it."""
+        from brainlab.common.plaintext import visible
+
+        out = [f"claude {self.read} read, {self.unchanged} unchanged, {self.reset} reset,"
+               f" {self.removed} removed, {self.errors} errors, {self.warnings} warnings;"
+               f" {self.rows.get('cc_request_lines', 0)} request rows in touched partitions"]
+        out += [visible(f"{refused.path}: {refused.reason}")  # a bad user folder: its files
+                for refused in self.refused]
+        if self.gone > self.removed:
+            out.append(f"{self.gone} file(s) gone from ROOT, their rows kept (--prune removes"
+                       " them)")
+        return out
+
 
 def spark_session(master: str | None = "local[2]", conf: dict | None = None):
     """A SparkSession set up for the lake (UTC, dynamic partition overwrite, no UI)."""

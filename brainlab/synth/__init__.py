@@ -47,6 +47,11 @@ class SynthManifest:
     planted: list[dict] = field(default_factory=list)
     sessions: list[SynthSession] = field(default_factory=list)
 
+    def lines(self) -> list[str]:
+        """What was written and planted, as ``brainlab synth`` prints it."""
+        return [f"wrote {self.files_written} files to {self.out_dir}",
+                *(f"  planted: {effect['effect']}: {effect['where']}" for effect in self.planted)]
+
 
 def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManifest:
     """Write a synthetic brain into ``out_dir`` (replacing a previous synthetic brain there)."""
