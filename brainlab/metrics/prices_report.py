@@ -1,5 +1,7 @@
 """What `brainlab prices` shows (issue 24 rule 7): the dated price table and the unpriced models.
 
+The report, and its text, JSON and CSV forms (the command only prints them).
+
 The table is the one the next ``ingest claude`` would store (package file plus the user's
 override: :func:`brainlab.store.prices.load_prices`); the unpriced models are those of the
 calls already in a store that no price row covers (view ``cc_unpriced_models``), and the
@@ -19,6 +21,10 @@ COLUMNS = ["model", "valid_from", "valid_until", "input_usd_mtok", "output_usd_m
            "long_context_threshold", "long_input_multiplier", "long_output_multiplier",
            "fast_multiplier", "source", "source_date", "prices_file"]
 UNPRICED_COLUMNS = ["model", "requests", "total_tokens"]
+# terminal columns: the source and the file stay in --json / --csv (too wide for 80 columns)
+SHOWN = ("model", "valid_from", "valid_until", "input_usd_mtok", "output_usd_mtok",
+         "cache_write_5m_usd_mtok", "cache_write_1h_usd_mtok", "cache_read_usd_mtok",
+         "long", "fast_multiplier")
 
 
 @dataclass
@@ -54,3 +60,69 @@ def price_report(db: str | os.PathLike | None = None,
                 " WHERE priced_as IS NOT NULL) GROUP BY model ORDER BY 2 DESC").fetchall()
     return report
 
+
+def as_csv(report: PriceReport) -> str:
+    """The price rows as CSV (``brainlab prices --csv``)."""
+    from brainlab.common import tables
+
+    return tables.to_csv(COLUMNS, report.rows)
+
+
+def as_json(report: PriceReport) -> str:
+    """The price files, rows, store and unpriced models as JSON (``brainlab prices --json``)."""
+    import json
+
+    from brainlab.common import tables
+
+    return json.dumps({
+        "files": report.files, "prices": json.loads(tables.to_json(COLUMNS, report.rows)),
+        "store": report.store,
+        "unpriced": json.loads(tables.to_json(UNPRICED_COLUMNS, report.unpriced))},
+        indent=1)
+
+
+def terminal_table(report: PriceReport) -> tuple[list[str], list[tuple], list]:
+    """The terminal table: its column names, rows and column formats.
+
+    The columns of :data:`SHOWN`, the long-context terms in one cell (``>200k 2/1.5``).
+    """
+    from brainlab.common import tables
+
+    at = {c: i for i, c in enumerate(COLUMNS)}
+    rows = []
+    for row in report.rows:
+        long = (f">{row[at['long_context_threshold']] // 1000}k"
+                f" {row[at['long_input_multiplier']]:g}/{row[at['long_output_multiplier']]:g}"
+                if row[at["long_context_threshold"]] else None)
+        rows.append(tuple(long if c == "long" else row[at[c]] for c in SHOWN))
+    columns = [tables.Column("model", "model"),
+               tables.Column("valid_from", "from"), tables.Column("valid_until", "until"),
+               tables.Column("input_usd_mtok", "input", kind="float"),
+               tables.Column("output_usd_mtok", "output", kind="float"),
+               tables.Column("cache_write_5m_usd_mtok", "write 5m", kind="float", drop_rank=4),
+               tables.Column("cache_write_1h_usd_mtok", "write 1h", kind="float", drop_rank=4),
+               tables.Column("cache_read_usd_mtok", "read", kind="float", drop_rank=4),
+               tables.Column("long", "long context", drop_rank=3),
+               tables.Column("fast_multiplier", "fast x", kind="float", drop_rank=2)]
+    return list(SHOWN), rows, columns
+
+
+def footer_lines(report: PriceReport, db: str | os.PathLike, width: int,
+                 hidden: list[str]) -> list[str]:
+    """What follows the table: units, files, hidden columns, then the store's unpriced models."""
+    import textwrap
+
+    lines = [textwrap.fill(
+        f"USD per million tokens; {len(report.rows)} rows from " + " + ".join(report.files)
+        + (f" (not shown at {width} columns: {', '.join(hidden)})" if hidden else "")
+        + "; sources and dates: --json", width=width, break_on_hyphens=False)]
+    if report.store is None:
+        lines.append(f"No store at {db}: no unpriced models to list.")
+    elif report.unpriced:
+        lines.append(f"Unpriced models in {report.store} (cost NULL; add them with"
+                     " --prices FILE):")
+        lines += [f"  {model}: {requests:,} calls, {tokens or 0:,} tokens"
+                  for model, requests, tokens in report.unpriced]
+    else:
+        lines.append(f"Every model in {report.store} has a price.")
+    return lines
