@@ -8,6 +8,7 @@ or a cycle.
 
 import ast
 import functools
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -415,3 +416,51 @@ def test_the_factory_and_other_duckdb_names_pass(tmp_path):
                     "con.execute('SELECT 1')\nduckdb.sql('SELECT 1')\n"
                     "text = 'duckdb.connect('\n", encoding="utf-8")
     assert connections(path, "brainlab.metrics.fine") == []
+
+
+# --- issue 40 item 4: commands parse, call the library and print; no SQL in the command tree ---
+SQL_TEXT = re.compile(r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+INTO|DELETE\s+FROM|CREATE\s+(OR\s+"
+                      r"REPLACE\s+)?(TABLE|VIEW|MACRO)|UPDATE\s+\w+\s+SET|COPY\s+\w+\s+TO)\b")
+QUERY_METHODS = {"execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchdf",
+                 "fetch_arrow_table"}
+
+
+def sql_in(path: Path) -> list[str]:
+    """SQL written in a command module: a string holding a statement, or a query method called
+    (``con.execute(...)``), as ``file:line``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and SQL_TEXT.search(node.value):
+            found.append(f"{path.name}:{node.lineno} SQL text {node.value[:40]!r}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in QUERY_METHODS:
+            found.append(f"{path.name}:{node.lineno} .{node.func.attr}(...)")
+    return found
+
+
+def test_commands_hold_no_sql():
+    """The command tree calls library functions (store/ingest_text.recorded_problems,
+    store/sql.run_sql...); SQL lives in the library and the models."""
+    assert [problem for path in sorted((PACKAGE / "cli").glob("*.py"))
+            for problem in sql_in(path)] == []
+
+
+@pytest.mark.parametrize("source", [
+    "rows(db, 'SELECT file, line FROM ingest_errors')\n",
+    "SQL = '''\nselect 1;\nSELECT count(*)\n  FROM claims'''\n",
+    "con.execute('PRAGMA version')\n",
+    "found = con.sql(text).fetchall()\n",
+    "q = f'INSERT INTO {table} VALUES (1)'\n",
+])
+def test_planted_sql_in_a_command_is_caught(tmp_path, source):
+    path = tmp_path / "planted.py"
+    path.write_text(source, encoding="utf-8")
+    assert sql_in(path) != [], source
+
+
+def test_help_text_is_not_sql(tmp_path):
+    path = tmp_path / "fine.py"
+    path.write_text("HELP = 'Select the rows from the store; --select IDS picks rules'\n"
+                    "click.echo(render(result, fmt))\n", encoding="utf-8")
+    assert sql_in(path) == []
