@@ -25,8 +25,8 @@ WITH uses AS (
 ), calls AS (
     SELECT c.*, s.tool, coalesce(s.uses, 0) AS uses, coalesce(s.uses, 1) AS u,
            coalesce(s.upto, 1) AS upto, coalesce(s.n, 1) AS n
-    FROM (SELECT *, coalesce(message_id, source_file || ':' || line) AS key
-          FROM cc_requests) c
+    FROM (SELECT *, coalesce(message_id, request_id, source_file || ':' || line) AS key
+          FROM cc_requests) c  -- a telemetry line holds several calls: each its request id
     LEFT JOIN shares s ON s.key = c.key
 )
 SELECT ts, session_id, project, tool, uses,
