@@ -27,6 +27,24 @@ def test_the_corpus_store_meets_every_declaration(corpus_store):
         assert [str(f) for f in datatests.run(con)] == []
 
 
+def test_a_store_with_telemetry_meets_the_declarations_of_what_reads_it(demo, tmp_path):
+    """The demo's OpenTelemetry files (neither shared store has any) ingested into a copy:
+    the otel tables and views, and the call views telemetry adds calls to."""
+    from brainlab.otel.ingest import discover, ingest_otel
+
+    db = tmp_path / "telemetry.duckdb"
+    shutil.copy(demo["db"], db)
+    con = open_writer(db)
+    try:
+        assert ingest_otel(con, discover([demo["root"] / "telemetry"])).rows["otel_events"]
+    finally:
+        con.close()
+    names = [n for n in models() if n.startswith("otel_")] + [
+        "cc_requests", "cc_usage_tools", "usage_who"]
+    with reader(db) as con:
+        assert [str(f) for f in datatests.run(con, names)] == []
+
+
 def test_every_table_and_view_states_its_grain_as_a_key():
     """Outside rules/ (a violation is its row), every table and view declares unique_key, and
     every declaration names documented columns and known values."""
