@@ -161,7 +161,7 @@ def test_spark_and_the_lake_stay_optional():
         names = _imports(path)
         if not rel.startswith("lake/"):
             assert not any(n.split(".")[0] == "pyspark" for n in names), rel
-            if rel != "cli/lake.py":
+            if not rel.startswith("cli/"):  # commands import it inside functions (below)
                 assert not any(n.startswith("brainlab.lake") for n in names), rel
             continue
         top = ast.parse(path.read_text(encoding="utf-8")).body
