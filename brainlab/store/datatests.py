@@ -4,7 +4,8 @@ A model's yml (``models/<layer>/<name>.yml``) declares, beside its grain in word
 
 - ``unique_key: [col, ...]``: the grain as columns; no two rows share these values (NULLs
   compare equal, as in GROUP BY: a main-chain row's NULL ``agent_id`` is one value);
-  ``unique_key: []`` for a relation of one row at most;
+  ``unique_key: []`` for a relation of one row at most; ``unique_key: ~`` with a comment
+  saying why, where the columns cannot state the grain (no test);
 - on a column, ``not_null: true``: no row has it NULL;
 - on a column, ``accepted_values: [a, b, ...]``, or ``{spec: module.NAME}`` for a tuple or a
   dict's keys of ``brainlab.spec`` (one fact in one place): every non-NULL value is one of them
