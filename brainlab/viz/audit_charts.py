@@ -12,9 +12,10 @@ import altair as alt
 import ipywidgets as w
 import pandas as pd
 
+from brainlab.viz import theme
+
 WIDTH = 560
-FLAG_COLORS = alt.Scale(domain=["within tolerance", "disagrees", "not compared"],
-                        range=["#2ca02c", "#d62728", "#9e9e9e"])
+FLAG_COLORS = theme.scale("audit_flag")  # spec/colours.py: within green, disagrees red
 
 
 def _flag(frame: pd.DataFrame) -> pd.Series:
@@ -40,7 +41,7 @@ def disagreement_share(audit: pd.DataFrame) -> alt.Chart:
     """Per field, how many logs are within tolerance, disagree, or could not be compared."""
     rows = audit.assign(flag=lambda f: _flag(f))
     return alt.Chart(rows, width=WIDTH, title="Logs per field and verdict").mark_bar().encode(
-        y=alt.Y("field:N", title=None), x=alt.X("count():Q", title="logs"),
+        y=alt.Y("field:N", title=None), x=alt.X("count():Q", axis=theme.count_axis("logs")),
         color=alt.Color("flag:N", scale=FLAG_COLORS, title=None))
 
 

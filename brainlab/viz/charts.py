@@ -68,7 +68,7 @@ def sessions_per_week(trend: pd.DataFrame) -> alt.Chart:
         {"n_use": "use-brain", "n_build": "build-brain", "n_explore": "explore-brain"})
     return alt.Chart(data, title="Sessions per week by category").mark_bar().encode(
         x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("count:Q", title="sessions", stack=True),
+        y=alt.Y("count:Q", axis=theme.count_axis("sessions"), stack=True),
         color=alt.Color("category:N", scale=_category_scale(), title=None),
     ).properties(width=theme.WIDTH, height=180)
 
@@ -166,7 +166,6 @@ def violations_per_week(trend: pd.DataFrame) -> alt.Chart:
     """Stacked bars: protocol violations per ISO week by severity (metrics.compliance.weekly)."""
     return alt.Chart(trend, title="Protocol violations per week").mark_bar().encode(
         x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("violations:Q", title="violations"),
-        color=alt.Color("severity:N", title=None, scale=alt.Scale(
-            domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
+        y=alt.Y("violations:Q", axis=theme.count_axis("violations")),
+        color=alt.Color("severity:N", title=None, scale=theme.scale("severity")),
     ).properties(width=theme.WIDTH, height=180)

@@ -14,12 +14,12 @@ import altair as alt
 import pandas as pd
 
 from brainlab.sim.tuning.scoring import METRIC_COLUMNS
+from brainlab.spec import colours
 from brainlab.spec.thresholds import Thresholds
 from brainlab.viz import theme
 
-CATEGORY_COLORS = {"use-brain": "#1f77b4", "build-brain": "#ff7f0e",
-                   "explore-brain": "#2ca02c", "none": "#9e9e9e", "unknown": "#7f7f7f"}
-BAND_COLORS = {"narcissistic-loop": "#f4cccc", "watch": "#fff2cc", "healthy": "#d9ead3"}
+CATEGORY_COLORS = colours.CATEGORY  # one table for notebooks and report (spec/colours.py)
+BAND_COLORS = colours.RATIO_BAND  # drawn pale (opacity) behind the ratio line
 WIDTH = 620
 
 
@@ -99,7 +99,7 @@ def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
         {"band": "watch", "low": t.ratio_watch, "high": t.ratio_healthy},
         {"band": "healthy", "low": t.ratio_healthy, "high": clip},
     ])
-    band_layer = alt.Chart(bands).mark_rect(opacity=0.6).encode(
+    band_layer = alt.Chart(bands).mark_rect(opacity=0.18).encode(
         y=alt.Y("low:Q", title="ratio n_use / (n_build + 0.5 n_explore)",
                 scale=alt.Scale(domain=[0, clip])),
         y2="high:Q",
@@ -173,10 +173,12 @@ def alerts_per_week(weekly: pd.DataFrame, signals: Sequence[str],
     flagged = f"{unit}_flagged"
     long = weekly.melt(id_vars=["week_start", "iso_week"], value_vars=list(signals),
                        var_name="signal", value_name=flagged)
+    outcomes = set(signals) <= set(colours.OUTCOME)  # ticket alerts split by replayed outcome
     bars = alt.Chart(long).mark_bar().encode(
         x=alt.X("iso_week:N", title="ISO week"),
-        y=alt.Y(f"{flagged}:Q", title=unit),
-        color=alt.Color("signal:N"),
+        y=alt.Y(f"{flagged}:Q", axis=theme.count_axis(f"firings ({unit} per signal, stacked)")),
+        color=alt.Color("signal:N", scale=theme.scale("outcome", signals) if outcomes
+                        else alt.Undefined),
         tooltip=["iso_week:N", "signal:N", f"{flagged}:Q"])
     bad = alt.Chart(weekly).mark_line(color="black", point=True).encode(
         x="iso_week:N", y=f"bad_{unit}:Q", tooltip=["iso_week:N", f"bad_{unit}:Q",
@@ -191,7 +193,7 @@ def breath_alerts_per_week(weekly: pd.DataFrame, kinds: Sequence[str]) -> alt.Ch
                        var_name="alert", value_name="sprints_flagged")
     return alt.Chart(long, title="Breath alerts per week by kind (SPEC §4.4)").mark_bar().encode(
         x=alt.X("iso_week:N", title="ISO week"),
-        y=alt.Y("sprints_flagged:Q", title="sprints"),
+        y=alt.Y("sprints_flagged:Q", axis=theme.count_axis("sprints")),
         color=alt.Color("alert:N"),
         tooltip=["iso_week:N", "alert:N", "sprints_flagged:Q"]).properties(width=WIDTH,
                                                                           height=220)
@@ -231,10 +233,9 @@ def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
     """Horizontal bars: protocol violations per value of ``field``, stacked by severity."""
     data = frame.assign(**{field: frame[field].fillna("(unknown)")})
     return alt.Chart(data, title=title).mark_bar().encode(
-        x=alt.X("count():Q", title="violations"),
+        x=alt.X("count():Q", axis=theme.count_axis("violations")),
         y=alt.Y(f"{field}:N", sort="-x", title=None),
-        color=alt.Color("severity:N", title=None, scale=alt.Scale(
-            domain=["error", "warning", "info"], range=[theme.ALERT, "#d9822b", "#8172b2"])),
+        color=alt.Color("severity:N", title=None, scale=theme.scale("severity")),
     ).properties(width=theme.WIDTH, height=alt.Step(16))
 
 

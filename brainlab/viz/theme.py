@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import altair as alt
 
+from brainlab.spec import colours
+
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 WIDTH = 640
 HEIGHT = 220
 
-# Metabolism categories (SPEC §2.2) and signal colours, used consistently in every chart.
-CATEGORY_COLORS = {
-    "use-brain": "#2f7ed8",
-    "build-brain": "#d9822b",
-    "explore-brain": "#55a868",
-}
-BAND_COLORS = {"healthy": "#55a868", "watch": "#e0b000", "narcissistic-loop": "#c44e52"}
-ALERT = "#c44e52"
-MUTED = "#8c8c8c"
+# Every colour of a meaning comes from brainlab.spec.colours (one table for notebooks and report).
+CATEGORY_COLORS = {k: colours.CATEGORY[k] for k in ("use-brain", "build-brain", "explore-brain")}
+BAND_COLORS = colours.RATIO_BAND
+ALERT = colours.BAD
+MUTED = colours.NEUTRAL
 INK = "#222222"
 
 
@@ -40,6 +38,38 @@ def config() -> dict:
         "point": {"size": 40, "filled": True},
         "bar": {"color": CATEGORY_COLORS["use-brain"]},
     }
+
+
+def scale(meaning: str, domain=None) -> alt.Scale:
+    """The colour scale of one meaning of :data:`brainlab.spec.colours.MEANINGS` ("outcome"...).
+
+    ``domain`` keeps only those values, in that order (a value with no colour of its own is
+    grey); without it the scale holds every value of the meaning.
+    """
+    table = colours.MEANINGS[meaning]
+    values = list(table) if domain is None else list(domain)
+    return alt.Scale(domain=values, range=[table.get(v, colours.NEUTRAL) for v in values])
+
+
+def count_axis(title: str | None = None, **more) -> alt.Axis:
+    """An axis for counts: whole-number ticks only (no 0.5 session), thousands separated."""
+    return alt.Axis(title=title, tickMinStep=1, format=",d", **more)
+
+
+def cut_middle(text: str, width: int = 40) -> str:
+    """``text`` cut in the middle to ``width`` characters, its end kept (file names stay visible).
+
+    ``brainlab/a/very/long/folder/metrics.py`` becomes ``brainlab/a/ve…/metrics.py``: a label
+    cut at the end hides the one part that tells two paths apart.
+    """
+    text = str(text)
+    if len(text) <= width:
+        return text
+    tail = text.rsplit("/", 1)[-1]
+    keep_end = min(len(tail) + 1, width - max(4, width // 4) - 1) if "/" in text else (width - 1) // 2
+    keep_end = max(keep_end, (width - 1) // 2)
+    start = width - 1 - keep_end
+    return text[:start] + "…" + text[len(text) - keep_end:]
 
 
 def themed(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
