@@ -240,6 +240,7 @@ __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "built_once", "cli_env", "inges
 # (--dist loadgroup). A test marked with its own xdist_group keeps it.
 KERNEL_GROUPS = {
     "test_notebooks.py": "notebooks",          # one kernel per store, shared (notebook_runs)
+    "test_notebooks_export.py": "notebooks",   # exports the demo runs of notebook_runs
     "test_notebooks_measured.py": "papermill",  # fresh kernels (warnings show once per kernel)
     "test_measured_report.py": "measured",     # module store of the demo's transcripts
     "test_store_unavailable.py": "unavailable",
@@ -250,6 +251,7 @@ KERNEL_GROUPS = {
     "test_cli_report.py": "reports2", "test_cli_brain.py": "reports2",
     "test_lake_report.py": "reports2",
     "test_kernels.py": "concurrent",          # 8 notebook runs at once: start it early
+    "test_notebook_runners.py": "concurrent",  # stock papermill runs at once
 }
 
 

@@ -13,6 +13,7 @@ from brainlab.cli import (  # noqa: F401  (each module registers its commands on
     lab,
     lake,
     live,
+    notebooks,
     prices,
     report,
     simulate,

@@ -65,12 +65,15 @@ _STYLE = {"description_width": "initial"}  # labels whole, not cut at ipywidgets
 
 
 def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
-                types: list[str], render: Callable[[pd.DataFrame, dict], None]) -> w.Widget:
+                types: list[str], render: Callable[[pd.DataFrame, dict], None]):
     """Field, type and tolerance controls; each change re-reads the audit and calls ``render``.
 
     ``audit_for(tolerance_pct)`` returns the audit at that relative tolerance (the SQL decides
-    the flags); ``render(rows, choices)`` draws the filtered rows.
+    the flags); ``render(rows, choices)`` draws the filtered rows. A
+    :class:`brainlab.viz.widgets.Panel`: no Output widget (issue 44 item 4).
     """
+    from brainlab.viz.widgets import Panel, watch
+
     field = w.Dropdown(options=fields, value=fields[0] if fields else None,
                        description="field", style=_STYLE)
     kind = w.SelectMultiple(options=types, value=(), description="types (none = all)",
@@ -78,18 +81,13 @@ def audit_panel(audit_for: Callable[[float], pd.DataFrame], fields: list[str],
                             rows=min(6, max(2, len(types))))
     tolerance = w.IntSlider(value=10, min=0, max=60, step=5, description="tolerance %",
                             style=_STYLE)
-    out = w.Output()
 
-    def update(_change=None) -> None:
+    def draw() -> None:
         rows = audit_for(float(tolerance.value))
         if kind.value:
             rows = rows[rows["type"].isin(kind.value)]
-        out.clear_output(wait=True)
-        with out:
-            render(rows, {"field": field.value, "types": kind.value,
-                          "tolerance_pct": tolerance.value})
+        render(rows, {"field": field.value, "types": kind.value,
+                      "tolerance_pct": tolerance.value})
 
-    for control in (field, kind, tolerance):
-        control.observe(update, names="value")
-    update()
-    return w.VBox([w.HBox([field, tolerance]), kind, out])
+    box = w.VBox([w.HBox([field, tolerance]), kind])
+    return watch([field, kind, tolerance], Panel(box, draw))

@@ -1,49 +1,71 @@
-"""The notebooks' chart renderer: altair charts as offline ``JupyterChart`` widgets.
+"""The notebooks' chart renderer: every chart output carries its picture (issue 44 item 3).
 
-Altair's default renderer loads vega from a CDN, so charts stay blank without network and
-leak a request to a third party. This renderer displays each chart as altair's
-``JupyterChart`` widget in offline mode, whose JavaScript (vega, vega-lite, vega-embed) comes
-bundled from the installed vl-convert; the chart stays interactive (tooltips, selections).
-The Vega-Lite spec rides along in the same output under its own mimetype, so an executed
-notebook (papermill, nbconvert) still holds the chart. :mod:`brainlab.viz` enables it on
-import: a notebook needs no set-up cell.
+Each altair chart a notebook displays becomes one output holding
+
+- the Vega-Lite spec under ``application/vnd.vegalite.v5+json``: JupyterLab draws it with its
+  own bundled vega (no network), interactive (tooltips, selections);
+- the same chart drawn offline by vl-convert as ``image/svg+xml``: what ``jupyter nbconvert
+  --to html``, GitHub's viewer, a papermill output and ``brainlab notebooks export`` show,
+  since none of them runs vega;
+- a one-line ``text/plain`` (the chart's title) for a terminal.
+
+JupyterLab prefers the spec (its vega renderer ranks above SVG), nbconvert the SVG (it has no
+vega renderer): each shows what it can draw. Before this, a chart was altair's
+``JupyterChart`` widget: an exported notebook showed an empty gap in its place (the widget's
+view needs a widget manager fetched from the network), and panels kept them in ``Output``
+widgets whose capture made papermill's engine send on the shell socket mid-cell (issue 44
+item 4, :mod:`brainlab.viz.widgets`). :mod:`brainlab.viz` enables this renderer on import.
 """
 
 from __future__ import annotations
 
 import altair as alt
 
-NAME = "brainlab-offline"
-VEGALITE_MIME = "application/vnd.vegalite.v6+json"
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+NAME = "brainlab-static"
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"  # the newest JupyterLab 4 draws
+SVG_MIME = "image/svg+xml"
+V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 
 
-def chart_widget(spec: dict, embed_options: dict | None = None):
-    """An offline ``JupyterChart`` drawing the Vega-Lite ``spec`` (a validated chart dict).
+def title_of(spec: dict) -> str:
+    """The chart's title as one line (a layered or concatenated chart: its first title)."""
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(str(t) for t in title)
+    if not title:
+        for part in spec.get("layer", []) + spec.get("vconcat", []) + spec.get("hconcat", []):
+            title = title_of(part) if isinstance(part, dict) else None
+            if title:
+                break
+    return str(title or "")
 
-    The spec goes to the widget as is: a chart rebuilt by ``Chart.from_dict`` would be
-    validated twice more (~0.5 s per chart); the browser still gets every tooltip and
-    selection of the spec. Setting ``widget.spec`` later redraws the same widget.
-    """
-    from altair import JupyterChart
 
-    JupyterChart.enable_offline(True)  # bundles the JavaScript once per kernel
-    widget = JupyterChart(chart=None, embed_options=embed_options)
-    widget.spec = spec
-    return widget
+def svg_of(spec: dict) -> str:
+    """``spec`` drawn offline (vl-convert), refused when it holds active content."""
+    import vl_convert
+
+    from brainlab.viz import charts
+
+    return charts.checked(vl_convert.vegalite_to_svg(spec))
 
 
-def offline_renderer(spec: dict, **metadata) -> tuple[dict, dict]:
-    """Mimebundle of one chart: the offline JupyterChart widget view plus the Vega-Lite spec."""
-    widget = chart_widget(spec, metadata.get("embed_options"))
-    bundle = widget._repr_mimebundle_()  # anywidget: (data, metadata)
-    data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-    return {**data, VEGALITE_MIME: spec}, meta
+def bundle(spec: dict) -> dict:
+    """The MIME bundle of one chart: interactive spec, static SVG, a text line."""
+    title = title_of(spec)
+    return {VEGALITE_MIME: {**spec, "$schema": V5_SCHEMA}, SVG_MIME: svg_of(spec),
+            "text/plain": f"<chart: {title}>" if title else "<chart>"}
+
+
+def static_renderer(spec: dict, **metadata) -> tuple[dict, dict]:
+    """Altair renderer: :func:`bundle` of the chart (its metadata is not used)."""
+    return bundle(spec), {}
 
 
 def enable() -> str:
-    """Register and enable the offline renderer (idempotent); return its name."""
+    """Register and enable the renderer (idempotent); return its name."""
     if NAME not in alt.renderers.names():
-        alt.renderers.register(NAME, offline_renderer)
+        alt.renderers.register(NAME, static_renderer)
     alt.renderers.enable(NAME)
     return NAME

@@ -1,9 +1,9 @@
 """ipywidgets controls for the notebooks: session filters and threshold sliders.
 
-A panel = controls + an ``Output``; every change calls a ``render`` callback (a package function
-the notebook passes in), and the panel renders once when built so a papermill run (no clicks)
-shows the default view. Charts the callback shows through :func:`show` keep their widget from
-one change to the next (only the spec is sent again), so a slider redraws them quickly.
+A :class:`Panel` = controls + the outputs of a ``render`` callback (a package function the
+notebook passes in); the panel renders once when built so a papermill run (no clicks) records
+the default view, and each change renders again into the same outputs (display ids). No
+``ipywidgets.Output`` anywhere: see :class:`Panel` for why (issue 44 item 4).
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-import altair as alt
 import ipywidgets as w
 import pandas as pd
 from IPython.display import display
 
 from brainlab.spec.thresholds import Thresholds
 from brainlab.viz.explore import filter_sessions
-from brainlab.viz.render import chart_widget
 
 # (min, max, step) for every numeric Thresholds field: SPEC §3.3 and §4.4, around the defaults.
 THRESHOLD_RANGES: dict[str, tuple[float, float, float]] = {
@@ -49,34 +47,134 @@ _STYLE = {"description_width": "190px"}
 _LAYOUT = w.Layout(width="520px")
 
 
-class ChartSlots:
-    """The chart widgets of one panel, reused in order by each render of the panel."""
+class _Text:
+    """``sys.stdout`` while a panel renders: printed text becomes one item (consecutive joined)."""
 
-    active: ChartSlots | None = None  # the panel being rendered (show() draws into it)
+    def __init__(self, items: list) -> None:
+        self.items = items
 
-    def __init__(self) -> None:
-        self.widgets: list = []
-        self.next = 0
-
-    def widget(self, chart: alt.TopLevelMixin):
-        """The panel's next chart widget, now drawing ``chart``."""
-        spec = chart.to_dict()
-        if self.next < len(self.widgets):
-            self.widgets[self.next].spec = spec
+    def write(self, text: str) -> int:
+        if self.items and self.items[-1][0].keys() == {"text/plain"} and self.items[-1][2]:
+            data = self.items[-1][0]
+            data["text/plain"] += text
         else:
-            self.widgets.append(chart_widget(spec))
-        self.next += 1
-        return self.widgets[self.next - 1]
+            self.items.append(({"text/plain": text}, {}, True))
+        return len(text)
 
-    def render(self, out: w.Output, draw: Callable[[], None]) -> None:
-        """Clear ``out`` and run ``draw`` into it with this panel's slots active."""
-        self.next, ChartSlots.active = 0, self
-        out.clear_output(wait=True)
-        try:
-            with out:
-                draw()
-        finally:
-            ChartSlots.active = None
+    def flush(self) -> None:
+        """Nothing to flush: the text is kept until the panel shows it."""
+
+
+class _Publisher:
+    """The shell's display publisher while a panel renders: each display becomes one item."""
+
+    def __init__(self, items: list) -> None:
+        self.items = items
+
+    def publish(self, data, metadata=None, source=None, *, transient=None, update=False,
+                **kwargs) -> None:
+        self.items.append((dict(data), dict(metadata or {}), False))
+
+    def clear_output(self, wait: bool = False) -> None:
+        self.items.clear()
+
+
+def capture(draw: Callable[[], None]) -> list[tuple[dict, dict]]:
+    """What ``draw()`` prints and displays, in order, as (data, metadata) MIME bundles.
+
+    Nothing is sent to the frontend: the panel shows the items itself. No ``Output`` widget
+    captures them, so nbclient (papermill's engine) never mimics one (below).
+    """
+    import sys
+
+    from IPython import get_ipython
+
+    items: list = []
+    shell = get_ipython()
+    saved_out, saved_pub = sys.stdout, getattr(shell, "display_pub", None)
+    sys.stdout = _Text(items)
+    if shell is not None:
+        shell.display_pub = _Publisher(items)
+    try:
+        draw()
+    finally:
+        sys.stdout = saved_out
+        if shell is not None:
+            shell.display_pub = saved_pub
+    return [(data, meta) for data, meta, _text in items]
+
+
+EMPTY = {"text/plain": ""}
+
+
+def _merged(items: list[tuple[dict, dict]]) -> tuple[dict, dict]:
+    """Several items as one bundle (a render that shows more than the panel has places for)."""
+    import base64
+    import html
+
+    parts, texts = [], []
+    for data, _meta in items:
+        texts.append(str(data.get("text/plain", "")))
+        if "text/html" in data:
+            parts.append(str(data["text/html"]))
+        elif "image/svg+xml" in data:
+            encoded = base64.b64encode(str(data["image/svg+xml"]).encode()).decode()
+            parts.append(f'<img src="data:image/svg+xml;base64,{encoded}">')
+        else:
+            parts.append(f"<pre>{html.escape(texts[-1])}</pre>")
+    return {"text/html": "\n".join(parts), "text/plain": "\n".join(texts)}, {}
+
+
+class Panel:
+    """Controls above the outputs they drive, redrawn in place on each change.
+
+    The first render happens when the panel is built (what a papermill run records); showing
+    the panel displays the controls, then each item the render printed or displayed as an
+    output of the cell with a display id; a change renders again and updates those outputs
+    (``update_display_data``), so charts stay ordinary outputs: each carries its static SVG
+    (:mod:`brainlab.viz.render`) and an exported notebook shows the default view.
+
+    Why no ``ipywidgets.Output`` (issue 44 item 4): nbclient, papermill's engine, mimics a
+    frontend's Output widget: each output captured into one is sent back to the kernel as a
+    ``comm_msg`` on the shell channel, while the same client waits for the cell's
+    ``execute_reply`` on that socket. jupyter_client sends through a plain (synchronous)
+    shadow of the ``zmq.asyncio`` socket, so pyzmq's event bookkeeping never hears of the send;
+    the send processes the socket's pending commands, which consumes the edge that announced a
+    reply already delivered, and the waiting poll is never woken: papermill waits forever on
+    an idle kernel. No Output widget, no send, no missed reply
+    (tests/test_notebook_runners.py).
+    """
+
+    def __init__(self, controls: w.Widget, draw: Callable[[], None]) -> None:
+        self.controls = controls
+        self._draw = draw
+        self._handles: list = []
+        self.items = capture(draw)
+
+    def refresh(self, _change=None) -> None:
+        """Render again; the outputs already shown take the new items."""
+        self.items = capture(self._draw)
+        if not self._handles:
+            return
+        items = list(self.items)
+        if len(items) > len(self._handles):
+            keep = len(self._handles) - 1
+            items = items[:keep] + [_merged(items[keep:])]
+        for number, handle in enumerate(self._handles):
+            data, meta = items[number] if number < len(items) else (EMPTY, {})
+            handle.update(data, metadata=meta, raw=True)
+
+    def _ipython_display_(self) -> None:
+        display(self.controls)
+        self._handles = [display(data, metadata=meta, raw=True, display_id=True)
+                         for data, meta in (self.items or [(EMPTY, {})])]
+
+
+def watch(controls: Sequence[w.Widget], panel: Panel) -> Panel:
+    """Re-render ``panel`` whenever one of ``controls`` changes value; return the panel."""
+    for control in controls:
+        control.observe(panel.refresh, names="value")
+    return panel
 
 
 def _control(name: str, value) -> w.Widget:
@@ -106,7 +204,7 @@ def dataclass_controls(values, fields: Sequence[str] | None = None) -> dict[str,
 
 
 def threshold_panel(render: Callable[[Thresholds], None], base: Thresholds | None = None,
-                    fields: Sequence[str] | None = None, columns: int = 1) -> w.Widget:
+                    fields: Sequence[str] | None = None, columns: int = 1) -> Panel:
     """Sliders for ``fields`` of ``base``; each change calls ``render(thresholds)`` into an Output.
 
     ``base`` may be any frozen dataclass with a ``replace(**changes)`` method, e.g. a
@@ -114,19 +212,14 @@ def threshold_panel(render: Callable[[Thresholds], None], base: Thresholds | Non
     """
     base = base or Thresholds()
     controls = dataclass_controls(base, fields)
-    out, slots = w.Output(), ChartSlots()
-
-    def update(_change=None) -> None:
-        chosen = base.replace(**{k: c.value for k, c in controls.items()})
-        slots.render(out, lambda: render(chosen))
-
-    for control in controls.values():
-        control.observe(update, names="value")
-    update()
     items = list(controls.values())
     grid = w.GridBox(items, layout=w.Layout(grid_template_columns=" ".join(
         ["540px"] * columns))) if columns > 1 else w.VBox(items)
-    return w.VBox([grid, out])
+
+    def draw() -> None:
+        render(base.replace(**{k: c.value for k, c in controls.items()}))
+
+    return watch(items, Panel(grid, draw))
 
 
 def session_filter_controls(sessions: pd.DataFrame) -> dict[str, w.Widget]:
@@ -148,32 +241,40 @@ def session_filter_controls(sessions: pd.DataFrame) -> dict[str, w.Widget]:
     }
 
 
-def filter_panel(sessions: pd.DataFrame, render: Callable[[pd.DataFrame, dict], None]) -> w.Widget:
+def filter_panel(sessions: pd.DataFrame, render: Callable[[pd.DataFrame, dict], None]) -> Panel:
     """Filters over ``sessions``; each change calls ``render(filtered, choices)`` into an Output.
 
     ``choices`` holds start, end (dates), types and projects (tuples, empty = all).
     """
     controls = session_filter_controls(sessions)
-    out, slots = w.Output(), ChartSlots()
 
-    def update(_change=None) -> None:
+    def draw() -> None:
         start, end = controls["dates"].value
         choices = {"start": start, "end": end, "types": tuple(controls["types"].value),
                    "projects": tuple(controls["projects"].value)}
-        filtered = filter_sessions(sessions, **choices)
-        slots.render(out, lambda: render(filtered, choices))
+        render(filter_sessions(sessions, **choices), choices)
 
-    for control in controls.values():
-        control.observe(update, names="value")
-    update()
-    return w.VBox([controls["dates"], w.HBox([controls["types"], controls["projects"]]), out])
+    box = w.VBox([controls["dates"], w.HBox([controls["types"], controls["projects"]])])
+    return watch(list(controls.values()), Panel(box, draw))
 
 
 def show(*objects) -> None:
-    """Display charts/frames inside a panel's render callback (charts reuse the panel's widgets)."""
-    slots = ChartSlots.active
+    """Display charts/frames inside a panel's render callback (each one output of the panel)."""
     for obj in objects:
-        if slots is not None and isinstance(obj, alt.TopLevelMixin):
-            display(slots.widget(obj))
-        else:
-            display(obj)
+        display(obj)
+
+
+def sliders_panel(render: Callable[..., None], **ranges: tuple) -> Panel:
+    """Integer sliders ``name=(low, high, value)``; each change calls ``render(**values)``.
+
+    The panel form of ``ipywidgets.interactive`` (which captures into an Output widget).
+    """
+    controls = {name: w.IntSlider(value=value, min=low, max=high, description=name,
+                                  style=_STYLE, layout=_LAYOUT, continuous_update=False)
+                for name, (low, high, value) in ranges.items()}
+
+    def draw() -> None:
+        render(**{name: c.value for name, c in controls.items()})
+
+    return watch(list(controls.values()), Panel(w.VBox(list(controls.values())), draw))
+
