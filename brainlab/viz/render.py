@@ -51,8 +51,17 @@ def svg_of(spec: dict) -> str:
     return charts.checked(vl_convert.vegalite_to_svg(spec))
 
 
+def _plain(value):
+    """A JSON value for what altair leaves in inline data (``datetime.date`` cells): ISO text."""
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
 def bundle(spec: dict) -> dict:
     """The MIME bundle of one chart: interactive spec, static SVG, a text line."""
+    import json
+
+    spec = json.loads(json.dumps(spec, default=_plain))
     title = title_of(spec)
     return {VEGALITE_MIME: {**spec, "$schema": V5_SCHEMA}, SVG_MIME: svg_of(spec),
             "text/plain": f"<chart: {title}>" if title else "<chart>"}
