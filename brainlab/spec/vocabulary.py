@@ -37,6 +37,20 @@ WORKSPACE_FILES = ("README.md", "ram.md", "log.md", "feedback.md")
 WORKSPACE_ARCHIVE_VALUES = ("auto", "keep", "30d", "90d", "permanent")
 WORKSPACE_README_MAX_LINES = 10
 WORKSPACE_RAM_MAX_ACTIVE_LINES = 50
+# SPEC §5, seeds/workspace-spec.md.txt "Graduation par mode": the sections a workspace keeps
+# active under each declared mode, and who may read which file (read rights).
+WORKSPACE_SECTIONS_BY_MODE = {
+    "prod": "ram.md (state + questions) + log.md (decisions)",
+    "dev": "all four files",
+    "review": "log.md + occasional resources, no ram.md",
+    "brainstorm": "log.md + feedback.md, no ram.md",
+    "debug": "ram.md (state only) + log.md",
+}
+WORKSPACE_READ_RIGHTS = {
+    "worker": "ram.md (log.md on request)",
+    "supervisor": "ram.md + log.md",
+    "coach-scribe": "log.md + feedback.md, after the TTL (never ram.md)",
+}
 
 # SPEC §3.1: fields the metabolism scribe refuses to write a log without.
 METABOLISM_MANDATORY = ("tokens_used", "context_peak_pct", "context_at_close", "duration_min",

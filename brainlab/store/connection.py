@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,7 +104,9 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
-    if not config.progress_bar:
+    # in a Jupyter kernel DuckDB's progress bar is an ipywidget: an exported notebook shows an
+    # empty area where a slow query ran (issue 44 item 3); the terminal keeps its bar
+    if not config.progress_bar or "ipykernel" in sys.modules:
         try:
             con.execute("SET enable_progress_bar = false")
         except duckdb.Error:  # an instance another connection sealed keeps its settings
