@@ -93,3 +93,20 @@ def test_notebooks_md_counts_the_notebooks():
 def test_compliance_rule_table_is_up_to_date():
     text = (ROOT / "docs" / "compliance.md").read_text(encoding="utf-8")
     assert text == docgen.with_rule_table(text), "run: python -m brainlab.docgen"
+
+
+def test_glossary_is_generated_from_spec_and_names_every_code():
+    """docs/glossary.md (issue 44 item 2): fresh, and every stop, rule, policy and rule set
+    the notebooks and reports print is defined there, stops and rules with their names."""
+    from brainlab.rules.catalogue import RULES
+    from brainlab.sim.policies import REGISTRY
+    from brainlab.spec.regulator import VARIANTS
+    from brainlab.spec.stops import STOP_CODES
+
+    text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert text == docgen.glossary(), "run: python -m brainlab.docgen"
+    assert "| 15 | `sans-livraison` | a developer session changed no file" in text
+    assert all(f"| `{r.id}` | `{r.name}` |" in text for r in RULES)
+    assert all(f"| `{name}` |" in text for name in [*REGISTRY, *VARIANTS, *STOP_CODES])
+    for name in ("greedy-domain", "on-demand", "history", "recorded", "strict", "lenient"):
+        assert f"| `{name}` |" in text

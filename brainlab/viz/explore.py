@@ -232,6 +232,8 @@ def health_parts(parts: pd.DataFrame) -> alt.Chart:
 def violations_by(frame: pd.DataFrame, field: str, title: str) -> alt.Chart:
     """Horizontal bars: protocol violations per value of ``field``, stacked by severity."""
     data = frame.assign(**{field: frame[field].fillna("(unknown)")})
+    if field == "rule" and "rule_name" in data:  # a code alone means nothing: BOT001 boot-l0-...
+        data[field] = data[field] + " " + data["rule_name"].fillna("")
     return alt.Chart(data, title=title).mark_bar().encode(
         x=alt.X("count():Q", axis=theme.count_axis("violations")),
         y=alt.Y(f"{field}:N", sort="-x", title=None),
