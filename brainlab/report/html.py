@@ -32,7 +32,7 @@ h1 { font-size: 1.6rem; margin: 0 0 .2rem; }
 h2 { font-size: 1.2rem; border-bottom: 2px solid var(--rule); padding-bottom: .2rem;
      margin-top: 2rem; }
 h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
-.dates, .note, .empty, footer { color: var(--muted); font-size: .9rem; }
+.dates, .note, .empty, .further, footer { color: var(--muted); font-size: .9rem; }
 .no-sessions { font-size: 1.2rem; padding: .8rem 1rem; background: #fff6e0;
                border-left: 4px solid #e0b000; }
 .table-box { max-width: 100%; overflow-x: auto; margin: .4rem 0 1rem; }

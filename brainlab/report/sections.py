@@ -278,11 +278,44 @@ def figure(ctx: ReportContext, name: str, chart) -> Figure | str:
     return f'<figure class="chart" data-chart="{esc(name)}">{charts.to_svg(chart)}</figure>'
 
 
+# Issue 44 item 6: the notebook (and its section) that explores each report section further.
+# tests/test_report_links.py checks that every notebook and heading named here exists.
+FURTHER: dict[str, tuple[str, str]] = {
+    "headline": ("05_protocol_tour", "4. Its health score, step by step"),
+    "health": ("01_metabolism_trends", "1. Explore with filters"),
+    "ratio": ("01_metabolism_trends", "3. The ratio over the whole history"),
+    "conserve": ("04_threshold_tuning", "2. Move the session thresholds"),
+    "sessions": ("01_metabolism_trends", "2. The weeks at a glance"),
+    "agents": ("01_metabolism_trends", "4. Agent cost"),
+    "breath": ("02_context_broker_policies", "Breath metrics over sprints"),
+    "regulator": ("03_regulator_rules", "3.2 Outcome shares per rule set"),
+    "usage": ("01_metabolism_trends", "0. Without metabolism logs"),
+    "telemetry": ("06_logged_vs_measured", "1. The audit, filtered"),
+    "limits": ("01_metabolism_trends", "0. Without metabolism logs"),
+    "audit": ("06_logged_vs_measured", "3. Does the basis change the conclusions?"),
+    "compliance": ("07_compliance", "1. By rule"),
+    "data-quality": ("05_protocol_tour", "3. The metabolism log"),
+}
+
+
+def further(key: str) -> str:
+    """The "explore further" line of a section: its notebook and section, and the glossary."""
+    if key not in FURTHER:
+        return ""
+    notebook, heading = FURTHER[key]
+    return (f'<p class="further">Explore further: notebook <code>notebooks/{esc(notebook)}'
+            f'.ipynb</code>, section “{esc(heading)}” (<code>brainlab lab</code>); '
+            "every name is defined in <code>docs/glossary.md</code>.</p>")
+
+
 def section(key: str, heading: str, *parts: str | Figure) -> str:
-    """Wrap already-escaped parts into one report section (a Figure: its SVG, waited for)."""
+    """Wrap already-escaped parts into one report section (a Figure: its SVG, waited for).
+
+    The section ends with the notebook that explores it further (:data:`FURTHER`).
+    """
     body = "\n".join(map(str, parts))
     return (f'<section class="report-section" id="{esc(key)}"><h2>{esc(heading)}</h2>\n'
-            f"{body}</section>")
+            f"{body}{further(key)}</section>")
 
 
 def note(text: str, kind: str = "note") -> str:
