@@ -252,6 +252,7 @@ KERNEL_GROUPS = {
     "test_lake_report.py": "reports2",
     "test_kernels.py": "concurrent",          # 8 notebook runs at once: start it early
     "test_notebook_runners.py": "concurrent",  # stock papermill runs at once
+    "test_docs_notebooks.py": "papermill",     # the documented papermill runs, fresh kernels
 }
 
 

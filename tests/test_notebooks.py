@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -197,29 +195,7 @@ def test_records_are_invisible_in_a_papermill_run(tmp_path, demo):
     assert records["health_by_hand"] == pytest.approx(records["health_sql"])
 
 
-def test_the_documented_papermill_command_runs_on_the_demo(tmp_path, demo):
-    """docs/notebooks.md's papermill command, its options as printed, on the demo store: with
-    its budget of 2.5 alerts a week the held-out verdict is to keep the defaults, said plainly
-    (an old version ended in a SimulationError traceback when no set met the budget)."""
-    docs = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
-    command = re.search(r"```\n(papermill notebooks/04.*?)```", docs, re.S).group(1)
-    paths = {"notebooks/04_threshold_tuning.ipynb": str(_by_name("04_threshold_tuning.ipynb")),
-             "out.ipynb": str(tmp_path / "out.ipynb"), "data/demo/brainlab.duckdb":
-             str(demo["db"]), "notebooks": str(NOTEBOOK_DIR)}
-    args = [paths.get(arg, arg) for arg in shlex.split(command.replace("\\\n", " "))]
-    assert args[0] == "papermill" and "--execution-timeout" in args
-    args[0] = str(Path(sys.executable).with_name("papermill"))
-    env = {**os.environ}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    run = subprocess.run(args, env=env, cwd=tmp_path, capture_output=True, text=True,
-                         timeout=900)
-    assert run.returncode == 0, run.stderr[-1500:]
-    nb = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4)
-    printed = json.dumps([o for c in nb.cells for o in c.get("outputs", [])])
-    assert "keep the defaults" in printed and "base rate" in printed
-    records = read_records(tmp_path / "out.ipynb")
-    assert records["session_tune"]["recommended"] is None
-    assert "ticket_tune" in records and "breath_tune" in records
+# docs/notebooks.md's commands, 04's papermill command among them: tests/test_docs_notebooks.py
 
 
 @pytest.mark.slow
