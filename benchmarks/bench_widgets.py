@@ -2,9 +2,9 @@
 
 Run: PYTHONPATH=. python benchmarks/bench_widgets.py [--db data/demo/brainlab.duckdb] [--moves 5]
 
-For each panel, moves one control ``--moves`` times (each move recomputes in SQL and redraws
-the panel's charts into their widgets, as in JupyterLab) and prints the range of seconds per
-move; the baseline is the same move computing the figures only (no chart built or sent), so
+For each panel, moves one control ``--moves`` times (each move recomputes in SQL and draws
+the panel's charts as the kernel's renderer does: the Vega-Lite spec and its SVG) and prints
+the range of seconds per move; the baseline is the same move computing the figures only (no chart built or sent), so
 the difference is the cost of drawing. This is the kernel's share, without a browser; the
 end-to-end time (slider moved in Chromium until the chart changed) is printed by
 tests/test_lab_browser.py (`pytest -s`).
@@ -23,7 +23,7 @@ from brainlab import metrics
 from brainlab.lab import ensure_demo_db
 from brainlab.sim import tuning
 from brainlab.spec.thresholds import Thresholds
-from brainlab.viz import explore, widgets
+from brainlab.viz import explore, render, widgets
 
 ALERT_ON = ["coach_triggered", "is_inefficient", "recommend_conserve_next", "is_narcissistic"]
 
@@ -47,7 +47,9 @@ def _controls(panel):
 def bench(db: str, moves: int, draw: bool) -> dict[str, list[float]]:
     spec = Thresholds()
     labels = tuning.outcomes(db)
-    show = widgets.show if draw else (lambda *charts: None)
+    def show(*charts):  # what the kernel's renderer does with each chart: spec + SVG bundle
+        for chart in charts if draw else ():
+            render.bundle(chart.to_dict())
 
     def render_signals(t):
         signals = metrics.signals(db, t)
@@ -66,10 +68,10 @@ def bench(db: str, moves: int, draw: bool) -> dict[str, list[float]]:
 
     with contextlib.redirect_stdout(io.StringIO()):
         panel04 = widgets.threshold_panel(render_signals, spec, sorted(tuning.SIGNAL_FIELDS))
-        ratio = next(c for c in _controls(panel04) if c.description.startswith("coach_ratio"))
+        ratio = next(c for c in _controls(panel04.controls) if c.description.startswith("coach_ratio"))
         t04 = _moves(ratio, [0.45 + 0.05 * i for i in range(moves)])
         panel01 = widgets.filter_panel(sessions, render_filter)
-        dates = next(c for c in _controls(panel01) if c.description == "dates")
+        dates = next(c for c in _controls(panel01.controls) if c.description == "dates")
         last = len(dates.options) - 1
         t01 = _moves(dates, [(dates.options[0][1], dates.options[last - 7 * (i + 1)][1])
                              for i in range(moves)])

@@ -204,7 +204,8 @@ def _move_slider(page, label: str, key: str, presses: int) -> float:
     """Move the slider labelled ``label``; return seconds until a chart below it changed."""
     slider = page.locator(".widget-slider", has=page.locator(".widget-label",
                                                              has_text=label)).first
-    panel = slider.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][last()]")
+    # a panel's charts are outputs of its cell below the controls (brainlab.viz.widgets.Panel)
+    panel = slider.locator("xpath=ancestor::div[contains(@class, 'jp-CodeCell')][1]")
     chart = panel.locator(".vega-embed").first
     chart.scroll_into_view_if_needed()
     before = chart.evaluate(SIGNATURE)
