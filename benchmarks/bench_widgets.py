@@ -2,11 +2,11 @@
 
 Run: PYTHONPATH=. python benchmarks/bench_widgets.py [--db data/demo/brainlab.duckdb] [--moves 5]
 
-For each panel, moves one control ``--moves`` times (each move recomputes in SQL and draws
-the panel's charts as the kernel's renderer does: the Vega-Lite spec and its SVG) and prints
-the range of seconds per move; the baseline is the same move computing the figures only (no
-chart built or sent), so the difference is the cost of drawing. This is the kernel's share, without a browser; the
-end-to-end time (slider moved in Chromium until the chart changed) is printed by
+For each panel, moves one control ``--moves`` times (each move recomputes in SQL and draws the
+panel's charts as the kernel's renderer does: the Vega-Lite spec and its SVG) and prints the
+range of seconds per move; the baseline is the same move computing the figures only (no chart
+built or sent), so the difference is the cost of drawing. This is the kernel's share, without a
+browser; the end-to-end time (slider moved in Chromium until the chart changed) is printed by
 tests/test_lab_browser.py (`pytest -s`).
 """
 
