@@ -237,19 +237,17 @@ def sprint_map(db: DB, sprint: str) -> pd.DataFrame:
         ORDER BY p.agent, p.file""", [sprint, sprint, sprint])
 
 
-def breath(db: DB, sprint: str, thresholds: Thresholds | None = None) -> dict | None:
-    """SPEC §4.4 breath metrics the sprint's expire block recorded, and which alerts they raise."""
-    from brainlab.sim.tuning import breath_alert_flags
+def breath(db: DB, sprint: str) -> dict | None:
+    """SPEC §4.4 breath metrics the sprint's expire block recorded (None: not measured).
 
+    Which alerts they raise is ``brainlab.sim.tuning.breath_alert_flags`` (the replay's rule).
+    """
     row = query(db, "SELECT context_load, stale_ratio, breath_depth, exhale_rate FROM "
                     "broker_blocks WHERE sprint = ? AND kind = 'expire' ORDER BY ts LIMIT 1",
                 [sprint])
     if row.empty:
         return None
-    values = {k: _number(v) for k, v in row.iloc[0].items()}
-    flags = breath_alert_flags(values["context_load"], values["stale_ratio"],
-                               values["exhale_rate"], thresholds)
-    return {**values, "alerts": [name for name, on in flags.items() if on]}
+    return {k: _number(v) for k, v in row.iloc[0].items()}
 
 
 def workspace(db: DB) -> dict | None:

@@ -151,6 +151,11 @@ class Panel:
         self._handles: list = []
         self.items = capture(draw)
 
+    @property
+    def children(self) -> tuple:
+        """The controls, as a widget container's children (code walking widget trees)."""
+        return (self.controls,)
+
     def refresh(self, _change=None) -> None:
         """Render again; the outputs already shown take the new items."""
         self.items = capture(self._draw)
