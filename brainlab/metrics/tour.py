@@ -250,8 +250,11 @@ def breath(db: DB, sprint: str) -> dict | None:
     return {k: _number(v) for k, v in row.iloc[0].items()}
 
 
-def workspace(db: DB) -> dict | None:
-    """SPEC §5: one workspace with decisions (its README's mode, files, log.md, reads, breaches)."""
+def workspace(db: DB, found: pd.DataFrame | None = None) -> dict | None:
+    """SPEC §5: one workspace with decisions (its README's mode, files, log.md, reads, breaches).
+
+    ``found``: :func:`violations` already read (the view evaluates every rule: read it once).
+    """
     chosen = query(db, "SELECT w.workspace, w.project, w.sprint, w.mode, w.ttl, w.archive "
                        "FROM workspaces w JOIN decisions d USING (workspace) "
                        "GROUP BY ALL ORDER BY count(*) DESC, w.workspace LIMIT 1")
@@ -263,8 +266,9 @@ def workspace(db: DB) -> dict | None:
     log = query(db, "SELECT decided_on, decided_time, question, choice, reason, is_well_formed "
                     "FROM decisions WHERE workspace = ? ORDER BY line", [name])
     reads = query(db, "SELECT reader, workspace, section, ts FROM workspace_reads ORDER BY ts")
-    breaches = query(db, "SELECT rule, rule_name, subject, message FROM violations "
-                         "WHERE rule LIKE 'WSP%' ORDER BY rule LIMIT 8")
+    found = violations(db) if found is None else found
+    breaches = found[found.rule.str.startswith("WSP")].sort_values("rule").head(8)[
+        ["rule", "rule_name", "subject", "message"]].reset_index(drop=True)
     return {"workspace": chosen.iloc[0].to_dict(), "files": files, "log": log, "reads": reads,
             "breaches": breaches}
 
@@ -322,12 +326,14 @@ def ticket_timeline(db: DB, ticket: str) -> pd.DataFrame:
         ORDER BY e.seq""", [ticket])
 
 
-def compliance(db: DB, sess_id: str | None, top: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rules this session broke, and the rules broken most in the store (one query).
+def violations(db: DB) -> pd.DataFrame:
+    """Every violation of brainlab check's catalogue: rule, name, severity, SPEC, subject."""
+    return query(db, "SELECT rule, rule_name, severity, spec, subject, message FROM violations")
 
-    brainlab check's catalogue: each violation with its rule name and SPEC address.
-    """
-    found = query(db, "SELECT rule, rule_name, severity, spec, subject, message FROM violations")
+
+def compliance(found: pd.DataFrame, sess_id: str | None,
+               top: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rules this session broke, and the rules broken most (from :func:`violations`)."""
     mine = found[found.subject == sess_id].drop(columns="subject").sort_values(
         ["severity", "rule"]).reset_index(drop=True)
     counts = (found.groupby(["rule", "rule_name", "severity", "spec"], as_index=False)
