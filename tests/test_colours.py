@@ -65,3 +65,17 @@ def test_labels_are_cut_in_the_middle_keeping_the_file_name():
     a, b = (theme.cut_middle(f"/very/long/common/prefix/of/two/paths/{n}.py", 30)
             for n in ("alpha", "beta"))
     assert a != b
+
+
+def test_most_missed_files_show_their_file_names_and_whole_counts():
+    from brainlab.viz import broker_charts
+
+    path = "/home/user/projects/originsdigital/src/a/very/deep/folder/billing.routes.ts"
+    files = pd.DataFrame({"policy": ["protocol", "history"], "path": [path, path],
+                          "misses": [3, 2], "project": ["p", "p"], "hits": [1, 1],
+                          "waste": [0, 0]})
+    spec = broker_charts.most_missed(files).to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    assert rows[0]["file"].endswith("billing.routes.ts") and len(rows[0]["file"]) <= 48
+    assert rows[0]["path"] == path  # the whole path stays in the tooltip
+    assert spec["encoding"]["x"]["axis"]["tickMinStep"] == 1

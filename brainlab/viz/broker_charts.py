@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from brainlab.viz import theme
+
 
 def frontier(summary: pd.DataFrame) -> alt.Chart:
     """Tokens versus miss rate, one point per policy (lower-left is better)."""
@@ -17,8 +19,8 @@ def frontier(summary: pd.DataFrame) -> alt.Chart:
         color=alt.Color("policy:N"),
         tooltip=["policy", "tokens_total", alt.Tooltip("miss_rate:Q", format=".1%"),
                  alt.Tooltip("waste_rate:Q", format=".1%"), "alerts_fired"])
-    labels = points.mark_text(dx=8, align="left").encode(text="policy:N")
-    return (points + labels).properties(title="Policies: tokens versus miss rate", width=420)
+    # no text labels: policies a few percent apart overprinted them; the legend names each colour
+    return points.properties(title="Policies: tokens versus miss rate", width=420)
 
 
 def breath_over_sprints(sprints: pd.DataFrame, metric: str = "breath_depth") -> alt.Chart:
@@ -42,8 +44,10 @@ def most_missed(files: pd.DataFrame, top: int = 12) -> alt.Chart:
     data["policy"] = data["policy"].astype(str)
     keep = data.groupby("path")["misses"].sum().nlargest(top).index
     data = data[data["path"].isin(keep)]
+    data["file"] = data["path"].map(lambda p: theme.cut_middle(p, 48))  # the file name stays
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("misses:Q", title="misses"), y=alt.Y("path:N", sort="-x", title=None),
+        x=alt.X("misses:Q", axis=theme.count_axis("misses")),
+        y=alt.Y("file:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),
         color="policy:N", yOffset="policy:N",
         tooltip=["project", "path", "policy", "misses", "hits", "waste"],
     ).properties(title=f"The {top} files most often missed", width=420)
