@@ -114,8 +114,9 @@ def main() -> None:
                             "--db", args.db, "--out", str(folder / "pages")], check=True,
                            env=env, stdout=subprocess.DEVNULL)
             figures["export_all_s"] = round(time.monotonic() - start, 1)
-            print(f"brainlab notebooks export (all {len(notebooks)}): "
-                  f"{figures['export_all_s']} s")
+            pages = len(list((folder / "pages").glob("*.html")))
+            print(f"brainlab notebooks export (every numbered notebook, {pages} pages, "
+                  f"--jobs 2): {figures['export_all_s']} s")
     print(f"load average at end: {load_average()}")
     emit("notebook_runners", **figures)
 
