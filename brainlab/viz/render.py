@@ -67,9 +67,38 @@ def bundle(spec: dict) -> dict:
             "text/plain": f"<chart: {title}>" if title else "<chart>"}
 
 
+# While a panel redraws (brainlab.viz.widgets.Panel.refresh), charts go out without their SVG
+# first, so JupyterLab redraws at once; the panel then converts them and updates them again.
+_deferred: list[dict] | None = None
+
+
 def static_renderer(spec: dict, **metadata) -> tuple[dict, dict]:
     """Altair renderer: :func:`bundle` of the chart (its metadata is not used)."""
+    if _deferred is not None:
+        import json
+
+        plain = json.loads(json.dumps(spec, default=_plain))
+        _deferred.append(plain)
+        title = title_of(plain)
+        return {VEGALITE_MIME: {**plain, "$schema": V5_SCHEMA},
+                "text/plain": f"<chart: {title}>" if title else "<chart>"}, {}
     return bundle(spec), {}
+
+
+def deferring():
+    """A context in which charts render without SVG; yields the list of their specs."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope():
+        global _deferred
+        saved, _deferred = _deferred, []
+        try:
+            yield _deferred
+        finally:
+            _deferred = saved
+
+    return scope()
 
 
 def enable() -> str:

@@ -125,6 +125,16 @@ def _merged(items: list[tuple[dict, dict]]) -> tuple[dict, dict]:
     return {"text/html": "\n".join(parts), "text/plain": "\n".join(texts)}, {}
 
 
+def _with_svg(data: dict) -> dict:
+    """A chart bundle sent without its SVG (a panel's redraw), completed."""
+    from brainlab.viz import render
+
+    if render.VEGALITE_MIME not in data or render.SVG_MIME in data:
+        return data
+    spec = {k: v for k, v in data[render.VEGALITE_MIME].items() if k != "$schema"}
+    return {**data, render.SVG_MIME: render.svg_of(spec)}
+
+
 class Panel:
     """Controls above the outputs they drive, redrawn in place on each change.
 
@@ -157,11 +167,25 @@ class Panel:
         return (self.controls,)
 
     def refresh(self, _change=None) -> None:
-        """Render again; the outputs already shown take the new items."""
-        self.items = capture(self._draw)
+        """Render again; the outputs already shown take the new items.
+
+        The charts go out first without their SVG (JupyterLab draws the spec at once), then
+        again with it, so a notebook saved in the lab still exports every chart.
+        """
+        from brainlab.viz import render
+
         if not self._handles:
+            self.items = capture(self._draw)
             return
-        items = list(self.items)
+        with render.deferring() as specs:
+            self.items = capture(self._draw)
+        self._show(self.items)
+        if specs:
+            self.items = [(_with_svg(data), meta) for data, meta in self.items]
+            self._show(self.items)
+
+    def _show(self, items: list) -> None:
+        items = list(items)
         if len(items) > len(self._handles):
             keep = len(self._handles) - 1
             items = items[:keep] + [_merged(items[keep:])]
