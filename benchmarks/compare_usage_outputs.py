@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchkit import emit
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path("/work/shared/corpora/claude-code")
 ZONES = ["UTC", "Europe/Paris", "Asia/Kathmandu", "America/New_York"]
@@ -132,6 +134,7 @@ def main() -> int:
                        capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
     print(f"{differ} difference(s)")
+    emit("compare_usage_outputs", before_ref=options.before_ref, differences=differ)
     return 0
 
 
