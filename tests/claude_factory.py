@@ -17,8 +17,9 @@ def usage(inp=0, out=0, cw=0, cr=0, cw1h=None):
 
 
 def assistant(session, ts, msg_id, req_id, u, model="claude-opus-4-5-20251101", content=None,
-              agent=None, sidechain=False, cwd="/home/u/projets/alpha"):
-    """One assistant line (one content block, as Claude Code writes them)."""
+              agent=None, sidechain=False, cwd="/home/u/projets/alpha", **fields):
+    """One assistant line (one content block, as Claude Code writes them); ``fields`` are
+    more top-level fields (attributionSkill=..., advisorModel=...)."""
     line = {"type": "assistant", "sessionId": session, "timestamp": ts, "cwd": cwd,
             "isSidechain": sidechain, "uuid": f"u-{msg_id}-{ts}",
             "message": {"id": msg_id, "model": model, "role": "assistant",
@@ -27,7 +28,15 @@ def assistant(session, ts, msg_id, req_id, u, model="claude-opus-4-5-20251101", 
         line["requestId"] = req_id
     if agent:
         line["agentId"] = agent
+    line.update(fields)
     return line
+
+
+def advisor(model="claude-opus-4-8", inp=0, out=0, cw=0, cr=0):
+    """An ``advisor_message`` entry of ``usage.iterations`` (newer Claude Code versions)."""
+    return {"type": "advisor_message", "model": model, "input_tokens": inp,
+            "output_tokens": out, "cache_creation_input_tokens": cw,
+            "cache_read_input_tokens": cr}
 
 
 def tool_use(tool_id, name, **args):
@@ -35,7 +44,7 @@ def tool_use(tool_id, name, **args):
     return {"type": "tool_use", "id": tool_id, "name": name, "input": args}
 
 
-def user(session, ts, text="hi", results=None, agent=None, tool_use_result=None):
+def user(session, ts, text="hi", results=None, agent=None, tool_use_result=None, **fields):
     """A user line: a prompt, or tool results [(tool_use_id, content)]."""
     content = [{"type": "tool_result", "tool_use_id": tid, "content": body}
                for tid, body in results] if results else text
@@ -46,6 +55,7 @@ def user(session, ts, text="hi", results=None, agent=None, tool_use_result=None)
         line["isSidechain"] = True
     if tool_use_result is not None:
         line["toolUseResult"] = tool_use_result
+    line.update(fields)
     return line
 
 

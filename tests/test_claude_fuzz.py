@@ -84,6 +84,18 @@ def drawn_usage(draw, tokens, clean: bool) -> dict:
                                    "ephemeral_1h_input_tokens": draw(tokens)}
     if draw(st.booleans()):
         block["speed"] = draw(st.sampled_from(["fast", "standard", ""]) if clean else ODD)
+    if draw(st.booleans()):  # newer versions: advisor calls in usage.iterations (issue 45)
+        entry = {"type": draw(st.sampled_from(["advisor_message", "message", None])),
+                 "model": draw(st.sampled_from(["claude-opus-4-8", None])),
+                 "input_tokens": draw(tokens), "output_tokens": draw(tokens),
+                 "cache_creation_input_tokens": draw(tokens),
+                 "cache_read_input_tokens": draw(tokens)}
+        if draw(st.booleans()):
+            entry["cache_creation"] = {"ephemeral_5m_input_tokens": draw(tokens),
+                                       "ephemeral_1h_input_tokens": draw(tokens)}
+        block["iterations"] = (draw(st.sampled_from([[entry], [{"type": "message"}, entry],
+                                                     None])) if clean
+                               else draw(st.one_of(st.just([entry]), ODD, st.lists(ODD, max_size=2))))
     return block
 
 
@@ -109,6 +121,11 @@ def lines(draw):
         if draw(st.booleans()):  # usage branches
             line["gitBranch"] = draw(st.sampled_from(["main", "", "feat/x" * 40])
                                      if clean else ODD)
+        for key, values in (("attributionPlugin", ["gns-cowork", ""]),  # issue 45
+                            ("attributionSkill", ["pdf", "gns-cowork:gns-bootstrap"]),
+                            ("advisorModel", ["claude-opus-4-8"])):
+            if draw(st.booleans()):
+                line[key] = draw(st.sampled_from(values) if clean else ODD)
     elif kind == "user":
         line = user("s", ts, text=draw(PROMPTS), results=draw(st.sampled_from([None, [
             (f"t{i}", draw(st.one_of(st.text(max_size=20), st.just([{"text": "é"}]),
@@ -117,6 +134,9 @@ def lines(draw):
                     agent=draw(st.sampled_from([None, "a1"])))
         if draw(st.booleans()):
             line["isMeta"] = draw(st.sampled_from([True, False, None, 1]))
+        if draw(st.booleans()):  # typed or automatic prompt (issue 45)
+            line["origin"] = draw(st.sampled_from([{"kind": "human"}, {"kind": "peer"}, {}])
+                                  if clean else ODD)
         for block in line["message"]["content"] if results_given(line) else ():
             if draw(st.booleans()):
                 block["is_error"] = draw(st.sampled_from([True, False, None, 1]))

@@ -197,8 +197,10 @@ S3, S4 = "sess-roll-3", "sess-roll-4"
 def test_incremental_refresh_equals_a_full_rebuild(tmp_path):
     """New calls, duplicates of stored calls in another session (later and earlier), new days.
 
-    SPEC §7: a call's lines share (message.id, requestId) across files; the latest line is
-    kept, so a later duplicate in another session moves the call there, an earlier one not.
+    SPEC §7: a call's lines share (message.id, requestId) across files; the larger copy is
+    kept, and the call belongs to the session of its earliest copy (issue 45 rules 2-3): a
+    later, larger duplicate in another session gives its tokens and time but leaves the call
+    in its session; an earlier one moves it.
     """
     root = tmp_path / "projects"
     one = write(root / "p" / f"{S1}.jsonl", [
@@ -212,8 +214,8 @@ def test_incremental_refresh_equals_a_full_rebuild(tmp_path):
     assert_rollup_matches_views(con)
 
     write(root / "r" / f"{S3}.jsonl", [  # another session and file
-        _line(S3, "2026-04-06T09:00:00.000Z", "m1", 50),  # later duplicate: m1 moves, new day
-        _line(S3, "2026-04-02T09:00:00.000Z", "m3", 70, model="glm-4.6"),  # earlier: stays
+        _line(S3, "2026-04-06T09:00:00.000Z", "m1", 50),  # later, larger: S1's, new day
+        _line(S3, "2026-04-02T09:00:00.000Z", "m3", 70, model="glm-4.6"),  # earlier: moves
         _line(S3, "2026-04-07T09:00:00.000Z", "m6", 4)])  # a new call on a new day
     with open(one, "a") as handle:  # a grown tail: a new call on a day S1 already has
         handle.write(json.dumps(_line(S1, "2026-04-02T11:00:00.000Z", "m7", 2)) + "\n")
@@ -224,8 +226,10 @@ def test_incremental_refresh_equals_a_full_rebuild(tmp_path):
     assert _same(incremental, _rollup_rows(con))
     moved = con.execute("SELECT session_id, day, requests, output_tokens FROM cc_usage_rollup"
                         " WHERE session_id = ? ORDER BY day", [S3]).fetchall()
-    assert [(str(d), n, out) for _s, d, n, out in moved] == [("2026-04-06", 1, 50),
+    assert [(str(d), n, out) for _s, d, n, out in moved] == [("2026-04-02", 1, 70),
                                                              ("2026-04-07", 1, 4)]
+    assert con.execute("SELECT session_id, output_tokens FROM cc_requests WHERE message_id"
+                       " = 'm1'").fetchall() == [(S1, 50)]
     con.close()
 
 

@@ -64,7 +64,7 @@ REQUEST_COLUMNS = (
     "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
     "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
     "cache_creation_1h_tokens", "cache_read_tokens", "speed", "is_nested", "cwd",
-    "reported_cost_usd", "git_branch", "source_file", "line")
+    "reported_cost_usd", "git_branch", "plugin", "skill", "source_file", "line")
 TOOL_CALL_COLUMNS = (
     "session_id", "agent_id", "ts", "tool", "tool_use_id", "file_path", "pattern",
     "launched_subagent_type", "command", "is_git_commit", "source_file", "line")
@@ -78,6 +78,10 @@ _MODELS: dict = {}  # kept(model, 80), read once per request
 _CWDS: dict = {}  # kept(cwd, 300)
 _SPEEDS: dict = {}  # kept(speed, 40)
 _BRANCHES: dict = {}  # kept(gitBranch, 200)
+_ATTRIBUTIONS: dict = {}  # kept(attributionPlugin / attributionSkill, 200)
+SYNTHETIC = "<synthetic>"  # the model of a message Claude Code made itself: no API call
+ADVISOR = "advisor_message"  # the usage.iterations type of an advisor call (issue 45 rule 1)
+NO_ATTRIBUTION = (None, None, None)  # (plugin, skill, advisorModel) of a line naming none
 _NAMES: dict = {}  # kept(tool name, 80)
 _RAW_LINK = object()  # marks a (session, agent, parentToolUseID as written) key in links_seen
 
@@ -93,13 +97,19 @@ class FileContext:
 
     @classmethod
     def of(cls, path: Path) -> FileContext:
-        """Derive session and agent from the path, following both subagent layouts.
+        """Derive session and agent from the path, following every subagent layout.
 
-        A line without ``sessionId`` takes :func:`discovery.fallback_session` (rule 5).
+        A line without ``sessionId`` takes :func:`discovery.fallback_session` (rule 5). A
+        workflow's subagents (``<session>/subagents/workflows/<wf>/agent-<id>.jsonl``, issue
+        45 rule 5) are subagent files of that session, with their ``.meta.json`` beside them.
         """
         match = _AGENT_FILE.match(path.name)
         if match and path.parent.name == "subagents":
             return cls(str(path), discovery.fallback_session(path.parent.parent),
+                       match.group(1), "subagent")
+        if match and len(path.parents) > 3 and path.parents[1].name == "workflows" \
+                and path.parents[2].name == "subagents":
+            return cls(str(path), discovery.fallback_session(path.parents[3]),
                        match.group(1), "subagent")
         if match:
             return cls(str(path), None, match.group(1), "project-agent")
@@ -187,9 +197,11 @@ def line_rows(line: Line, ctx: FileContext, line_no: int, chunk: Chunk, tools=()
                         " object: no request read", "warning")
             return
         blocks = message.content
+        plugin, skill, advisor = line.attributionPlugin, line.attributionSkill, line.advisorModel
         _assistant(message, blocks if blocks.__class__ is list else None, tools, line.requestId,
                    session_id, agent_id, ts, cwd, ctx, line_no, chunk, False, line.costUSD,
-                   line.gitBranch)
+                   line.gitBranch, NO_ATTRIBUTION if plugin is None and skill is None
+                   and advisor is None else (plugin, skill, advisor))
     elif kind == "user":
         message = line.message
         if message is None:
@@ -200,7 +212,10 @@ def line_rows(line: Line, ctx: FileContext, line_no: int, chunk: Chunk, tools=()
             chunk.error(ctx.path, line_no, f"user message is {shown(message)}, not an object:"
                         " nothing read from it", "warning")
             blocks = None
-        if agent_id is None:  # the type / mode keywords of a human prompt (SPEC §2.7)
+        origin = line.origin
+        # the type / mode keywords of a human prompt (SPEC §2.7); origin.kind other than
+        # "human" is an automatic prompt (a task notification, a peer), not typed (rule 6)
+        if agent_id is None and (origin is None or origin.kind in (None, "human")):
             _prompt(line, blocks, session_id, ts, ctx, line_no, chunk)
         _user(blocks if blocks.__class__ is list else (), line.toolUseResult, session_id,
               agent_id, ts, ctx, line_no, chunk)
@@ -240,10 +255,16 @@ def line_rows(line: Line, ctx: FileContext, line_no: int, chunk: Chunk, tools=()
 
 def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd,
                ctx: FileContext, line_no: int, chunk: Chunk, nested: bool,
-               cost: float | None = None, branch: str | None = None) -> None:
-    """The request row, tool calls and broker blocks of an assistant message."""
+               cost: float | None = None, branch: str | None = None,
+               attribution: tuple = NO_ATTRIBUTION) -> None:
+    """The request rows, tool calls and broker blocks of an assistant message.
+
+    A message of model ``<synthetic>`` (an API error Claude Code writes itself) is no call
+    (issue 45 rule 4); each advisor entry of ``usage.iterations`` is a call of its own
+    (rule 1, :func:`_advisor_rows`).
+    """
     usage = message.usage
-    if usage is None:
+    if usage is None or message.model == SYNTHETIC:
         pass
     elif not isinstance(usage, Usage):  # a usage the tolerant decoder found not an object
         chunk.error(ctx.path, line_no, f"usage is {shown(usage)}, not an object: no tokens"
@@ -265,21 +286,29 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             counts = (usage.input_tokens or 0, usage.output_tokens or 0,
                       usage.cache_creation_input_tokens or 0)
             read = usage.cache_read_input_tokens or 0
+        request_id = (request_id if request_id.__class__ is str and GENERATED_ID(request_id)
+                      else ident(request_id))
+        kept_id = (message_id if message_id.__class__ is str and GENERATED_ID(message_id)
+                   else ident(message_id))
+        plugin, skill, advisor = attribution
+        if plugin is not None:
+            plugin = memo(_ATTRIBUTIONS, plugin, 200)
+        if skill is not None:
+            skill = memo(_ATTRIBUTIONS, skill, 200)
+        kept_branch = memo(_BRANCHES, branch, 200)
         chunk.requests.append((
-            session_id, agent_id,
-            request_id if request_id.__class__ is str and GENERATED_ID(request_id)
-            else ident(request_id),
-            message_id if message_id.__class__ is str and GENERATED_ID(message_id)
-            else ident(message_id),
-            model, ts, *counts,
+            session_id, agent_id, request_id, kept_id, model, ts, *counts,
             creation.ephemeral_5m_input_tokens if creation is not None else None,
             creation.ephemeral_1h_input_tokens if creation is not None else None,
             read,
             memo(_SPEEDS, usage.speed, 40) if usage.speed is not None else None,
-            nested, kept_cwd, cost,
-            memo(_BRANCHES, branch, 200),
+            nested, kept_cwd, cost, kept_branch, plugin, skill,
             ctx.path, line_no,
         ))
+        if usage.iterations:
+            _advisor_rows(usage, kept_id, advisor, (session_id, agent_id, request_id),
+                          (ts, nested, kept_cwd, kept_branch, plugin, skill), ctx, line_no,
+                          chunk)
         if ts is None:  # counted in totals, left out of dated views (counting rule 4)
             chunk.error(ctx.path, line_no, UNDATED, "warning")
     if blocks is None:
@@ -301,6 +330,41 @@ def _assistant(message, blocks, tools, request_id, session_id, agent_id, ts, cwd
             mark = marks.redirect_mark(value, session_id, agent_id, ts, ctx.path, line_no)
             if mark:
                 chunk.marks.append(mark)
+
+
+def _advisor_rows(usage: Usage, message_id: str | None, advisor_model: str | None,
+                  who: tuple, where: tuple, ctx: FileContext, line_no: int,
+                  chunk: Chunk) -> None:
+    """One request row per ``advisor_message`` entry of ``usage.iterations`` (rule 1).
+
+    Its id is ``<message.id>:advisor:<i>`` (``i`` its place in the list), so the streaming
+    copies of the message deduplicate it as they do the message; its model is the entry's,
+    else the line's ``advisorModel``, else none (unpriced, listed: never a guessed price).
+    """
+    session_id, agent_id, request_id = who
+    ts, nested, cwd, branch, plugin, skill = where
+    for i, entry in enumerate(usage.iterations):
+        if entry.type != ADVISOR:
+            continue
+        model = entry.model if entry.model is not None else advisor_model
+        creation = entry.cache_creation
+        if usage.checked:
+            counts = (entry.input_tokens, entry.output_tokens,
+                      entry.cache_creation_input_tokens, None, None,
+                      entry.cache_read_input_tokens)
+        else:
+            counts = (entry.input_tokens or 0, entry.output_tokens or 0,
+                      entry.cache_creation_input_tokens or 0, None, None,
+                      entry.cache_read_input_tokens or 0)
+        if creation is not None:
+            counts = (*counts[:3], creation.ephemeral_5m_input_tokens,
+                      creation.ephemeral_1h_input_tokens, counts[5])
+        chunk.requests.append((
+            session_id, agent_id, request_id,
+            f"{message_id if message_id is not None else f'{ctx.path}:{line_no}'}:advisor:{i}",
+            memo(_MODELS, model, 80) if model is not None else None, ts, *counts, None,
+            nested, cwd, None, branch, plugin, skill, ctx.path, line_no,
+        ))
 
 
 def _tool_call(block: Block, args: Input, whole: dict | None, session_id, agent_id, ts,

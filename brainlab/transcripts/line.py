@@ -32,6 +32,23 @@ class Creation(msgspec.Struct):
     ephemeral_1h_input_tokens: Tokens = None
 
 
+class Iteration(msgspec.Struct):
+    """An entry of ``usage.iterations`` (newer Claude Code versions, issue 45 rule 1).
+
+    Only ``type: "advisor_message"`` entries are read: each is a call of its own, to its own
+    model (``None``: Claude Code 2.1.266 and later may write ``"model": null``); the other
+    types are already inside the top-level usage.
+    """
+
+    type: str | None = None
+    model: str | None = None
+    input_tokens: Tokens = None
+    output_tokens: Tokens = None
+    cache_creation_input_tokens: Tokens = None
+    cache_read_input_tokens: Tokens = None
+    cache_creation: Creation | None = None
+
+
 class Usage(msgspec.Struct):
     """``message.usage``. As decoded, an absent or null count is 0 for the four totals."""
 
@@ -42,6 +59,7 @@ class Usage(msgspec.Struct):
     cache_read_input_tokens: Tokens = None
     cache_creation: Creation | None = None
     speed: str | None = None
+    iterations: list[Iteration] | None = None
 
 
 class CheckedUsage(Usage):
@@ -111,6 +129,12 @@ class Result(msgspec.Struct):
     totalDurationMs: Any = msgspec.UNSET  # noqa: N815
 
 
+class Origin(msgspec.Struct):
+    """A user line's ``origin``: ``kind`` "human" is a typed prompt, others are automatic."""
+
+    kind: Any = None
+
+
 class Line(msgspec.Struct):
     """One transcript line (JSON object), as far as brainlab reads it."""
 
@@ -132,6 +156,12 @@ class Line(msgspec.Struct):
     parentToolUseID: str | None = None  # noqa: N815
     costUSD: float | None = None  # noqa: N815 (older versions' own cost: reported mode)
     gitBranch: str | None = None  # noqa: N815 (usage branches)
+    # issue 45: who the call worked for (usage --by plugin|skill), the advisor's model (an
+    # advisor iteration without one), a user line's origin (typed or automatic prompt)
+    attributionPlugin: str | None = None  # noqa: N815
+    attributionSkill: str | None = None  # noqa: N815
+    advisorModel: str | None = None  # noqa: N815
+    origin: Origin | None = None
 
 
 class Input(msgspec.Struct):

@@ -145,25 +145,29 @@ def _parse_rows(job: FileJob, on_rows: Callable[[dict], None] | None = None
 
 
 def last_per_call(requests: list[tuple]) -> list[tuple]:
-    """Keep, per message.id, the row the SPEC §7 view (cc_request_dedup) would keep among these.
+    """Keep, per call, the row the SPEC §7 view (cc_request_dedup) would keep among these.
 
-    All rows come from one file, so the view's order (main chain first, then ts, then
-    output_tokens, then file and line) reduces to (main chain, ts, output_tokens, line):
-    dropping the others here changes no result and halves the rows stored. Timestamps are
-    ISO text of one shape, so text order is time order; rows without a timestamp are kept.
+    All rows come from one file. Rows of one (message.id, requestId, session, chain) are
+    copies of one call in one session, which the view never splits, and its order (main
+    chain first, then the larger token total, the larger reported cost, the latest, then
+    file and line) reduces to (token total, cost, ts, line) among them: dropping the others
+    here changes no result and halves the rows stored. Timestamps are ISO text of one shape,
+    so text order is time order; rows without a timestamp are kept.
     """
-    best: dict[str, tuple] = {}  # message.id -> (order, row)
+    best: dict[tuple, tuple] = {}  # (message, request, session, main) -> (order, row)
     kept = []
     for row in requests:
         message_id, ts = row[3], row[5]
         if message_id is None or ts is None:
             kept.append(row)
             continue
-        output = row[7]
-        order = (row[1] is None, ts, -1 if output is None else output, row[-1])
-        old = best.get(message_id)
+        total = (row[6] or 0) + (row[7] or 0) + (row[8] or 0) + (row[11] or 0)
+        cost = row[15]
+        order = (total, cost is not None, cost or 0.0, ts, row[-1])
+        key = (message_id, row[2], row[0], row[1] is None)
+        old = best.get(key)
         if old is None or order > old[0]:
-            best[message_id] = (order, row)
+            best[key] = (order, row)
     kept.extend(row for _, row in best.values())
     return kept
 

@@ -26,10 +26,12 @@ from brainlab.transcripts.line import (
     CheckedUsage,
     Creation,
     Input,
+    Iteration,
     Line,
     Message,
     Nested,
     NestedMessage,
+    Origin,
     Progress,
     Result,
     Text,
@@ -102,7 +104,13 @@ def parse_object(obj: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Non
                  isSidechain=get("isSidechain"), isMeta=get("isMeta"),
                  timestamp=get("timestamp"), cwd=string(get("cwd")),
                  requestId=get("requestId"), gitBranch=string(get("gitBranch")),
-                 parentToolUseID=text(get("parentToolUseID")), subtype=get("subtype"))
+                 parentToolUseID=text(get("parentToolUseID")), subtype=get("subtype"),
+                 attributionPlugin=string(get("attributionPlugin")),
+                 attributionSkill=string(get("attributionSkill")),
+                 advisorModel=string(get("advisorModel")))
+    origin = get("origin")
+    if isinstance(origin, dict):
+        typed.origin = Origin(origin.get("kind"))
     calls, nested_blocks, meta = (), None, None
     if kind == "assistant" and isinstance(message, dict):
         typed.costUSD = _cost(get("costUSD"), ctx, line_no, chunk)
@@ -183,7 +191,35 @@ def _usage(usage: dict, ctx: FileContext, line_no: int, chunk: Chunk) -> Checked
     five, hour = (count(creation.get(name), name, False) for name in (
         "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
     read = count(use("cache_read_input_tokens"), "cache_read_input_tokens")
-    return CheckedUsage(*values, read, Creation(five, hour), string(use("speed")))
+    return CheckedUsage(*values, read, Creation(five, hour), string(use("speed")),
+                        _iterations(use("iterations"), count))
+
+
+def _iterations(entries, count) -> list[Iteration] | None:
+    """The advisor entries of ``usage.iterations`` repaired as the usage is (issue 45 rule 1).
+
+    Other entry types are already in the top-level usage and are not read; an entry that is
+    not an object, or a list that is not a list, is no advisor call.
+    """
+    if not isinstance(entries, list):
+        return None
+    kept = []
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("type") != "advisor_message":
+            kept.append(Iteration(string(entry.get("type")) if isinstance(entry, dict)
+                                  else None))
+            continue
+        use = entry.get
+        creation = use("cache_creation")
+        creation = creation if isinstance(creation, dict) else {}
+        kept.append(Iteration(
+            "advisor_message", string(use("model")),
+            *(count(use(name), name) for name in (
+                "input_tokens", "output_tokens", "cache_creation_input_tokens",
+                "cache_read_input_tokens")),
+            Creation(*(count(creation.get(name), name, False) for name in (
+                "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")))))
+    return kept
 
 
 def _content(content):

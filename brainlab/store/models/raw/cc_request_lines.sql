@@ -19,6 +19,8 @@ CREATE TABLE IF NOT EXISTS cc_request_lines (
     cwd                      VARCHAR,
     reported_cost_usd        DOUBLE,   -- the line's own costUSD (older versions); NULL if none
     git_branch               VARCHAR,  -- the line's gitBranch (redacted, 200 characters)
+    plugin                   VARCHAR,  -- the line's attributionPlugin (issue 45 rule 6)
+    skill                    VARCHAR,  -- the line's attributionSkill (issue 45 rule 6)
     source_file              VARCHAR NOT NULL,
     line                     BIGINT NOT NULL
 );

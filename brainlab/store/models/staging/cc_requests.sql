@@ -48,6 +48,6 @@ SELECT session_id, agent_id, subagent_type, request_id, message_id, model, ts,
         + cw1h * cache_write_1h_usd_mtok * in_mult
         + cache_read_tokens * cache_read_usd_mtok * in_mult) * speed_mult / 1e6 AS cost_usd,
        CASE WHEN input_usd_mtok IS NULL THEN NULL ELSE priced_as END AS priced_as, is_nested,
-       project, cwd, source_file, line, speed, reported_cost_usd, git_branch,
+       project, cwd, source_file, line, speed, reported_cost_usd, git_branch, plugin, skill,
        source  -- otel (issue 26): transcript | otel | otel-genai | otel-openinference
 FROM m;

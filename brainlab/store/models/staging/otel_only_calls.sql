@@ -13,7 +13,7 @@ SELECT e.session_id, CAST(NULL AS VARCHAR) AS agent_id, e.request_id,
        CAST(NULL AS BIGINT) AS cache_creation_1h_tokens,
        coalesce(e.cache_read_tokens, 0) AS cache_read_tokens, e.speed,
        false AS is_nested, CAST(NULL AS VARCHAR) AS cwd, e.source_file, e.line,
-       'otel' AS source
+       'otel' AS source, e.skill_name AS skill
 FROM otel_api_requests e
 WHERE e.request_id IS NULL
    OR NOT EXISTS (SELECT 1 FROM cc_request_lines l WHERE l.request_id = e.request_id)
@@ -23,7 +23,8 @@ SELECT s.session_id, CAST(NULL AS VARCHAR), s.request_id, CAST(NULL AS VARCHAR),
        coalesce(s.cache_creation_tokens, 0), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
        coalesce(s.cache_read_tokens, 0), CAST(NULL AS VARCHAR), false, CAST(NULL AS VARCHAR),
        s.source_file, s.line,
-       CASE s.convention WHEN 'gen_ai' THEN 'otel-genai' ELSE 'otel-openinference' END
+       CASE s.convention WHEN 'gen_ai' THEN 'otel-genai' ELSE 'otel-openinference' END,
+       CAST(NULL AS VARCHAR)
 FROM otel_span_calls s
 UNION ALL
 SELECT m.session_id, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR),
@@ -34,7 +35,7 @@ SELECT m.session_id, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), CAST(NULL AS 
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
        CAST(coalesce(sum(m.value) FILTER (WHERE m.type = 'cacheRead'), 0) AS BIGINT),
        CAST(NULL AS VARCHAR), false, CAST(NULL AS VARCHAR), any_value(p.source_file),
-       min(m.line), 'otel-metrics'
+       min(m.line), 'otel-metrics', CAST(NULL AS VARCHAR)
 FROM otel_metric_intervals m
 JOIN otel_files p USING (file_key)
 WHERE m.metric = 'claude_code.token.usage' AND m.session_id IS NOT NULL
