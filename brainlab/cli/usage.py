@@ -20,7 +20,8 @@ from brainlab.common.errors import ConfigError
 @click.argument("view", metavar="[VIEW]", default=None, required=False,
                 type=click.Choice(["daily", "weekly", "monthly", "sessions", "models",
                                    "blocks", "projects", "agents", "tickets", "branches",
-                                   "tools", "total", "limits", "check"]))
+                                   "tools", "total", "limits", "check",
+                                   "reconcile"]))
 @db_option()
 @click.option("--by", "by", multiple=True, metavar="DIM",
               help="Also group by DIM (repeatable or comma-separated): user, machine, project,"
@@ -56,8 +57,10 @@ def usage_cmd(view: str | None, db: Path, by: tuple[str, ...], since, until, pro
     agents (subagent types), tickets (sessions in .claude/worktrees/<ticket>), branches (the
     lines' git branch), tools (a call split equally among the tool uses it issued), total
     (one row, or one per --by value), limits (the 5-hour and 7-day rate-limit windows the
-    status line saw; also `brainlab limits`) or check (telemetry's metric totals against the
-    calls; formerly `usage-check`). --by DIM adds a grouping to any view but tools and
+    status line saw; also `brainlab limits`), check (telemetry's metric totals against the
+    calls; formerly `usage-check`) or reconcile (each session's tokens and cost per UTC day
+    from transcripts, telemetry and the status line side by side, the gaps, and a flag past
+    the tolerance). --by DIM adds a grouping to any view but tools and
     blocks (`usage --by user` is the former `usage-who --by user`); --project, --branch,
     --user and --machine keep one value. Days, --since and --until are days of --timezone
     (default: brainlab.toml's `timezone`, else this machine's zone); cost is USD at the prices
@@ -92,6 +95,20 @@ def usage_cmd(view: str | None, db: Path, by: tuple[str, ...], since, until, pro
 
         click.echo(limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text"),
                    nl=False)
+        return
+    if view == "reconcile":  # issue 45: brainlab.metrics.reconcile, three measures side by side
+        from brainlab.metrics.reconcile import reconcile_output
+
+        given = [name for name, value in (("--project", project), ("--branch", branch),
+                 ("--user", user), ("--machine", machine), ("--by", by),
+                 ("--timezone", timezone), ("--start-of-week", start_of_week),
+                 ("--tolerance", tolerance),
+                 ("--cost-mode", cost_mode != "calculate" or None)) if value]
+        if given:
+            raise ConfigError("usage reconcile takes --since, --until (UTC days), --limit,"
+                              f" --json, --csv and --db only: drop {', '.join(given)}")
+        click.echo(reconcile_output(db, "json" if as_json else "csv" if as_csv else "text",
+                                    since=since, until=until, limit=limit), nl=False)
         return
     if view == "blocks" and cost_mode != "calculate":
         raise ConfigError("--cost-mode reported|auto is not available for blocks yet: use"

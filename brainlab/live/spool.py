@@ -102,7 +102,8 @@ def drain(con, prices=None, skip_under: str | os.PathLike | None = None) -> dict
 
 LIMIT_COLUMNS = ("snapshot_at", "session_id", "model_id", "five_hour_pct",
                  "five_hour_resets_at", "seven_day_pct", "seven_day_resets_at",
-                 "context_used_pct", "context_window_size", "source_file", "line")
+                 "context_used_pct", "context_window_size", "total_cost_usd",
+                 "total_input_tokens", "total_output_tokens", "source_file", "line")
 
 
 def load_limits(con) -> int:
@@ -122,7 +123,7 @@ def load_limits(con) -> int:
         if rows:
             con.execute("CREATE OR REPLACE TEMP TABLE live_limits_new AS SELECT * FROM"
                         " limit_snapshots LIMIT 0")
-            con.executemany(f"INSERT INTO live_limits_new VALUES ({', '.join('?' * 11)})", rows)
+            con.executemany(f"INSERT INTO live_limits_new VALUES ({', '.join('?' * len(LIMIT_COLUMNS))})", rows)
             con.execute("INSERT INTO limit_snapshots SELECT n.* FROM live_limits_new n"
                         " WHERE NOT EXISTS (SELECT 1 FROM limit_snapshots s WHERE"
                         " s.snapshot_at = n.snapshot_at AND s.session_id IS NOT DISTINCT FROM"
@@ -157,11 +158,16 @@ def _limit_row(value: dict, file: str, number: int) -> tuple | None:
     ts = stamp(number_or_none("ts"))
     if ts is None:
         return None
-    size = number_or_none("context_window_size")
+    def whole(key):
+        v = number_or_none(key)
+        return None if v is None or not 0 <= v < 2**62 else int(v)
+
     text = [v if isinstance(v := value.get(k), str) else None for k in ("session_id", "model_id")]
     return (ts, *text, number_or_none("five_hour_pct"), stamp(number_or_none("five_hour_resets_at")),
             number_or_none("seven_day_pct"), stamp(number_or_none("seven_day_resets_at")),
-            number_or_none("context_used_pct"), None if size is None else int(size), file, number)
+            number_or_none("context_used_pct"), whole("context_window_size"),
+            number_or_none("total_cost_usd"), whole("total_input_tokens"),
+            whole("total_output_tokens"), file, number)
 
 
 def pending() -> bool:

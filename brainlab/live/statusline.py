@@ -217,7 +217,11 @@ LIMIT_FIELDS = (("five_hour_pct", ("rate_limits", "five_hour", "used_percentage"
                 ("seven_day_pct", ("rate_limits", "seven_day", "used_percentage"), float),
                 ("seven_day_resets_at", ("rate_limits", "seven_day", "resets_at"), float),
                 ("context_used_pct", ("context_window", "used_percentage"), float),
-                ("context_window_size", ("context_window", "context_window_size"), float))
+                ("context_window_size", ("context_window", "context_window_size"), float),
+                # what the user saw the session cost (usage reconcile, issue 45)
+                ("total_cost_usd", ("cost", "total_cost_usd"), float),
+                ("total_input_tokens", ("context_window", "total_input_tokens"), float),
+                ("total_output_tokens", ("context_window", "total_output_tokens"), float))
 
 
 def record_limits(session_id: str | None, state: dict, data: dict, now: float) -> None:
