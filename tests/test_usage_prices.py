@@ -56,8 +56,13 @@ def test_fast_mode_is_priced_at_its_rate_and_shown_apart(tmp_path):
     standard = (1000 * 5.0 + 1000 * 25.0) / 1e6
     fast = 6 * (1000 * 5.0 + 1000 * 25.0 + 10000 * 0.5) / 1e6  # Opus 4.6 fast mode: 6x
     assert rows["claude-opus-4-6"]["cost_usd"] == pytest.approx(standard)
-    assert rows["claude-opus-4-6 (fast)"]["cost_usd"] == pytest.approx(fast)
-    assert rows["claude-opus-4-6 (fast)"]["requests"] == 1
+    # JSON names it as the peers do (issue 45 rule 7: ccusage's `-fast` suffix)
+    assert rows["claude-opus-4-6-fast"]["cost_usd"] == pytest.approx(fast)
+    assert rows["claude-opus-4-6-fast"]["requests"] == 1
+    text = subprocess.run([sys.executable, "-m", "brainlab.cli", "usage", "models", "--db",
+                           str(db)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert "claude-opus-4-6 (fast)" in text.stdout and "-fast" not in text.stdout
 
 
 def test_a_call_is_priced_at_the_rate_in_force_on_its_day(tmp_path):

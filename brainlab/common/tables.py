@@ -379,7 +379,14 @@ SHORT_ID = 8  # session ids shown by their first characters, as git shows commit
 
 
 def usage_rows(view: str, names: Sequence[str], rows: Sequence[Sequence]) -> list[tuple]:
-    """Rows of a usage view ready to render: session ids shortened (JSON/CSV keep them)."""
+    """Rows of a usage view ready to render (JSON/CSV keep the values as they are).
+
+    Session ids are shortened; a fast-mode model's ``<model>-fast`` reads ``<model> (fast)``.
+    """
+    if view == "models" and "model" in names:
+        at = list(names).index("model")
+        return [tuple(f"{v[:-5]} (fast)" if i == at and isinstance(v, str)
+                      and v.endswith("-fast") else v for i, v in enumerate(r)) for r in rows]
     if view != "sessions" or "session_id" not in names:
         return list(rows)
     at = list(names).index("session_id")

@@ -123,7 +123,8 @@ def load_limits(con) -> int:
         if rows:
             con.execute("CREATE OR REPLACE TEMP TABLE live_limits_new AS SELECT * FROM"
                         " limit_snapshots LIMIT 0")
-            con.executemany(f"INSERT INTO live_limits_new VALUES ({', '.join('?' * len(LIMIT_COLUMNS))})", rows)
+            marks = ", ".join("?" * len(LIMIT_COLUMNS))
+            con.executemany(f"INSERT INTO live_limits_new VALUES ({marks})", rows)
             con.execute("INSERT INTO limit_snapshots SELECT n.* FROM live_limits_new n"
                         " WHERE NOT EXISTS (SELECT 1 FROM limit_snapshots s WHERE"
                         " s.snapshot_at = n.snapshot_at AND s.session_id IS NOT DISTINCT FROM"

@@ -206,7 +206,7 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
             sql = f"{select} ORDER BY {order}"
     elif view == "models":
         macro = usage_by_sql(source, "total", dims, bool(since), bool(until), cost_mode)
-        sql = ("SELECT CASE WHEN speed = 'fast' THEN model || ' (fast)' ELSE model END"
+        sql = ("SELECT CASE WHEN speed = 'fast' THEN model || '-fast' ELSE model END"
                f" AS model, {extra}priced_as, {', '.join(_SUMS)} FROM {macro}"
                + (f" WHERE {' AND '.join(where)}" if where else "")
                + f" ORDER BY cost_usd DESC NULLS LAST, {', '.join(['model', *columns])}"
