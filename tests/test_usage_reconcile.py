@@ -168,3 +168,21 @@ def test_text_and_empty_store(tmp_path, env):
     assert "Traceback" not in empty.stderr + missing.stderr
     bad = shell("usage", "reconcile", "--db", db, "--project", "x", env=env)
     assert bad.returncode != 0 and bad.stderr.startswith("Error:")
+
+
+def test_the_weekly_report_shows_the_reconciled_figure_and_the_gap(tmp_path, env):
+    """The report's usage section: the reconciled cost beside the transcripts', the gap, and
+    the flagged session-days (telemetry is authoritative for cost: C's planted $0.0075)."""
+    from brainlab.metrics.report import Week
+    from brainlab.report import sections
+    from brainlab.spec.thresholds import Thresholds
+
+    db = build(tmp_path, env)
+    ctx = sections.ReportContext(db=db, week=Week.parse("2026-W47"), thresholds=Thresholds(),
+                                 timezone="UTC")
+    html = sections.usage(ctx)
+    assert "Three measures" in html and "2 flagged" in html
+    transcripts = sum(opus_cost(*c) for c in CALLS.values())
+    gap = 300 * 25 / 1e6 + 1.50  # C's planted output tokens; F seen by the status line only
+    assert (f"Reconciled cost ${transcripts + gap:,.2f} against the transcripts&#x27;"
+            f" ${transcripts:,.2f} (gap ${gap:+,.2f}); 3 of 6 session-days") in html

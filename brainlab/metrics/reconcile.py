@@ -121,3 +121,30 @@ def text(records: list[dict]) -> str:
              " telemetry (api_request), S status line; every field, each gap and the"
              " authoritative figure: --json.")
     return "\n".join(lines) + "\n\n" + textwrap.fill(notes, 80) + "\n"
+
+
+def reconcile_week(db: str | Path, since, until) -> dict | None:
+    """The report's figures for UTC days ``since``..``until``: None when no source saw any.
+
+    ``reconciled_cost_usd`` (the authoritative cost summed), ``transcript_cost_usd``, their
+    ``gap_usd``, the session-days seen by more than one source (``compared``), the ``flagged``
+    ones and ``frame``: the flagged rows as a DataFrame (session, day, sources, each source's
+    cost, the gaps).
+    """
+    import pandas as pd
+
+    records = reconcile_rows(db, since=since, until=until)
+    if not records:
+        return None
+    reconciled = sum(r["reconciled"]["cost_usd"] or 0.0 for r in records)
+    transcripts = sum((r["transcripts"] or {}).get("cost_usd") or 0.0 for r in records)
+    flagged = [r for r in records if r["flagged"]]
+    frame = pd.DataFrame([{
+        "session": r["session_id"][:8], "day": r["day"], "sources": ", ".join(r["sources"]),
+        **{f"{name} $": (r[name] or {}).get("cost_usd") for name in SOURCE_NAMES.values()},
+        "gap $": r["gap"]["cost_usd"], "gap input": r["gap"]["input_tokens"],
+        "gap output": r["gap"]["output_tokens"]} for r in flagged])
+    return {"reconciled_cost_usd": reconciled, "transcript_cost_usd": transcripts,
+            "gap_usd": reconciled - transcripts, "session_days": len(records),
+            "compared": sum(len(r["sources"]) > 1 for r in records), "flagged": len(flagged),
+            "frame": frame}

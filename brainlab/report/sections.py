@@ -591,9 +591,31 @@ def usage(ctx: ReportContext) -> str:
         parts.append(note(f"{unpriced} request(s) of models without a price: their cost is "
                           "not counted (add the model with --prices).", "warning"))
     parts.append(figure(ctx, "usage-per-day", charts.usage_per_day(by_day, ctx.timezone)))
+    parts += _reconciled(ctx)
     parts += ["<h3>By model</h3>", table(by_model),
               "<h3>Costliest sessions</h3>", table(found["sessions"], empty="None.")]
     return show(section("usage", "Claude Code usage", *parts))
+
+
+def _reconciled(ctx: ReportContext) -> list[str]:
+    """The week's cost measured three ways (issue 45): the reconciled figure and the gap."""
+    from datetime import timedelta
+
+    from brainlab.metrics.reconcile import reconcile_week
+
+    found = reconcile_week(ctx.db, ctx.week.start_at.date(),
+                           (ctx.week.end_at - timedelta(microseconds=1)).date())
+    if found is None:
+        return []
+    text = (f"Reconciled cost ${found['reconciled_cost_usd']:,.2f} against the transcripts'"
+            f" ${found['transcript_cost_usd']:,.2f} (gap ${found['gap_usd']:+,.2f});"
+            f" {found['compared']:,} of {found['session_days']:,} session-days seen by more than"
+            f" one source (transcripts, telemetry, status line), {found['flagged']:,} flagged"
+            " (a gap over 1%: `brainlab usage reconcile`); UTC days.")
+    parts = ["<h3>Three measures</h3>", note(text, "warning" if found["flagged"] else "note")]
+    if found["flagged"]:
+        parts.append(table(found["frame"]))
+    return parts
 
 
 def telemetry(ctx: ReportContext) -> str:
