@@ -344,3 +344,35 @@ def test_live_folder_follows_the_cache_rule(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert Path(cache.live_dir(create=False)) == paths.cache_dir() / "live"
+
+
+# --- issue 45: effort, the worktree's ticket, and fields newer or older versions lack -------
+def test_effort_and_the_worktrees_ticket_are_shown_when_present(tmp_path, live_env):
+    data = full_input(transcript(tmp_path))
+    data["effort"] = {"level": "xhigh"}
+    data["worktree"] = {"name": "T-042", "path": "/home/u/alpha/.claude/worktrees/T-042"}
+    line = run(data, live_env, "--plain").stdout.decode()
+    assert "Opus 4.5 | xhigh | ctx 42%" in line and "| ticket T-042 |" in line, line
+    del data["worktree"]  # the ticket from the working directory, a folder below the worktree
+    data["workspace"]["current_dir"] = "/home/u/alpha/.claude/worktrees/T-7/src"
+    assert "ticket T-7" in run(data, live_env, "--plain").stdout.decode()
+    alone = run(data, live_env, "--plain", "--segments", "effort,ticket").stdout.decode()
+    assert alone == "xhigh | ticket T-7\n"
+
+
+@pytest.mark.parametrize("missing", ["rate_limits", "effort", "worktree", "cost"])
+def test_a_missing_field_drops_its_segment_silently(tmp_path, live_env, missing):
+    """A field absent in some Claude Code versions (rate_limits, effort, worktree): the line
+    goes on without its segment, nothing on stderr, exit 0."""
+    data = full_input(transcript(tmp_path))
+    data["effort"] = {"level": "high"}
+    data["worktree"] = {"name": "T-1", "path": "/x/.claude/worktrees/T-1"}
+    del data[missing]
+    done = run(data, live_env, "--plain")
+    line = done.stdout.decode()
+    assert done.returncode == 0 and done.stderr == b"" and line.count("\n") == 1
+    gone = {"rate_limits": "5h ", "effort": "| high |", "worktree": "ticket T-1", "cost": "$1.25"}
+    assert gone[missing] not in line and "ctx 42%" in line, line
+    for other, text in gone.items():
+        if other not in (missing, "cost"):  # today's cost still shows $1.25 without cost
+            assert text in line, (other, line)

@@ -104,7 +104,8 @@ def hook_session_start(db: str | None) -> None:
 
 @click.command("statusline")
 @click.option("--segments", default=None, metavar="LIST",
-              help="Comma-separated: model,context,cost,today,limit,protocol (default: all).")
+              help="Comma-separated: model,effort,context,cost,today,limit,ticket,protocol"
+                   " (default: all).")
 @click.option("--plain", is_flag=True, help="No colours.")
 @click.option("--width", type=int, default=None, help="Columns (default: $COLUMNS).")
 def statusline_cmd(segments: str | None, plain: bool, width: int | None) -> None:

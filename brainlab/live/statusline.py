@@ -2,10 +2,11 @@
 
 Claude Code runs the command after each assistant message with a JSON object on stdin
 (``session_id``, ``transcript_path``, ``model``, ``cost``, ``context_window``, ``rate_limits``...;
-any of them may be missing or null: before the first call, after ``/compact``). The line shows
-model, context used (coloured against the SPEC §3.3 budget of the session's mode, else the
+any of them may be missing or null: before the first call, after ``/compact``; ``rate_limits``
+is absent in some versions: a segment whose field is missing is left out, silently). The line
+shows model, reasoning effort (``effort.level``), context used (coloured against the SPEC §3.3 budget of the session's mode, else the
 saturation peak of its type's category), session cost, today's cost, the 5-hour limit and its
-reset, and the protocol's word: declared type and mode, the coach warning (SPEC §3.3), the
+reset, the circuit ticket of the worktree it runs in, and the protocol's word: declared type and mode, the coach warning (SPEC §3.3), the
 running sprint's breath alert (SPEC §4.4).
 
 It never opens the store and never reads a whole transcript: a per-session state
@@ -20,16 +21,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from brainlab.live import cache
 
-SEGMENTS = ("model", "context", "cost", "today", "limit", "protocol")
+SEGMENTS = ("model", "effort", "context", "cost", "today", "limit", "ticket", "protocol")
 MAX_INPUT = 1 << 20  # bytes of stdin read; more is not a status line object
 HEAD_BYTES = 256 << 10  # a transcript seen first: its head (first prompt) and ...
 TAIL_BYTES = 256 << 10  # ... its tail (last call), never the middle
 STEP_BYTES = 4 << 20  # at most this much new transcript read per run (the rest next run)
 MINIMAL = "brainlab"
+# a worktree .claude/worktrees/<ticket> (or a folder below it) works on that circuit ticket:
+# the rule of `usage tickets` (brainlab/metrics/usage_groups.py TICKET, ticket_usage.sql)
+_TICKET = re.compile(r"[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)")
 _COLOURS = {"ok": "32", "watch": "33", "over": "31", "dim": "2", "alert": "35"}
 
 
@@ -296,6 +301,31 @@ def budget_tone(pct: float, budget: dict | None, commits: int) -> str:
     return rule(pct, budget.get("watch"), budget.get("max"), budget.get("min_commits"), commits)
 
 
+def _effort(data, state, digest, now, plain):
+    """The session's reasoning effort (``effort.level``; newer versions), when given."""
+    level = field(data, "effort", "level", kind=str) or field(data, "effort", kind=str)
+    return _paint(level[:12], "dim", plain) if level else None
+
+
+def ticket_of(data: dict) -> str | None:
+    """The circuit ticket of the worktree the session runs in, else None.
+
+    Read from ``worktree.path``, then ``workspace.current_dir``, then ``cwd``: the first under
+    ``.claude/worktrees/<ticket>``.
+    """
+    for keys in (("worktree", "path"), ("workspace", "current_dir"), ("cwd",)):
+        path = field(data, *keys, kind=str)
+        found = _TICKET.search(path) if path else None
+        if found:
+            return found.group(1)
+    return None
+
+
+def _ticket(data, state, digest, now, plain):
+    ticket = ticket_of(data)
+    return _paint(f"ticket {ticket[:24]}", None, plain) if ticket else None
+
+
 def _context(data, state, digest, now, plain):
     pct = context_pct(data, state)
     if pct is None:
@@ -349,5 +379,5 @@ def _protocol(data, state, digest, now, plain):
     return _paint(text, "alert" if alerts else None, plain)
 
 
-_SEGMENT_FUNCS = {"model": _model, "context": _context, "cost": _cost, "today": _today,
-                  "limit": _limit, "protocol": _protocol}
+_SEGMENT_FUNCS = {"model": _model, "effort": _effort, "context": _context, "cost": _cost,
+                  "today": _today, "limit": _limit, "ticket": _ticket, "protocol": _protocol}
