@@ -4,9 +4,10 @@ Claude Code runs the command after each assistant message with a JSON object on 
 (``session_id``, ``transcript_path``, ``model``, ``cost``, ``context_window``, ``rate_limits``...;
 any of them may be missing or null: before the first call, after ``/compact``; ``rate_limits``
 is absent in some versions: a segment whose field is missing is left out, silently). The line
-shows model, reasoning effort (``effort.level``), context used (coloured against the SPEC §3.3 budget of the session's mode, else the
-saturation peak of its type's category), session cost, today's cost, the 5-hour limit and its
-reset, the circuit ticket of the worktree it runs in, and the protocol's word: declared type and mode, the coach warning (SPEC §3.3), the
+shows model, reasoning effort (``effort.level``), context used (coloured against the SPEC §3.3
+budget of the session's mode, else the saturation peak of its type's category), session cost,
+today's cost, the 5-hour limit and its reset, the circuit ticket of the worktree it runs in,
+and the protocol's word: declared type and mode, the coach warning (SPEC §3.3), the
 running sprint's breath alert (SPEC §4.4).
 
 It never opens the store and never reads a whole transcript: a per-session state
