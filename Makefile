@@ -27,9 +27,9 @@ java:
 	    apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || \
 	  echo "java missing: Spark tests will fail (apt-get install openjdk-17-jre-headless)"
 
-# the test tools and the Spark extra, on top of the demo's install
+# the test tools, the Spark extra and the price base's package, on top of the demo's install
 $(VENV)/.test-extras: $(BIN)/brainlab
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,prices]'
 	touch $@
 
 # --durations=25: the slowest tests, printed after every run (a slow test shows up at once)

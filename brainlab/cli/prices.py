@@ -21,10 +21,29 @@ from brainlab.common.paths import DEFAULT_DB
               help="A TOML price file overriding/adding models (as `ingest claude --prices`).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the price rows as CSV.")
-def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool) -> None:
-    """The price table (USD per million tokens, dated rows) and the unpriced models seen."""
+@click.option("--update-base", is_flag=True,
+              help="Regenerate brainlab/data/prices_base.toml from the installed, pinned"
+                   " genai-prices package (pip install -e '.[prices]'), offline.")
+def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool,
+               update_base: bool) -> None:
+    """The price table (USD per million tokens), which table priced each model, and the unpriced.
+
+    Which table priced each model the store's calls name, and the models seen without a
+    price. The base is genai-prices' data (pinned, shipped as brainlab/data/prices_base.toml);
+    brainlab/data/prices.toml and --prices FILE override it model by model.
+    """
     from brainlab.common import tables, terminal
     from brainlab.metrics import prices_report as library
+
+    if update_base:
+        from brainlab.store.price_base import write_base
+
+        try:
+            path, count = write_base()
+        except BrainlabError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {count} price rows to {path}: review the diff, then commit it")
+        return
 
     try:
         report = library.price_report(db, prices)

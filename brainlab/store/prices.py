@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 PRICES_ENV = "BRAINLAB_PRICES"
 PACKAGE_FILE = Path(__file__).parents[1] / "data" / "prices.toml"  # no importlib.resources
+BASE_FILE = PACKAGE_FILE.with_name("prices_base.toml")  # generated: store/price_base.py
 _REQUIRED = {"input", "output", "cache_write_5m", "cache_read"}
 
 
@@ -111,11 +112,19 @@ def parse_prices(name: str, text: str) -> list[dict]:
 
 
 def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
-    """Load price rows: the package's dated table, then the user's file (argument or env).
+    """Load price rows: the maintained base, brainlab's table, then the user's file.
 
-    A model the user's file prices replaces every row of that model in the package's table.
+    The base is genai-prices' data as shipped (``data/prices_base.toml``,
+    :mod:`brainlab.store.price_base`); a model ``data/prices.toml`` prices replaces every row
+    of that model in the base, and a model the user's file (argument or env) prices replaces
+    both. Each row's ``prices_file`` names the table it came from.
     """
-    tables = [("brainlab/data/prices.toml", PACKAGE_FILE.read_text(encoding="utf-8"))]
+    tables = []
+    if BASE_FILE.is_file():
+        text = BASE_FILE.read_text(encoding="utf-8")
+        base = tomllib.loads(text).get("base") or "brainlab/data/prices_base.toml"
+        tables.append((f"{base} (brainlab/data/prices_base.toml)", text))
+    tables.append(("brainlab/data/prices.toml", PACKAGE_FILE.read_text(encoding="utf-8")))
     user_file = user_file or os.environ.get(PRICES_ENV)
     if user_file:
         path = Path(user_file)

@@ -12,7 +12,7 @@ latest AS (
 SELECT s.model, p.model AS priced_as, p.input_usd_mtok, p.output_usd_mtok,
        p.cache_write_5m_usd_mtok, p.cache_write_1h_usd_mtok, p.cache_read_usd_mtok,
        p.long_context_threshold, p.long_input_multiplier, p.long_output_multiplier,
-       p.prices_as_of
+       p.prices_as_of, p.prices_file
 FROM seen s
 LEFT JOIN latest p
   ON p.model = CASE WHEN s.model IN (SELECT model FROM cc_prices) THEN s.model
