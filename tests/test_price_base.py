@@ -97,3 +97,36 @@ def test_an_alias_without_a_minor_version_is_priced_and_prices_says_by_which_tab
     text = brainlab("prices", "--db", db, cwd=tmp_path).stdout
     assert f"claude-fable-5: priced as claude-fable-5 by genai-prices {price_base.PINNED}" \
         in text and "claude-mystery-9: 1 calls" in text
+
+
+def test_a_price_change_keeps_stored_calls_at_their_price_until_repriced(tmp_path):
+    """Issue 45: an ingest with other prices prices its new calls at them; the stored calls
+    keep the prices of their ingest (before: every stored cost rewritten silently) until
+    `brainlab prices --reprice`."""
+    project = tmp_path / "projects" / "-home-u-alpha"
+    write(project / f"{S1}.jsonl", [assistant(S1, "2026-11-20T10:00:00.000Z", "m1", "r1",
+                                              usage(1_000_000, 0), model="claude-opus-4-5")])
+    db = tmp_path / "b.duckdb"
+
+    def daily_cost():
+        rows = json.loads(brainlab("usage", "daily", "--db", db, "--json", "--timezone",
+                                   "UTC", cwd=tmp_path).stdout)
+        return [round(r["cost_usd"], 6) for r in rows]
+
+    assert brainlab("ingest", "claude", tmp_path / "projects", "--db", db,
+                    cwd=tmp_path).returncode == 0
+    assert daily_cost() == [5.0]  # 1M input tokens at $5/M
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[models."claude-opus-4-5"]\ninput = 7.0\noutput = 30.0\n'
+                    "cache_write_5m = 8.0\ncache_read = 0.7\n")
+    write(project / "b0b0b0b0-0000-4000-8000-000000000002.jsonl", [assistant(
+        "b0b0b0b0-0000-4000-8000-000000000002", "2026-11-21T10:00:00.000Z", "m2", "r2",
+        usage(1_000_000, 0), model="claude-opus-4-5")])
+    assert brainlab("ingest", "claude", tmp_path / "projects", "--db", db, "--prices", mine,
+                    cwd=tmp_path).returncode == 0
+    assert daily_cost() == [5.0, 7.0]  # before: [7.0, 7.0]
+    done = brainlab("prices", "--db", db, "--reprice", cwd=tmp_path)
+    assert done.returncode == 0 and "1 stored call line(s) re-priced" in done.stdout
+    assert daily_cost() == [7.0, 7.0]
+    again = brainlab("prices", "--db", db, "--reprice", cwd=tmp_path)
+    assert "already priced at the current table" in again.stdout

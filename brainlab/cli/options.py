@@ -35,6 +35,8 @@ def cost_mode_option(command: Callable) -> Callable:
     return click.option(
         "--cost-mode", "cost_mode", type=click.Choice(["calculate", "reported", "auto"]),
         default="calculate", show_default=True,
-        help="calculate: from tokens at brainlab's prices; reported: each line's own costUSD"
+        help="calculate: from tokens at brainlab's prices, each call at the price table of"
+             " its ingest (a later price change rewrites no stored cost until `brainlab"
+             " prices --reprice`); reported: each line's own costUSD"
              " (older Claude Code versions; 0 without one); auto: costUSD when the line has"
              " it, else calculated.")(command)

@@ -24,8 +24,11 @@ from brainlab.common.paths import DEFAULT_DB
 @click.option("--update-base", is_flag=True,
               help="Regenerate brainlab/data/prices_base.toml from the installed, pinned"
                    " genai-prices package (pip install -e '.[prices]'), offline.")
+@click.option("--reprice", is_flag=True,
+              help="Price every call stored in --db at the current price table (a price"
+                   " change otherwise leaves stored calls at the prices of their ingest).")
 def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool,
-               update_base: bool) -> None:
+               update_base: bool, reprice: bool) -> None:
     """The price table (USD per million tokens), which table priced each model, and the unpriced.
 
     Which table priced each model the store's calls name, and the models seen without a
@@ -43,6 +46,14 @@ def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool,
         except BrainlabError as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {count} price rows to {path}: review the diff, then commit it")
+        return
+    if reprice:
+        from brainlab.store.prices import reprice_store
+
+        try:
+            click.echo(reprice_store(db))
+        except BrainlabError as exc:
+            raise click.ClickException(str(exc)) from None
         return
 
     try:

@@ -144,21 +144,79 @@ def _key(row: tuple) -> tuple:
 
 
 def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
-    """Replace the price table in the store (one transaction); False when it was unchanged."""
-    cursor = con.execute("SELECT * FROM cc_prices")
+    """Store the price table as its next version when it differs from the last stored one.
+
+    Earlier versions stay (issue 45): a request line names the version in force at its
+    ingest (``cc_request_lines.price_version``, the column's default, set here), so a price
+    change never rewrites the cost of calls already stored; :func:`reprice` moves them to
+    the latest version when the user asks. Lines stored before the first change (NULL) are
+    pinned to the version they were priced with. One transaction; False when unchanged.
+    """
+    latest = con.execute("SELECT max(price_version) FROM cc_prices").fetchone()[0]
+    cursor = con.execute("SELECT * EXCLUDE (price_version) FROM cc_prices"
+                         " WHERE price_version IS NOT DISTINCT FROM ?", [latest])
     names = [d[0] for d in cursor.description]
     stored = sorted(cursor.fetchall(), key=_key)
     wanted = sorted((tuple(row.get(n) for n in names) for row in rows), key=_key)
-    if stored == wanted:  # the usual incremental run: nothing to write, nothing to commit
+    if stored == wanted and latest is not None:  # the usual run: nothing to write
         return False
     from brainlab.store.columns import insert_columns
 
+    version = (latest or 0) + 1
     con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM cc_prices")
-        insert_columns(con, "cc_prices", names, [list(c) for c in zip(*wanted, strict=True)])
+        if latest is None:  # a store without versions (new, or upgraded): the first one
+            con.execute("DELETE FROM cc_prices")
+        else:  # the calls stored so far keep the version they were priced with
+            con.execute("UPDATE cc_request_lines SET price_version = ?"
+                        " WHERE price_version IS NULL", [latest])
+        insert_columns(con, "cc_prices", [*names, "price_version"],
+                       [*(list(c) for c in zip(*wanted, strict=True)), [version] * len(wanted)])
+        con.execute(f"ALTER TABLE cc_request_lines ALTER COLUMN price_version"
+                    f" SET DEFAULT {int(version)}")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return True
+
+
+def reprice(con: duckdb.DuckDBPyConnection) -> tuple[int, int | None]:
+    """Price every stored call at the latest price table (the user asked; issue 45).
+
+    Returns (calls moved, the latest version). The caller rebuilds the usage roll-up.
+    """
+    latest = con.execute("SELECT max(price_version) FROM cc_prices").fetchone()[0]
+    if latest is None:
+        return 0, None
+    moved = con.execute("SELECT count(*) FROM cc_request_lines WHERE price_version"
+                        " IS DISTINCT FROM ?", [latest]).fetchone()[0]
+    con.execute("UPDATE cc_request_lines SET price_version = ? WHERE price_version"
+                " IS DISTINCT FROM ?", [latest, latest])
+    con.execute("DELETE FROM cc_prices WHERE price_version IS DISTINCT FROM ?", [latest])
+    return moved, latest
+
+
+def reprice_store(db: str | os.PathLike) -> str:
+    """``brainlab prices --reprice``: every stored call at the latest price table, and the
+    roll-up and measures that sum their cost rebuilt; the line saying what was done."""
+    from brainlab.store import open_writer
+    from brainlab.store.measured import refresh_measures
+    from brainlab.store.usage_rollup import refresh
+
+    if not Path(db).is_file():
+        raise ConfigError(f"no store at {db}: nothing to re-price (run `brainlab ingest"
+                          " claude` first, or pass --db PATH)")
+    con = open_writer(db)
+    try:
+        moved, version = reprice(con)
+        if moved:
+            refresh(con)
+            refresh_measures(con)
+    finally:
+        con.close()
+    if version is None:
+        return f"No price table stored in {db} yet: the next `brainlab ingest claude` stores one."
+    return (f"{moved:,} stored call line(s) re-priced at price table {version} (the current"
+            f" one); earlier tables removed from {db}." if moved else
+            f"Every call in {db} is already priced at the current table ({version}).")

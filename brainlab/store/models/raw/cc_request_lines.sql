@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS cc_request_lines (
     git_branch               VARCHAR,  -- the line's gitBranch (redacted, 200 characters)
     plugin                   VARCHAR,  -- the line's attributionPlugin (issue 45 rule 6)
     skill                    VARCHAR,  -- the line's attributionSkill (issue 45 rule 6)
+    price_version            BIGINT,   -- cc_prices version in force at its ingest (issue 45)
     source_file              VARCHAR NOT NULL,
     line                     BIGINT NOT NULL
 );

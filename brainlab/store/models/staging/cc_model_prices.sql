@@ -5,7 +5,9 @@ CREATE OR REPLACE VIEW cc_model_prices AS
 WITH seen AS (SELECT DISTINCT model FROM cc_request_lines
               UNION SELECT model FROM otel_only_calls),  -- otel (issue 26): telemetry-only models
 latest AS (
-    SELECT * FROM cc_prices
+    SELECT * FROM cc_prices  -- the latest version of the table (issue 45), its newest rows
+    WHERE coalesce(price_version, 0)
+          = (SELECT coalesce(max(price_version), 0) FROM cc_prices)
     QUALIFY row_number() OVER (PARTITION BY model
                                ORDER BY coalesce(valid_from, DATE '0001-01-01') DESC) = 1
 )

@@ -1,5 +1,7 @@
 -- One row per API call after deduplication, with its subagent type and cost.
--- Cost (SPEC §7): tokens x rate / 1e6 at the price row in force on the call's UTC day
+-- Cost (SPEC §7): tokens x rate / 1e6 at the price row in force on the call's UTC day, of the
+-- price table version in force when the line was ingested (issue 45: a later price change
+-- does not rewrite it; `brainlab prices --reprice` does)
 -- (cc_prices valid_from <= day < valid_until; a call without a timestamp takes the row in
 -- force now); cache writes split 5 min / 1 h when the line says (else all 5 min);
 -- long-context rows bill the whole request at the higher rates when its input side exceeds
@@ -32,7 +34,10 @@ WITH d AS (
     FROM d
     LEFT JOIN cc_agents a ON a.session_id = d.session_id AND a.agent_id = d.agent_id
     LEFT JOIN cc_model_prices mp ON mp.model = d.model
+    CROSS JOIN (SELECT max(price_version) AS latest FROM cc_prices) v
     LEFT JOIN cc_prices p ON p.model = mp.priced_as
+     -- issue 45: the price table in force at the line's ingest (NULL: the latest)
+     AND coalesce(p.price_version, 0) = coalesce(d.price_version, v.latest, 0)
      AND coalesce(CAST(d.ts AS DATE), DATE '9999-12-30')
          >= coalesce(p.valid_from, DATE '0001-01-01')
      AND coalesce(CAST(d.ts AS DATE), DATE '9999-12-30')
