@@ -143,7 +143,9 @@ def derived(con):
     """What a run derives: the roll-up (cost rounded: float sums), measures, prices, errors."""
     return [sorted(con.execute(sql).fetchall(), key=repr) for sql in (
         "SELECT * REPLACE (round(cost_usd, 9) AS cost_usd) FROM cc_usage_rollup",
-        "SELECT * FROM cc_session_measures", "SELECT model, input_usd_mtok FROM cc_prices",
+        "SELECT * FROM cc_session_measures",  # the price table in force (issue 45: the
+        "SELECT model, input_usd_mtok FROM cc_prices WHERE price_version"  # earlier kept)
+        " = (SELECT max(price_version) FROM cc_prices)",
         "SELECT file, reason FROM ingest_errors")]
 
 
@@ -151,7 +153,8 @@ def test_run_with_nothing_new_imports_no_parser_and_keeps_the_store_current(tmp_
                                                                            monkeypatch):
     """A run that finds nothing to read (the usual ingest from a hook, issue 12) decides so
     before importing the parser's modules, yet still does what a full run does with an
-    unchanged tree: a new price file reprices the roll-up, a stale roll-up and measures a
+    unchanged tree: a new price file prices the unpriced model's calls (issue 45: a price
+    missing is filled, a given one kept), a stale roll-up and measures a
     rebuilt catalogue dropped are stored again: the store equals a cold ingest's."""
     import subprocess
     import sys

@@ -150,7 +150,8 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     ingest (``cc_request_lines.price_version``, the column's default, set here), so a price
     change never rewrites the cost of calls already stored; :func:`reprice` moves them to
     the latest version when the user asks. Lines stored before the first change (NULL) are
-    pinned to the version they were priced with. One transaction; False when unchanged.
+    pinned to the version they were priced with; the lines of a model that had no price take
+    the new version (a missing price is filled). One transaction; False when unchanged.
     """
     latest = con.execute("SELECT max(price_version) FROM cc_prices").fetchone()[0]
     cursor = con.execute("SELECT * EXCLUDE (price_version) FROM cc_prices"
@@ -167,9 +168,14 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     try:
         if latest is None:  # a store without versions (new, or upgraded): the first one
             con.execute("DELETE FROM cc_prices")
-        else:  # the calls stored so far keep the version they were priced with
+        else:  # the calls stored so far keep the version they were priced with ...
             con.execute("UPDATE cc_request_lines SET price_version = ?"
                         " WHERE price_version IS NULL", [latest])
+            # ... but a model that had no price gets the new table's: a missing figure is
+            # filled, never a given one rewritten
+            con.execute("UPDATE cc_request_lines SET price_version = ? WHERE model IS NULL"
+                        " OR model IN (SELECT model FROM cc_model_prices WHERE priced_as"
+                        " IS NULL)", [version])
         insert_columns(con, "cc_prices", [*names, "price_version"],
                        [*(list(c) for c in zip(*wanted, strict=True)), [version] * len(wanted)])
         con.execute(f"ALTER TABLE cc_request_lines ALTER COLUMN price_version"
