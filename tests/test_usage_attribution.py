@@ -74,6 +74,12 @@ def test_cost_by_plugin_and_skill_sums_exactly_to_the_total(tmp_path):
         found = cost_by(db, dimension)
         assert sum(r["requests"] for r in found) == calls
         assert sum(r["cost_usd"] for r in found) == pytest.approx(cost, rel=1e-12)
+        # `brainlab usage --by plugin|skill`: the same figures from the stored roll-up
+        rows = json.loads(cli("usage", "--by", dimension, "--db", db, "--json",
+                              "--timezone", "UTC"))
+        by_cli = {r[dimension] or "(none)": (r["requests"], r["cost_usd"]) for r in rows}
+        assert by_cli == {r["value"]: (r["requests"], pytest.approx(r["cost_usd"]))
+                          for r in found}
 
 
 def test_without_attribution_every_call_is_none(tmp_path):

@@ -25,7 +25,7 @@ from brainlab.common.errors import ConfigError
 @db_option()
 @click.option("--by", "by", multiple=True, metavar="DIM",
               help="Also group by DIM (repeatable or comma-separated): user, machine, project,"
-                   " branch, agent, ticket, model, session, skill, mcp_server, query_source,"
+                   " branch, agent, ticket, model, session, skill, plugin, mcp_server, query_source,"
                    " agent_name, organization, effort, speed, source. Without VIEW: totals"
                    " per DIM (view total).")
 @click.option("--since", metavar="DAY", default=None,

@@ -249,7 +249,7 @@ _LAKE_CALLS = """CREATE VIEW lake_calls AS SELECT CAST(day AS TIMESTAMP) AS buck
     NULL::VARCHAR AS project, model, NULL::VARCHAR AS priced_as, NULL::VARCHAR AS git_branch,
     NULL::VARCHAR AS agent, NULL::VARCHAR AS ticket, "user" AS user_name,
     NULL::VARCHAR AS machine, NULL::VARCHAR AS organization, NULL::VARCHAR AS query_source,
-    NULL::VARCHAR AS agent_name, NULL::VARCHAR AS skill, NULL::VARCHAR AS mcp_server,
+    NULL::VARCHAR AS agent_name, NULL::VARCHAR AS skill, NULL::VARCHAR AS plugin, NULL::VARCHAR AS mcp_server,
     NULL::VARCHAR AS effort, 'transcript' AS source, input_tokens, output_tokens,
     cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd,
     NULL::DOUBLE AS reported_cost_usd, NULL::DOUBLE AS auto_cost_usd, requests,

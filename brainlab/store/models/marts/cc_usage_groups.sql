@@ -9,8 +9,9 @@ SELECT bucket, period AS day, session_id, is_subagent, is_nested, speed, project
        priced_as, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens,
        total_tokens, cost_usd, requests, unpriced_requests, first_ts, last_ts,
        reported_cost_usd, auto_cost_usd, git_branch, agent, ticket, user_name, machine,
-       organization, query_source, agent_name, skill, mcp_server, effort, source
+       organization, query_source, agent_name, skill, plugin, mcp_server, effort, source
 FROM usage_by(calls := usage_calls, grain := 'bucket',
               dims := ['session', 'subagent', 'nested', 'speed', 'project', 'model', 'branch',
                        'agent', 'ticket', 'user', 'machine', 'organization', 'query_source',
-                       'agent_name', 'skill', 'mcp_server', 'effort', 'source']);
+                       'agent_name', 'skill', 'plugin', 'mcp_server', 'effort',
+                       'source']);

@@ -17,7 +17,8 @@ SELECT time_bucket(INTERVAL 15 MINUTE, c.ts) AS bucket, CAST(c.ts AS DATE) AS da
            AS ticket,
        coalesce(f."user", e.user_email, e.user_account_uuid, e.user_id) AS user_name,
        f.machine, e.organization_id AS organization, e.query_source, e.agent_name,
-       e.skill_name AS skill, e.mcp_server_name AS mcp_server, e.effort, c.source,
+       coalesce(c.skill, e.skill_name) AS skill, c.plugin, e.mcp_server_name AS mcp_server,
+       e.effort, c.source,
        c.input_tokens, c.output_tokens, c.cache_creation_tokens, c.cache_read_tokens,
        c.input_tokens + c.output_tokens + c.cache_creation_tokens + c.cache_read_tokens
            AS total_tokens,

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS cc_usage_rollup (
     query_source          VARCHAR,
     agent_name            VARCHAR,
     skill                 VARCHAR,
+    plugin                VARCHAR,
     mcp_server            VARCHAR,
     effort                VARCHAR,
     source                VARCHAR  -- usage_by's other dimensions
