@@ -204,8 +204,11 @@ def reprice(con: duckdb.DuckDBPyConnection) -> tuple[int, int | None]:
 
 
 def reprice_store(db: str | os.PathLike) -> str:
-    """``brainlab prices --reprice``: every stored call at the latest price table, and the
-    roll-up and measures that sum their cost rebuilt; the line saying what was done."""
+    """``brainlab prices --reprice``: every stored call at the latest price table.
+
+    The roll-up and measures that sum their cost are rebuilt; returns the line saying what
+    was done.
+    """
     from brainlab.store import open_writer
     from brainlab.store.measured import refresh_measures
     from brainlab.store.usage_rollup import refresh
