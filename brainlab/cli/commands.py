@@ -18,6 +18,7 @@ from brainlab.cli import (  # noqa: F401  (each module registers its commands on
     report,
     simulate,
     store,
+    trends,
     tune,
     usage,
 )

@@ -68,10 +68,15 @@ def offenders(week: pd.DataFrame) -> pd.DataFrame:
             .head(10).reset_index(drop=True))
 
 
-def cold_start(db) -> pd.DataFrame:
-    """SPEC §3.3 cold-start KPI: the latest pass rate over the last 7 measured NO-handoff boots."""
+def cold_start(db, since=None, until=None) -> pd.DataFrame:
+    """SPEC §3.3 cold-start KPI: the latest pass rate over the last 7 measured NO-handoff boots.
+
+    ``since``/``until``: the latest boot in that span (a report's week), else of the store.
+    """
     return query(db, "SELECT sess_id, started_at, measured, passes, pass_rate, status "
-                     "FROM cold_start_kpi ORDER BY started_at DESC LIMIT 1")
+                     "FROM cold_start_kpi WHERE (CAST(? AS TIMESTAMP) IS NULL OR started_at >= ?)"
+                     " AND (CAST(? AS TIMESTAMP) IS NULL OR started_at < ?) "
+                     "ORDER BY started_at DESC LIMIT 1", [since, since, until, until])
 
 
 def annotated(db) -> pd.DataFrame:
@@ -113,11 +118,14 @@ def annotated(db) -> pd.DataFrame:
         ORDER BY v.occurred_at NULLS LAST, v.rule, v.subject""")
 
 
-def mode_usage(db) -> pd.DataFrame:
-    """SPEC §2.7 "Measurable": brain sessions per declared mode, their share, redirections."""
+def mode_usage(db, until=None) -> pd.DataFrame:
+    """SPEC §2.7 "Measurable": brain sessions per declared mode, their share, redirections.
+
+    ``until``: over the sessions whose first prompt came before it (a report's week end).
+    """
     return query(db, "SELECT mode, mode_kind, sessions, session_share, redirections, "
-                     "sessions_redirecting, redirections_per_session FROM mode_redirections "
-                     "ORDER BY sessions DESC, mode")
+                     "sessions_redirecting, redirections_per_session FROM "
+                     "mode_redirections_for(until := ?) ORDER BY sessions DESC, mode", [until])
 
 
 def mode_totals(db) -> dict[str, float]:

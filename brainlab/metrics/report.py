@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -159,7 +160,7 @@ def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None,
 
 def agent_leaderboard(db: DB, week: Week, thresholds: Thresholds | None = None,
                       limit: int = 15) -> pd.DataFrame:
-    """agent_cost_for over every ingested session (SPEC §2.5), with this week's loads."""
+    """agent_cost_for over the sessions up to the week's end (SPEC §2.5), this week's loads."""
     t = thresholds or Thresholds()
     return query(db, """
         WITH wk AS (
@@ -173,20 +174,26 @@ def agent_leaderboard(db: DB, week: Week, thresholds: Thresholds | None = None,
                coalesce(wk.loads_this_week, 0) AS loads_this_week,
                coalesce(wk.tokens_this_week, 0) AS tokens_this_week,
                c.is_always_loaded, c.is_little_used
-        FROM agent_cost_for(always_loaded_share := ?, little_use_share := ?) c
+        FROM agent_cost_for(always_loaded_share := ?, little_use_share := ?, until := ?) c
         LEFT JOIN wk USING (agent)
         ORDER BY c.tokens_total DESC NULLS LAST, c.agent
         LIMIT ?""",
-        [week.start_at, week.end_at, t.always_loaded_share, t.little_use_share, limit])
+        [week.start_at, week.end_at, t.always_loaded_share, t.little_use_share, week.end_at,
+         limit])
 
 
-def wasted_agents(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
-    """Agents always loaded and little used (SPEC §2.5 'always loaded for nothing?')."""
+def wasted_agents(db: DB, thresholds: Thresholds | None = None,
+                  until: datetime | None = None) -> pd.DataFrame:
+    """Agents always loaded and little used (SPEC §2.5 'always loaded for nothing?').
+
+    ``until``: over the sessions started before it (a week's end), else every session.
+    """
     t = thresholds or Thresholds()
     return query(db, "SELECT agent, context_tier, sessions_loaded, share_of_sessions, "
                      "tokens_total, use_share FROM agent_cost_for(always_loaded_share := ?, "
-                     "little_use_share := ?) WHERE is_always_loaded AND is_little_used "
-                     "ORDER BY tokens_total DESC", [t.always_loaded_share, t.little_use_share])
+                     "little_use_share := ?, until := ?) WHERE is_always_loaded AND "
+                     "is_little_used ORDER BY tokens_total DESC",
+                 [t.always_loaded_share, t.little_use_share, until])
 
 
 def stale_claims(db: DB, week: Week) -> pd.DataFrame:

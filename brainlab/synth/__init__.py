@@ -56,7 +56,7 @@ class SynthManifest:
 def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManifest:
     """Write a synthetic brain into ``out_dir`` (replacing a previous synthetic brain there)."""
     options = options or SynthOptions()
-    registry.selected(options)  # an unknown plant name is refused before anything is removed
+    chosen = registry.selected(options)  # an unknown name is refused before anything is removed
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         if not (out_dir / MANIFEST).exists():
@@ -66,7 +66,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     out_dir.mkdir(parents=True, exist_ok=True)
     seed = options.seed
     own = stream(seed, "brain")  # the brain's own files: plan, then logs, then workspaces
-    sessions = plan_sessions(options, own, brain.BOOT_AGENTS, brain.DOMAIN_AGENTS)
+    sessions = plan_sessions(options, own, brain.BOOT_AGENTS, brain.DOMAIN_AGENTS, chosen)
     ctx = registry.SynthContext(options, sessions,
                                 plan_for(sessions, stream(seed, "sprints")))
     planted = registry.run("plan", ctx)  # the plan's plants, before any file exists

@@ -35,6 +35,8 @@ MEAN_HOURS: dict[str, float] = {
 BUILD_TYPES = ("brain", "pilote", "kernel", "edit-brain")
 PROJECTS = ("originsdigital", "superoauth", "cipherbox")
 WASTED_AGENT = "brain-hypervisor"  # planted: loaded in ~95% of sessions, never used
+# the registered plants whose effect plan_sessions draws (synth/brain_plants.py describes them)
+DRAWN_PLANTS = ("build-week", "wasted-agent")
 
 
 @dataclass(frozen=True)
@@ -148,23 +150,35 @@ def health_v2(s: SynthSession) -> float | None:
 
 
 def plan_sessions(options: SynthOptions, rng: random.Random,
-                  boot_agents: dict[str, list[str]], domain_agents: list[str]) -> list[SynthSession]:
-    """Draw every session of the history, planted build-brain week included."""
+                  boot_agents: dict[str, list[str]], domain_agents: list[str],
+                  plants: frozenset[str] | set[str] = frozenset(DRAWN_PLANTS)
+                  ) -> list[SynthSession]:
+    """Draw every session of the history, the planted effects of ``plants`` included.
+
+    Two plants are drawn here rather than changed afterwards: ``build-week`` (every
+    session of :attr:`SynthOptions.planted_week` build-brain) and ``wasted-agent`` (an agent
+    loaded in ~95% of sessions, never used); left out of ``plants``, that week is drawn
+    like any other and the agent is never loaded. The stream's draws are the same either
+    way but for the build week's own session kinds, so the rest of the history stays put.
+    """
     sessions: list[SynthSession] = []
     types = list(TYPE_WEIGHTS)
     weights = [TYPE_WEIGHTS[t] for t in types]
+    build_week = options.planted_week if "build-week" in plants else None
+    wasted = "wasted-agent" in plants
     day = options.start
     while day <= options.end:
         week = (day - options.start).days // 7
         n = _poisson(rng, options.sessions_per_day)
         hours = sorted(rng.sample(range(7, 23), k=min(n, 16)))
         for hour in hours:
-            if week == options.planted_week:
+            if week == build_week:
                 kind = rng.choice(BUILD_TYPES)
             else:
                 kind = rng.choices(types, weights)[0]
             started = datetime.combine(day, time(hour, rng.randrange(0, 60)))
-            sessions.append(_session(kind, started, week, rng, boot_agents, domain_agents))
+            sessions.append(_session(kind, started, week, rng, boot_agents, domain_agents,
+                                     wasted))
         day += timedelta(days=1)
     return sessions
 
@@ -179,7 +193,8 @@ def _poisson(rng: random.Random, mean: float) -> int:
 
 
 def _session(kind: str, started: datetime, week: int, rng: random.Random,
-             boot_agents: dict[str, list[str]], domain_agents: list[str]) -> SynthSession:
+             boot_agents: dict[str, list[str]], domain_agents: list[str],
+             wasted: bool = True) -> SynthSession:
     category = category_of(kind)
     mean_h = MEAN_HOURS.get(kind, 1.5)
     hours = min(20.0, max(0.2, rng.lognormvariate(math.log(mean_h) - 0.18, 0.6)))
@@ -210,7 +225,7 @@ def _session(kind: str, started: datetime, week: int, rng: random.Random,
     for agent in extra:
         if agent not in loaded:
             loaded.append(agent)
-    if rng.random() < 0.95 and WASTED_AGENT not in loaded:
+    if rng.random() < 0.95 and wasted and WASTED_AGENT not in loaded:
         loaded.append(WASTED_AGENT)
     slug = f"{kind}-{project}" if project else kind
     sess_id = f"sess-{started:%Y%m%d-%H%M}-{slug}"

@@ -2,12 +2,17 @@
 -- costs (bytes/4 per load), and whether sessions show any use of it. "Use" = the agent is
 -- named in the notes or signals of a session that loaded it (transcript-measured use is
 -- added by the transcript views). always_loaded_share / little_use_share: SPEC §2.5 trend
--- questions "always loaded for nothing?", as parameters.
-CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10)
+-- questions "always loaded for nothing?", as parameters. until: only the sessions started
+-- before it (a past week's report reads nothing after the week, issue 43); NULL: every one.
+CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10,
+                                       until := NULL)
 AS TABLE
 WITH loads AS MATERIALIZED (  -- metabolism_agent_loads evaluated once (it was 2 expansions)
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
-    FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
+    FROM metabolism_agent_loads l
+    WHERE until IS NULL OR l.sess_id IN (SELECT sess_id FROM metabolism_sessions
+                                         WHERE started_at < CAST(until AS TIMESTAMP))
+    GROUP BY l.sess_id, l.agent
 ), with_agents AS (
     SELECT DISTINCT sess_id FROM loads
 ), used AS (

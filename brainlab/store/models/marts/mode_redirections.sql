@@ -1,21 +1,2 @@
--- SPEC §2.7 "Measurable": redirections (the soft lock refusing and sending the work to a
--- dedicated session, ADR-019:84) per declared mode, and the share of brain sessions that
--- declare a mode. One row per mode ('(none)': brain sessions without a mode).
-CREATE OR REPLACE VIEW mode_redirections AS
-WITH redirects AS (
-    SELECT session_id, count(*) AS redirections,
-           list(DISTINCT item_key ORDER BY item_key) AS phrases
-    FROM cc_marks WHERE kind = 'redirect' AND agent_id IS NULL GROUP BY session_id
-), sessions AS (
-    SELECT coalesce(b.declared_mode, '(none)') AS mode, b.session_id,
-           coalesce(r.redirections, 0) AS redirections, coalesce(r.phrases, []) AS phrases
-    FROM brain_transcripts b LEFT JOIN redirects r USING (session_id)
-)
-SELECT mode, m.kind AS mode_kind, count(*) AS sessions,
-       round(count(*) / sum(count(*)) OVER (), 3) AS session_share,
-       CAST(sum(redirections) AS BIGINT) AS redirections,
-       count(*) FILTER (WHERE redirections > 0) AS sessions_redirecting,
-       round(sum(redirections) / count(*), 2) AS redirections_per_session,
-       list_sort(list_distinct(flatten(list(phrases)))) AS phrases
-FROM sessions LEFT JOIN session_modes m USING (mode)
-GROUP BY mode, m.kind;
+-- SPEC §2.7 "Measurable": mode_redirections_for() over every brain session (marts/mode_redirections_for.sql).
+CREATE OR REPLACE VIEW mode_redirections AS SELECT * FROM mode_redirections_for();

@@ -1,0 +1,61 @@
+"""``brainlab trends``: change points of every trend series, and weeks compared (issue 43).
+
+The library half is :mod:`brainlab.metrics.trends`; this module parses options and prints
+(text, or ``--json``: an object whose ``changes`` lists ``series``, ``week``, ``direction``,
+``before``, ``after`` with the difference and its interval).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from brainlab.cli.root import main, settings
+from brainlab.cli.support import db_option, handle_errors
+from brainlab.common.errors import ConfigError
+
+
+@main.command("trends")
+@db_option()
+@click.option("--week", default=None, metavar="WEEK",
+              help="Scan the history up to this week's end (default: all of it).")
+@click.option("--daily", is_flag=True, help="Scan the daily series too (weekly always).")
+@click.option("--compare", "target", default=None, metavar="WEEKS",
+              help="Weeks to compare (2026-W43 or 2026-W43..2026-W44) with --to.")
+@click.option("--to", "baseline", default=None, metavar="WEEKS",
+              help="The baseline weeks of --compare, e.g. 2026-W40..2026-W42.")
+@click.option("--basis", type=click.Choice(["best", "logged", "measured"]), default="best",
+              show_default=True, help="Which side of each session (docs/measured.md).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@handle_errors
+def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
+               baseline: str | None, basis: str, as_json: bool) -> None:
+    """Change points of every trend series; with --compare/--to, weeks side by side.
+
+    Series: health by category, the rolling ratio, coach triggers, tokens and cost per
+    session, agent load cost (in all and per agent), tokens measured - logged. A change is
+    listed with the week it starts, the means before and after and the difference's 95%
+    interval; agents are new, gone, growing, shrinking or stable (docs/trends.md).
+    """
+    from brainlab.metrics import trends
+    from brainlab.spec.weeks import Week
+
+    if bool(target) != bool(baseline):
+        raise ConfigError("--compare and --to go together: e.g. --compare 2026-W43 "
+                          "--to 2026-W40..2026-W42")
+    thresholds = settings().thresholds
+    until = Week.parse(week).end_at if week else None
+    obs = trends.observations(db, thresholds, basis, until=until)
+    periods = ("week", "day") if daily else ("week",)
+    found = {p: trends.changes(obs, p) for p in periods}
+    agents = trends.agent_classes(obs)
+    compared = None
+    if target:
+        compared = trends.compare(obs, trends.week_range(target), trends.week_range(baseline))
+    result = trends.report(obs, found, agents, compared, week)
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+        return
+    click.echo(trends.text(result))
