@@ -18,9 +18,10 @@ series). The scan, for one series:
 
 **The penalty** of one change point is ``BETA x ln(points)`` (BIC's form: a longer
 series offers more places to cut), BETA = 8, in squared noise units. Calibrated on null
-histories (``brainlab synth --plants none``: no planted effect), 12 weeks, seeds 100-152,
-every series scanned weekly and daily: BETA 5, 6, 7 flagged a change in 4, 3 and 2 of 27
-histories (the rolling ratio, one agent), 8 in none; on the demo brain (every plant) 8
+histories (``brainlab synth --plants none``: no planted effect), 12 weeks, 45 seeds of
+100-159, every series scanned weekly and daily: BETA 6 and 7 flagged a change in 6 and 3
+of 45 histories (the rolling ratio, agents), 8 and 9 in none; on the demo brain (every
+plant) 8
 still finds the build-brain week (the share of build-brain sessions rises in 2026-W43 and
 falls back in W44) and the audit plant's under-reported logs (W41 to W43). The false-alarm
 rate on seeds the calibration did not see is measured by
@@ -62,22 +63,22 @@ class Change:
         return "up" if self.after > self.before else "down"
 
 
-def noise_scale(points: np.ndarray) -> float:
+def noise_scale(points: np.ndarray, memory: bool = False) -> float:
     """The series' period-to-period noise as a standard deviation (robust; 0 when constant).
 
-    The larger of two robust estimates: from the first differences (MAD / sqrt(2)), and
-    from the points' own spread about their median (MAD). Differences alone understate the
-    noise of a series with memory (the 7-day rolling ratio: adjacent weeks share sessions,
-    so they differ less than two independent weeks would), the spread alone overstates it
-    across a long step; each is robust to a few planted weeks.
+    From the first differences (MAD / sqrt(2): one planted week moves two differences of
+    eleven, not the scale). ``memory``: a series whose adjacent points share observations
+    (the 7-day rolling ratio, the coach trigger it drives) differs less from one week to
+    the next than two independent weeks would, so the differences understate its noise:
+    the larger of that and the points' own spread about their median (MAD) is taken.
     """
     diffs = np.diff(points)
     if len(diffs) == 0:
         return 0.0
-    by_diff = MAD_TO_SD * float(np.median(np.abs(diffs - np.median(diffs)))) / np.sqrt(2)
-    by_level = MAD_TO_SD * float(np.median(np.abs(points - np.median(points))))
-    scale = max(by_diff, by_level)
-    if scale == 0:  # more than half the points equal: fall back on the spread
+    scale = MAD_TO_SD * float(np.median(np.abs(diffs - np.median(diffs)))) / np.sqrt(2)
+    if memory:
+        scale = max(scale, MAD_TO_SD * float(np.median(np.abs(points - np.median(points)))))
+    if scale == 0:  # more than half the differences equal: fall back on the spread
         scale = float(np.std(points))
     return scale
 
@@ -108,7 +109,8 @@ def normal_scores(groups: list[np.ndarray]) -> list[np.ndarray]:
     return np.split(scores, np.cumsum([len(g) for g in groups])[:-1])
 
 
-def standardised(groups: list[np.ndarray], share: bool = False) -> np.ndarray | None:
+def standardised(groups: list[np.ndarray], share: bool = False,
+                 memory: bool = False) -> np.ndarray | None:
     """Each period's mean in noise units, or None when the series does not vary.
 
     A point's noise is the larger of the series' week-to-week noise (:func:`noise_scale`,
@@ -127,7 +129,7 @@ def standardised(groups: list[np.ndarray], share: bool = False) -> np.ndarray | 
         groups = normal_scores(groups)
         points = np.array([g.mean() for g in groups])
         sampling = within_scale(groups) / np.sqrt(sizes)
-    scale = np.maximum(noise_scale(points), sampling)
+    scale = np.maximum(noise_scale(points, memory), sampling)
     if not np.all(scale > 0):
         return None
     return (points - np.median(points)) / scale
@@ -139,13 +141,13 @@ def penalty_for(points: int, beta: float = BETA) -> float:
 
 
 def breakpoints(groups: list[np.ndarray], beta: float = BETA,
-                share: bool = False) -> list[int]:
+                share: bool = False, memory: bool = False) -> list[int]:
     """Indices where a new segment starts (0 < i < len), by PELT on the standardised points."""
     import ruptures
 
     if len(groups) < MIN_POINTS:
         return []
-    z = standardised(groups, share)
+    z = standardised(groups, share, memory)
     if z is None:
         return []
     # KernelCPD's linear kernel is PELT under the l2 cost, in ruptures' C code (the same
@@ -156,19 +158,20 @@ def breakpoints(groups: list[np.ndarray], beta: float = BETA,
 
 
 def scan(series: str, labels: list[str], groups: list[np.ndarray], kind: str = "mean",
-         beta: float = BETA) -> list[Change]:
+         beta: float = BETA, memory: bool = False) -> list[Change]:
     """The confirmed change points of one series.
 
     ``labels``/``groups``: the periods with data, in order, and each one's observations.
     ``kind``: "mean" (any values), "share" (0/1 values: Newcombe's interval) or "loads"
     (an agent's tokens per session, 0 where not loaded: scanned and confirmed as the share
-    of sessions loading it, its before and after in tokens).
+    of sessions loading it, its before and after in tokens). ``memory``: adjacent periods
+    share observations (:func:`noise_scale`).
     """
     if len(groups) < MIN_POINTS:
         return []
     share = kind in ("share", "loads")
     flags = [(g > 0).astype(float) for g in groups] if kind == "loads" else groups
-    cuts = breakpoints(flags, beta, share)
+    cuts = breakpoints(flags, beta, share, memory)
     bounds = [0, *cuts, len(groups)]
     found = []
     for i, cut in enumerate(cuts):

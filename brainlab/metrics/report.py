@@ -391,6 +391,17 @@ def transcript_usage(db: DB, week: Week, tz: str = "UTC") -> dict[str, pd.DataFr
             "previous_cost_usd": previous}
 
 
+def week_cost_usd(db: DB, week: Week, tz: str = "UTC") -> float | None:
+    """The week's Claude Code cost: its calls on the week's days of zone ``tz``.
+
+    The usage section's figure (the sum of its per-model table) and ``summary.json``'s
+    ``cost_usd``: a session running across the week's end counts its calls on each side.
+    """
+    cost = query(db, f"SELECT sum(cost_usd) AS cost FROM {_LOCAL_DAYS} WHERE day >= ? AND"
+                     " day < ?", [tz, week.start, week.end]).cost[0]
+    return None if pd.isna(cost) else float(cost)
+
+
 def audit_week(db: DB, week: Week) -> dict:
     """Logged versus measured for the week's logs (issue 13).
 

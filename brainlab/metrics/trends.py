@@ -173,7 +173,8 @@ def changes(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
             if not loaded:
                 continue
             labels, groups = labels[loaded[0]:loaded[-1] + 1], groups[loaded[0]:loaded[-1] + 1]
-        for change in changepoints.scan(name, labels, groups, kind, beta):
+        for change in changepoints.scan(name, labels, groups, kind, beta,
+                                            memory=name in WEEKLY_ONLY):
             week = (change.period if period == "week"
                     else Week.of(date.fromisoformat(change.period), first_day).label)
             rows.append((name, direction_of(name).metric, change.period, week,

@@ -48,6 +48,8 @@ table.data .num { text-align: right; white-space: nowrap; font-variant-numeric: 
 table.data .nw { white-space: nowrap; }
 table.headline { margin: .4rem 0 1rem; }
 table.headline td { text-align: right; font-variant-numeric: tabular-nums; }
+td.better { color: #1a7f37; } td.worse { color: #b42318; font-weight: bold; }
+td.noise { color: var(--muted); }
 figure.chart { margin: .5rem 0 1rem; }
 figure.chart svg { max-width: 100%; height: auto; }
 footer { border-top: 1px solid var(--rule); margin-top: 2.5rem; padding-top: .5rem; }

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from brainlab.metrics.report import Week, has_rows
+from brainlab.metrics.report import Week, has_rows, week_cost_usd
 from brainlab.store import query
 
 # Section keys of the report (report/sections.py), what each reads, and what adds it.
@@ -161,7 +161,7 @@ def transcript_figures(db, week: Week, tz: str = "UTC") -> dict:
     """The week's Claude Code sessions and cost, for the reports' index (summary.json)."""
     if not has_rows(db, "cc_requests"):
         return {"cc_sessions": None, "cost_usd": None}
-    row = query(db, "SELECT count(*) AS n, sum(cost_usd) AS cost FROM usage_sessions "
+    row = query(db, "SELECT count(*) AS n FROM usage_sessions "
                     "WHERE first_ts >= $start AND first_ts < $end", _bounds(week, tz)).iloc[0]
-    cost = None if pd.isna(row["cost"]) else round(float(row["cost"]), 2)
-    return {"cc_sessions": int(row["n"]), "cost_usd": cost}
+    cost = week_cost_usd(db, week, tz)  # the usage section's figure (issue 43: they agree)
+    return {"cc_sessions": int(row["n"]), "cost_usd": None if cost is None else round(cost, 2)}

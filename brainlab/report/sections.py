@@ -46,6 +46,17 @@ class ReportContext:
     transcript_sessions: int = 0  # Claude Code sessions started this week
     shape: measured_week.Shape | None = None  # which sides the store holds (None: all)
     timezone: str = "UTC"  # IANA zone of the usage section's days (--timezone, issue 24)
+    trend_rows: pd.DataFrame | None = None  # trend_observations_for up to the week's end
+
+    def observations(self) -> pd.DataFrame:
+        """The trend observations up to the week's end, queried once per render (issue 43)."""
+        if self.trend_rows is None:
+            from brainlab.metrics import trends
+
+            self.trend_rows = trends.observations(self.db, self.thresholds, self.basis,
+                                                  self.week.first_day,
+                                                  until=self.week.end_at)
+        return self.trend_rows
 
     def skipped(self, key: str) -> bool:
         """True when the store holds no data for section ``key``: the headline names it."""
@@ -364,17 +375,9 @@ def headline(ctx: ReportContext) -> str:
                      f"({esc(ctx.week.label)}): no metabolism log is dated in this week."
                      f"{esc(also)}</p>")
     else:
-        frame = data.headline(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
-        rows = []
-        for row in frame.itertuples():
-            change = row.change
-            arrow = "" if pd.isna(change) or change == 0 else ("▲" if change > 0 else "▼")
-            rows.append(f"<tr><th>{esc(row.figure)}</th><td>{esc(_fmt(row.this_week))}</td>"
-                        f"<td>{esc(_fmt(row.previous_week))}</td>"
-                        f"<td>{esc(arrow)} {esc(_fmt(change))}</td></tr>")
-        parts.append('<table class="data headline"><thead><tr><th>figure</th>'
-                     f"<th>{esc(ctx.week.label)}</th><th>{esc(ctx.week.shifted(-1).label)}</th>"
-                     f'<th>change</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+        parts.append(headline_table(ctx))
+        parts.append(note(HEADLINE_NOTE))
+        parts.append(changes_note(ctx))
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
                               basis=ctx.basis)
     if not trend.empty:
@@ -382,6 +385,80 @@ def headline(ctx: ReportContext) -> str:
     if ctx.shape is not None and ctx.shape.missing:
         parts.append(note(ctx.shape.not_shown(), "note not-shown"))
     return show(section("headline", "Headline figures", *parts))
+
+
+HEADLINE_NOTE = (
+    "n: sessions; intervals are 95%: a mean's by bootstrap over its sessions, a share's "
+    "(k of n sessions) Wilson's, a change of shares Newcombe's, a change of the session "
+    "count Poisson's. A change whose interval holds 0 is within noise; otherwise it is "
+    "better (green) or worse (red) by the figure's direction (spec/trend_direction.py).")
+VERDICT_CLASS = {"better": "better", "worse": "worse", "within noise": "noise", "up": "moved",
+                 "down": "moved"}
+
+
+def _estimate(kind: str, value, n, low, high) -> str:
+    """One week's figure as text: a count, k of n with a share's interval, a mean's."""
+    if is_missing(value):
+        return MISSING
+    if kind == "count":
+        return f"{int(value):,}"
+    if kind == "single":
+        return _fmt(float(value))
+    if kind == "share":
+        if not n:
+            return MISSING
+        return f"{int(value)} of {int(n)} ({value / n:.0%}, {low:.0%}-{high:.0%})"
+    interval = "" if is_missing(low) else f" ({_fmt(float(low))}-{_fmt(float(high))})"
+    return f"{_fmt(float(value))}{interval}, n {int(n)}"
+
+
+def _change(kind: str, row) -> str:
+    if is_missing(row.change):
+        return MISSING
+    arrow = "" if row.change == 0 else ("▲ " if row.change > 0 else "▼ ")
+    if kind == "share":
+        text = f"{arrow}{row.change:+.0%}"
+        interval = f" ({row.change_low:+.0%} to {row.change_high:+.0%})"
+    else:
+        text = f"{arrow}{_fmt(float(row.change))}"
+        interval = ("" if is_missing(row.change_low)
+                    else f" ({_fmt(float(row.change_low))} to {_fmt(float(row.change_high))})")
+    return f"{text}{interval}" + (f": {row.verdict}" if row.verdict else "")
+
+
+def headline_table(ctx: ReportContext) -> str:
+    """The headline figures, each with its n and interval, and the change's verdict."""
+    from brainlab.metrics import week_over_week
+
+    frame = week_over_week.headline(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
+    rows = []
+    for row in frame.itertuples():
+        cls = VERDICT_CLASS.get(row.verdict, "")
+        this = _estimate(row.kind, row.this_week, row.this_n, row.this_low, row.this_high)
+        previous = _estimate(row.kind, row.previous_week, row.previous_n, row.previous_low,
+                             row.previous_high)
+        rows.append(f'<tr data-figure="{esc(row.key)}"><th>{esc(row.figure)}</th>'
+                    f"<td>{esc(this)}</td><td>{esc(previous)}</td>"
+                    f'<td class="change {cls}">{esc(_change(row.kind, row))}</td></tr>')
+    return ('<table class="data headline"><thead><tr><th>figure</th>'
+            f"<th>{esc(ctx.week.label)}</th><th>{esc(ctx.week.shifted(-1).label)}</th>"
+            f'<th>change (95% interval)</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def changes_note(ctx: ReportContext) -> str:
+    """The change points of the history up to this week's end, newest first (issue 43)."""
+    from brainlab.metrics import trends
+
+    found = trends.changes(ctx.observations(), "week", ctx.week.first_day)
+    lines = trends.since_line(found)
+    if not lines:
+        return note("Change points in the history up to this week (every trend series, "
+                    "docs/trends.md): none.", "note changes")
+    shown = lines[:8]
+    more = f" (and {len(lines) - len(shown)} earlier)" if len(lines) > len(shown) else ""
+    return ('<div class="changes"><p class="note">Change points in the history up to this '
+            f"week (every trend series, docs/trends.md){esc(more)}:</p><ul>"
+            + "".join(f"<li>{esc(line)}</li>" for line in shown) + "</ul></div>")
 
 
 def _measured_headline(ctx: ReportContext) -> str:
@@ -406,10 +483,25 @@ def health(ctx: ReportContext) -> str:
     """Health score over time by category (SPEC §3.2)."""
     if ctx.skipped("health"):
         return ""
-    frame = data.category_health(ctx.db, ctx.week, ctx.history_weeks, basis=ctx.basis)
-    body = (figure(ctx, "health-by-category", charts.health_by_category(frame))
+    frame = health_points(ctx)
+    weeks = [ctx.week.shifted(-i).label for i in range(ctx.history_weeks - 1, -1, -1)]
+    body = (figure(ctx, "health-by-category", charts.health_by_category(frame, weeks))
             if not frame.empty else note("No scored session in the trend window.", "empty"))
     return show(section("health", "Health score by category", body))
+
+
+def health_points(ctx: ReportContext) -> pd.DataFrame:
+    """Mean health per week and category of the trend window, with n and 95% interval."""
+    from brainlab.metrics import trends
+
+    obs = ctx.observations()
+    first = ctx.week.shifted(-(ctx.history_weeks - 1)).start
+    obs = obs[obs["series"].str.startswith("health:") & (obs["week_start"] >= first)]
+    pts = trends.points(obs, "week", ctx.week.first_day)
+    pts = pts[pts["n"] > 0]
+    return pd.DataFrame({"iso_week": pts["period"], "category": pts["series"].str.removeprefix(
+        "health:"), "sessions": pts["n"], "mean_health": pts["value"], "low": pts["low"],
+        "high": pts["high"]}).reset_index(drop=True)
 
 
 def ratio(ctx: ReportContext) -> str:
@@ -498,9 +590,9 @@ def agents(ctx: ReportContext) -> str:
     parts.append("<h3>Always loaded, little used</h3>")
     t = ctx.thresholds
     parts.append(note(f"Loaded in at least {t.always_loaded_share:.0%} of sessions and used in "
-                      f"fewer than {t.little_use_share:.0%} of its loads (all ingested sessions)."))
-    parts.append(table(once.once(ctx.db, f"wasted:{t}", lambda: data.wasted_agents(ctx.db, t)),
-                       empty="None."))
+                      f"fewer than {t.little_use_share:.0%} of its loads (history up to this "
+                      "week)."))
+    parts.append(table(data.wasted_agents(ctx.db, t, until=ctx.week.end_at), empty="None."))
     return show(section("agents", "Agent cost", *parts))
 
 
@@ -716,12 +808,14 @@ def compliance(ctx: ReportContext) -> str:
     parts += ["<h3>By rule</h3>", table(figures["by_rule"], empty="No violation."),
               "<h3>Top offenders this week</h3>",
               table(figures["offenders"], empty="No violation this week."),
-              "<h3>Session modes (SPEC §2.7): share and redirections, all transcripts</h3>",
-              table(once.once(ctx.db, "mode_usage", lambda: rules_data.mode_usage(ctx.db)),
-                    empty="No brain session in the transcripts."),
-              "<h3>Cold-start KPI (SPEC §3.3)</h3>",
-              table(once.once(ctx.db, "cold_start", lambda: rules_data.cold_start(ctx.db)),
-                    empty="No measured cold start (handoff_level NO with a KPI value).")]
+              "<h3>Session modes (SPEC §2.7): share and redirections, history up to this"
+              " week</h3>",
+              table(rules_data.mode_usage(ctx.db, until=ctx.week.end_at),
+                    empty="No brain session in the transcripts up to this week."),
+              "<h3>Cold-start KPI (SPEC §3.3): the week's last measured boot</h3>",
+              table(rules_data.cold_start(ctx.db, ctx.week.start_at, ctx.week.end_at),
+                    empty="No measured cold start this week (handoff_level NO with a KPI"
+                          " value).")]
     return show(section("compliance", "Protocol compliance", *parts))
 
 

@@ -61,25 +61,70 @@ def _category_scale() -> alt.Scale:
 
 
 def sessions_per_week(trend: pd.DataFrame) -> alt.Chart:
-    """Stacked bars: sessions per ISO week by category (weekly_health_for columns)."""
-    data = trend.melt(id_vars=["iso_week"], value_vars=["n_use", "n_build", "n_explore"],
+    """Stacked bars: every session per week, by category (weekly_health_for columns).
+
+    Sessions of no scored category (chill, learning...) are their own segment, "other", so
+    the bars add up to the week's sessions.
+    """
+    frame = trend.assign(n_other=trend["sessions"] - trend["n_use"] - trend["n_build"]
+                         - trend["n_explore"])
+    data = frame.melt(id_vars=["iso_week"], value_vars=["n_use", "n_build", "n_explore",
+                                                        "n_other"],
                       var_name="category", value_name="count")
-    data["category"] = data["category"].map(
-        {"n_use": "use-brain", "n_build": "build-brain", "n_explore": "explore-brain"})
+    names = {"n_use": "use-brain", "n_build": "build-brain", "n_explore": "explore-brain",
+             "n_other": "other"}
+    data["category"] = data["category"].map(names)
+    scale = alt.Scale(domain=[*theme.CATEGORY_COLORS, "other"],
+                      range=[*theme.CATEGORY_COLORS.values(), theme.MUTED])
     return alt.Chart(data, title="Sessions per week by category").mark_bar().encode(
         x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
         y=alt.Y("count:Q", axis=theme.count_axis("sessions"), stack=True),
-        color=alt.Color("category:N", scale=_category_scale(), title=None),
+        color=alt.Color("category:N", scale=scale, title=None),
     ).properties(width=theme.WIDTH, height=180)
 
 
-def health_by_category(frame: pd.DataFrame) -> alt.Chart:
-    """Lines: mean health score per ISO week and category (weekly_category_health columns)."""
-    return alt.Chart(frame, title="Health score by category").mark_line(point=True).encode(
-        x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("mean_health:Q", title="mean health score"),
-        color=alt.Color("category:N", scale=_category_scale(), title=None),
-    ).properties(width=theme.WIDTH)
+def runs(frame: pd.DataFrame, by: str, value: str, order: list[str]) -> pd.DataFrame:
+    """``frame`` with a ``run`` column: consecutive periods of ``order`` holding a value.
+
+    A line drawn with ``detail="run"`` never joins two points across a period without data
+    (an empty week is a gap, not a straight line over it).
+    """
+    position = {p: i for i, p in enumerate(order)}
+    out = []
+    for _key, rows in frame.groupby(by, sort=False):
+        rows = rows[rows[value].notna()].copy()
+        at = rows["iso_week"].map(position).to_numpy()
+        breaks = (at[1:] - at[:-1]) > 1 if len(at) else []
+        run = [0]
+        for gap in breaks:
+            run.append(run[-1] + int(gap))
+        rows["run"] = [f"{_key}:{r}" for r in run[:len(rows)]]
+        out.append(rows)
+    return pd.concat(out, ignore_index=True) if out else frame.assign(run=[])
+
+
+def health_by_category(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
+    """Mean health per week and category, each point with its 95% bootstrap interval and n.
+
+    ``frame``: iso_week, category, sessions, mean_health, and low/high when known
+    (:func:`brainlab.metrics.trends.points`); ``weeks``: every week of the window, so a week
+    without sessions of a category is a gap in its line.
+    """
+    order = weeks or sorted(frame["iso_week"].unique())
+    data = runs(frame.sort_values("iso_week"), "category", "mean_health", order)
+    x = alt.X("iso_week:O", title="ISO week", scale=alt.Scale(domain=order),
+              axis=alt.Axis(labelAngle=-40))
+    color = alt.Color("category:N", scale=_category_scale(), title=None)
+    line = alt.Chart(data).mark_line(point=True).encode(
+        x=x, y=alt.Y("mean_health:Q", title="mean health score"), color=color,
+        detail="run:N", tooltip=["iso_week", "category", "sessions", "mean_health"])
+    layers = [line]
+    if "low" in data and data["low"].notna().any():
+        layers.insert(0, alt.Chart(data.dropna(subset=["low"])).mark_rule(opacity=0.5).encode(
+            x=x, y="low:Q", y2="high:Q", color=color))
+    return alt.layer(*layers).properties(
+        width=theme.WIDTH,
+        title="Health score by category (mean, 95% bootstrap interval; a gap: no session)")
 
 
 def rolling_ratio(series: pd.DataFrame, coach_ratio: float, watch: float,
@@ -103,11 +148,15 @@ def rolling_ratio(series: pd.DataFrame, coach_ratio: float, watch: float,
         x=alt.X("when:T", title=None, axis=alt.Axis(format="%d %b")),
         y=alt.Y("ratio:Q", title="ratio use / (build + 0.5 explore)", scale=scale),
     )
-    fired = alt.Chart(data[data["coach_triggered"].fillna(False).astype(bool)]).mark_point(
-        color=theme.ALERT, shape="triangle-up", size=70, filled=True).encode(
-        x="when:T", y=alt.Y("ratio:Q", scale=scale))
+    fired = alt.Chart(data[data["coach_triggered"].fillna(False).astype(bool)].assign(
+        reason=lambda f: "coach fired: " + f["coach_reason"].fillna("?"))).mark_point(
+        shape="triangle-up", size=70, filled=True).encode(
+        x="when:T", y=alt.Y("ratio:Q", scale=scale),
+        fill=alt.Fill("reason:N", title=None, scale=alt.Scale(
+            domain=["coach fired: ratio", "coach fired: health"],
+            range=[theme.ALERT, "#8172b2"])))
     return alt.layer(band, rules, line, fired).properties(width=theme.WIDTH,
-        title=f"Rolling ratio (coach band: ratio <= {coach_ratio:g}; ▲ coach fired)")
+        title=f"Rolling ratio (coach band: ratio <= {coach_ratio:g}; ▲ coach fired, by reason)")
 
 
 def conserve_signals(trend: pd.DataFrame) -> alt.Chart:
@@ -120,7 +169,7 @@ def conserve_signals(trend: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Conserve signals per week").mark_bar().encode(
         x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
         xOffset="signal:N",
-        y=alt.Y("count:Q", title="sessions"),
+        y=alt.Y("count:Q", axis=theme.count_axis("sessions")),
         color=alt.Color("signal:N", title=None,
                         scale=alt.Scale(range=["#d9822b", "#8172b2", theme.ALERT])),
     ).properties(width=theme.WIDTH, height=180)

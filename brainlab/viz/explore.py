@@ -87,8 +87,9 @@ def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
                 clip: float = 3.0) -> alt.LayerChart:
     """Rolling ratio (SPEC §3.3) over the healthy / watch / narcissistic-loop bands.
 
-    The dashed rule is the coach trigger (ratio <= coach_ratio); red points are sessions whose
-    boot fired the coach. Ratios above ``clip`` are drawn at ``clip``.
+    The dashed rule is the coach trigger (ratio <= coach_ratio); filled points are sessions
+    whose boot fired the coach, by reason (ratio, or health over the last sessions). Ratios
+    above ``clip`` are drawn at ``clip`` as triangles, named in the legend.
     """
     t = thresholds or Thresholds()
     data = signals[["sess_id", "started_at", "ratio", "ratio_band", "coach_triggered",
@@ -112,13 +113,26 @@ def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
     line = alt.Chart(data).mark_line(color="#333333").encode(
         x=alt.X("started_at:T", title="session start"), y="ratio_shown:Q",
         tooltip=["sess_id:N", alt.Tooltip("ratio:Q", format=".2f"), "ratio_band:N"])
-    fired = alt.Chart(data[data["coach_triggered"].fillna(False).astype(bool)]).mark_point(
-        color="#cc0000", filled=True, size=50).encode(
-        x="started_at:T", y="ratio_shown:Q", tooltip=["sess_id:N", "coach_reason:N"])
+    # clipping marked: a session whose ratio is above the top is drawn at the top as a
+    # triangle, with its real value in the tooltip and the legend saying so
+    clipped = alt.Chart(data[data["ratio"] > clip].assign(
+        mark=f"ratio above {clip:g} (drawn at {clip:g})")).mark_point(
+        shape="triangle-up", filled=True, color="#333333", size=40).encode(
+        x="started_at:T", y="ratio_shown:Q",
+        shape=alt.Shape("mark:N", title=None, scale=alt.Scale(range=["triangle-up"])),
+        tooltip=["sess_id:N", alt.Tooltip("ratio:Q", format=".2f")])
+    fired = alt.Chart(data[data["coach_triggered"].fillna(False).astype(bool)].assign(
+        reason=lambda f: "coach fired: " + f["coach_reason"].fillna("?"))).mark_point(
+        filled=True, size=60, stroke="white").encode(
+        x="started_at:T", y="ratio_shown:Q",
+        fill=alt.Fill("reason:N", title=None, scale=alt.Scale(
+            domain=["coach fired: ratio", "coach fired: health"],
+            range=["#cc0000", "#8172b2"])),
+        tooltip=["sess_id:N", "coach_reason:N"])
     title = (f"Rolling ratio ({t.ratio_window} {t.ratio_window_unit}) with bands; dashed: coach "
              f"trigger <= {t.coach_ratio} (SPEC §3.3)")
-    return alt.layer(band_layer, coach, line, fired, title=title).properties(
-        width=WIDTH, height=260)
+    return alt.layer(band_layer, coach, line, clipped, fired, title=title).resolve_scale(
+        color="independent").properties(width=WIDTH, height=260)
 
 
 def tokens_vs_output(sessions: pd.DataFrame) -> alt.Chart:

@@ -1,0 +1,195 @@
+"""Trends that say how sure they are (issue 43): intervals, change points, comparisons, agents.
+
+The planted test reads the demo brain (its build-brain week, planted by ``build-week``); the
+null tests synthesize brains with no plant at all (``SynthOptions(plants=())``, as
+``brainlab synth --plants none``) and must flag nothing. The false-alarm rate over many null
+seeds is measured by benchmarks/bench_trend_false_alarms.py, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from brainlab.metrics import changepoints, trends
+from brainlab.metrics.intervals import bootstrap, bootstrap_difference, newcombe, wilson
+from brainlab.spec.trend_direction import DIRECTIONS, direction_of
+from brainlab.spec.weeks import Week
+from brainlab.store import open_writer
+from brainlab.store.ingest import ingest_brain
+from brainlab.synth import SynthOptions, synthesize
+from brainlab.synth.model import WASTED_AGENT
+from brainlab.transcripts.ingest import ingest_claude
+
+BRAINLAB = str(Path(sys.executable).with_name("brainlab"))
+
+
+def test_wilson_and_newcombe_known_values():
+    """Wilson's interval of 0 of 10 and 5 of 10 (Newcombe 1998, table I); a share stays in [0, 1]."""
+    none = wilson(0, 10)
+    assert none.value == 0 and none.low == 0 and none.high == pytest.approx(0.2775, abs=1e-4)
+    half = wilson(5, 10)
+    assert (half.low, half.high) == (pytest.approx(0.2366, abs=1e-4),
+                                     pytest.approx(0.7634, abs=1e-4))
+    # Newcombe 1998 (method 10), example (a): 56/70 - 48/80 = 0.2, interval 0.0524 to 0.3339
+    diff = newcombe(56, 70, 48, 80)
+    assert diff.value == pytest.approx(0.2)
+    assert (diff.low, diff.high) == (pytest.approx(0.0524, abs=1e-3),
+                                     pytest.approx(0.3339, abs=1e-3))
+    assert diff.excludes_zero and not newcombe(5, 10, 4, 10).excludes_zero
+
+
+def test_bootstrap_is_seeded_and_covers_the_mean():
+    rng = np.random.default_rng(1)
+    values = rng.normal(10, 2, size=40)
+    a, b = bootstrap(values), bootstrap(values)
+    assert a == b  # the same page twice: the same interval
+    assert a.low < values.mean() < a.high and a.n == 40 and a.method == "bootstrap"
+    assert bootstrap([3.0]).low is None  # one value: no interval
+    shifted = bootstrap_difference(values + 3, values)
+    assert shifted.excludes_zero and shifted.value == pytest.approx(3)
+    assert not bootstrap_difference(rng.normal(10, 2, 40), values).excludes_zero
+
+
+def test_every_series_has_a_direction_defined_once():
+    for series in trends.SERIES + ("agent:helloWorld",):
+        assert direction_of(series).metric in DIRECTIONS
+    assert DIRECTIONS["coach_triggers"].higher_is_better is False
+    assert DIRECTIONS["health"].higher_is_better is True
+
+
+def _weeks(n: int) -> list[str]:
+    first = Week.parse("2026-W30")
+    return [first.shifted(i).label for i in range(n)]
+
+
+def test_scan_finds_a_step_and_not_noise():
+    """A step of 2 standard deviations in a 12-week series of 15 sessions a week is found at
+    its week; 20 pure-noise series flag nothing."""
+    rng = np.random.default_rng(7)
+    labels = _weeks(12)
+    step = [rng.normal(5 + (2 if i >= 7 else 0), 1, size=15) for i in range(12)]
+    found = changepoints.scan("health:use-brain", labels, step)
+    assert [c.period for c in found] == [labels[7]] and found[0].direction == "up"
+    assert found[0].difference.excludes_zero
+    for _ in range(20):
+        noise = [rng.normal(5, 1, size=15) for _ in range(12)]
+        assert changepoints.scan("health:use-brain", labels, noise) == []
+
+
+def _agent_rows(loads: list[list[int]], agent: str = "newcomer") -> pd.DataFrame:
+    rows = []
+    for i, week in enumerate(_weeks(len(loads))):
+        start = Week.parse(week).start
+        for j, loaded in enumerate(loads[i]):
+            rows.append({"series": f"agent:{agent}", "metric": "agent_load_cost",
+                         "subject": f"s{i}-{j}", "started_at": pd.Timestamp(start),
+                         "day": start, "iso_week": week, "week_start": start,
+                         "project": None, "value": 1200.0 * loaded})
+    return pd.DataFrame(rows)
+
+
+def test_an_agent_that_appears_is_new_not_a_change_point():
+    """Loaded in no session of the first 6 weeks, then in most: "new", and no change point
+    (the issue: kernel-orchestrator was "growing" only because it did not exist before)."""
+    rng = np.random.default_rng(3)
+    loads = [[0] * 15 for _ in range(6)] + [list(rng.random(15) < 0.8) for _ in range(6)]
+    obs = _agent_rows(loads)
+    assert trends.changes(obs).empty
+    classes = trends.agent_classes(obs)
+    assert classes.set_index("agent").loc["newcomer", "class"] == "new"
+    gone = _agent_rows(loads[::-1], "leaver")
+    assert trends.agent_classes(gone).set_index("agent").loc["leaver", "class"] == "gone"
+    stable = _agent_rows([list(rng.random(15) < 0.5) for _ in range(12)], "steady")
+    assert trends.agent_classes(stable).set_index("agent").loc["steady", "class"] == "stable"
+
+
+def test_planted_build_week_is_found_within_one_week(demo):
+    """The demo's build-brain week (plant build-week) is a change point within one week of it,
+    and the scan is what `brainlab trends --json` prints."""
+    planted = Week.parse(demo["planted"]["build-brain-heavy week"]["iso_week"])
+    found = trends.changes(trends.observations(demo["db"]))
+    near = {planted.shifted(d).label for d in (-1, 0, 1)}
+    hits = found[found["week"].isin(near)]
+    assert not hits.empty, found
+    build = hits[hits["series"] == "share:build-brain"]
+    assert set(build["direction"]) == {"up", "down"}  # the week starts and ends
+
+
+def test_brainlab_trends_json_and_compare(demo):
+    done = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"]), "--json", "--compare",
+                           "2026-W43", "--to", "2026-W40..2026-W42"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["changes"], result
+    for change in result["changes"]:
+        assert {"series", "week", "direction", "before", "after", "difference", "low",
+                "high"} <= set(change)
+    compared = {c["series"]: c for c in result["compare"]}
+    coach = compared["coach_triggers"]
+    assert coach["target"] > coach["baseline"] and coach["verdict"] == "worse"
+    assert coach["low"] > 0  # the difference's interval excludes 0
+    assert {c["class"] for c in result["agents"]["classes"]} <= {
+        "new", "gone", "growing", "shrinking", "stable", "not loaded"}
+    text = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"])], capture_output=True,
+                          text=True, timeout=300)
+    assert text.returncode == 0 and "since 2026-W4" in text.stdout
+    bad = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"]), "--compare", "2026-W43"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and bad.stderr.startswith("Error: --compare and --to")
+    assert "Traceback" not in bad.stderr
+
+
+def test_trends_on_an_empty_store(empty_store):
+    done = subprocess.run([BRAINLAB, "trends", "--db", str(empty_store)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Nothing to scan" in done.stdout and "brainlab ingest brain" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def null_stores(tmp_path_factory) -> list[Path]:
+    """Two 12-week brains with no plant (synth --plants none), transcripts ingested."""
+    stores = []
+    for seed in (301, 302):
+        base = tmp_path_factory.mktemp(f"null{seed}")
+        synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
+        ingest_brain(base / "db.duckdb", base / "brain")
+        con = open_writer(base / "db.duckdb")
+        try:
+            ingest_claude(con, base / "brain" / "claude", workers=1)
+        finally:
+            con.close()
+        stores.append(base / "db.duckdb")
+    return stores
+
+
+def test_null_histories_flag_nothing(null_stores):
+    """No plant, no change point: every series, weekly and daily."""
+    for db in null_stores:
+        obs = trends.observations(db)
+        assert {"ratio", "coach_triggers", "cost_per_session", "agent_load_cost"} <= set(
+            obs["series"])
+        for period in ("week", "day"):
+            found = trends.changes(obs, period)
+            assert found.empty, (db, period, found)
+
+
+def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores, tmp_path):
+    """--plants none: no week of build-brain sessions only, no always-loaded agent."""
+    manifest = synthesize(tmp_path / "b", SynthOptions(weeks=12, seed=301, plants=()))
+    weeks: dict[int, set] = {}
+    for s in manifest.sessions:
+        weeks.setdefault(s.week, set()).add(s.category)
+        assert WASTED_AGENT not in s.agents_loaded
+    assert all(cats != {"build-brain"} for cats in weeks.values())
+    assert json.loads((tmp_path / "b" / "synth_manifest.json").read_text())["planted"] == [
+        p for p in manifest.planted]
+    assert not any(p.get("plant") for p in manifest.planted)
