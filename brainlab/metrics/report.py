@@ -38,7 +38,7 @@ HEADLINE_FIGURES = (
 )
 
 
-def _signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
+def signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
     """The named-argument list of session_signals_for / weekly_health_for, and its values.
 
     ``basis``: logged, measured or best (issue 13, store/models/marts/measured_sessions.sql).
@@ -60,8 +60,8 @@ SESSION_DAYS = session_days.SESSION_DAYS
 
 
 def _week_args(week: Week, thresholds: Thresholds | None, basis: str) -> tuple[str, list]:
-    """weekly_health_for's arguments: :func:`_signal_args` and the week's first day."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    """weekly_health_for's arguments: :func:`signal_args` and the week's first day."""
+    args, values = signal_args(thresholds or Thresholds(), basis=basis)
     return args + ", first_day := ?", [*values, week.first_day]
 
 
@@ -131,7 +131,7 @@ def category_health(db: DB, week: Week, history_weeks: int = 12,
 def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,
                  history_weeks: int = 12, basis: str = "best") -> pd.DataFrame:
     """The rolling ratio at every session of the history window, with coach triggers (SPEC §3.3)."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = signal_args(thresholds or Thresholds(), basis=basis)
     first = week.shifted(-(history_weeks - 1))
     return query(db, f"""
         SELECT sess_id, started_at, category, ratio, ratio_band, ratio_at_boot,
@@ -146,7 +146,7 @@ def ratio_series(db: DB, week: Week, thresholds: Thresholds | None = None,
 def week_sessions(db: DB, week: Week, thresholds: Thresholds | None = None,
                   basis: str = "best") -> pd.DataFrame:
     """Every session of the week with its signals and its (untrusted) notes."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = signal_args(thresholds or Thresholds(), basis=basis)
     return query(db, f"""
         SELECT g.sess_id, g.started_at, g.type, g.category, g.health_score,
                g.context_peak_pct, g.context_at_close, g.ratio, g.ratio_band,

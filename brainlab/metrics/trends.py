@@ -47,9 +47,9 @@ def kind_of(series: str) -> str:
 def observations(db: DB, thresholds: Thresholds | None = None, basis: str = "best",
                  first_day: str = "monday", until: datetime | None = None) -> pd.DataFrame:
     """Rows of ``trend_observations_for`` started before ``until`` (None: every row)."""
-    from brainlab.metrics.report import _signal_args
+    from brainlab.metrics.report import signal_args
 
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = signal_args(thresholds or Thresholds(), basis=basis)
     where = " WHERE started_at < ?" if until is not None else ""
     frame = query(db, f"SELECT series, metric, subject, started_at, day, iso_week, week_start,"
                       f" project, value FROM trend_observations_for({args}, first_day := ?)"

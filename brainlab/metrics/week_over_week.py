@@ -25,7 +25,7 @@ from brainlab.metrics.intervals import (
     poisson_difference,
     wilson,
 )
-from brainlab.metrics.report import DB, HEADLINE_FIGURES, _signal_args
+from brainlab.metrics.report import DB, HEADLINE_FIGURES, signal_args
 from brainlab.spec.thresholds import Thresholds
 from brainlab.spec.trend_direction import DIRECTIONS
 from brainlab.spec.weeks import Week
@@ -40,7 +40,7 @@ SINGLE = ("last_ratio", "min_ratio")  # one value of the week: shown without an 
 def sessions_of(db: DB, week: Week, thresholds: Thresholds | None = None,
                 basis: str = "best") -> pd.DataFrame:
     """The per-session signals of ``week`` and the week before (column ``this_week``)."""
-    args, values = _signal_args(thresholds or Thresholds(), basis=basis)
+    args, values = signal_args(thresholds or Thresholds(), basis=basis)
     previous = week.shifted(-1)
     return query(db, f"""
         SELECT sess_id, started_at, category, health_score, ratio, coach_triggered,
