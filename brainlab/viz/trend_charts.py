@@ -22,8 +22,10 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
 
 def series_with_changes(points: pd.DataFrame, found: pd.DataFrame, series: str,
                         title: str | None = None) -> alt.LayerChart:
-    """One weekly series: its points and intervals, a gap where a week has no data, and a
-    dashed rule at each change point (labelled by direction) of ``found``.
+    """One weekly series: points, intervals, gaps and change points.
+
+    A gap where a week has no data, and a dashed rule at each change point of ``found``
+    (labelled by direction in the legend).
     """
     pts = _plain(points[points["series"] == series]).rename(columns={"period": "iso_week"})
     order = pts["iso_week"].tolist()
@@ -50,8 +52,9 @@ def series_with_changes(points: pd.DataFrame, found: pd.DataFrame, series: str,
 
 
 def agents_indexed(frame: pd.DataFrame) -> alt.Chart:
-    """Each agent's tokens per session indexed to its own first loaded week (= 100), one
-    small panel per agent, so a small agent's change is as visible as helloWorld's.
+    """Each agent's tokens per session indexed to its own first loaded week (= 100).
+
+    One small panel per agent, so a small agent's change is as visible as helloWorld's.
     """
     data = runs(_plain(frame), "agent", "index",
                 sorted(frame["iso_week"].unique()))
