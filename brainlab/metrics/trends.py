@@ -185,8 +185,13 @@ def changes(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
 
 
 def judge(series: str, difference: Estimate) -> str:
-    """"within noise" when the interval holds 0, else better/worse (or up/down: no side)."""
-    if difference.value is None or not difference.excludes_zero:
+    """"within noise" when the interval holds 0, else better/worse (or up/down: no side).
+
+    "no data" when a side has no observation.
+    """
+    if difference.value is None:
+        return "no data"
+    if not difference.excludes_zero:
         return "within noise"
     up = difference.value > 0
     better = direction_of(series).higher_is_better
