@@ -28,8 +28,20 @@ def audit(db: DB, tolerance_pct: float = 10.0, pct_points: float = 5.0) -> pd.Da
 
 
 def audit_summary(db: DB) -> pd.DataFrame:
-    """Per field: logs compared, share within tolerance, median differences (SPEC defaults)."""
-    return query(db, "SELECT * FROM session_audit_summary ORDER BY field")
+    """Per field: logs compared, share within tolerance, median differences (SPEC defaults).
+
+    The share within tolerance carries its 95% Wilson interval (``within_low``,
+    ``within_high``; issue 43: every share with its n and interval).
+    """
+    from brainlab.metrics.intervals import wilson
+
+    frame = query(db, "SELECT * FROM session_audit_summary ORDER BY field")
+    bounds = [wilson(int(k), int(n)) for k, n in zip(frame["within_tolerance"],
+                                                     frame["logs_compared"], strict=True)]
+    at = frame.columns.get_loc("share_within_tolerance") + 1
+    frame.insert(at, "within_high", [b.high for b in bounds])
+    frame.insert(at, "within_low", [b.low for b in bounds])
+    return frame
 
 
 def match_summary(db: DB) -> dict:

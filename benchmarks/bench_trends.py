@@ -1,0 +1,123 @@
+"""What the change-point scans add to a report render and to notebook 01 (issue 43, speed).
+
+On a synthetic brain of ``--weeks`` weeks (52 by default, every plant, its transcripts:
+built once into ``--cache``), in one process, for the last week:
+
+- **report, before**: what the report's trend sections computed before issue 43 (the
+  headline's ``weekly_health_for`` rows, the health section's ``weekly_category_health_for``);
+- **report, after**: the same sections now (the headline's per-session figures with their
+  intervals, the trend observations up to the week's end, every series scanned for change
+  points, the health points with their intervals);
+- **notebook 01, added**: the notebook's new cells' work (observations, weekly changes,
+  points, the comparison, agent classes and indexed agents, per-project points).
+
+Each is timed ``--repeats`` times on one read-only connection (as a render holds one);
+medians and ranges, wall and CPU seconds.
+
+    PYTHONPATH=. python benchmarks/bench_trends.py --weeks 52
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from benchkit import emit, load_average
+
+from brainlab.metrics import report as data
+from brainlab.metrics import trends, week_over_week
+from brainlab.spec.thresholds import Thresholds
+from brainlab.spec.weeks import Week
+from brainlab.store import open_writer, reader
+from brainlab.store.ingest import ingest_brain
+from brainlab.synth import SynthOptions, synthesize
+from brainlab.transcripts.ingest import ingest_claude
+
+
+def build(folder: Path, weeks: int) -> Path:
+    """The synthetic store (built once)."""
+    db = folder / "brainlab.duckdb"
+    if (folder / "done").exists():
+        return db
+    shutil.rmtree(folder, ignore_errors=True)
+    synthesize(folder / "brain", SynthOptions(weeks=weeks, seed=7))
+    ingest_brain(db, folder / "brain")
+    con = open_writer(db)
+    try:
+        ingest_claude(con, folder / "brain" / "claude", workers=1)
+    finally:
+        con.close()
+    shutil.rmtree(folder / "brain")
+    (folder / "done").write_text("")
+    return db
+
+
+def timed(work, repeats: int) -> tuple[list[float], list[float]]:
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        work()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return walls, cpus
+
+
+def span(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} s ({min(values):.3f}-{max(values):.3f})"
+
+
+def main() -> None:
+    """Build, time, print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--weeks", type=int, default=52)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/brainlab-trend-speed"))
+    args = parser.parse_args()
+    db = build(args.cache / f"weeks-{args.weeks}", args.weeks)
+    t = Thresholds()
+    with reader(db) as con:
+        last = con.execute("SELECT max(started_at) FROM metabolism_sessions").fetchone()[0]
+    week = Week.of(last.date())
+    history = 12
+
+    def before() -> None:
+        data.headline(db, week, t)
+        data.category_health(db, week, history)
+
+    def after() -> None:
+        week_over_week.headline(db, week, t)
+        obs = trends.observations(db, t, until=week.end_at)
+        trends.since_line(trends.changes(obs, "week"))
+        first = week.shifted(-(history - 1)).start
+        trends.points(obs[obs["series"].str.startswith("health:")
+                          & (obs["week_start"] >= first)], "week")
+
+    def notebook() -> None:
+        obs = trends.observations(db, t)
+        found = trends.changes(obs, "week")
+        trends.points(obs, "week", series=list(dict.fromkeys(found["series"]))[:3])
+        trends.compare(obs, [week], [week.shifted(-3), week.shifted(-2), week.shifted(-1)])
+        classes = trends.agent_classes(obs)
+        trends.indexed_agents(obs, classes["agent"].head(9).tolist())
+        trends.by_project(obs)
+
+    print(f"{args.weeks}-week synthetic store, week {week.label}, {args.repeats} runs each "
+          f"(load average {load_average()})")
+    figures = {}
+    for name, work in (("report_before", before), ("report_after", after),
+                       ("notebook_added", notebook)):
+        walls, cpus = timed(work, args.repeats)
+        print(f"  {name:16} wall {span(walls)}   CPU {span(cpus)}")
+        figures[name] = statistics.median(walls)
+        figures[name + "_cpu"] = statistics.median(cpus)
+    added = figures["report_after"] - figures["report_before"]
+    print(f"added to a report render: {added:.3f} s wall (budget 1 s); to notebook 01: "
+          f"{figures['notebook_added']:.3f} s (budget 2 s)")
+    emit("trends", weeks=args.weeks, report_added_s=added, **figures)
+
+
+if __name__ == "__main__":
+    main()
