@@ -397,8 +397,8 @@ def week_cost_usd(db: DB, week: Week, tz: str = "UTC") -> float | None:
     The usage section's figure (the sum of its per-model table) and ``summary.json``'s
     ``cost_usd``: a session running across the week's end counts its calls on each side.
     """
-    cost = query(db, f"SELECT sum(cost_usd) AS cost FROM {_LOCAL_DAYS} WHERE day >= ? AND"
-                     " day < ?", [tz, week.start, week.end]).cost[0]
+    cost = query(db, f"SELECT (SELECT cost_usd FROM {_usage_by('total')}) AS cost",
+                 [tz, week.start, week.end - dt.timedelta(days=1)]).cost[0]
     return None if pd.isna(cost) else float(cost)
 
 
