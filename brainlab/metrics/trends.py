@@ -101,9 +101,10 @@ def points(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
     label = _label_column(period)
     rows = []
     grid = period_labels(obs, period, first_day)
+    grouped = grouped_values(obs, label)
     for name in series or ordered_series(obs):
-        of = obs[obs["series"] == name]
-        groups = {k: g["value"].to_numpy(dtype=float) for k, g in of.groupby(label)}
+        labels, values_of = grouped.get(name, ([], []))
+        groups = dict(zip(labels, values_of, strict=True))
         kind = kind_of(name)
         metric = direction_of(name).metric
         for text, start in grid:
@@ -309,11 +310,14 @@ def agent_classes(obs: pd.DataFrame, earlier: list[str] | None = None,
         half = (len(weeks) + 1) // 2
         earlier, later = weeks[:half], weeks[half:]
     rows = []
-    for name, of in agents.groupby("series"):
-        a = of.loc[of["iso_week"].isin(earlier), "value"].to_numpy(dtype=float)
-        b = of.loc[of["iso_week"].isin(later), "value"].to_numpy(dtype=float)
+    early, late = set(earlier), set(later)
+    for name, (labels, groups) in grouped_values(agents, "iso_week").items():
+        a = np.concatenate([g for w, g in zip(labels, groups, strict=True) if w in early]
+                           or [np.empty(0)])
+        b = np.concatenate([g for w, g in zip(labels, groups, strict=True) if w in late]
+                           or [np.empty(0)])
         ka, kb = int((a > 0).sum()), int((b > 0).sum())
-        loaded = of[of["value"] > 0]
+        loaded_weeks = [w for w, g in zip(labels, groups, strict=True) if (g > 0).any()]
         diff = newcombe(kb, len(b), ka, len(a))
         if ka == 0 and kb > 0:
             kind = "new"
@@ -328,8 +332,8 @@ def agent_classes(obs: pd.DataFrame, earlier: list[str] | None = None,
         rows.append((name.removeprefix("agent:"), kind, ka / len(a) if len(a) else np.nan,
                      kb / len(b) if len(b) else np.nan, diff.value, diff.low, diff.high,
                      a.mean() if len(a) else np.nan, b.mean() if len(b) else np.nan,
-                     loaded["iso_week"].min() if not loaded.empty else None,
-                     loaded["iso_week"].max() if not loaded.empty else None))
+                     loaded_weeks[0] if loaded_weeks else None,
+                     loaded_weeks[-1] if loaded_weeks else None))
     order = {"new": 0, "growing": 1, "shrinking": 2, "gone": 3, "stable": 4, "not loaded": 5}
     frame = pd.DataFrame(rows, columns=["agent", "class", "earlier_share", "later_share",
                                         "difference", "low", "high", "earlier_tokens",
