@@ -19,6 +19,7 @@ import nbformat
 
 from brainlab import __version__
 from brainlab.report.summary import MIME as SUMMARY
+from brainlab.spec.colours import BAD, GOOD
 
 # Nothing may load or run: inline styles and data: images only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -48,8 +49,6 @@ table.data .num { text-align: right; white-space: nowrap; font-variant-numeric: 
 table.data .nw { white-space: nowrap; }
 table.headline { margin: .4rem 0 1rem; }
 table.headline td { text-align: right; font-variant-numeric: tabular-nums; }
-td.better { color: #1a7f37; } td.worse { color: #b42318; font-weight: bold; }
-td.noise { color: var(--muted); }
 figure.chart { margin: .5rem 0 1rem; }
 figure.chart svg { max-width: 100%; height: auto; }
 footer { border-top: 1px solid var(--rule); margin-top: 2.5rem; padding-top: .5rem; }
@@ -66,6 +65,9 @@ nav a { margin-right: .8rem; }
   @page { margin: 1.5cm; }
 }
 """
+# the headline's verdicts (issue 43): better and worse in the colours of spec/colours.py
+STYLE += (f"td.better {{ color: {GOOD}; }} td.worse {{ color: {BAD}; font-weight: bold; }}"
+          " td.noise { color: var(--muted); }\n")
 
 
 def page(title: str, body: str, footer: str = "") -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 import vl_convert
 
 from brainlab.common.errors import ReportError
+from brainlab.spec import colours
 from brainlab.viz import theme
 
 _ACTIVE_TAGS = {"script", "foreignobject", "iframe", "object", "embed"}
@@ -75,7 +76,7 @@ def sessions_per_week(trend: pd.DataFrame) -> alt.Chart:
              "n_other": "other"}
     data["category"] = data["category"].map(names)
     scale = alt.Scale(domain=[*theme.CATEGORY_COLORS, "other"],
-                      range=[*theme.CATEGORY_COLORS.values(), theme.MUTED])
+                      range=[*theme.CATEGORY_COLORS.values(), colours.NEUTRAL])
     return alt.Chart(data, title="Sessions per week by category").mark_bar().encode(
         x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
         y=alt.Y("count:Q", axis=theme.count_axis("sessions"), stack=True),
