@@ -27,7 +27,7 @@ def test_transcript_sprints_show_the_planted_domain(demo, tmp_path):
     assert con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM sprints").fetchone()[0] == 0
     con.close()
-    rows = replay(load_sprints(db), ["protocol", "history", "recorded"]).rows
+    rows = replay(load_sprints(db, contracts="all"), ["protocol", "history", "recorded"]).rows
     rows = rows.astype({"sprint_id": str, "agent": str, "domain": str, "policy": str})
     billing = rows[rows.domain == PLANTED_DOMAIN]
     # the broker's blocks named the sprints: the transcript spans carry those names
@@ -58,5 +58,5 @@ def test_records_and_transcripts_of_the_same_sprints_count_once(demo, tmp_path):
     _ingest_sprint_sessions(con, demo["root"])
     planned = con.execute("SELECT count(DISTINCT sprint_id) FROM sprints").fetchone()[0]
     con.close()
-    ss = load_sprints(db)
+    ss = load_sprints(db, contracts="all")  # side-tool's are inferred
     assert ss.rows.sprint_id.nunique() == planned  # no transcript sprint added twice

@@ -58,7 +58,7 @@ WITH calls AS (
 )
 SELECT sprint_id, project, session_id, agent, path, kind, started_at, ended_at
 FROM (SELECT * FROM marked UNION ALL SELECT * FROM unmarked)
-WHERE project IS NOT NULL {{where}}
+WHERE {{known}} {{where}}
 """
 
 
@@ -70,13 +70,19 @@ def _has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
     return set(names) <= found
 
 
-def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None
+def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None,
+                      unknown_project: bool = False
                       ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """(agents, refs) frames for SprintSet.build, or None when no transcript tables exist."""
+    """(agents, refs) frames for SprintSet.build, or None when no transcript tables exist.
+
+    ``unknown_project``: also the sessions no project was detected for (project NULL), which
+    the broker's scope counts as skipped (``no identified project``).
+    """
     if not _has_tables(con, "cc_tool_calls", "cc_requests"):
         return None
     where = "AND project = ?" if project else ""
-    calls = con.execute(TRANSCRIPT_SPRINTS_SQL.format(where=where),
+    known = "true" if unknown_project and not project else "project IS NOT NULL"
+    calls = con.execute(TRANSCRIPT_SPRINTS_SQL.format(where=where, known=known),
                         [project] if project else []).df()
     if calls.empty:
         return None
