@@ -87,23 +87,48 @@ def simulate_broker(policies, contracts, draws, seed, backtest, change_date, cha
 @db_option()
 @click.option("--rules", "rules", multiple=True, default=("default",), show_default=True,
               help="Rule set: a variant (default, strict, lenient) and/or key=value overrides,"
-                   " comma-separated. Repeat to compare several.")
+                   " comma-separated. Repeat to compare several (default, the recorded rules,"
+                   " is always replayed: the baseline).")
 @click.option("--draws", type=int, default=1000, show_default=True, help="Bootstrap draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--backtest", is_flag=True,
+              help="First replay the recorded rules against the tickets' recorded figures.")
+@click.option("--change-date", "change_date", default=None, metavar="DAY",
+              help="A day (YYYY-MM-DD) the rules changed; with --to, predict the tickets "
+                   "after from the tickets before.")
+@click.option("--to", "change_to", default=None, metavar="RULES",
+              help="The rule set in force from --change-date, e.g. max_relance_same_stop=2.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (rule_sets, total, replayed, skipped, backtest, "
+                   "change_check).")
 @click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
               help="Write one row per rule set (.csv or .parquet).")
 @click.option("--per-ticket", "per_ticket", type=click.Path(path_type=Path), default=None,
               help="Write one row per ticket and rule set (.csv or .parquet).")
 @handle_errors
 def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
-                       out_file: Path | None, per_ticket: Path | None) -> None:
+                       backtest: bool, change_date: str | None, change_to: str | None,
+                       as_json: bool, out_file: Path | None, per_ticket: Path | None) -> None:
     """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
-    from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+    import json
+
+    from brainlab.sim import regulator_checks
+    from brainlab.sim.regulator import write_frame
     from brainlab.spec.regulator import named_rule_sets
 
+    change = regulator_checks.named_change(change_date, change_to)
     rule_sets = named_rule_sets(list(rules), base=settings().rules)
-    result = replay(load_journals(db), rule_sets, draws=draws, seed=seed)
-    click.echo(format_summary(result))
+    if draws < 1 or seed < 0:
+        raise click.UsageError("--draws must be at least 1 and --seed at least 0")
+    history = regulator_checks.load_history(db)
+    report, result = regulator_checks.regulator_report(history, rule_sets, draws=draws,
+                                                       seed=seed, change=change)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, allow_nan=False))
+    else:
+        if not backtest:
+            report = {k: v for k, v in report.items() if k != "backtest"}
+        click.echo(regulator_checks.format_report(report, result, width=out.width))
     if out_file:
         write_frame(result.summary, out_file)
         out.print(f"wrote {out_file}")

@@ -327,7 +327,8 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
                  ) -> pd.DataFrame:
     """Predicted (the weeks before, replayed under the new policy) against actual (after).
 
-    The interval is a prediction interval: the bootstrap spread of the prediction over the
+    Both sides take the sprints whose source maps were recorded (what the broker saw). The
+    interval is a prediction interval: the bootstrap spread of the prediction over the
     sprints before, plus the spread of the actual mean over the sprints after (independent
     resamples), so ``covered`` says whether what followed lies where the replay said.
     """
@@ -342,7 +343,8 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
     day = change.day.tz_convert("UTC") if change.day.tzinfo else change.day.tz_localize("UTC")
     after = np.asarray(pd.Series(starts) >= day)
     known = ss.rows.groupby("sprint_idx", sort=True)["has_recorded"].all().to_numpy()
-    before_sums = sums[~after, 0]
+    # like with like: the sprints whose source maps were recorded, on both sides
+    before_sums = sums[~after & known, 0]
     after_sums = sums[after & known, labels.index("recorded")]
     if len(before_sums) < MIN_SIDE or len(after_sums) < MIN_SIDE:
         raise SimulationError(
@@ -353,6 +355,8 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
     pred_draws = _change_figures(_draw_sums(before_sums, draws, _rng(seed, 43)))
     act_draws = _change_figures(_draw_sums(after_sums, draws, _rng(seed, 44)))
     low, high = _pct(pred_draws - (act_draws - actual), level)
+    low = np.maximum(low, 0.0)  # rates, tokens and counts are never below 0
+    high[:2] = np.minimum(high[:2], 1.0)  # the two rates are at most 1
     rows = []
     for f, figure in enumerate(CHANGE_FIGURES):
         rows.append({"figure": figure, "predicted": float(predicted[f]), "low": float(low[f]),

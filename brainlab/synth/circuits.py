@@ -204,24 +204,37 @@ class _Ticket:
 
 
 def generate_tickets(rng: random.Random, start: datetime, end: datetime, n_tickets: int,
-                     prefix: str = "T") -> list[list[dict]]:
-    """The events of ``n_tickets`` synthetic tickets, each list in time order."""
+                     prefix: str = "T", change: tuple[datetime, str] | None = None
+                     ) -> list[list[dict]]:
+    """The events of ``n_tickets`` synthetic tickets, each list in time order.
+
+    ``change`` = (day, rule spec): a ticket starting on or after ``day`` runs under those
+    rules (brainlab.spec.regulator spec, e.g. ``max_relance_same_stop=2``) and each of its
+    events says so in a ``rules`` field (an unknown field, kept: SPEC §6.7).
+    """
+    from brainlab.spec.regulator import named_rule_sets
+
     span = max((end - start).total_seconds() - 3 * 86400, 3600)
     rules = RegulatorRules()
+    changed = next(iter(named_rule_sets([change[1]]).values())) if change else None
     out = []
     for i in range(n_tickets):
         clock = start + timedelta(seconds=rng.random() * span)
-        ticket = _Ticket(f"{prefix}-{i + 1}", rng, clock, rules)
+        after = change is not None and clock >= change[0]
+        ticket = _Ticket(f"{prefix}-{i + 1}", rng, clock, changed if after else rules)
         ticket.run()
+        if after:
+            for event in ticket.events:
+                event["rules"] = change[1]
         out.append(ticket.events)
     return out
 
 
 def circuit_files(files: BrainFiles, rng: random.Random, start: datetime, end: datetime,
-                  n_tickets: int) -> list[dict]:
+                  n_tickets: int, change: tuple[datetime, str] | None = None) -> list[dict]:
     """Journals as ``circuits/<YYYY>-W<WW>.jsonl`` (one per ISO week); the planted effects."""
     weeks: dict[str, list[str]] = {}
-    for events in generate_tickets(rng, start, end, n_tickets):
+    for events in generate_tickets(rng, start, end, n_tickets, change=change):
         first = datetime.strptime(events[0]["ts"], "%Y-%m-%dT%H:%M:%SZ")
         year, week, _ = first.isocalendar()
         lines = weeks.setdefault(f"{year}-W{week:02d}", [])

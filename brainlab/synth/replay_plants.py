@@ -1,0 +1,81 @@
+"""Planted changes the replays must predict (issue 41 item 6): a broker policy and a rule set.
+
+- ``broker-policy-change``: from a day 60% into the history, the synthetic broker of project
+  ``originsdigital`` loads every file of the agent's domain (policy ``greedy-domain``) instead
+  of the protocol's at most two touched files. The recorded source maps show it; replaying
+  the weeks before under ``greedy-domain`` must predict what the weeks after show
+  (``brainlab simulate broker`` finds the change, docs/broker.md).
+- ``regulator-rules-change``: from the same day, the circuit ends a stop at its third return
+  (``max_relance_same_stop=2``); the journal's tickets say so in a ``rules`` field
+  (docs/regulator.md). Replaying the tickets before under those rules must predict the after.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, time, timedelta
+
+from brainlab.synth.registry import SynthContext, plant
+from brainlab.synth.sprints import CONTRACT, PROJECT
+
+BROKER_CHANGE_TO = "greedy-domain"
+RULES_CHANGE_TO = "max_relance_same_stop=2"
+CHANGE_AT = 0.6  # share of the history before the change
+
+
+def change_day(ctx: SynthContext) -> datetime:
+    """The first day under the new policy and rules (midnight)."""
+    options = ctx.options
+    days = (options.end - options.start).days + 1
+    return datetime.combine(options.start + timedelta(days=int(days * CHANGE_AT)), time(0, 0))
+
+
+@plant("broker-policy-change", stage="plan", spec="§4.2, §4.5",
+       plants="the broker switches to loading every file of the domain (greedy-domain) on a day")
+def broker_policy_change(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """Rewrite the source and release maps of the contracted sprints from the change day."""
+    day = change_day(ctx)
+    changed = switch_to_greedy(ctx.sprint_plan, day)
+    if not changed:
+        return []
+    return [{"effect": "broker policy change",
+             "where": f"project {PROJECT} from {day:%Y-%m-%d}: the broker loads every file of "
+                      f"the agent's domain ({BROKER_CHANGE_TO}) in {len(changed)} sprints; "
+                      "simulate broker finds the change and predicts the after from the before",
+             "day": f"{day:%Y-%m-%d}", "to": BROKER_CHANGE_TO, "sprints": changed}]
+
+
+@plant("regulator-rules-change", stage="plan", spec="§6.5",
+       plants="the circuit runs under max_relance_same_stop=2 from a day, its journal says so")
+def regulator_rules_change(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """From the change day, tickets run under the new rules (synth.circuits writes them)."""
+    day = change_day(ctx)
+    ctx.circuit_rules_change = (day, RULES_CHANGE_TO)
+    return [{"effect": "regulator rules change",
+             "where": f"circuits/*.jsonl: tickets started from {day:%Y-%m-%d} run under "
+                      f"{RULES_CHANGE_TO} and carry \"rules\": \"{RULES_CHANGE_TO}\"; simulate "
+                      "regulator finds the change and predicts the after from the before",
+             "day": f"{day:%Y-%m-%d}", "to": RULES_CHANGE_TO}]
+
+
+def switch_to_greedy(plan: list[dict], day: datetime) -> list[str]:
+    """From ``day``, the contracted sprints' broker loads every file of the domain (in place).
+
+    The release map follows the synthetic broker's rule (sprints._sprint): a referenced file
+    of a domain with an open to-do is kept, the others released. Returns the sprints changed.
+    """
+    changed = []
+    for sprint in plan:
+        if sprint["project"] != PROJECT or sprint["started_at"] < day:
+            continue
+        files = [f"src/{sprint['domain']}/{name}" for name in CONTRACT[sprint["domain"]]]
+        open_todo = any(a["open_todos"] for a in sprint["agents"])
+        for agent in sprint["agents"]:
+            agent["loaded"] = list(files)
+        referenced = {r["path"] for a in sprint["agents"] for r in a["referenced"]}
+        sprint["kept"] = [p for p in files if open_todo and p in referenced]
+        sprint["released"] = [p for p in files if p not in sprint["kept"]]
+        sprint["reason"] = f"{sprint['domain']} — TODO encore ouverte" if sprint["kept"] \
+            else None
+        changed.append(sprint["sprint"])
+    return changed
