@@ -66,3 +66,56 @@ def broker_rates(seeds, draws: int = 200, weeks: int = 12) -> dict:
     return {"seeds": n, "backtest": backtest_ok / n,
             "change": sum(change_hits) / len(change_hits),
             "change_by_figure": {f: sum(v) / len(v) for f, v in per_figure.items()}}
+
+
+def regulator_history(seed: int, folder, n_tickets: int = 120, weeks: int = 12):
+    """(History of synthetic journals with the planted rules change, the change day).
+
+    The journals are written in the real format and ingested into a DuckDB file in
+    ``folder``, so the recorded figures come from the ``tickets`` view.
+    """
+    from pathlib import Path
+
+    from brainlab.sim.regulator_checks import load_history
+    from brainlab.sources.circuits import CircuitsSource
+    from brainlab.store import ingest, open_writer
+    from brainlab.synth.circuits import circuit_files
+    from brainlab.synth.files import BrainFiles
+    from brainlab.synth.replay_plants import RULES_CHANGE_TO
+
+    folder = Path(folder)
+    start = END - timedelta(weeks=weeks)
+    day = datetime.combine((start + (END - start) * CHANGE_AT).date(), time(0, 0))
+    files = BrainFiles()
+    circuit_files(files, random.Random(seed), start, END, n_tickets,
+                  change=(day, RULES_CHANGE_TO))
+    files.write(folder)
+    con = open_writer(folder / "c.duckdb")
+    try:
+        ingest.run(con, [CircuitsSource()], folder)
+    finally:
+        con.close()
+    return load_history(folder / "c.duckdb"), day
+
+
+def regulator_rates(seeds, folder, draws: int = 200, n_tickets: int = 120) -> dict:
+    """Over ``seeds``: back-test coverage (all five figures of a seed) and the change check's
+    coverage per (seed, figure), with the per-figure rates."""
+    from pathlib import Path
+
+    from brainlab.sim import regulator_checks as rc
+    from brainlab.synth.replay_plants import RULES_CHANGE_TO
+
+    backtest_ok, hits, per_figure = 0, [], {}
+    for seed in seeds:
+        history, day = regulator_history(seed, Path(folder) / f"s{seed}", n_tickets)
+        bt = rc.backtest(history, draws=draws, seed=seed)
+        backtest_ok += bool(bt["covered"].all())
+        check = rc.change_check(history, rc.Change(pd.Timestamp(day), RULES_CHANGE_TO, False),
+                                draws=draws, seed=seed)
+        for figure, covered in zip(check["figure"], check["covered"], strict=True):
+            hits.append(bool(covered))
+            per_figure.setdefault(figure, []).append(bool(covered))
+    n = len(list(seeds))
+    return {"seeds": n, "backtest": backtest_ok / n, "change": sum(hits) / len(hits),
+            "change_by_figure": {f: sum(v) / len(v) for f, v in per_figure.items()}}

@@ -59,19 +59,25 @@ def simulate_broker(policies, contracts, draws, seed, backtest, change_date, cha
     """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
     import json
 
+    from brainlab.common.errors import SimulationError
     from brainlab.settings import parse_overrides
     from brainlab.sim import broker, broker_output
     from brainlab.sim.broker_checks import named_change
+    from brainlab.sim.policies import make_policy
 
+    # every option is checked before the store is read: a bad value is its own error
     change = named_change(change_date, change_to)
     if draws < 1 or seed < 0:
-        raise click.UsageError("--draws must be at least 1 and --seed at least 0")
+        raise SimulationError("--draws must be at least 1 and --seed at least 0")
+    if miss_overhead is not None and not miss_overhead >= 0:
+        raise SimulationError(f"miss overhead must be >= 0 tokens, got {miss_overhead}")
+    chosen = [make_policy(p) for p in (policies or broker.DEFAULT_POLICIES)]
+    limits = settings().thresholds.replace(**parse_overrides(list(thresholds)))
     kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
     sprints = broker.load_sprints(db, project=project, contracts=contracts, **kwargs)
     report, result = broker_output.broker_report(
-        sprints, list(policies) or list(broker.DEFAULT_POLICIES), draws=draws, seed=seed,
-        backtest=True, change=change, miss_overhead_tokens=miss_overhead,
-        thresholds=settings().thresholds.replace(**parse_overrides(list(thresholds))))
+        sprints, chosen, draws=draws, seed=seed, backtest=True, change=change,
+        miss_overhead_tokens=miss_overhead, thresholds=limits)
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, allow_nan=False))
     else:
@@ -112,14 +118,17 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
     """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
     import json
 
+    from brainlab.common.errors import SimulationError
     from brainlab.sim import regulator_checks
     from brainlab.sim.regulator import write_frame
     from brainlab.spec.regulator import named_rule_sets
 
     change = regulator_checks.named_change(change_date, change_to)
     rule_sets = named_rule_sets(list(rules), base=settings().rules)
-    if draws < 1 or seed < 0:
-        raise click.UsageError("--draws must be at least 1 and --seed at least 0")
+    if draws < 1:
+        raise SimulationError("draws must be at least 1")
+    if seed < 0:
+        raise SimulationError(f"seed must be a non-negative integer, got {seed}")
     history = regulator_checks.load_history(db)
     report, result = regulator_checks.regulator_report(history, rule_sets, draws=draws,
                                                        seed=seed, change=change)

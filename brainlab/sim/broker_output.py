@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from brainlab.common.errors import SimulationError
 from brainlab.sim import broker_checks
 from brainlab.sim.policies import make_policy
 from brainlab.sim.sprintset import SprintSet
@@ -31,9 +32,9 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
     """(the report dict, the ReplayResult) of ``policies`` (``recorded`` added as baseline)."""
     from brainlab.sim.broker import DEFAULT_MISS_OVERHEAD_TOKENS, replay
 
-    labels = [make_policy(p).label for p in policies]
-    if BASELINE not in labels:
-        labels.append(BASELINE)
+    labels = [make_policy(p) for p in policies]
+    if BASELINE not in [p.label for p in labels]:
+        labels.append(make_policy(BASELINE))
     overhead = DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead_tokens is None \
         else miss_overhead_tokens
     result = replay(ss, labels, miss_overhead_tokens=overhead, thresholds=thresholds)
@@ -67,10 +68,16 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
     if change is None and find_change:
         change = broker_checks.find_change(ss)
     if change is not None:
-        check = broker_checks.change_check(ss, change, draws=draws, seed=seed, level=level,
-                                           miss_overhead_tokens=overhead)
         report["change"] = {"day": f"{change.day:%Y-%m-%d}", "to": change.to,
                             "before": change.before, "found": change.found}
+        try:
+            check = broker_checks.change_check(ss, change, draws=draws, seed=seed,
+                                               level=level, miss_overhead_tokens=overhead)
+        except SimulationError as exc:
+            if not change.found:  # named: the user asked for it
+                raise
+            report["change"]["note"] = str(exc)
+            check = pd.DataFrame(columns=["figure"])
         report["change_check"] = [
             {"figure": r["figure"], "predicted": _triple(r["predicted"], r["low"], r["high"]),
              "actual": r["actual"], "covered": bool(r["covered"]),
@@ -237,6 +244,9 @@ def _change_text(report: dict, level: int, width: int) -> str:
     from brainlab.common import tables
 
     ch, rows = report["change"], report["change_check"]
+    if not rows:
+        return _wrap(f"change check: policy {ch['to']} from {ch['day']} found in the recorded"
+                     f" source maps, not checked: {ch.get('note', '')}", width)
     how = f"found in the recorded source maps (before: {ch['before']})" if ch["found"] \
         else "named with --change-date/--to"
     head = _wrap(f"change check: policy {ch['to']} from {ch['day']}, {how}. The "

@@ -258,9 +258,15 @@ def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
     if change is None and find:
         change = find_change(history)
     if change is not None:
-        check = change_check(history, change, draws=draws, seed=seed, level=level)
         report["change"] = {"day": f"{change.day:%Y-%m-%d}", "to": change.to,
                             "found": change.found}
+        try:
+            check = change_check(history, change, draws=draws, seed=seed, level=level)
+        except SimulationError as exc:
+            if not change.found:  # named: the user asked for it
+                raise
+            report["change"]["note"] = str(exc)
+            check = pd.DataFrame(columns=["figure"])
         report["change_check"] = [
             {"figure": r["figure"], "predicted": _triple(r["predicted"], r["low"], r["high"]),
              "actual": r["actual"], "covered": r["covered"],
@@ -299,7 +305,11 @@ def format_report(report: dict, result, width: int = 80) -> str:
                          f" {', '.join(same)} (every difference within its interval)."
                          if same else "Every rule set differs from the recorded rules on at"
                          " least one figure.")))
-    if report.get("change_check") is not None:
+    if report.get("change_check") == []:
+        ch = report["change"]
+        lines += ["", wrap(f"change check: rules {ch['to']} from {ch['day']} found in the"
+                           f" journals, not checked: {ch.get('note', '')}")]
+    elif report.get("change_check") is not None:
         ch, rows = report["change"], report["change_check"]
         how = "found in the journals' rules field" if ch["found"] else \
             "named with --change-date/--to"
