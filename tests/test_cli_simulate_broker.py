@@ -27,7 +27,7 @@ def test_ingest_and_simulate(tmp_path):
                    "tokens_loaded", "tokens_miss", "context_load", "stale_ratio",
                    "breath_depth", "exhale_rate", "alert_accumulation"):
         assert column in rows.columns
-    assert set(rows.policy) == {"protocol", "history:k=3"}
+    assert set(rows.policy) == {"protocol", "history:k=3", "recorded"}  # the baseline added
     out_parquet = tmp_path / "rows.parquet"
     result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--out",
                                   str(out_parquet), "--project", "originsdigital"])

@@ -47,6 +47,8 @@ class ReplayResult:
     sprints: pd.DataFrame  # one row per sprint and policy: breath metrics and alerts
     files: pd.DataFrame  # one row per policy, project and file: hits, misses, waste
     summary: pd.DataFrame  # one row per policy
+    # policy -> (row, file, kept) of its source map (unique pairs), for checks on the replay
+    maps: dict | None = None
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the per-agent rows to CSV or Parquet, by the file's extension."""
@@ -83,14 +85,15 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
     for policy in policies:
         policy.prepare(ss)
     base = _sprint_base(ss)
-    parts, sprint_parts, file_parts = [], [], []
+    parts, sprint_parts, file_parts, maps = [], [], [], {}
     for policy, label in zip(policies, labels, strict=True):
-        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
+        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps)
         sprint_frame = _sprint_breath(ss, columns, thresholds, label, base)
         columns["alert_accumulation"] = \
             sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
         agent_alerts = columns["alert_overload"].astype(np.int64) \
             + columns["alert_noise"] + columns["alert_retention"]
+        sprint_frame["agents"] = np.bincount(ss.row_sprint, minlength=base["n"])
         sprint_frame["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
                                              minlength=base["n"]).astype(np.int64)
         sprint_frame["alerts_fired"] = np.bincount(
@@ -102,7 +105,7 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
     rows = _rows_frame(ss, parts, labels)
     sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
     return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
-                        _summary(parts, sprint_parts, labels))
+                        _summary(parts, sprint_parts, labels), maps)
 
 
 def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataFrame:
@@ -120,16 +123,32 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
     for column in ROW_COLUMNS[6:]:
         data[column] = np.concatenate([part[column] for part in parts])
     extras = list(dict.fromkeys(c for part in parts for c in part if c not in ROW_COLUMNS))
-    for column in extras:  # a column only some policies have: NaN elsewhere (object)
+    for column in extras:  # a column only some policies have: missing elsewhere
         if all(column in part for part in parts):
             data[column] = np.concatenate([part[column] for part in parts])
             continue
-        values = np.full(ss.n_rows * n_policies, np.nan, dtype=object)
-        for i, part in enumerate(parts):
-            if column in part:
-                values[i * ss.n_rows:(i + 1) * ss.n_rows] = part[column]
-        data[column] = values
+        data[column] = _partial_column(column, parts, ss.n_rows)
     return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
+
+
+def _partial_column(column: str, parts: list[dict], n: int):
+    """A column only some policies have, missing (NA) for the others: a nullable array."""
+    first = np.asarray(next(part[column] for part in parts if column in part))
+    values = np.zeros(n * len(parts), dtype=first.dtype)
+    missing = np.ones(n * len(parts), dtype=bool)
+    for i, part in enumerate(parts):
+        if column in part:
+            values[i * n:(i + 1) * n] = part[column]
+            missing[i * n:(i + 1) * n] = False
+    if values.dtype == bool:
+        return pd.arrays.BooleanArray(values, missing)
+    if np.issubdtype(values.dtype, np.integer):
+        return pd.arrays.IntegerArray(values.astype(np.int64), missing)
+    if np.issubdtype(values.dtype, np.floating):
+        return np.where(missing, np.nan, values)
+    out = values.astype(object)
+    out[missing] = np.nan
+    return out
 
 
 def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
@@ -152,9 +171,10 @@ def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
 
 
 def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
-             thresholds: Thresholds) -> tuple[dict, pd.DataFrame]:
+             thresholds: Thresholds, maps: dict) -> tuple[dict, pd.DataFrame]:
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
     inhale, row, file, hit, kept, pos = source_maps(ss, policy)
+    maps[label] = (row, file, kept)
     n = ss.n_rows
     ref_loaded = np.zeros(len(ss.ref_row), dtype=bool)
     ref_loaded[pos[hit]] = True  # references that were loaded (the others are misses)

@@ -37,6 +37,10 @@ def _rng(seed: int, *stream: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, *stream])))
 
 
+GROUP_FROM = 20_000  # from this many sprints on, they are resampled in random groups
+GROUPS = 5_000
+
+
 def resample_weights(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     """(size, n) counts: how often each of n units is drawn in each of ``size`` resamples."""
     flat = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
@@ -54,27 +58,39 @@ def _figures(sums: np.ndarray) -> np.ndarray:
 
 def sprint_sums(result, labels: Sequence[str]) -> np.ndarray:
     """(sprints, policies, 7) per-sprint sums of a replay (``ReplayResult.sprints``)."""
-    parts = []
-    for label in labels:
-        frame = result.sprints[result.sprints["policy"] == label]
-        agents = result.rows[result.rows["policy"] == label].groupby(
-            "sprint_id", observed=True, sort=False).size()
-        parts.append(np.column_stack([
-            frame["referenced"], frame["misses"], frame["loaded"], frame["waste"],
-            frame["tokens_loaded"] + frame["tokens_miss"], frame["alerts_fired"],
-            frame["sprint_id"].map(agents).fillna(0)]).astype(float))
-    return np.stack(parts, axis=1) if parts else np.zeros((0, 0, len(_SUMS)))
+    frame = result.sprints
+    order = list(pd.unique(frame["policy"]))
+    n = len(frame) // max(len(order), 1)  # each policy's sprints, in the same order
+    columns = [frame[c].to_numpy(dtype=float) for c in
+               ("referenced", "misses", "loaded", "waste", "tokens_loaded", "tokens_miss",
+                "alerts_fired", "agents")]
+    ref, miss, loaded, waste, t_loaded, t_miss, alerts, agents = columns
+    stacked = np.stack([ref, miss, loaded, waste, t_loaded + t_miss, alerts, agents], axis=-1)
+    stacked = stacked.reshape(len(order), n, len(_SUMS))
+    return np.stack([stacked[order.index(label)] for label in labels], axis=1) if labels \
+        else np.zeros((n, 0, len(_SUMS)))
 
 
 def _draw_sums(values: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(draws, ...) resampled sums of ``values`` (units on axis 0), in memory-bounded chunks."""
+    """(draws, ...) resampled sums of ``values`` (units on axis 0), in memory-bounded chunks.
+
+    Up to GROUP_FROM units, each draw resamples the units with replacement. From there the
+    units are first dealt at random into GROUPS groups and the group totals resampled: the
+    groups are independent and identically distributed, so this is the same bootstrap of a
+    sum (and of a ratio of sums) with GROUPS units, at a fraction of the cost.
+    """
     n = values.shape[0]
     flat = values.reshape(n, -1)
+    if n >= GROUP_FROM:
+        group = rng.permutation(n) % GROUPS
+        flat = np.stack([np.bincount(group, weights=flat[:, j], minlength=GROUPS)
+                         for j in range(flat.shape[1])], axis=1)
+    units = flat.shape[0]
     out = np.empty((draws, flat.shape[1]))
-    step = max(1, CHUNK_CELLS // max(n, 1))
+    step = max(1, CHUNK_CELLS // max(units, 1))
     for lo in range(0, draws, step):
         size = min(step, draws - lo)
-        out[lo:lo + size] = resample_weights(rng, n, size) @ flat
+        out[lo:lo + size] = resample_weights(rng, units, size) @ flat
     return out.reshape((draws, *values.shape[1:]))
 
 
@@ -172,50 +188,58 @@ PRINT_TOLERANCE = {"context_load": 0.05, "stale_ratio": 0.005, "breath_depth": 0
                    "exhale_rate": 0.005}
 
 
-def sprint_breath(ss: SprintSet, policy="recorded") -> pd.DataFrame:
+def sprint_breath(ss: SprintSet, policy="recorded", maps=None) -> pd.DataFrame:
     """Per sprint, the breath metrics as the broker prints them (distinct files per sprint).
 
     context_load = files loaded / files referenced in the sprint, stale_ratio = loaded files no
     agent referenced / loaded, breath_depth = files kept, exhale_rate = released / loaded
-    (SPEC §4.4); a ratio over nothing is printed 0, as the expire block does.
+    (SPEC §4.4); a ratio over nothing is printed 0, as the expire block does. ``maps``: the
+    policy's (row, file, kept) from a replay (``ReplayResult.maps``), else it is inhaled.
     """
     from brainlab.sim.broker import source_maps
+    from brainlab.sim.sprintset import sorted_unique
 
-    policy = make_policy(policy)
-    policy.prepare(ss)
-    _, row, file, _, kept, _ = source_maps(ss, policy)
+    if maps is None:
+        policy = make_policy(policy)
+        policy.prepare(ss)
+        _, row, file, _, kept, _ = source_maps(ss, policy)
+    else:
+        row, file, kept = maps
     nf, sprint = max(ss.n_files, 1), ss.row_sprint
     n = int(sprint.max()) + 1 if len(sprint) else 0
-    loaded_keys = np.unique(sprint[row] * nf + file)
-    kept_keys = np.unique(sprint[row[kept]] * nf + file[kept])
-    ref_keys = np.unique(sprint[ss.ref_row] * nf + ss.ref_file)
+    loaded_keys = sorted_unique(sprint[row] * nf + file)
+    kept_keys = sorted_unique(sprint[row[kept]] * nf + file[kept])
+    ref_keys = sorted_unique(sprint[ss.ref_row] * nf + ss.ref_file)
     stale_keys = np.setdiff1d(loaded_keys, ref_keys, assume_unique=True)
     count = [np.bincount(k // nf, minlength=n).astype(float)
              for k in (loaded_keys, kept_keys, ref_keys, stale_keys)]
     loaded, kept_n, referenced, stale = count
     some = np.maximum(loaded, 1)
-    ids = ss.rows.groupby("sprint_idx", sort=True)["sprint_id"].first()
+    first = np.searchsorted(sprint, np.arange(n))
     return pd.DataFrame({
-        "sprint_id": ids.reindex(range(n)).to_numpy(dtype=object),
+        "sprint_id": np.asarray(ss.labels["sprint_id"].take(first), dtype=object),
         "context_load": loaded / np.maximum(referenced, 1),
         "stale_ratio": np.where(loaded > 0, stale / some, 0.0),
         "breath_depth": kept_n,
         "exhale_rate": np.where(loaded > 0, (loaded - kept_n) / some, 0.0),
+        "known": np.bincount(sprint, weights=~ss.rows["has_recorded"].to_numpy(dtype=bool),
+                             minlength=n) == 0,
     })
 
 
 def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,
-             level: float = LEVEL) -> pd.DataFrame:
+             level: float = LEVEL, result=None) -> pd.DataFrame:
     """Per breath figure: replayed mean with its interval, the printed mean, covered or not.
 
     Only sprints whose source map and expire block were recorded take part (``sprints``).
+    ``result``: a replay holding ``recorded`` (its source maps are reused).
     ``covered``: the printed mean lies in the interval, widened by half the printed precision.
     """
     printed = ss.printed if ss.printed is not None else pd.DataFrame(columns=["sprint_id"])
-    replayed = sprint_breath(ss)
-    known = ss.rows.groupby("sprint_id", observed=True)["has_recorded"].all()
-    both = replayed.merge(printed, on="sprint_id", suffixes=("", "_printed"))
-    both = both[both["sprint_id"].map(known).fillna(False).astype(bool)]
+    maps = (result.maps or {}).get("recorded") if result is not None else None
+    replayed = sprint_breath(ss, maps=maps)
+    both = replayed[replayed["known"]].merge(printed, on="sprint_id",
+                                             suffixes=("", "_printed"))
     both = both.dropna(subset=[f"{f}_printed" for f in BREATH])
     rows = []
     if both.empty:

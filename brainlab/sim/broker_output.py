@@ -60,7 +60,7 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
                      "method": "percentile bootstrap over sprints, paired across policies"},
     }
     if backtest:
-        bt = broker_checks.backtest(ss, draws=draws, seed=seed, level=level)
+        bt = broker_checks.backtest(ss, draws=draws, seed=seed, level=level, result=result)
         report["backtest"] = [
             {"figure": r["figure"], "replayed": _triple(r["replayed"], r["low"], r["high"]),
              "recorded": r["recorded"], "covered": bool(r["covered"]),

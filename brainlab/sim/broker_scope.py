@@ -256,14 +256,14 @@ def session_info(con) -> SessionInfo:
     keywords of a transcript's first prompt (``cc_marks``); boot files per type from
     ``context_files`` (contexts/session-<type>.yml); a relation that does not exist is empty.
     """
-    from brainlab.sim.transcript_sprints import _has_tables
+    from brainlab.sim.transcript_sprints import has_tables
 
     info = SessionInfo()
     parts = []
-    if _has_tables(con, "sessions"):
+    if has_tables(con, "sessions"):
         parts.append(con.execute("SELECT sess_id AS session_id, type, NULL AS mode FROM sessions"
                                  " WHERE sess_id IS NOT NULL AND type IS NOT NULL").df())
-    if _has_tables(con, "cc_marks"):
+    if has_tables(con, "cc_marks"):
         parts.append(con.execute(
             "SELECT session_id, keyword_type AS type, keyword_mode AS mode FROM cc_marks"
             " WHERE kind = 'prompt' AND (keyword_type IS NOT NULL OR keyword_mode IS NOT NULL)"
@@ -271,14 +271,17 @@ def session_info(con) -> SessionInfo:
     if parts:
         frame = pd.concat(parts, ignore_index=True)
         info.sessions = frame.drop_duplicates("session_id")[["session_id", "type", "mode"]]
-    if _has_tables(con, "context_files"):
+    if has_tables(con, "context_files"):
         info.contexts = con.execute("SELECT DISTINCT session_type, path FROM context_files"
                                     " WHERE path IS NOT NULL").df()
-    if _has_tables(con, "broker_blocks"):
+    if has_tables(con, "broker_blocks"):
+        # per sprint: the last block's project, and a forbidden mode if any block printed one
         info.blocks = con.execute(
-            "SELECT sprint AS sprint_id, mode, project FROM broker_blocks WHERE kind = 'inhale'"
-            " QUALIFY row_number() OVER (PARTITION BY sprint ORDER BY ts DESC NULLS LAST,"
-            " source_file, line) = 1").df()
+            "SELECT sprint AS sprint_id, coalesce(max(lower(trim(mode))) FILTER (WHERE"
+            " lower(trim(mode)) IN (SELECT type FROM session_type_sets WHERE set_name ="
+            " 'broker-forbidden')), arg_max(mode, coalesce(ts, TIMESTAMP '1970-01-01'))) AS mode,"
+            " arg_max(project, coalesce(ts, TIMESTAMP '1970-01-01')) AS project"
+            " FROM broker_blocks WHERE kind = 'inhale' GROUP BY sprint").df()
     return info
 
 
@@ -290,9 +293,9 @@ def printed_metrics(con) -> pd.DataFrame:
 
     Ratios as fractions (the block's ``X%`` over 100); one row per sprint with a block.
     """
-    from brainlab.sim.transcript_sprints import _has_tables
+    from brainlab.sim.transcript_sprints import has_tables
 
-    if not _has_tables(con, "broker_blocks"):
+    if not has_tables(con, "broker_blocks"):
         return pd.DataFrame(columns=PRINTED_COLUMNS)
     return con.execute(
         "SELECT sprint AS sprint_id, context_load, stale_ratio, breath_depth, exhale_rate"

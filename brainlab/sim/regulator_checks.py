@@ -101,13 +101,23 @@ def recorded_figures(tickets: pd.DataFrame) -> dict[str, float]:
 
 
 def backtest(history: History, draws: int = 1000, seed: int = 0,
-             level: float = LEVEL) -> pd.DataFrame:
-    """Per figure: the recorded rules replayed (with the interval) against the recorded value."""
-    result = replay(history.compiled(), {BASELINE: RegulatorRules()}, draws=draws, seed=seed,
-                    interval=level)
-    row = result.summary.iloc[0]
-    replayed = set(result.per_ticket["ticket"])
-    recorded = recorded_figures(history.tickets[history.tickets["ticket"].isin(replayed)])
+             level: float = LEVEL, result=None) -> pd.DataFrame:
+    """Per figure: the recorded rules replayed (with the interval) against the recorded value.
+
+    ``result``: a replay that holds the recorded rules (``default``), reused as it is.
+    """
+    if result is None or BASELINE not in set(result.summary["rules"]):
+        result = replay(history.compiled(), {BASELINE: RegulatorRules()}, draws=draws,
+                        seed=seed, interval=level)
+    return backtest_rows(result, history.tickets)
+
+
+def backtest_rows(result, tickets: pd.DataFrame) -> pd.DataFrame:
+    """The back-test's rows from a replay holding ``default`` and the recorded tickets."""
+    row = result.summary.set_index("rules").loc[BASELINE]
+    per = result.per_ticket
+    replayed = set(per.loc[per["rules"] == BASELINE, "ticket"])
+    recorded = recorded_figures(tickets[tickets["ticket"].isin(replayed)])
     return pd.DataFrame([{
         "figure": m, "replayed": float(row[m]), "low": float(row[m + "_lo"]),
         "high": float(row[m + "_hi"]), "recorded": recorded[m],
@@ -250,7 +260,7 @@ def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
                      "method": "percentile bootstrap over tickets, paired across rule sets"},
     }
     if backtest_too:
-        bt = backtest(history, draws=draws, seed=seed, level=level)
+        bt = backtest(history, draws=draws, seed=seed, level=level, result=result)
         report["backtest"] = [{"figure": r["figure"],
                                "replayed": _triple(r["replayed"], r["low"], r["high"]),
                                "recorded": r["recorded"], "covered": r["covered"],

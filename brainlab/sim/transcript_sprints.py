@@ -62,7 +62,7 @@ WHERE {{known}} {{where}}
 """
 
 
-def _has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
+def has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
     """Whether every relation (table or view) in ``names`` exists."""
     found = {r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
@@ -78,7 +78,7 @@ def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None
     ``unknown_project``: also the sessions no project was detected for (project NULL), which
     the broker's scope counts as skipped (``no identified project``).
     """
-    if not _has_tables(con, "cc_tool_calls", "cc_requests"):
+    if not has_tables(con, "cc_tool_calls", "cc_requests"):
         return None
     where = "AND project = ?" if project else ""
     known = "true" if unknown_project and not project else "project IS NOT NULL"
@@ -106,7 +106,7 @@ def _recorded(con: duckdb.DuckDBPyConnection, agents: pd.DataFrame) -> tuple[lis
     nothing); sprints without blocks (one per session) stay unknown (None).
     """
     unknown = [None] * len(agents)
-    if not _has_tables(con, "broker_recorded_loads", "broker_recorded_releases"):
+    if not has_tables(con, "broker_recorded_loads", "broker_recorded_releases"):
         return unknown, list(unknown)
     names = sorted(set(agents["sprint_id"]))
     loads = {(s, a): list(v) for s, a, v in con.execute(

@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 from datetime import datetime, time, timedelta
 
-from brainlab.synth.registry import SynthContext, plant
-from brainlab.synth.sprints import CONTRACT, PROJECT
+from brainlab.synth.registry import SynthContext, entry, plant
+from brainlab.synth.sprints import CONTRACT, PROJECT, broker_path
 
 BROKER_CHANGE_TO = "greedy-domain"
 RULES_CHANGE_TO = "max_relance_same_stop=2"
@@ -56,6 +56,22 @@ def regulator_rules_change(ctx: SynthContext, rng: random.Random) -> list[dict]:
                       f"{RULES_CHANGE_TO} and carry \"rules\": \"{RULES_CHANGE_TO}\"; simulate "
                       "regulator finds the change and predicts the after from the before",
              "day": f"{day:%Y-%m-%d}", "to": RULES_CHANGE_TO}]
+
+
+@plant("broker-in-audit-mode", stage="files", spec="§4.2", rules=("BRK005",),
+       plants="the broker printing a source map in audit mode, where the seed never runs it")
+def broker_in_audit_mode(ctx: SynthContext, rng: random.Random) -> list[dict]:
+    """The last contracted sprint's inhale block says ``Mode : audit``."""
+    sprints = [s for s in ctx.sprint_plan if s["project"] == PROJECT
+               and ctx.files.exists(broker_path(s))]
+    if len(sprints) < 3:  # a very short brain: leave the few sprints to the other plants
+        return []
+    sprint = sprints[-1]
+    path = broker_path(sprint)
+    ctx.files.put(path, ctx.files.text(path).replace("Mode           : sprint",
+                                                     "Mode           : audit", 1))
+    return [entry("compliance: the broker runs in audit mode (seed context-broker lines"
+                  " 32-37)", sprint["sprint"], [("BRK005", sprint["sprint"])])]
 
 
 def switch_to_greedy(plan: list[dict], day: datetime) -> list[str]:
