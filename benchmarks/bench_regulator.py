@@ -169,7 +169,8 @@ def main() -> None:
         print(f"  check {spec:<26} naive sessions/ticket {value:.3f} vs vectorised {est:.3f}"
               " (naive: few draws on a small resample, so only roughly equal)")
     emit("regulator", tickets=args.tickets, draws=args.draws, compile_s=t2 - t1,
-         replay_s=replay_s, checks_s=checks_s, checked_ratio=(replay_s + checks_s) / replay_s, baseline_extrapolated_s=full, speedup=full / replay_s)
+         replay_s=replay_s, checks_s=checks_s, checked_ratio=(replay_s + checks_s) / replay_s,
+         baseline_extrapolated_s=full, speedup=full / replay_s)
 
 
 if __name__ == "__main__":
