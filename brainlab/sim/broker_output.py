@@ -277,3 +277,28 @@ def as_frame(rows: list[dict]) -> pd.DataFrame:
                 out[key] = value
         flat.append(out)
     return pd.DataFrame(flat)
+
+
+def load_for_notebook(db, contracts: str = "declared", **kwargs):
+    """(SprintSet or None, a sentence for the reader or None, missing: no sprints at all).
+
+    Sprints with a declared contract first; when a store has none but has sprints whose
+    contract is inferred from the directory layout, those (every figure then marked
+    inferred). ``missing``: the store holds no sprint at all (the notebook shows its
+    "not in this database" note).
+    """
+    from brainlab.sim.broker import load_sprints
+
+    try:
+        return load_sprints(db, contracts=contracts, **kwargs), None, False
+    except SimulationError as exc:
+        text = str(exc)
+        if text.startswith("no sprints in"):
+            return None, None, True
+        if contracts == "declared" and "--contracts inferred" in text:
+            ss = load_sprints(db, contracts="inferred", **kwargs)
+            return ss, ("No sprint has a declared contract (projets/<project>.md, SPEC §4.1):"
+                        " every figure below is for the sprints whose contract is INFERRED"
+                        " from the directory layout, which the broker itself would refuse to"
+                        " route."), False
+        return None, text, False
