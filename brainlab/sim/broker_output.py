@@ -134,6 +134,8 @@ def _range(low, high, kind: str) -> str:
         if min(abs(low), abs(high)) >= 10_000:  # thousands: the interval fits a column
             return f"{low / 1000:,.0f}k–{high / 1000:,.0f}k"
         return f"{low:,.0f}–{high:,.0f}"
+    if min(abs(low), abs(high)) >= 1_000:
+        return f"{low:,.0f}–{high:,.0f}"
     return f"{low:.2f}–{high:.2f}"
 
 
