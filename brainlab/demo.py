@@ -168,9 +168,7 @@ def print_audit_and_compliance(db: Path, console: Console) -> None:
 
 def print_what_ifs(db: Path, console: Console) -> None:
     """The two replays on the demo history: broker policies and a stricter relaunch limit."""
-    from brainlab.sim import broker, regulator
-
-    from brainlab.sim import broker_output
+    from brainlab.sim import broker, broker_output, regulator
 
     sprints = broker.load_sprints(db)
     if sprints.n_rows:
