@@ -80,7 +80,8 @@ class _Ticket:
 
     def referent(self, question: str) -> None:
         """The référent-technique arbitrates (seed skill "referent"): tranché, or it goes up
-        to the responsible person (a wake-up); a verdict may file findings as closed tickets."""
+        to the responsible person (a wake-up); a verdict may file findings as closed tickets.
+        """
         tokens = int(TOKENS["referent-technique"] * self.extra.lognormvariate(0, 0.35))
         self.emit_extra("session", agent="referent-technique", tokens=tokens)
         verdict = "monte au responsable" if self.extra.random() < 0.3 else "tranché"
