@@ -79,8 +79,10 @@ class _Ticket:
         self.events.append({"ticket": self.name, "ts": stamp, "event": event, **fields})
 
     def referent(self, question: str) -> None:
-        """The référent-technique arbitrates (seed skill "referent"): tranché, or it goes up
-        to the responsible person (a wake-up); a verdict may file findings as closed tickets.
+        """The référent-technique arbitrates (seed skill "referent").
+
+        Its verdict is tranché, or goes up to the responsible person (a wake-up); a tranché
+        verdict may file findings as closed tickets.
         """
         tokens = int(TOKENS["referent-technique"] * self.extra.lognormvariate(0, 0.35))
         self.emit_extra("session", agent="referent-technique", tokens=tokens)
