@@ -104,6 +104,14 @@ def test_simulate_broker_json_on_the_demo(demo):
     assert report["change"]["to"] == planted["to"] and report["change"]["found"]
     assert {"figure", "predicted", "actual", "covered"} <= set(report["change_check"][0])
     assert all(len(r["predicted"]) == 3 for r in report["change_check"])
+    # issue 41 item 3: exclusions shown, domain confidence, todo-scribe signals
+    assert report["exclusions"] and set(report["exclusions"][0]) == {"sprint", "file", "reason"}
+    assert report["exclusions"][0]["reason"] == "tentant mais hors domaine sprint"
+    conf = report["domain_confidence"]
+    assert conf["agent_sprints"] > 0 and 0 <= conf["ambiguous"] <= conf["agent_sprints"]
+    signals = {r["policy"]: r for r in report["todo_scribe_signals"]}
+    assert signals["on-demand"]["stale_releases"] == 0  # loads nothing: nothing goes stale
+    assert signals["greedy-domain"]["recurring_files"] > 0  # loads whole domains
 
 
 def test_simulate_broker_text_shows_scope_backtest_and_change(demo):

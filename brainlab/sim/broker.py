@@ -381,6 +381,7 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         extra = transcript_inputs(con, project, unknown_project=True)
         info = broker_scope.session_info(con)
         printed = broker_scope.printed_metrics(con)
+        excluded = broker_scope.exclusions(con)
     if extra is not None:
         t_agents, t_refs = extra
         t_agents = drop_recorded(t_agents, agents)
@@ -404,8 +405,9 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
                               f"({scope.describe_skipped()}){broker_scope.hint(scope)}")
     ss = SprintSet.build(agents, refs, contract_rows, sizes, default_bytes)
     ss.scope = scope
-    ss.printed = printed[printed["sprint_id"].isin(set(agents["sprint_id"]))] \
-        .reset_index(drop=True)
+    kept = set(agents["sprint_id"])
+    ss.printed = printed[printed["sprint_id"].isin(kept)].reset_index(drop=True)
+    ss.exclusions = excluded[excluded["sprint_id"].isin(kept)].reset_index(drop=True)
     return ss
 
 

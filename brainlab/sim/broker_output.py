@@ -56,6 +56,9 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
         "boot_tokens": float(summary["boot_tokens"].iloc[0]) if len(summary) else 0.0,
         "missed_files": missed_files(result),
         "escalations": escalations(result),
+        "exclusions": exclusion_rows(ss),
+        "domain_confidence": domain_confidence(ss),
+        "todo_scribe_signals": todo_scribe_signals(ss, result),
         "interval": {"level": level, "draws": draws, "seed": seed,
                      "method": "percentile bootstrap over sprints, paired across policies"},
     }
@@ -120,6 +123,59 @@ def escalations(result) -> list[dict]:
             continue
         out.append({"policy": str(policy), "agent_sprints": int(flagged.sum()),
                     "tokens_miss": float(group.loc[flagged, "tokens_miss"].sum())})
+    return out
+
+
+def exclusion_rows(ss: SprintSet) -> list[dict]:
+    """The files the broker's inhale blocks excluded explicitly, per replayed sprint."""
+    frame = ss.exclusions if ss.exclusions is not None else pd.DataFrame()
+    return [{"sprint": s, "file": f, "reason": r if isinstance(r, str) else None}
+            for s, f, r in zip(frame.get("sprint_id", []), frame.get("file", []),
+                               frame.get("reason", []), strict=True)]
+
+
+def domain_confidence(ss: SprintSet) -> dict:
+    """How sure each agent-sprint's domain is (seed line 222, "niveau de confiance explicite").
+
+    Per agent-sprint: the share of the contract files it referenced that belong to its domain
+    (1.0 when they all do; below 1 the domain is ambiguous). ``agent_sprints``: those with a
+    referenced contract file; ``ambiguous``: below 1; ``mean``: their mean confidence.
+    """
+    import numpy as np
+
+    dom = ss.file_domain[ss.ref_file]
+    known = dom >= 0
+    same = known & (dom == ss.row_domain[ss.ref_row])
+    n_in = np.bincount(ss.ref_row[known], minlength=ss.n_rows)
+    n_same = np.bincount(ss.ref_row[same], minlength=ss.n_rows)
+    rated = n_in > 0
+    conf = n_same[rated] / n_in[rated]
+    return {"agent_sprints": int(rated.sum()), "ambiguous": int((conf < 1).sum()),
+            "mean": float(conf.mean()) if len(conf) else None}
+
+
+def todo_scribe_signals(ss: SprintSet, result) -> list[dict]:
+    """Per policy: stale releases, and the files whose stale release recurs (seed line 213).
+
+    A source released as stale (loaded, never referenced, not kept) in two or more sprints
+    is a recurring stale release: the broker signals it to the todo-scribe.
+    """
+    import numpy as np
+
+    from brainlab.sim.encoding import member
+    from brainlab.sim.sprintset import pair_keys, sorted_unique
+
+    nf = max(ss.n_files, 1)
+    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)
+    sprint = ss.row_sprint
+    n_sprints = int(sprint.max()) + 1 if len(sprint) else 1
+    out = []
+    for label, (row, file, kept) in (result.maps or {}).items():
+        stale = ~member(ref_keys, pair_keys(row, file, nf)) & ~kept
+        pairs = sorted_unique(file[stale] * n_sprints + sprint[row[stale]])
+        per_file = np.bincount(pairs // n_sprints, minlength=nf)
+        out.append({"policy": label, "stale_releases": int(len(pairs)),
+                    "recurring_files": int((per_file >= 2).sum())})
     return out
 
 
@@ -199,9 +255,32 @@ def format_report(report: dict, width: int = 80) -> str:
                 f"{esc['policy']}: {esc['agent_sprints']:,} agent-sprint(s) needed more than "
                 f"2 sources: escalated to tech-lead (SPEC §4.2), {esc['tokens_miss']:,.0f} "
                 "tokens read on demand", width))
+    lines += _extras_text(report, width)
     if report.get("change_check") is not None:
         lines += ["", _change_text(report, level, width)]
     return "\n".join(lines)
+
+
+def _extras_text(report: dict, width: int) -> list[str]:
+    """Exclusions, domain confidence and todo-scribe signals, one line each."""
+    lines = []
+    excl = report.get("exclusions") or []
+    if excl:
+        lines.append(_wrap(f"{len(excl):,} explicit exclusion(s) in the recorded inhale blocks"
+                           f" (e.g. {excl[0]['file']}: {excl[0]['reason'] or 'no reason'})",
+                           width))
+    conf = report.get("domain_confidence") or {}
+    if conf.get("agent_sprints"):
+        lines.append(_wrap(f"domain confidence: {conf['ambiguous']:,} of"
+                           f" {conf['agent_sprints']:,} agent-sprints referenced contract files"
+                           f" outside their domain (ambiguous; mean confidence"
+                           f" {conf['mean']:.0%})", width))
+    for sig in report.get("todo_scribe_signals") or []:
+        if sig["policy"] == BASELINE and sig["stale_releases"]:
+            lines.append(_wrap(f"todo-scribe: {sig['stale_releases']:,} stale release(s) under"
+                               f" {BASELINE}, {sig['recurring_files']:,} file(s) released stale"
+                               " in two or more sprints (seed line 213)", width))
+    return lines
 
 
 def _indistinguishable_groups(rows: list[dict]) -> list[list[str]]:

@@ -315,3 +315,18 @@ def hint(scope: Scope) -> str:
         return ": replay the declared contracts with --contracts declared"
     return (": the broker runs for multi-agent sprints of use-brain/build-brain sessions with a"
             " project (seeds/context-broker.md.txt:241-242)")
+
+
+def exclusions(con) -> pd.DataFrame:
+    """The files the broker's inhale blocks excluded explicitly (seed "Exclusions explicites").
+
+    One row per sprint and file: sprint_id, file, reason.
+    """
+    from brainlab.sim.transcript_sprints import has_tables
+
+    if not has_tables(con, "broker_block_files"):
+        return pd.DataFrame(columns=["sprint_id", "file", "reason"])
+    return con.execute(
+        "SELECT sprint AS sprint_id, path AS file, any_value(reason) AS reason"
+        " FROM broker_block_files WHERE action = 'exclude' AND path IS NOT NULL"
+        " GROUP BY sprint, path ORDER BY sprint, path").df()

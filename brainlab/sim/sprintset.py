@@ -52,6 +52,8 @@ class SprintSet:
     scope: object | None = field(default=None, repr=False)  # brainlab.sim.broker_scope.Scope
     # the breath metrics the broker printed in its expire blocks, per sprint (SPEC §4.4)
     printed: pd.DataFrame | None = field(default=None, repr=False)
+    # the files the broker excluded explicitly, per sprint (seed "Exclusions explicites")
+    exclusions: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
