@@ -310,11 +310,12 @@ def format_report(report: dict, result, width: int = 80) -> str:
     level = int(round(report["interval"]["level"] * 100))
     same = [r["rules"] for r in report["rule_sets"]
             if r["rules"] != BASELINE and not r["distinguishable_from_recorded"]]
+    others = [r for r in report["rule_sets"] if r["rules"] != BASELINE]
     lines.append(wrap(f"{level}% intervals: percentile bootstrap over tickets, paired. "
                       + (f"Not ranked, indistinguishable from the recorded rules ({BASELINE}):"
                          f" {', '.join(same)} (every difference within its interval)."
                          if same else "Every rule set differs from the recorded rules on at"
-                         " least one figure.")))
+                         " least one figure." if others else "")))
     if report.get("change_check") == []:
         ch = report["change"]
         lines += ["", wrap(f"change check: rules {ch['to']} from {ch['day']} found in the"
