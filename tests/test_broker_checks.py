@@ -130,3 +130,20 @@ def test_simulate_broker_text_shows_scope_backtest_and_change(demo):
     half = CliRunner().invoke(main, ["simulate", "broker", "--db", str(demo["db"]),
                                      "--to", "greedy-domain"])
     assert half.exit_code == 1 and "go together" in half.output
+
+
+def test_demo_indistinguishable_policies_are_listed_together_not_ranked(demo, twin):
+    from brainlab.sim import broker_output
+
+    ss = broker.load_sprints(demo["db"])
+    report, _ = broker_output.broker_report(ss, ["protocol", twin, "recorded"], draws=200,
+                                            backtest=False, find_change=False)
+    rows = {r["policy"]: r for r in report["policies"]}
+    assert not rows[twin]["distinguishable_from_recorded"]
+    assert rows["protocol"]["distinguishable_from_recorded"]
+    text = " ".join(broker_output.format_report(report, width=100).split())
+    assert "Not ranked, indistinguishable from each other: recorded-twin, recorded" in text
+    # the table keeps the order the policies were given (never sorted by a figure)
+    order = [line.split()[0] for line in broker_output.format_report(report, width=100)
+             .splitlines() if line.strip().split(" ")[0] in rows]
+    assert order == ["protocol", twin, "recorded"]
