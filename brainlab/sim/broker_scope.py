@@ -278,10 +278,11 @@ def session_info(con) -> SessionInfo:
         # per sprint: the last block's project, and a forbidden mode if any block printed one
         info.blocks = con.execute(
             "SELECT sprint AS sprint_id, coalesce(max(lower(trim(mode))) FILTER (WHERE"
-            " lower(trim(mode)) IN (SELECT type FROM session_type_sets WHERE set_name ="
-            " 'broker-forbidden')), arg_max(mode, coalesce(ts, TIMESTAMP '1970-01-01'))) AS mode,"
+            " list_contains(?, lower(trim(mode)))),"
+            " arg_max(mode, coalesce(ts, TIMESTAMP '1970-01-01'))) AS mode,"
             " arg_max(project, coalesce(ts, TIMESTAMP '1970-01-01')) AS project"
-            " FROM broker_blocks WHERE kind = 'inhale' GROUP BY sprint").df()
+            " FROM broker_blocks WHERE kind = 'inhale' GROUP BY sprint",
+            [list(FORBIDDEN_MODES)]).df()
     return info
 
 
