@@ -348,13 +348,15 @@ def format_summary(result: ReplayResult, width: int = 80) -> str:
 
 def load_sprints(db: str | os.PathLike, project: str | None = None,
                  default_bytes: float = DEFAULT_FILE_BYTES,
-                 contracts: str = "declared") -> SprintSet:
+                 contracts: str = "declared", scoped: bool = True) -> SprintSet:
     """Replay inputs from the store: sprint records + broker blocks, and transcripts if any.
 
     Only the sprints the seed invokes the broker for are kept, boot context taken out
     (:func:`brainlab.sim.broker_scope.scope`); ``contracts`` (declared, inferred, all) says
     which contracts count. The SprintSet's ``scope`` lists every sprint the store knows with
     the reason it was skipped, ``printed`` the breath metrics the broker printed.
+    ``scoped=False`` keeps every sprint (no skip, no boot split, ``scope`` None): for measuring
+    what a broker recorded where it did run (the report's breath section, breath tuning).
     """
     from brainlab.sim import broker_scope
     from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
@@ -398,9 +400,14 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         raise SimulationError(f"no sprints in {db}: run `brainlab ingest sprints FILE` "
                               "(or ingest transcripts) first")
     declared = set(contract_rows.loc[~contract_rows["inferred"].astype(bool), "project"])
-    agents, refs, scope = broker_scope.scope(agents, refs, declared, info, sizes, contracts,
-                                             default_bytes)
-    if agents.empty:
+    scope = None
+    if scoped:
+        agents, refs, scope = broker_scope.scope(agents, refs, declared, info, sizes,
+                                                 contracts, default_bytes)
+    else:
+        agents = agents[agents["project"].notna()].reset_index(drop=True)
+        refs = refs[refs["sprint_id"].isin(set(agents["sprint_id"]))]
+    if agents.empty and scope is not None:
         raise SimulationError(f"no sprint in {db} is one the context broker runs on "
                               f"({scope.describe_skipped()}){broker_scope.hint(scope)}")
     ss = SprintSet.build(agents, refs, contract_rows, sizes, default_bytes)
