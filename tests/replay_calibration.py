@@ -17,7 +17,7 @@ import pandas as pd
 from brainlab.sim import broker_checks
 from brainlab.sim.sprintset import sprints_from_records
 from brainlab.sources.broker_blocks import find_blocks
-from brainlab.synth.replay_plants import BROKER_CHANGE_TO, CHANGE_AT, switch_to_greedy
+from brainlab.synth.replay_plants import BROKER_CHANGE_TO, CHANGE_AT, switch_policy
 from brainlab.synth.sprints import CONTRACT, PROJECT, expire_text, sprint_plan
 
 END = datetime(2026, 3, 27, 18, 0)
@@ -29,7 +29,7 @@ def broker_history(seed: int, weeks: int = 12, change: bool = True):
     plan = sprint_plan(random.Random(seed), start, END)
     day = datetime.combine((start + (END - start) * CHANGE_AT).date(), time(0, 0))
     if change:
-        switch_to_greedy(plan, day)
+        switch_policy(plan, day)
     plan = [s for s in plan if s["project"] == PROJECT]
     records, printed = [], []
     for sprint in plan:
@@ -60,6 +60,8 @@ def broker_rates(seeds, draws: int = 200, weeks: int = 12) -> dict:
         change = broker_checks.Change(pd.Timestamp(day, tz="UTC"), BROKER_CHANGE_TO, None, False)
         check = broker_checks.change_check(ss, change, draws=draws, seed=seed)
         for figure, covered in zip(check["figure"], check["covered"], strict=True):
+            if covered is None:  # a figure undefined on either side (e.g. no file loaded)
+                continue
             change_hits.append(bool(covered))
             per_figure.setdefault(figure, []).append(bool(covered))
     n = len(list(seeds))

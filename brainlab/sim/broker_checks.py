@@ -383,9 +383,11 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
     high[:2] = np.minimum(high[:2], 1.0)  # the two rates are at most 1
     rows = []
     for f, figure in enumerate(CHANGE_FIGURES):
+        defined = not (np.isnan(predicted[f]) or np.isnan(actual[f]))
         rows.append({"figure": figure, "predicted": float(predicted[f]), "low": float(low[f]),
                      "high": float(high[f]), "actual": float(actual[f]),
-                     "covered": bool(low[f] <= actual[f] <= high[f]),
+                     # undefined on a side (a rate over nothing loaded): nothing to check
+                     "covered": bool(low[f] <= actual[f] <= high[f]) if defined else None,
                      "before_sprints": len(before_sums), "after_sprints": len(after_sums)})
     return pd.DataFrame(rows)
 

@@ -83,7 +83,8 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
             check = pd.DataFrame(columns=["figure"])
         report["change_check"] = [
             {"figure": r["figure"], "predicted": _triple(r["predicted"], r["low"], r["high"]),
-             "actual": r["actual"], "covered": bool(r["covered"]),
+             "actual": None if r["actual"] != r["actual"] else r["actual"],
+             "covered": None if r["covered"] is None else bool(r["covered"]),
              "before_sprints": int(r["before_sprints"]),
              "after_sprints": int(r["after_sprints"])} for r in check.to_dict("records")]
     return report, result
@@ -336,7 +337,7 @@ def _change_text(report: dict, level: int, width: int) -> str:
     names = ["figure", "predicted", "interval", "actual", "covered"]
     body = [(r["figure"], r["predicted"][0], _range(r["predicted"][1], r["predicted"][2],
                                                     "float"), r["actual"],
-             "yes" if r["covered"] else "NO") for r in rows]
+             "—" if r["covered"] is None else "yes" if r["covered"] else "NO") for r in rows]
     columns = [tables.Column("figure", "figure", "text"),
                tables.Column("predicted", "predicted", "float"),
                tables.Column("interval", f"{level}% interval", "text"),

@@ -1,8 +1,10 @@
 """Planted changes the replays must predict (issue 41 item 6): a broker policy and a rule set.
 
 - ``broker-policy-change``: from a day 60% into the history, the synthetic broker of project
-  ``originsdigital`` loads every file of the agent's domain (policy ``greedy-domain``) instead
-  of the protocol's at most two touched files. The recorded source maps show it; replaying
+  ``originsdigital`` preloads nothing (policy ``on-demand``: every agent reads what it needs on
+  demand) instead of the protocol's at most two touched files. (A switch to loading whole
+  domains would break the protocol's limits in every later sprint and flood the compliance
+  report's last weeks; this change breaks no rule.) The recorded source maps show it; replaying
   the weeks before under ``greedy-domain`` must predict what the weeks after show
   (``brainlab simulate broker`` finds the change, docs/broker.md).
 - ``regulator-rules-change``: from the same day, the circuit ends a stop at its third return
@@ -16,9 +18,9 @@ import random
 from datetime import datetime, time, timedelta
 
 from brainlab.synth.registry import SynthContext, entry, plant
-from brainlab.synth.sprints import CONTRACT, PROJECT, broker_path
+from brainlab.synth.sprints import PROJECT, broker_path
 
-BROKER_CHANGE_TO = "greedy-domain"
+BROKER_CHANGE_TO = "on-demand"
 RULES_CHANGE_TO = "max_relance_same_stop=2"
 CHANGE_AT = 0.6  # share of the history before the change
 
@@ -31,16 +33,16 @@ def change_day(ctx: SynthContext) -> datetime:
 
 
 @plant("broker-policy-change", stage="plan", spec="§4.2, §4.5",
-       plants="the broker switches to loading every file of the domain (greedy-domain) on a day")
+       plants="the broker stops preloading (on-demand) on a day")
 def broker_policy_change(ctx: SynthContext, rng: random.Random) -> list[dict]:
     """Rewrite the source and release maps of the contracted sprints from the change day."""
     day = change_day(ctx)
-    changed = switch_to_greedy(ctx.sprint_plan, day)
+    changed = switch_policy(ctx.sprint_plan, day)
     if not changed:
         return []
     return [{"effect": "broker policy change",
-             "where": f"project {PROJECT} from {day:%Y-%m-%d}: the broker loads every file of "
-                      f"the agent's domain ({BROKER_CHANGE_TO}) in {len(changed)} sprints; "
+             "where": f"project {PROJECT} from {day:%Y-%m-%d}: the broker preloads nothing "
+                      f"({BROKER_CHANGE_TO}) in {len(changed)} sprints; "
                       "simulate broker finds the change and predicts the after from the before",
              "day": f"{day:%Y-%m-%d}", "to": BROKER_CHANGE_TO, "sprints": changed}]
 
@@ -74,24 +76,18 @@ def broker_in_audit_mode(ctx: SynthContext, rng: random.Random) -> list[dict]:
                   " 32-37)", sprint["sprint"], [("BRK005", sprint["sprint"])])]
 
 
-def switch_to_greedy(plan: list[dict], day: datetime) -> list[str]:
-    """From ``day``, the contracted sprints' broker loads every file of the domain (in place).
+def switch_policy(plan: list[dict], day: datetime) -> list[str]:
+    """From ``day``, the contracted sprints' broker preloads nothing (on-demand), in place.
 
-    The release map follows the synthetic broker's rule (sprints._sprint): a referenced file
-    of a domain with an open to-do is kept, the others released. Returns the sprints changed.
+    Its source maps are empty for every agent and its release maps too. Returns the sprints
+    changed.
     """
     changed = []
     for sprint in plan:
         if sprint["project"] != PROJECT or sprint["started_at"] < day:
             continue
-        files = [f"src/{sprint['domain']}/{name}" for name in CONTRACT[sprint["domain"]]]
-        open_todo = any(a["open_todos"] for a in sprint["agents"])
         for agent in sprint["agents"]:
-            agent["loaded"] = list(files)
-        referenced = {r["path"] for a in sprint["agents"] for r in a["referenced"]}
-        sprint["kept"] = [p for p in files if open_todo and p in referenced]
-        sprint["released"] = [p for p in files if p not in sprint["kept"]]
-        sprint["reason"] = f"{sprint['domain']} — TODO encore ouverte" if sprint["kept"] \
-            else None
+            agent["loaded"] = []
+        sprint["kept"], sprint["released"], sprint["reason"] = [], [], None
         changed.append(sprint["sprint"])
     return changed
