@@ -17,7 +17,12 @@ import pandas as pd
 from brainlab.sim import broker_checks
 from brainlab.sim.sprintset import sprints_from_records
 from brainlab.sources.broker_blocks import find_blocks
-from brainlab.synth.replay_plants import BROKER_CHANGE_TO, CHANGE_AT, switch_policy
+from brainlab.synth.replay_plants import (
+    BROKER_CHANGE_AT,
+    BROKER_CHANGE_TO,
+    CHANGE_AT,
+    switch_policy,
+)
 from brainlab.synth.sprints import CONTRACT, PROJECT, expire_text, sprint_plan
 
 END = datetime(2026, 3, 27, 18, 0)
@@ -27,7 +32,7 @@ def broker_history(seed: int, weeks: int = 12, change: bool = True):
     """(SprintSet of the contracted sprints with printed metrics, the change day)."""
     start = END - timedelta(weeks=weeks)
     plan = sprint_plan(random.Random(seed), start, END)
-    day = datetime.combine((start + (END - start) * CHANGE_AT).date(), time(0, 0))
+    day = datetime.combine((start + (END - start) * BROKER_CHANGE_AT).date(), time(0, 0))
     if change:
         switch_policy(plan, day)
     plan = [s for s in plan if s["project"] == PROJECT]

@@ -1,6 +1,6 @@
 """Planted changes the replays must predict (issue 41 item 6): a broker policy and a rule set.
 
-- ``broker-policy-change``: from a day 60% into the history, the synthetic broker of project
+- ``broker-policy-change``: from a day 90% into the history, the synthetic broker of project
   ``originsdigital`` preloads nothing (policy ``on-demand``: every agent reads what it needs on
   demand) instead of the protocol's at most two touched files. (A switch to loading whole
   domains would break the protocol's limits in every later sprint and flood the compliance
@@ -22,21 +22,23 @@ from brainlab.synth.sprints import PROJECT, broker_path
 
 BROKER_CHANGE_TO = "on-demand"
 RULES_CHANGE_TO = "max_relance_same_stop=2"
-CHANGE_AT = 0.6  # share of the history before the change
+CHANGE_AT = 0.6  # share of the history before the regulator's change
+# the broker's change comes late: the demo's planted 'just in case' loads (BRK004) come before
+BROKER_CHANGE_AT = 0.9
 
 
-def change_day(ctx: SynthContext) -> datetime:
-    """The first day under the new policy and rules (midnight)."""
+def change_day(ctx: SynthContext, at: float = CHANGE_AT) -> datetime:
+    """The first day under the new policy or rules (midnight), ``at`` into the history."""
     options = ctx.options
     days = (options.end - options.start).days + 1
-    return datetime.combine(options.start + timedelta(days=int(days * CHANGE_AT)), time(0, 0))
+    return datetime.combine(options.start + timedelta(days=int(days * at)), time(0, 0))
 
 
 @plant("broker-policy-change", stage="plan", spec="§4.2, §4.5",
        plants="the broker stops preloading (on-demand) on a day")
 def broker_policy_change(ctx: SynthContext, rng: random.Random) -> list[dict]:
     """Rewrite the source and release maps of the contracted sprints from the change day."""
-    day = change_day(ctx)
+    day = change_day(ctx, BROKER_CHANGE_AT)
     changed = switch_policy(ctx.sprint_plan, day)
     if not changed:
         return []
