@@ -339,7 +339,9 @@ def find_change(ss: SprintSet, candidates: Sequence[str] = CHANGE_CANDIDATES) ->
         i, j = int(np.argmax(b)), int(np.argmax(a))
         if i != j and b[i] + a[j] > best:
             best, best_split = b[i] + a[j], (k, names[i], names[j])
-    if best_split is None or (best - total.max()) / len(values) < MIN_GAIN:
+    # the gain, per sprint of the shorter side (a late change touches few sprints)
+    if best_split is None or (best - total.max()) / min(best_split[0],
+                                                        len(values) - best_split[0]) < MIN_GAIN:
         return None
     k, old, new = best_split
     return Change(pd.Timestamp(days[k]).tz_localize("UTC") if pd.Timestamp(days[k]).tzinfo
