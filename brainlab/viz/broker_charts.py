@@ -11,6 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from brainlab.viz import theme
 from brainlab.viz.theme import ALERT, BAND_COLORS, INK, MUTED
 
 # SPEC §6.6 outcomes in the theme's colours: a good outcome reads green
@@ -19,12 +20,9 @@ OUTCOME_COLORS = {"integrated": BAND_COLORS["healthy"], "escalated": BAND_COLORS
 
 
 def short_name(path: str, width: int = 32) -> str:
-    """A file's name (its last path part), cut in the middle when longer than ``width``."""
+    """A file's name (its last path part), cut in the middle (theme.cut_middle) when long."""
     name = str(path).rstrip("/").rsplit("/", 1)[-1] or str(path)
-    if len(name) <= width:
-        return name
-    keep = width - 1
-    return name[: (keep + 1) // 2] + "…" + name[len(name) - keep // 2:]
+    return theme.cut_middle(name, width)
 
 
 def frontier(policies: pd.DataFrame, n: int | None = None) -> alt.Chart:
@@ -94,8 +92,9 @@ def most_missed(missed: pd.DataFrame, top: int = 10) -> alt.Chart:
         "/".join(str(p).rsplit("/", 2)[-2:]), 40))
     order = data.groupby("file_name")["misses"].sum().sort_values(ascending=False).index
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("misses:Q", title="misses (agent-sprints that read the file on demand)"),
-        y=alt.Y("file_name:N", sort=list(order), title=None),
+        x=alt.X("misses:Q", axis=theme.count_axis(
+            "misses (agent-sprints that read the file on demand)")),
+        y=alt.Y("file_name:N", sort=list(order), title=None, axis=alt.Axis(labelLimit=0)),
         color=alt.Color("policy:N", title="policy"), yOffset="policy:N",
         tooltip=["file", "policy", "misses"],
     ).properties(title=f"The {min(top, len(order))} files most often missed, by file name",
