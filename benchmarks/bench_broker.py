@@ -5,7 +5,10 @@ Run: PYTHONPATH=. python benchmarks/bench_broker.py [--rows 1000000] [--baseline
 
 Prints, for each of ``--repeat`` runs, the time to encode the sprint frames (SprintSet.build)
 and the vectorised replay time for protocol, greedy-domain, on-demand and history (per-agent
-rows, per-sprint breath, per-file counts, per-policy summary), then their range; and the
+rows, per-sprint breath, per-file counts, per-policy summary), then their range; the same
+replay as ``simulate broker`` runs it since issue 41 (the recorded baseline added, paired
+bootstrap intervals over sprints, the back-test against printed metrics) timed in the same
+run, and its ratio to the replay alone (target: at most 1.5x); and the
 straightforward per-row Python replay (brainlab.sim.broker_reference) on a subset,
 extrapolated linearly to the full size (it is not run at full size).
 """
@@ -19,6 +22,7 @@ import numpy as np
 import pandas as pd
 from benchkit import emit
 
+from brainlab.sim import broker_checks
 from brainlab.sim.broker import replay
 from brainlab.sim.broker_reference import replay_reference
 from brainlab.sim.sprintset import SprintSet
@@ -52,6 +56,9 @@ def make_frames(n_rows: int, seed: int = 1):
         "open_todos": None, "loaded": None, "released": None,
         "seq": np.arange(3 * n_sprints),
     })
+    # the broker's recorded source map: the first file of the domain (the back-test replays it)
+    first = "src/" + agents["domain"].to_numpy(object) + "/f0.ts"
+    agents["loaded"] = [[p] for p in first]
     todo = rng.random(n_sprints) < 0.3
     agents["open_todos"] = np.where(np.repeat(todo, 3) & (agents["agent"] == "developer"),
                                     agents["domain"], None)
@@ -68,6 +75,22 @@ def make_frames(n_rows: int, seed: int = 1):
     return agents, refs, contracts
 
 
+DRAWS = broker_checks.DEFAULT_DRAWS
+
+
+def checked_replay(ss: SprintSet) -> dict:
+    """What ``simulate broker`` computes: the replay with its baseline, intervals, back-test."""
+    result = replay(ss, [*POLICIES, "recorded"])
+    iv = broker_checks.intervals(result, draws=DRAWS, seed=0)
+    if ss.printed is None:  # the broker "printed" what its recorded maps give (covered)
+        ss.printed = broker_checks.sprint_breath(ss).drop(columns="known")
+    bt = broker_checks.backtest(ss, draws=DRAWS, seed=0, result=result)
+    tokens = iv.table[iv.table["figure"] == "tokens"]
+    width = float(((tokens["high"] - tokens["low"]) / tokens["value"]).median())
+    return {"intervals": f"tokens +-{width / 2:.2%} (median half-width)",
+            "covered": int(bt["covered"].sum())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -82,13 +105,25 @@ def main() -> None:
         t0 = time.perf_counter()
         ss = SprintSet.build(agents, refs, contracts)
         t_build = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = replay(ss, POLICIES)
         t_replay = time.perf_counter() - t0
-        runs.append((t_build, t_replay, t_build + t_replay))
+        cpu_replay = time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
+        checked = checked_replay(ss)
+        t_checked = time.perf_counter() - t0
+        cpu_checked = time.process_time() - c0
+        runs.append((t_build, t_replay, t_build + t_replay, t_checked))
         print(f"run {run + 1}: encode (SprintSet.build) {t_build:5.2f} s + replay, 4 policies "
-              f"{t_replay:5.2f} s = {t_build + t_replay:5.2f} s")
-    t_build, t_replay, t_total = (sorted(x)[len(x) // 2] for x in zip(*runs, strict=True))
+              f"{t_replay:5.2f} s = {t_build + t_replay:5.2f} s; with recorded, intervals and "
+              f"back-test {t_checked:5.2f} s (x{t_checked / t_replay:.2f} the replay alone;"
+              f" CPU time x{cpu_checked / cpu_replay:.2f}, which a shared machine disturbs less)")
+    t_build, t_replay, t_total, t_checked = (sorted(x)[len(x) // 2]
+                                             for x in zip(*runs, strict=True))
+    print(f"simulate broker's replay (4 policies + recorded, {DRAWS} draws, back-test): "
+          f"median {t_checked:.2f} s = x{t_checked / t_replay:.2f} the replay alone "
+          f"(target <= 1.5x); intervals: {checked['intervals']}, back-test covered: "
+          f"{checked['covered']}")
 
     def spread(i: int) -> str:
         values = [r[i] for r in runs]
@@ -118,6 +153,7 @@ def main() -> None:
           f"(not run at full size) -> vectorised encode + replay (median) is "
           f"x{t_ref * scale / t_total:.0f} faster, replay alone x{t_ref * scale / t_replay:.0f}")
     emit("broker", rows=len(agents), encode_s=t_build, replay_s=t_replay, total_s=t_total,
+         checked_replay_s=t_checked, checked_ratio=t_checked / t_replay,
          baseline_extrapolated_s=t_ref * scale, speedup=t_ref * scale / t_total)
 
 

@@ -8,6 +8,10 @@ The comparison stands for what the vectorised design (compiled arrays, walkers a
 together with numpy, bootstrap as resample-count matrices) buys over the obvious
 implementation of the same rules.
 
+Issue 41: ``simulate regulator`` now also takes the paired differences to the recorded rules
+and the back-test (the recorded rules' replay against each ticket's recorded figures); both
+are timed after the replay in the same run and printed as a ratio to the replay alone
+(target: at most 1.5x).
 Run: PYTHONPATH=$PWD python benchmarks/bench_regulator.py [--tickets 100000] [--draws 1000]
 """
 
@@ -22,8 +26,17 @@ import numpy as np
 import pandas as pd
 from benchkit import emit
 
-from brainlab.sim.circuit_arrays import RANK_SLOTS, compile_journals
+from brainlab.sim.circuit_arrays import (
+    LOOPS,
+    OUTCOMES,
+    RANK_SLOTS,
+    SESSIONS,
+    TOKENS,
+    WAKEUPS,
+    compile_journals,
+)
 from brainlab.sim.regulator import donor_pools, replay, static_fires
+from brainlab.sim.regulator_checks import backtest_rows
 from brainlab.spec.regulator import RegulatorRules, parse_rules
 from brainlab.synth.circuits import generate_tickets
 
@@ -120,6 +133,20 @@ def main() -> None:
     replay_s = t4 - t3
     print(f"vectorised replay: {args.draws:,} draws x {len(RULES)} rule sets:"
           f" {replay_s:.1f} s (target < 60 s; compile + replay {t4 - t1:.1f} s)")
+    t5 = time.perf_counter()
+    result.compare("default")
+    # what the tickets view records per ticket (here from the compiled journals' totals)
+    tickets = pd.DataFrame({
+        "ticket": compiled.tickets, "wakeups": compiled.total[:, WAKEUPS],
+        "loop_sessions": compiled.total[:, LOOPS], "sessions": compiled.total[:, SESSIONS],
+        "tokens": compiled.total[:, TOKENS],
+        "outcome": np.array(OUTCOMES, dtype=object)[compiled.outcome]})
+    checked = backtest_rows(result, tickets)
+    checks_s = time.perf_counter() - t5
+    print(f"paired differences + back-test: {checks_s:.1f} s; replay with them"
+          f" {replay_s + checks_s:.1f} s = x{(replay_s + checks_s) / replay_s:.2f} the replay"
+          f" alone (target <= 1.5x); back-test covered {int(checked['covered'].sum())} of"
+          f" {len(checked)} figures")
     cont = result.per_ticket.groupby("rules", sort=False).continued.mean()
     for row in result.summary.itertuples(index=False):
         print(f"  {row.rules:<26} sessions/ticket {row.sessions_per_ticket:7.3f}"
@@ -128,13 +155,13 @@ def main() -> None:
               f"  continued {cont[row.rules]:.1%}")
 
     subset, draws = 2000, 5
-    t5 = time.perf_counter()
+    t7 = time.perf_counter()
     naive_means = naive(compiled, RULES, draws, subset, args.seed)
     t6 = time.perf_counter()
-    per_ticket_draw = (t6 - t5) / (subset * draws * len(RULES))
+    per_ticket_draw = (t6 - t7) / (subset * draws * len(RULES))
     full = per_ticket_draw * args.tickets * args.draws * len(RULES)
     print(f"naive Python baseline: {subset:,} tickets x {draws} draws x {len(RULES)} rule sets"
-          f" in {t6 - t5:.1f} s = {per_ticket_draw * 1e6:.1f} us per ticket-draw;"
+          f" in {t6 - t7:.1f} s = {per_ticket_draw * 1e6:.1f} us per ticket-draw;"
           f" extrapolated to the full job: {full:,.0f} s ({full / 3600:.1f} h)")
     print(f"speed-up of the vectorised replay over the baseline: {full / replay_s:,.0f}x")
     for spec, value in naive_means.items():
@@ -142,7 +169,8 @@ def main() -> None:
         print(f"  check {spec:<26} naive sessions/ticket {value:.3f} vs vectorised {est:.3f}"
               " (naive: few draws on a small resample, so only roughly equal)")
     emit("regulator", tickets=args.tickets, draws=args.draws, compile_s=t2 - t1,
-         replay_s=replay_s, baseline_extrapolated_s=full, speedup=full / replay_s)
+         replay_s=replay_s, checks_s=checks_s, checked_ratio=(replay_s + checks_s) / replay_s,
+         baseline_extrapolated_s=full, speedup=full / replay_s)
 
 
 if __name__ == "__main__":

@@ -168,17 +168,27 @@ def print_audit_and_compliance(db: Path, console: Console) -> None:
 
 def print_what_ifs(db: Path, console: Console) -> None:
     """The two replays on the demo history: broker policies and a stricter relaunch limit."""
-    from brainlab.sim import broker, regulator
+    from brainlab.sim import broker, broker_output, regulator
 
     sprints = broker.load_sprints(db)
     if sprints.n_rows:
-        result = broker.replay(sprints, ["recorded", "protocol", "history", "greedy-domain",
-                                         "on-demand"])
-        frame = result.summary[["policy", "tokens_total", "miss_rate", "waste_rate",
-                                "alerts_fired"]].copy()
-        frame["tokens_total"] = frame["tokens_total"].astype("int64")
-        _table(console, f"What if: broker policies replayed on {sprints.n_rows:,}"
-               " agent-sprints (brainlab simulate broker)", frame)
+        report, _result = broker_output.broker_report(
+            sprints, ["recorded", "protocol", "history", "greedy-domain", "on-demand"],
+            draws=200, seed=1, backtest=False, find_change=False)
+        frame = broker_output.as_frame(report["policies"])
+        frame = frame.assign(
+            tokens_total=frame["tokens"].round().astype("int64"),
+            miss_rate_90=[f"{lo * 100:.0f}-{hi * 100:.0f}%" for lo, hi in zip(
+                frame["miss_rate_low"], frame["miss_rate_high"], strict=True)],
+            vs_recorded=["baseline" if p == "recorded" else "differs" if d else
+                         "indistinguishable" for p, d in zip(
+                             frame["policy"], frame["distinguishable_from_recorded"],
+                             strict=True)])
+        frame = frame[["policy", "tokens_total", "miss_rate", "miss_rate_90", "vs_recorded"]]
+        frame.columns = ["policy", "tokens_total", "miss_rate", "miss_90%", "vs recorded"]
+        _table(console, f"What if: broker policies replayed on the {report['replayed']:,} of"
+               f" {report['total']:,} sprints the broker runs on, 90% intervals (brainlab"
+               " simulate broker)", frame)
     try:
         journals = regulator.load_journals(db)
     except SimulationError:

@@ -333,7 +333,8 @@ def test_simulate_regulator_names_tickets_it_cannot_replay(tmp_path):
     db = load(tmp_path, lines)
     res = CliRunner().invoke(main, ["simulate", "regulator", "--db", str(db), "--draws", "5"])
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("3 tickets")
+    assert res.output.startswith("5 ticket(s) in the store, 3 replayed")
+    assert "\n3 tickets; estimate" in res.output
     assert "2 ticket(s) not replayed" in res.output
     assert "T-1: line 3: stop event missing field(s) code" in res.output
     assert "T-5: open: no end event yet" in res.output

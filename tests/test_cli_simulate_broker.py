@@ -17,7 +17,8 @@ def test_ingest_and_simulate(tmp_path):
     assert result.exit_code == 0, result.output
     out_csv = tmp_path / "rows.csv"
     result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--policy", "protocol",
-                                  "--policy", "history:k=3", "--out", str(out_csv)])
+                                  "--policy", "history:k=3", "--out", str(out_csv),
+                                  "--contracts", "all"])
     assert result.exit_code == 0, result.output
     assert "protocol" in result.output and "history:k=3" in result.output
     assert "inferred" in result.output  # side-tool has no contract
@@ -26,7 +27,7 @@ def test_ingest_and_simulate(tmp_path):
                    "tokens_loaded", "tokens_miss", "context_load", "stale_ratio",
                    "breath_depth", "exhale_rate", "alert_accumulation"):
         assert column in rows.columns
-    assert set(rows.policy) == {"protocol", "history:k=3"}
+    assert set(rows.policy) == {"protocol", "history:k=3", "recorded"}  # the baseline added
     out_parquet = tmp_path / "rows.parquet"
     result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--out",
                                   str(out_parquet), "--project", "originsdigital"])
@@ -43,7 +44,9 @@ def test_simulate_errors(tmp_path):
     write_sprints(brain, [], random.Random(1))
     runner.invoke(main, ["ingest", "sprints", str(brain / "progression" / "sprints" /
                                                   "sprints.jsonl"), "--db", str(db)])
-    result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--policy", "magic"])
+    result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--policy", "magic",
+                                  "--contracts", "inferred"])
     assert result.exit_code == 1 and "unknown policy 'magic'" in result.output
-    result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--out", "x.txt"])
+    result = runner.invoke(main, ["simulate", "broker", "--db", str(db), "--out", "x.txt",
+                                  "--contracts", "inferred"])
     assert result.exit_code == 1 and ".csv or .parquet" in result.output

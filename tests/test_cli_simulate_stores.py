@@ -52,7 +52,8 @@ def test_broker_unwritable_out_is_one_line(corpus_store, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     one_error_line(simulate("broker", "--db", corpus_store, "--policy", "protocol",
-                            "--out", blocker / "rows.csv"), "cannot write --out")
+                            "--contracts", "all", "--out", blocker / "rows.csv"),
+                   "cannot write --out")
 
 
 @pytest.fixture(scope="module")

@@ -241,7 +241,8 @@ def test_violation_carries_file_line_severity_and_evidence(brain):
 
 
 def test_select_and_ignore_take_ids_and_prefixes():
-    assert [r.id for r in selected_rules(["BRK"], ["BRK004"])] == ["BRK001", "BRK002", "BRK003"]
+    assert [r.id for r in selected_rules(["BRK"], ["BRK004"])] == ["BRK001", "BRK002", "BRK003",
+                                                                  "BRK005"]
     assert len(selected_rules()) == len(RULES)
     with pytest.raises(ConfigError, match="unknown rule id"):
         selected_rules(["NOPE1"])

@@ -22,7 +22,26 @@ def simulate() -> None:
 @simulate.command("broker")
 @click.option("--policy", "policies", multiple=True, metavar="NAME[:k=v,...]",
               help="A policy to replay (repeatable), e.g. protocol, history:k=3. "
-                   "Default: protocol, greedy-domain, on-demand, history, recorded.")
+                   "Default: protocol, greedy-domain, on-demand, history, recorded "
+                   "(recorded is always added: the baseline).")
+@click.option("--contracts", type=click.Choice(["declared", "inferred", "all"]),
+              default="declared", show_default=True,
+              help="Sprints of projects with a declared contract (projets/<p>.md), with one "
+                   "inferred from the directory layout, or both.")
+@click.option("--draws", type=int, default=500, show_default=True,
+              help="Bootstrap draws over sprints for the intervals.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--backtest", is_flag=True,
+              help="First replay the recorded policy against the breath metrics the broker "
+                   "printed, per figure.")
+@click.option("--change-date", "change_date", default=None, metavar="DAY",
+              help="A day (YYYY-MM-DD) the policy changed; with --to, predict the weeks "
+                   "after from the weeks before.")
+@click.option("--to", "change_to", default=None, metavar="POLICY",
+              help="The policy in force from --change-date.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (policies, total, replayed, skipped, contracts, "
+                   "missed_files, backtest, change_check).")
 @click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
               help="Write the per-agent rows here (.csv or .parquet).")
 @click.option("--project", default=None, help="Replay one project only.")
@@ -34,47 +53,91 @@ def simulate() -> None:
               help="Override a breath threshold, e.g. stale_ratio_max=0.4.")
 @db_option()
 @handle_errors
-def simulate_broker(policies, out_file, project, miss_overhead, default_bytes, thresholds,
+def simulate_broker(policies, contracts, draws, seed, backtest, change_date, change_to,
+                    as_json, out_file, project, miss_overhead, default_bytes, thresholds,
                     db) -> None:
     """Replay sprints under context-broker policies and compare them side by side (SPEC §4.5)."""
-    from brainlab.settings import parse_overrides
-    from brainlab.sim import broker
+    import json
 
+    from brainlab.common.errors import SimulationError
+    from brainlab.settings import parse_overrides
+    from brainlab.sim import broker, broker_output
+    from brainlab.sim.broker_checks import named_change
+    from brainlab.sim.policies import make_policy
+
+    # every option is checked before the store is read: a bad value is its own error
+    change = named_change(change_date, change_to)
+    if draws < 1 or seed < 0:
+        raise SimulationError("--draws must be at least 1 and --seed at least 0")
+    if miss_overhead is not None and not miss_overhead >= 0:
+        raise SimulationError(f"miss overhead must be >= 0 tokens, got {miss_overhead}")
+    chosen = [make_policy(p) for p in (policies or broker.DEFAULT_POLICIES)]
+    limits = settings().thresholds.replace(**parse_overrides(list(thresholds)))
     kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
-    sprints = broker.load_sprints(db, project=project, **kwargs)
-    result = broker.replay(
-        sprints, list(policies) or list(broker.DEFAULT_POLICIES),
-        miss_overhead_tokens=broker.DEFAULT_MISS_OVERHEAD_TOKENS if miss_overhead is None
-        else miss_overhead,
-        thresholds=settings().thresholds.replace(**parse_overrides(list(thresholds))))
-    click.echo(broker.format_summary(result, width=out.width))
+    sprints = broker.load_sprints(db, project=project, contracts=contracts, **kwargs)
+    report, result = broker_output.broker_report(
+        sprints, chosen, draws=draws, seed=seed, backtest=True, change=change,
+        miss_overhead_tokens=miss_overhead, thresholds=limits)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, allow_nan=False))
+    else:
+        if not backtest:
+            report = {k: v for k, v in report.items() if k != "backtest"}
+        click.echo(broker_output.format_report(report, width=out.width))
     if out_file:
         result.write(out_file)
         out.print(f"wrote {len(result.rows)} rows to {out_file}")
-
 
 
 @simulate.command("regulator")
 @db_option()
 @click.option("--rules", "rules", multiple=True, default=("default",), show_default=True,
               help="Rule set: a variant (default, strict, lenient) and/or key=value overrides,"
-                   " comma-separated. Repeat to compare several.")
+                   " comma-separated. Repeat to compare several (default, the recorded rules,"
+                   " is always replayed: the baseline).")
 @click.option("--draws", type=int, default=1000, show_default=True, help="Bootstrap draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--backtest", is_flag=True,
+              help="First replay the recorded rules against the tickets' recorded figures.")
+@click.option("--change-date", "change_date", default=None, metavar="DAY",
+              help="A day (YYYY-MM-DD) the rules changed; with --to, predict the tickets "
+                   "after from the tickets before.")
+@click.option("--to", "change_to", default=None, metavar="RULES",
+              help="The rule set in force from --change-date, e.g. max_relance_same_stop=2.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (rule_sets, total, replayed, skipped, backtest, "
+                   "change_check).")
 @click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
               help="Write one row per rule set (.csv or .parquet).")
 @click.option("--per-ticket", "per_ticket", type=click.Path(path_type=Path), default=None,
               help="Write one row per ticket and rule set (.csv or .parquet).")
 @handle_errors
 def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
-                       out_file: Path | None, per_ticket: Path | None) -> None:
+                       backtest: bool, change_date: str | None, change_to: str | None,
+                       as_json: bool, out_file: Path | None, per_ticket: Path | None) -> None:
     """Replay ticket circuits under other regulator rules (SPEC §6.5): wake-ups, loops, outcomes."""
-    from brainlab.sim.regulator import format_summary, load_journals, replay, write_frame
+    import json
+
+    from brainlab.common.errors import SimulationError
+    from brainlab.sim import regulator_checks
+    from brainlab.sim.regulator import write_frame
     from brainlab.spec.regulator import named_rule_sets
 
+    change = regulator_checks.named_change(change_date, change_to)
     rule_sets = named_rule_sets(list(rules), base=settings().rules)
-    result = replay(load_journals(db), rule_sets, draws=draws, seed=seed)
-    click.echo(format_summary(result))
+    if draws < 1:
+        raise SimulationError("draws must be at least 1")
+    if seed < 0:
+        raise SimulationError(f"seed must be a non-negative integer, got {seed}")
+    history = regulator_checks.load_history(db)
+    report, result = regulator_checks.regulator_report(history, rule_sets, draws=draws,
+                                                       seed=seed, change=change)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, allow_nan=False))
+    else:
+        if not backtest:
+            report = {k: v for k, v in report.items() if k != "backtest"}
+        click.echo(regulator_checks.format_report(report, result, width=out.width))
     if out_file:
         write_frame(result.summary, out_file)
         out.print(f"wrote {out_file}")

@@ -47,6 +47,8 @@ class ReplayResult:
     sprints: pd.DataFrame  # one row per sprint and policy: breath metrics and alerts
     files: pd.DataFrame  # one row per policy, project and file: hits, misses, waste
     summary: pd.DataFrame  # one row per policy
+    # policy -> (row, file, kept) of its source map (unique pairs), for checks on the replay
+    maps: dict | None = None
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the per-agent rows to CSV or Parquet, by the file's extension."""
@@ -83,19 +85,27 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
     for policy in policies:
         policy.prepare(ss)
     base = _sprint_base(ss)
-    parts, sprint_parts, file_parts = [], [], []
+    parts, sprint_parts, file_parts, maps = [], [], [], {}
     for policy, label in zip(policies, labels, strict=True):
-        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds)
+        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps)
         sprint_frame = _sprint_breath(ss, columns, thresholds, label, base)
         columns["alert_accumulation"] = \
             sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
+        agent_alerts = columns["alert_overload"].astype(np.int64) \
+            + columns["alert_noise"] + columns["alert_retention"]
+        sprint_frame["agents"] = np.bincount(ss.row_sprint, minlength=base["n"])
+        sprint_frame["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
+                                             minlength=base["n"]).astype(np.int64)
+        sprint_frame["alerts_fired"] = np.bincount(
+            ss.row_sprint, weights=agent_alerts, minlength=base["n"]).astype(np.int64) \
+            + sprint_frame["alert_accumulation"].to_numpy(dtype=np.int64)
         parts.append(columns)
         sprint_parts.append(sprint_frame)
         file_parts.append(files)
     rows = _rows_frame(ss, parts, labels)
     sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
     return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
-                        _summary(parts, sprint_parts, labels))
+                        _summary(parts, sprint_parts, labels), maps)
 
 
 def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataFrame:
@@ -113,16 +123,32 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
     for column in ROW_COLUMNS[6:]:
         data[column] = np.concatenate([part[column] for part in parts])
     extras = list(dict.fromkeys(c for part in parts for c in part if c not in ROW_COLUMNS))
-    for column in extras:  # a column only some policies have: NaN elsewhere (object)
+    for column in extras:  # a column only some policies have: missing elsewhere
         if all(column in part for part in parts):
             data[column] = np.concatenate([part[column] for part in parts])
             continue
-        values = np.full(ss.n_rows * n_policies, np.nan, dtype=object)
-        for i, part in enumerate(parts):
-            if column in part:
-                values[i * ss.n_rows:(i + 1) * ss.n_rows] = part[column]
-        data[column] = values
+        data[column] = _partial_column(column, parts, ss.n_rows)
     return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
+
+
+def _partial_column(column: str, parts: list[dict], n: int):
+    """A column only some policies have, missing (NA) for the others: a nullable array."""
+    first = np.asarray(next(part[column] for part in parts if column in part))
+    values = np.zeros(n * len(parts), dtype=first.dtype)
+    missing = np.ones(n * len(parts), dtype=bool)
+    for i, part in enumerate(parts):
+        if column in part:
+            values[i * n:(i + 1) * n] = part[column]
+            missing[i * n:(i + 1) * n] = False
+    if values.dtype == bool:
+        return pd.arrays.BooleanArray(values, missing)
+    if np.issubdtype(values.dtype, np.integer):
+        return pd.arrays.IntegerArray(values.astype(np.int64), missing)
+    if np.issubdtype(values.dtype, np.floating):
+        return np.where(missing, np.nan, values)
+    out = values.astype(object)
+    out[missing] = np.nan
+    return out
 
 
 def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
@@ -133,7 +159,7 @@ def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
         "agent_sprints": [len(p["referenced"]) for p in parts],
         **{c: [p[c].sum() for p in parts]
            for c in ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded",
-                     "tokens_miss", "tokens_total")},
+                     "tokens_miss", "tokens_total", "boot_files", "boot_tokens")},
         **{f"alerts_{c}": [int(p[f"alert_{c}"].sum()) for p in parts]
            for c in ("overload", "noise", "retention")}})
     sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
@@ -145,18 +171,13 @@ def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
 
 
 def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
-             thresholds: Thresholds) -> tuple[dict, pd.DataFrame]:
+             thresholds: Thresholds, maps: dict) -> tuple[dict, pd.DataFrame]:
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
-    inhale = policy.inhale(ss)  # may register new files: keys use n_files from here on
-    n, nf = ss.n_rows, ss.n_files
-    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
-    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
-    row, file = keys // max(nf, 1), keys % max(nf, 1)
-    pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
-    hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)
-    ref_loaded = np.zeros(len(ref_keys), dtype=bool)
+    inhale, row, file, hit, kept, pos = source_maps(ss, policy)
+    maps[label] = (row, file, kept)
+    n = ss.n_rows
+    ref_loaded = np.zeros(len(ss.ref_row), dtype=bool)
     ref_loaded[pos[hit]] = True  # references that were loaded (the others are misses)
-    kept = policy.expire(ss, row, file, hit)
     tokens = ss.file_bytes / 4.0  # SPEC §2.5
     loaded = np.bincount(row, minlength=n)
     hits = np.bincount(row[hit], minlength=n)
@@ -188,8 +209,28 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
     }
     for name, values in (inhale.extra or {}).items():
         out[name] = np.asarray(values)
+    # boot context (broker_scope): in context since boot, the same for every policy
+    for name, kind in (("boot_files", np.int64), ("boot_tokens", float)):
+        out[name] = ss.rows[name].to_numpy(dtype=kind) if name in ss.rows else \
+            np.zeros(n, dtype=kind)
     files = _file_counts(ss, label, file, hit, ~ref_loaded)
     return out, files
+
+
+def source_maps(ss: SprintSet, policy: Policy):
+    """One policy's inhale and expire: (inhale, row, file, hit, kept, pos into the references).
+
+    ``row``/``file`` are the unique loaded pairs in key order, ``hit`` whether the row
+    referenced the file, ``kept`` whether expire keeps it (SPEC §4.2, §4.3).
+    """
+    inhale = policy.inhale(ss)  # may register new files: keys use n_files from here on
+    nf = ss.n_files
+    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
+    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
+    row, file = keys // max(nf, 1), keys % max(nf, 1)
+    pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
+    hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)
+    return inhale, row, file, hit, policy.expire(ss, row, file, hit), pos
 
 
 def overloaded(loaded, referenced, context_load, thresholds: Thresholds) -> np.ndarray:
@@ -306,13 +347,26 @@ def format_summary(result: ReplayResult, width: int = 80) -> str:
 
 
 def load_sprints(db: str | os.PathLike, project: str | None = None,
-                 default_bytes: float = DEFAULT_FILE_BYTES) -> SprintSet:
-    """Replay inputs from the store: sprint records + broker blocks, and transcripts if any."""
+                 default_bytes: float = DEFAULT_FILE_BYTES,
+                 contracts: str = "declared", scoped: bool = True) -> SprintSet:
+    """Replay inputs from the store: sprint records + broker blocks, and transcripts if any.
+
+    Only the sprints the seed invokes the broker for are kept, boot context taken out
+    (:func:`brainlab.sim.broker_scope.scope`); ``contracts`` (declared, inferred, all) says
+    which contracts count. The SprintSet's ``scope`` lists every sprint the store knows with
+    the reason it was skipped, ``printed`` the breath metrics the broker printed.
+    ``scoped=False`` keeps every sprint (no skip, no boot split, ``scope`` None): for measuring
+    what a broker recorded where it did run (the report's breath section, breath tuning).
+    """
+    from brainlab.sim import broker_scope
     from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
     from brainlab.store import reader
 
     if not default_bytes > 0:  # NaN too
         raise SimulationError(f"default file size must be > 0 bytes, got {default_bytes}")
+    if contracts not in broker_scope.CONTRACT_CHOICES:
+        raise SimulationError(f"contracts must be one of "
+                              f"{', '.join(broker_scope.CONTRACT_CHOICES)}, got {contracts!r}")
     where = "WHERE project = ?" if project else ""
     params = [project] if project else []
     with reader(db) as con:
@@ -321,12 +375,15 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
             "SELECT r.sprint_id, r.agent, r.path, r.kind FROM sprint_refs r "
             "JOIN (SELECT DISTINCT sprint_id, project FROM sprints) s USING (sprint_id) "
             + (" WHERE s.project = ?" if project else ""), params).df()
-        contracts = con.execute(
+        contract_rows = con.execute(
             f"SELECT project, domain, path, position, inferred FROM project_contract_files "
             f"{where}", params).df()
         sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where}",
                             params).df()
-        extra = transcript_inputs(con, project)
+        extra = transcript_inputs(con, project, unknown_project=True)
+        info = broker_scope.session_info(con)
+        printed = broker_scope.printed_metrics(con)
+        excluded = broker_scope.exclusions(con)
     if extra is not None:
         t_agents, t_refs = extra
         t_agents = drop_recorded(t_agents, agents)
@@ -342,7 +399,23 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     if agents.empty:
         raise SimulationError(f"no sprints in {db}: run `brainlab ingest sprints FILE` "
                               "(or ingest transcripts) first")
-    return SprintSet.build(agents, refs, contracts, sizes, default_bytes)
+    declared = set(contract_rows.loc[~contract_rows["inferred"].astype(bool), "project"])
+    scope = None
+    if scoped:
+        agents, refs, scope = broker_scope.scope(agents, refs, declared, info, sizes,
+                                                 contracts, default_bytes)
+    else:
+        agents = agents[agents["project"].notna()].reset_index(drop=True)
+        refs = refs[refs["sprint_id"].isin(set(agents["sprint_id"]))]
+    if agents.empty and scope is not None:
+        raise SimulationError(f"no sprint in {db} is one the context broker runs on "
+                              f"({scope.describe_skipped()}){broker_scope.hint(scope)}")
+    ss = SprintSet.build(agents, refs, contract_rows, sizes, default_bytes)
+    ss.scope = scope
+    kept = set(agents["sprint_id"])
+    ss.printed = printed[printed["sprint_id"].isin(kept)].reset_index(drop=True)
+    ss.exclusions = excluded[excluded["sprint_id"].isin(kept)].reset_index(drop=True)
+    return ss
 
 
 def _projects(db: str | os.PathLike) -> list[str]:

@@ -145,13 +145,16 @@ def compile_journals(events: pd.DataFrame | list[dict],
     groups = pd.Series(s_ticket.astype(str)) + "|" + steps + "|" + comps
     group, _ = pd.factorize(groups)
 
-    # Running costs: sessions, tokens, wake-ups (supervisor decisions, a non-integrated end),
+    # Running costs: sessions, tokens, wake-ups (supervisor decisions, verdicts raised to the
+    # responsible person, a non-integrated end),
     # loop sessions (sessions of an episode whose stop came back next).
     contrib = np.zeros((size, 4))
     contrib[:, SESSIONS] = is_session
     contrib[:, TOKENS] = tokens
+    # a référent-technique verdict that went up to the responsible person wakes them too
+    raised = (ev == "verdict") & (_col(frame, "verdict") == "monte au responsable")
     contrib[:, WAKEUPS] = (is_decision & (by == "supervisor")) \
-        | (is_end & (outcome_col != "integrated"))
+        | (is_end & (outcome_col != "integrated")) | raised
     in_loop = np.zeros(size, dtype=bool)
     has_ep = ep_stop >= 0
     in_loop[has_ep] = is_loop_ep[ep_stop[has_ep]]

@@ -48,6 +48,12 @@ class SprintSet:
     projects: list[str] = field(default_factory=list)
     default_bytes: float = DEFAULT_FILE_BYTES
     label_cache: dict[str, pd.Categorical] | None = field(default=None, repr=False)
+    # which sprints of the store were replayed and why the others were not (load_sprints)
+    scope: object | None = field(default=None, repr=False)  # brainlab.sim.broker_scope.Scope
+    # the breath metrics the broker printed in its expire blocks, per sprint (SPEC §4.4)
+    printed: pd.DataFrame | None = field(default=None, repr=False)
+    # the files the broker excluded explicitly, per sprint (seed "Exclusions explicites")
+    exclusions: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:

@@ -58,11 +58,11 @@ WITH calls AS (
 )
 SELECT sprint_id, project, session_id, agent, path, kind, started_at, ended_at
 FROM (SELECT * FROM marked UNION ALL SELECT * FROM unmarked)
-WHERE project IS NOT NULL {{where}}
+WHERE {{known}} {{where}}
 """
 
 
-def _has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
+def has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
     """Whether every relation (table or view) in ``names`` exists."""
     found = {r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION ALL "
@@ -70,13 +70,19 @@ def _has_tables(con: duckdb.DuckDBPyConnection, *names: str) -> bool:
     return set(names) <= found
 
 
-def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None
+def transcript_inputs(con: duckdb.DuckDBPyConnection, project: str | None = None,
+                      unknown_project: bool = False
                       ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """(agents, refs) frames for SprintSet.build, or None when no transcript tables exist."""
-    if not _has_tables(con, "cc_tool_calls", "cc_requests"):
+    """(agents, refs) frames for SprintSet.build, or None when no transcript tables exist.
+
+    ``unknown_project``: also the sessions no project was detected for (project NULL), which
+    the broker's scope counts as skipped (``no identified project``).
+    """
+    if not has_tables(con, "cc_tool_calls", "cc_requests"):
         return None
     where = "AND project = ?" if project else ""
-    calls = con.execute(TRANSCRIPT_SPRINTS_SQL.format(where=where),
+    known = "true" if unknown_project and not project else "project IS NOT NULL"
+    calls = con.execute(TRANSCRIPT_SPRINTS_SQL.format(where=where, known=known),
                         [project] if project else []).df()
     if calls.empty:
         return None
@@ -100,7 +106,7 @@ def _recorded(con: duckdb.DuckDBPyConnection, agents: pd.DataFrame) -> tuple[lis
     nothing); sprints without blocks (one per session) stay unknown (None).
     """
     unknown = [None] * len(agents)
-    if not _has_tables(con, "broker_recorded_loads", "broker_recorded_releases"):
+    if not has_tables(con, "broker_recorded_loads", "broker_recorded_releases"):
         return unknown, list(unknown)
     names = sorted(set(agents["sprint_id"]))
     loads = {(s, a): list(v) for s, a, v in con.execute(

@@ -23,7 +23,13 @@ from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 from brainlab.spec.stops import STOP_CODES  # SPEC §6.2
 
-EVENTS = ("step", "stop", "decision", "admission", "review", "session", "end")
+EVENTS = ("step", "stop", "decision", "admission", "review", "session", "end",
+          # seed circuit-skills (docs/regulator.md section 3): the référent-technique's verdict,
+          # an answer to a plan question, a component under load, a finding filed closed
+          "verdict", "answer", "sous-charge", "decouverte")
+# the référent-technique's verdict (seed "### Verdict — tranché | monte au responsable")
+REFERENT_VERDICTS = ("tranché", "monte au responsable")
+PLAN_ANSWERS = ("CHANGE", "GARDE")  # seed "Changer ou garder" (plan questions, decisions)
 DECIDERS = ("table", "regulator", "supervisor")
 DECISION_KINDS = ("RELANCE_REPRENDRE", "RELANCE_DEPUIS", "MONTE")
 OUTCOMES = ("integrated", "ended", "escalated")
@@ -38,6 +44,10 @@ REQUIRED = {
     "review": (),
     "session": ("agent",),
     "end": ("outcome",),
+    "verdict": ("verdict",),
+    "answer": ("answer",),
+    "sous-charge": ("component",),
+    "decouverte": ("filed",),
 }
 # Events the replay cannot do without: losing one makes the ticket not replayable.
 STRUCTURAL = ("stop", "end")
@@ -219,7 +229,7 @@ def _read_line(raw: str, number: int, source_file: str) -> _Line:
             extra[key] = value
     if event == "stop" and "kind" in row:
         row["stop_kind"] = row.pop("kind")
-    line.problem = _read_values(event, row, line.warnings)
+    line.problem = _read_values(event, row, line.warnings, extra)
     if line.problem:
         return line
     if event in ("stop", "decision"):
@@ -232,13 +242,14 @@ def _read_line(raw: str, number: int, source_file: str) -> _Line:
     return line
 
 
-def _read_values(event: str, row: dict, warnings: list[str]) -> str:
+def _read_values(event: str, row: dict, warnings: list[str], extra: dict | None = None) -> str:
     """Check and normalise values; '' when the row is good, else why it is unreadable.
 
     An unreadable required value is a problem; an unreadable optional one is read as not
     stated, with a warning.
     """
     required = {"decision": ("decided_by", "kind")}.get(event, REQUIRED[event])
+    extra = extra or {}
 
     def unreadable(column: str, why: str) -> str:
         if column in required:
@@ -283,6 +294,9 @@ def _read_values(event: str, row: dict, warnings: list[str]) -> str:
                             " (SPEC §6.5 max_reviews)")
         else:
             row["verdict"] = VERDICTS[row["verdict"]]
+    elif event == "answer" and extra.get("answer") not in PLAN_ANSWERS:
+        return (f"answer event: answer must be one of {', '.join(PLAN_ANSWERS)},"
+                f" got {extra.get('answer')!r}")
     elif event == "admission" and row["accepted"] is False and row.get("reason") is None:
         warnings.append("refused admission without a reason: counted as a refusal under every"
                         " rule set (switching an admission rule off cannot remove it)")
@@ -294,6 +308,7 @@ _ENUMS = {
     "decision": {"decided_by": DECIDERS, "kind": DECISION_KINDS},
     "review": {"verdict": tuple(VERDICTS)},
     "end": {"outcome": OUTCOMES},
+    "verdict": {"verdict": REFERENT_VERDICTS},
 }
 
 

@@ -25,6 +25,7 @@ from brainlab.synth import (  # noqa: F401
     compliance,
     mode_plants,
     registry,
+    replay_plants,
     tuning_plants,
 )
 from brainlab.synth.circuits import circuit_files
@@ -83,7 +84,7 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += circuit_files(files, stream(seed, "circuits"),
                              datetime.combine(options.start, time(8, 0)),
                              datetime.combine(options.end, time(20, 0)),
-                             n_tickets=6 * options.weeks)
+                             n_tickets=6 * options.weeks, change=ctx.circuit_rules_change)
     planted += write_transcripts(files, sessions, stream(seed, "transcripts"),
                                  skip=ctx.no_transcript)
     planted += write_sprint_transcripts(files, ctx.sprint_plan,

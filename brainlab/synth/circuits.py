@@ -58,6 +58,10 @@ class _Ticket:
         self.components = rng.sample(COMPONENTS, rng.choice((1, 1, 2, 2, 3)))
         self.regulator_stops: dict[tuple[str, str], int] = {}
         self.rendered = 0
+        # the circuit-skills events (verdicts, plan answers, sous-charge, findings) draw from
+        # their own stream, so adding them changed no other draw of the journals
+        self.extra = random.Random(f"circuit-events:{name}")
+        self.findings = 0
 
     def emit(self, event: str, **fields) -> None:
         self.clock += timedelta(minutes=self.rng.randint(2, 40))
@@ -67,6 +71,27 @@ class _Ticket:
     def session(self, agent: str, **fields) -> None:
         tokens = int(TOKENS[agent] * self.rng.lognormvariate(0, 0.35))
         self.emit("session", agent=agent, tokens=tokens, **fields)
+
+    def emit_extra(self, event: str, **fields) -> None:
+        """An event of the seed's skills, timed and drawn from the ticket's own extra stream."""
+        self.clock += timedelta(minutes=self.extra.randint(2, 20))
+        stamp = self.clock.strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.events.append({"ticket": self.name, "ts": stamp, "event": event, **fields})
+
+    def referent(self, question: str) -> None:
+        """The référent-technique arbitrates (seed skill "referent").
+
+        Its verdict is tranché, or goes up to the responsible person (a wake-up); a tranché
+        verdict may file findings as closed tickets.
+        """
+        tokens = int(TOKENS["referent-technique"] * self.extra.lognormvariate(0, 0.35))
+        self.emit_extra("session", agent="referent-technique", tokens=tokens)
+        verdict = "monte au responsable" if self.extra.random() < 0.3 else "tranché"
+        self.emit_extra("verdict", verdict=verdict, question=question)
+        if verdict == "tranché" and self.extra.random() < 0.4:
+            self.findings += 1
+            self.emit_extra("decouverte", filed=f"{self.name}-d{self.findings}",
+                            by="referent-technique")
 
     def end(self, outcome: str) -> None:
         self.emit("end", outcome=outcome)
@@ -93,6 +118,8 @@ class _Ticket:
                 if misses > rules.max_fiche_reasks:
                     return False
                 continue
+            if self.extra.random() < 0.08:  # a structural question: the référent arbitrates
+                self.referent(f"{step} {component}: nouvelle consommation ?")
             rounds = 0
             while True:  # SPEC §6.5 the questioner, up to max_question_rounds rounds
                 questioned = self.rng.random() < 0.3
@@ -167,6 +194,11 @@ class _Ticket:
         try:
             self.emit("step", step="1.1", component=".")
             self.emit("step", step="1.2", component=".")
+            if self.extra.random() < 0.35:  # plan questions answered by the référent (1.2)
+                for _ in range(self.extra.randint(1, 3)):
+                    answer = "CHANGE" if self.extra.random() < 0.4 else "GARDE"
+                    self.emit_extra("answer", answer=answer, by="referent-technique",
+                                    question="le plan couvre-t-il l'usage actuel ?")
             if self.rng.random() < 0.04:  # unresolved plan questioning (18)
                 self.stop_site("1.2", ".", "question", 18, "plan", (0.0,))
             for component in self.components:
@@ -174,6 +206,8 @@ class _Ticket:
                 self.session("testwriter")
                 self.emit("step", step="2.3", component=component)
                 self.session("developpeur")
+                if self.extra.random() < 0.03:  # the component is under load (fact sous-charge)
+                    self.emit_extra("sous-charge", component=component)
                 self.maybe_stops(COMPONENT_STOPS[:3], component)
                 self.emit("step", step="2.4", component=component)
                 self.maybe_stops(COMPONENT_STOPS[3:], component)
@@ -204,24 +238,37 @@ class _Ticket:
 
 
 def generate_tickets(rng: random.Random, start: datetime, end: datetime, n_tickets: int,
-                     prefix: str = "T") -> list[list[dict]]:
-    """The events of ``n_tickets`` synthetic tickets, each list in time order."""
+                     prefix: str = "T", change: tuple[datetime, str] | None = None
+                     ) -> list[list[dict]]:
+    """The events of ``n_tickets`` synthetic tickets, each list in time order.
+
+    ``change`` = (day, rule spec): a ticket starting on or after ``day`` runs under those
+    rules (brainlab.spec.regulator spec, e.g. ``max_relance_same_stop=2``) and each of its
+    events says so in a ``rules`` field (an unknown field, kept: SPEC §6.7).
+    """
+    from brainlab.spec.regulator import named_rule_sets
+
     span = max((end - start).total_seconds() - 3 * 86400, 3600)
     rules = RegulatorRules()
+    changed = next(iter(named_rule_sets([change[1]]).values())) if change else None
     out = []
     for i in range(n_tickets):
         clock = start + timedelta(seconds=rng.random() * span)
-        ticket = _Ticket(f"{prefix}-{i + 1}", rng, clock, rules)
+        after = change is not None and clock >= change[0]
+        ticket = _Ticket(f"{prefix}-{i + 1}", rng, clock, changed if after else rules)
         ticket.run()
+        if after:
+            for event in ticket.events:
+                event["rules"] = change[1]
         out.append(ticket.events)
     return out
 
 
 def circuit_files(files: BrainFiles, rng: random.Random, start: datetime, end: datetime,
-                  n_tickets: int) -> list[dict]:
+                  n_tickets: int, change: tuple[datetime, str] | None = None) -> list[dict]:
     """Journals as ``circuits/<YYYY>-W<WW>.jsonl`` (one per ISO week); the planted effects."""
     weeks: dict[str, list[str]] = {}
-    for events in generate_tickets(rng, start, end, n_tickets):
+    for events in generate_tickets(rng, start, end, n_tickets, change=change):
         first = datetime.strptime(events[0]["ts"], "%Y-%m-%dT%H:%M:%SZ")
         year, week, _ = first.isocalendar()
         lines = weeks.setdefault(f"{year}-W{week:02d}", [])

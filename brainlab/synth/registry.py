@@ -46,6 +46,8 @@ class SynthContext:
     kept_expired: list[str] = field(default_factory=list)
     ram_lines: dict[str, int] = field(default_factory=dict)
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    # (first day, rule spec): tickets from that day run under other regulator rules
+    circuit_rules_change: tuple | None = None
 
     def stream(self, name: str) -> random.Random:
         """The random stream called ``name`` for this brain's seed."""

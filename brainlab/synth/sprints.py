@@ -175,6 +175,11 @@ def inhale_text(sprint: dict) -> str:
         names = [_name(p, contract) for p in agent["loaded"]]
         note = "   ← contexte boot suffisant" if not names else ""
         lines.append(f"  {agent['agent']} → {json.dumps(names, ensure_ascii=False)}{note}")
+    if contract:  # seed "Exclusions explicites": a tempting file of the next domain
+        domains = sorted(CONTRACT)
+        other = domains[(domains.index(sprint["domain"]) + 1) % len(domains)]
+        lines += ["", "Exclusions explicites :",
+                  f'  "{CONTRACT[other][0]}" — tentant mais hors domaine sprint']
     lines += ["", "→ Passer à tech-lead gate."]
     return "\n".join(lines)
 

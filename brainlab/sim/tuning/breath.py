@@ -40,7 +40,7 @@ DEFAULT_POLICY = "recorded"
 def load(db) -> SprintSet | None:
     """The store's sprints for replay, or None when it holds none."""
     try:
-        return broker.load_sprints(db)
+        return broker.load_sprints(db, scoped=False)  # what the broker recorded, all
     except SimulationError:
         return None
 
@@ -48,7 +48,7 @@ def load(db) -> SprintSet | None:
 def _sprints(source) -> SprintSet:
     if isinstance(source, SprintSet):
         return source
-    return broker.load_sprints(source)
+    return broker.load_sprints(source, scoped=False)
 
 
 def _sprint_starts(ss: SprintSet) -> pd.Series:

@@ -1,5 +1,6 @@
--- SPEC §6.6: what to measure per ticket. Wake-ups = supervisor decisions + 1 when the ticket
--- ended or was escalated (it landed on the supervisor); loop sessions = sessions spent after a
+-- SPEC §6.6: what to measure per ticket. Wake-ups = supervisor decisions + the référent-technique
+-- verdicts that went up to the responsible person (docs/regulator.md, circuit events) + 1 when the
+-- ticket ended or was escalated (it landed on the supervisor); loop sessions = sessions spent after a
 -- stop that came back next (same name, step, component): a relaunch that did not get past it.
 -- A ticket is listed when any of its events loaded or any problem names it (SPEC §6.7: never
 -- silently absent). replayable: it has an end and lost no stop or end to a bad line.
@@ -36,6 +37,10 @@ problems AS (
            count(*) FILTER (WHERE event = 'decision' AND kind = 'RELANCE_REPRENDRE') AS decisions_relance_reprendre,
            count(*) FILTER (WHERE event = 'decision' AND kind = 'RELANCE_DEPUIS') AS decisions_relance_depuis,
            count(*) FILTER (WHERE event = 'decision' AND kind = 'MONTE') AS decisions_monte,
+           count(*) FILTER (WHERE event = 'verdict' AND verdict = 'monte au responsable') AS verdicts_raised,
+           count(*) FILTER (WHERE event = 'answer') AS plan_answers,
+           count(*) FILTER (WHERE event = 'answer' AND json_extract_string(extra, '$.answer') = 'CHANGE') AS plan_changes,
+           count(*) FILTER (WHERE event = 'decouverte') AS findings_filed,
            count(*) FILTER (WHERE event = 'admission' AND NOT accepted AND coalesce(reason, '') <> 'fiche-absente') AS refused_decisions,
            count(*) FILTER (WHERE event = 'admission' AND NOT accepted AND reason = 'fiche-absente') AS fiche_reasks,
            count(*) FILTER (WHERE event = 'session' AND agent = 'questionneur') AS questioning_rounds,
@@ -55,7 +60,8 @@ SELECT a.ticket, a.started_at, a.last_event_at, a.stops, a.stops_15, a.stops_16,
        a.decisions_by_table, a.decisions_by_regulator, a.decisions_by_supervisor,
        a.decisions_relance_reprendre, a.decisions_relance_depuis, a.decisions_monte,
        a.refused_decisions, a.fiche_reasks, a.questioning_rounds, a.reviews, a.reviews_rendered,
-       a.decisions_by_supervisor
+       a.verdicts_raised, a.plan_answers, a.plan_changes, a.findings_filed,
+       a.decisions_by_supervisor + a.verdicts_raised
          + CASE WHEN a.end_outcome IN ('ended', 'escalated') THEN 1 ELSE 0 END AS wakeups,
        a.relaunches_without_new_fact,
        coalesce(l.loop_sessions, 0) AS loop_sessions,
