@@ -71,11 +71,12 @@ def test_most_missed_files_show_their_file_names_and_whole_counts():
     from brainlab.viz import broker_charts
 
     path = "/home/user/projects/originsdigital/src/a/very/deep/folder/billing.routes.ts"
-    files = pd.DataFrame({"policy": ["protocol", "history"], "path": [path, path],
-                          "misses": [3, 2], "project": ["p", "p"], "hits": [1, 1],
-                          "waste": [0, 0]})
+    # the replay's missed_files rows (simulate broker --json): policy, file (its path), misses
+    files = pd.DataFrame({"policy": ["protocol", "history"], "file": [path, path],
+                          "misses": [3, 2]})
     spec = broker_charts.most_missed(files).to_dict()
     rows = next(iter(spec["datasets"].values()))
-    assert rows[0]["file"].endswith("billing.routes.ts") and len(rows[0]["file"]) <= 48
-    assert rows[0]["path"] == path  # the whole path stays in the tooltip
+    assert rows[0]["file_name"].endswith("billing.routes.ts")
+    assert len(rows[0]["file_name"]) <= 48
+    assert rows[0]["file"] == path  # the whole path stays in the tooltip
     assert spec["encoding"]["x"]["axis"]["tickMinStep"] == 1

@@ -2,8 +2,8 @@
 
 Every chart carries its n and its intervals (the replays' percentile bootstrap, 90%): a point
 is an estimate, a bar its interval. Colours: one per policy or rule set (the theme's range);
-outcomes in the theme's band colours (integrated = healthy green, ended = alert red,
-escalated = watch amber).
+outcomes in spec/colours.py's (integrated green, ended red, escalated amber), as in every
+other chart.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from brainlab.spec import colours
 from brainlab.viz import theme
 from brainlab.viz.theme import ALERT, BAND_COLORS, INK, MUTED
 
-# SPEC §6.6 outcomes in the theme's colours: a good outcome reads green
-OUTCOME_COLORS = {"integrated": BAND_COLORS["healthy"], "escalated": BAND_COLORS["watch"],
-                  "ended": ALERT, "open": MUTED, "unknown": MUTED}
+# SPEC §6.6 outcomes: one colour per outcome for every chart (spec/colours.py)
+OUTCOME_ORDER = (*colours.OUTCOME, "unknown")
 
 
 def short_name(path: str, width: int = 32) -> str:
@@ -127,12 +127,11 @@ def predicted_vs_actual(rows: pd.DataFrame, title: str) -> alt.Chart:
 
 def outcome_shares(shares: pd.DataFrame, n: int) -> alt.Chart:
     """Share of tickets per outcome and rule set, in the outcome colours (integrated green)."""
-    domain = [o for o in OUTCOME_COLORS if o in set(shares["outcome"])]
+    domain = [o for o in OUTCOME_ORDER if o in set(shares["outcome"])]
     return alt.Chart(shares).mark_bar().encode(
         x=alt.X("share:Q", axis=alt.Axis(format="%"), title="share of tickets"),
         y=alt.Y("rules:N", title="rule set"),
-        color=alt.Color("outcome:N", scale=alt.Scale(
-            domain=domain, range=[OUTCOME_COLORS[o] for o in domain])),
+        color=alt.Color("outcome:N", scale=theme.scale("outcome", domain)),
         tooltip=["rules", "outcome", "tickets", alt.Tooltip("share:Q", format=".1%")],
     ).properties(title=f"Outcomes per rule set (n = {n:,} tickets)", width=420)
 
