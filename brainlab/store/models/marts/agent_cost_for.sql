@@ -3,8 +3,9 @@
 -- named in the notes or signals of a session that loaded it (transcript-measured use is
 -- added by the transcript views). always_loaded_share / little_use_share: SPEC §2.5 trend
 -- questions "always loaded for nothing?", as parameters.
-CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10)
-AS TABLE
+CREATE OR REPLACE MACRO agent_cost_for(  -- defaults: brainlab/spec/thresholds.py
+    always_loaded_share := {{ thresholds.always_loaded_share }},
+    little_use_share := {{ thresholds.little_use_share }}) AS TABLE
 WITH loads AS MATERIALIZED (  -- metabolism_agent_loads evaluated once (it was 2 expansions)
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
     FROM metabolism_agent_loads l GROUP BY l.sess_id, l.agent
