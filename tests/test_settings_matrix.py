@@ -378,3 +378,93 @@ def test_settings_module_is_what_every_consumer_imports():
         assert "Thresholds()" not in text.replace("return Thresholds()", ""), path
         assert "load_settings(" not in text, path
     assert settings_module.current is not None
+
+
+# --- as a user would: a project folder with brainlab.toml, then the same through --config ---
+BRAINLAB = Path(sys.executable).with_name("brainlab")
+USER_TOML = f'timezone = "{ZONE}"\n[paths]\ndb = "stores/team.duckdb"\n[thresholds]\ncoach_ratio = 0.3\n'
+
+
+def shell(folder: Path, command: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``command`` typed in a shell in ``folder`` (the console scripts of this checkout)."""
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_ENVS}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["TZ"] = "UTC"
+    return subprocess.run(["bash", "-c", f"cd '{folder}' && {command}"], env=env, input=stdin,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.parametrize("how", ["brainlab.toml", "--config from another folder"])
+def test_a_user_project_folder_drives_every_entry_point(how, tmp_path, demo, monkeypatch):
+    """timezone, [paths] db and [thresholds] coach_ratio = 0.3: each entry point uses all three
+    that it reads (usage: zone and store; report: all; lab: names the store, zone, thresholds;
+    notebook 01 under papermill: store and thresholds; hook ingest: store and thresholds of its
+    digest; status line: the digest's coach word)."""
+    monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    (project / "stores").mkdir(parents=True)
+    db = project / "stores" / "team.duckdb"
+    shutil.copy(demo["db"], db)
+    if how == "brainlab.toml":
+        (project / "brainlab.toml").write_text(USER_TOML, encoding="utf-8")
+        where, opt = project, ""
+    else:
+        (project / "team.toml").write_text(USER_TOML, encoding="utf-8")
+        where, opt = tmp_path / "elsewhere", f"--config '{project / 'team.toml'}' "
+        where.mkdir()
+    planted = Thresholds(coach_ratio=0.3)
+    by_week = {w: n for w, n in zip(*(lambda f: (f.iso_week, f.coach_triggers))(
+        query(demo["db"], "SELECT * FROM weekly_health ORDER BY week_start")), strict=True)}
+    names, values = planted.signal_arguments()
+    with_03 = query(demo["db"], f"SELECT iso_week, coach_triggers FROM weekly_health_for({names})"
+                                " ORDER BY week_start", values)
+    changed = [w for w, n in zip(with_03.iso_week, with_03.coach_triggers, strict=True)
+               if by_week[w] != n]
+    assert changed, "the demo must hold a week coach_ratio 0.3 changes"
+
+    usage = shell(where, f"{BRAINLAB} {opt}usage daily --json")  # no --db: the settings'
+    assert usage.returncode == 0, usage.stderr
+    default = shell(where, f"{BRAINLAB} usage daily --json --db '{db}' --timezone UTC")
+    assert json.loads(usage.stdout) != json.loads(default.stdout)  # days of UTC+14
+    assert sum(r["output_tokens"] for r in json.loads(usage.stdout)) == sum(
+        r["output_tokens"] for r in json.loads(default.stdout))
+
+    lab = shell(where, f"{BRAINLAB} {opt}lab --print-command --no-browser")
+    assert lab.returncode == 0, lab.stderr
+    assert f"BRAINLAB_DB={db}" in lab.stdout.splitlines()
+    assert f"BRAINLAB_TIMEZONE={ZONE}" in lab.stdout and "coach_ratio=0.3" in lab.stdout
+
+    report = shell(where, f"{BRAINLAB} {opt}report weekly --week {changed[0]} --out reports")
+    assert report.returncode == 0, report.stderr
+    summary = json.loads((where / "reports" / changed[0] / "summary.json").read_text())
+    assert summary["coach_triggers"] == int(with_03.set_index("iso_week").coach_triggers[
+        changed[0]]) != by_week[changed[0]]
+    html = (where / "reports" / changed[0] / "weekly_health.html").read_text()
+    assert f"thresholds: {project / ('brainlab.toml' if not opt else 'team.toml')}" in html
+
+    nb01 = ROOT / "notebooks" / "01_metabolism_trends.ipynb"
+    env = f"BRAINLAB_CONFIG='{project / 'team.toml'}' " if opt else ""  # papermill: no --config
+    pm = shell(where, f"{env}{BRAINLAB.with_name('papermill')} {nb01} out01.ipynb"
+                      f" --cwd {ROOT / 'notebooks'}")  # the kernel runs in notebooks/
+    assert pm.returncode == 0, pm.stderr[-1500:]
+    records = read_records(where / "out01.ipynb")
+    assert records["coach_weeks"] == [w for w, n in zip(with_03.iso_week, with_03.coach_triggers,
+                                                        strict=True) if n > 0]
+    assert records["coach_weeks"] != [w for w, n in by_week.items() if n > 0]
+
+    transcript = hook_transcript(tmp_path, "sess-user-1")
+    hook = shell(where, f"{BRAINLAB} {opt}hook ingest --foreground",
+                 json.dumps({"transcript_path": str(transcript)}))
+    assert hook.returncode == 0 and hook.stdout == "", hook.stderr
+    assert query(db, "SELECT count(*) AS n FROM cc_requests WHERE session_id ="
+                     " 'sess-user-1'").n[0] == 1  # into the settings' store
+    digest = json.loads(Path(cache.file(cache.DIGEST_NAME)).read_text())
+    coach = query(db, f"SELECT coach_reason FROM session_signals_for({names})"
+                      " ORDER BY started_at DESC, sess_id DESC LIMIT 1", values).coach_reason[0]
+    assert digest["coach"] == (f"coach ({coach})" if coach else None)
+
+    line = shell(where, f"{BRAINLAB} {opt}statusline --plain",
+                 json.dumps({"session_id": "sess-user-1", "transcript_path": str(transcript),
+                             "context_window": {"used_percentage": 60}}))
+    assert line.returncode == 0, line.stderr
+    assert (digest["coach"] or "ctx 60%") in line.stdout
