@@ -9,7 +9,9 @@ the same three stores in the same folder, one after the other: the demo (12 week
 ``brainlab demo``), the real transcript corpus alone, and the template brain alone. Every
 table and view of each store is summarised by DuckDB as its row count and an order-free hash
 of its rows (``sum(hash(row))``), with the columns that record when or where a store was built
-(``*ingested_at``, ``*_path`` of the ingest log...) left out. The script prints each relation
+(``*ingested_at`` of the ingest log...) left out and floats rounded to 9 decimals (a parallel
+sum's last bits vary from run to run). The stores are kept in ``DIR/build-<checkout>``. The
+script prints each relation
 whose summary differs, each one only one side has, and a last line: how many relations were
 compared and how many differ. Not a speed figure: it lives beside the benchmarks because it
 builds real stores from two checkouts, as they do.
@@ -65,11 +67,14 @@ for name, build in (("demo", build_demo), ("corpus", build_corpus),
             "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
         ).fetchall()
         for (rel,) in sorted(rels):
-            cols = [c for (c,) in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ?"
-                " ORDER BY ordinal_position", [rel]).fetchall()
-                    if not any(v in c for v in VOLATILE)]
-            row = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)
+            typed = [(c, t) for c, t in con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns"
+                " WHERE table_name = ? ORDER BY ordinal_position", [rel]).fetchall()
+                     if not any(v in c for v in VOLATILE)]
+            cols = [c for c, _ in typed]
+            # a float sum's last bits depend on the order threads add it up: 9 digits kept
+            row = ", ".join(f'round("{c}", 9)' if t in ("DOUBLE", "FLOAT", "REAL")
+                            else '"' + c.replace('"', '""') + '"' for c, t in typed)
             try:
                 n, h = con.execute(
                     f'SELECT count(*), coalesce(sum(hash(({row})))::VARCHAR, \'0\')'
@@ -97,6 +102,9 @@ def summarise(checkout: Path, folder: Path, corpus: Path, template: Path) -> dic
     if done.returncode != 0:
         raise SystemExit(f"{checkout}: the build failed:\n{done.stderr[-3000:]}")
     found = json.loads((folder / "summary.json").read_text())
+    kept = folder.parent / f"{folder.name}-{checkout.resolve().name}"
+    shutil.rmtree(kept, ignore_errors=True)
+    folder.rename(kept)  # the stores stay for a closer look
     print(f"{checkout}: built with {found.pop('_code')[1]}", flush=True)
     return found
 
