@@ -22,8 +22,9 @@ variable) and the key.
 The command line resolves the settings once (:func:`brainlab.cli.main`) and makes them the
 process's (:func:`use`); everything it starts (the notebook kernels of ``lab`` and ``report``,
 the hook's detached worker) receives that very object serialized in ``$BRAINLAB_SETTINGS``
-(:data:`SETTINGS_ENV`), which :func:`current` reads before resolving anything. Library code
-and notebooks ask :func:`current` (notebooks through :func:`brainlab.lab.notebook_settings`).
+(:data:`SETTINGS_ENV`), which stands there for the file and the defaults (:func:`resolve`).
+Library code and notebooks ask :func:`current` (notebooks through
+:func:`brainlab.lab.notebook_settings`).
 """
 
 from __future__ import annotations
@@ -131,13 +132,20 @@ def resolve(config: str | os.PathLike | None = None,
             environ: dict[str, str] | None = None) -> Settings:
     """Settings from the environment, the file and the SPEC defaults (levels 2 to 5), checked.
 
-    ``config``: the ``--config`` option. Raises ConfigError naming the file or variable and
+    ``config``: the ``--config`` option. Without one, ``$BRAINLAB_SETTINGS`` (what the command
+    that started this process resolved) stands for the file and the defaults, and this
+    process's own variables apply on top. Raises ConfigError naming the file or variable and
     the key of the first bad value.
     """
     environ = os.environ if environ is None else environ
-    path, named_by = config_file(config, environ)
-    settings = Settings() if path is None else load_file(path)
-    origins = {} if path is None else {k: str(path) for k in _file_keys(settings)}
+    handed = None if config else environ.get(SETTINGS_ENV)
+    if handed:  # levels 2 to 5 as the command that started this process resolved them
+        settings = Settings.from_json(handed)
+        path, origins = settings.source, dict(settings.origins)
+    else:
+        path = config_file(config, environ)[0]
+        settings = Settings() if path is None else load_file(path)
+        origins = {} if path is None else {k: str(path) for k in _file_keys(settings)}
     changes: dict[str, Any] = {}
     for key, name in (("db", DB_ENV), ("prices", PRICES_ENV)):
         if environ.get(name):
@@ -262,7 +270,7 @@ def use(settings: Settings | None) -> None:
 
 
 def current() -> Settings:
-    """The process's settings: the command line's, else ``$BRAINLAB_SETTINGS``, else :func:`resolve`.
+    """The process's settings: the command line's (:func:`use`), else :func:`resolve`'s.
 
     Resolved once per process (per environment and folder, so a test changing them is seen).
     """
@@ -271,8 +279,7 @@ def current() -> Settings:
     key = (os.environ.get("PWD"), os.getcwd(), *(os.environ.get(n) for n in SETTINGS_ENVS))
     found = _RESOLVED.get(key)
     if found is None:
-        text = os.environ.get(SETTINGS_ENV)
-        found = Settings.from_json(text) if text else resolve()
+        found = resolve()
         _RESOLVED.clear()
         _RESOLVED[key] = found
     return found
