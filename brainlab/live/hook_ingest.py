@@ -50,6 +50,17 @@ def store_path(explicit: str | None = None) -> Path:
     return Path(explicit or configured or DEFAULT_DB).expanduser().resolve()
 
 
+def configured_prices() -> Path | None:
+    """The settings' price file: ``$BRAINLAB_PRICES``, else ``[paths] prices`` (None: none)."""
+    from brainlab.common.paths import config_requested
+
+    if not config_requested():
+        return None
+    from brainlab.settings import current
+
+    return current().prices
+
+
 def main(stream, foreground: bool = False, db: str | None = None) -> int:
     """Spool the hook's paths and start (or run) the worker; 0 whatever happens."""
     from brainlab.live.statusline import parse, read_stdin
@@ -124,11 +135,12 @@ def work(db: Path, retries: int = 0) -> int:
                     return 0
                 time.sleep(LOCK_WAIT_S)
         try:
-            counts = spool.drain(con)
+            prices = configured_prices()  # the settings' price file ($BRAINLAB_PRICES, [paths])
+            counts = spool.drain(con, prices)
             for _ in range(3):  # what the next hooks spooled meanwhile
                 if not os.path.exists(cache.file(cache.SPOOL_NAME)):
                     break
-                more = spool.drain(con)
+                more = spool.drain(con, prices)
                 counts = {k: counts[k] + more[k] for k in counts}
             value, running = digest.collect(con)  # on the open store: no second open
         finally:
