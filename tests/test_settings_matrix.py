@@ -194,6 +194,9 @@ def test_a_bad_value_is_one_error_naming_its_source_and_key(tmp_path, monkeypatc
 
 
 # --- the consumers, each against every source -----------------------------------------------
+SPEC_ANSWERS: dict[str, tuple] = {}  # a consumer's answer with nothing set, asked once a run
+
+
 def usage_rows(args: list[str], *extra: str) -> list[dict]:
     done = CliRunner().invoke(main, [*args, "usage", *extra, "--json"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
@@ -204,8 +207,10 @@ def usage_rows(args: list[str], *extra: str) -> list[dict]:
 def test_usage_reads_the_zone_the_week_start_and_the_store(source, folders, demo, monkeypatch):
     project, other = folders
     monkeypatch.chdir(other)  # nothing set: the SPEC defaults and the machine's zone (UTC)
-    defaults = (usage_rows([], "daily", "--db", str(demo["db"])),
-                usage_rows([], "weekly", "--db", str(demo["db"])))
+    if "usage" not in SPEC_ANSWERS:  # the same for every source: asked once
+        SPEC_ANSWERS["usage"] = (usage_rows([], "daily", "--db", str(demo["db"])),
+                                 usage_rows([], "weekly", "--db", str(demo["db"])))
+    defaults = SPEC_ANSWERS["usage"]
     db = project / "stores" / "team.duckdb"
     db.symlink_to(demo["db"])
     args = plant(source, project, other, db, monkeypatch)
@@ -247,7 +252,9 @@ def test_simulate_reads_the_thresholds_and_the_regulator_rules(source, folders, 
         return broker.read_text(), regulator.read_text()
 
     monkeypatch.chdir(other)  # nothing set: the SPEC's thresholds and rules
-    before = run([], "spec")
+    if "simulate" not in SPEC_ANSWERS:  # the same for every source: asked once
+        SPEC_ANSWERS["simulate"] = run([], "spec")
+    before = SPEC_ANSWERS["simulate"]
     db = project / "stores" / "team.duckdb"
     args = plant(source, project, other, db, monkeypatch)
     after = run(args, "planted")
