@@ -184,6 +184,10 @@ def test_a_bad_value_is_one_error_naming_its_source_and_key(tmp_path, monkeypatc
     with pytest.raises(ConfigError, match=r"^\$BRAINLAB_THRESHOLDS: threshold coach_ratio"
                                           r" expects a number, got 'high'$"):
         resolve()
+    done = CliRunner().invoke(main, ["usage"])  # docs/settings.md's example, as printed there
+    doc = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    shown = doc.split("brainlab usage\n", 1)[1].split("\n", 1)[0]
+    assert done.exit_code == 1 and done.output.strip() == shown
     monkeypatch.delenv("BRAINLAB_THRESHOLDS")
     (tmp_path / "brainlab.toml").write_text('timezone = "Mars/Olympus"\n', encoding="utf-8")
     done = CliRunner().invoke(main, ["sql", "SELECT 1"])
