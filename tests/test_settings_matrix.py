@@ -424,14 +424,7 @@ def test_a_user_project_folder_drives_every_entry_point(how, tmp_path, demo, mon
         where, opt = tmp_path / "elsewhere", f"--config '{project / 'team.toml'}' "
         where.mkdir()
     planted = Thresholds(coach_ratio=0.3)
-    by_week = {w: n for w, n in zip(*(lambda f: (f.iso_week, f.coach_triggers))(
-        query(demo["db"], "SELECT * FROM weekly_health ORDER BY week_start")), strict=True)}
     names, values = planted.signal_arguments()
-    with_03 = query(demo["db"], f"SELECT iso_week, coach_triggers FROM weekly_health_for({names})"
-                                " ORDER BY week_start", values)
-    changed = [w for w, n in zip(with_03.iso_week, with_03.coach_triggers, strict=True)
-               if by_week[w] != n]
-    assert changed, "the demo must hold a week coach_ratio 0.3 changes"
 
     usage = shell(where, f"{BRAINLAB} {opt}usage daily --json")  # no --db: the settings'
     assert usage.returncode == 0, usage.stderr
@@ -444,6 +437,33 @@ def test_a_user_project_folder_drives_every_entry_point(how, tmp_path, demo, mon
     assert lab.returncode == 0, lab.stderr
     assert f"BRAINLAB_DB={db}" in lab.stdout.splitlines()
     assert f"BRAINLAB_TIMEZONE={ZONE}" in lab.stdout and "coach_ratio=0.3" in lab.stdout
+
+    # the live commands first: a kernel the report or papermill left shutting down would
+    # still hold the store, and the hook never waits for it (it spools instead)
+    transcript = hook_transcript(tmp_path, "sess-user-1")
+    hook = shell(where, f"{BRAINLAB} {opt}hook ingest --foreground",
+                 json.dumps({"transcript_path": str(transcript)}))
+    assert hook.returncode == 0 and hook.stdout == "", hook.stderr
+    assert query(db, "SELECT count(*) AS n FROM cc_requests WHERE session_id ="
+                     " 'sess-user-1'").n[0] == 1  # into the settings' store
+    digest = json.loads(Path(cache.file(cache.DIGEST_NAME)).read_text())
+    coach = query(db, f"SELECT coach_reason FROM session_signals_for({names})"
+                      " ORDER BY started_at DESC, sess_id DESC LIMIT 1", values).coach_reason[0]
+    assert digest["coach"] == (f"coach ({coach})" if coach else None)
+
+    line = shell(where, f"{BRAINLAB} {opt}statusline --plain",
+                 json.dumps({"session_id": "sess-user-1", "transcript_path": str(transcript),
+                             "context_window": {"used_percentage": 60}}))
+    assert line.returncode == 0, line.stderr
+    assert (digest["coach"] or "ctx 60%") in line.stdout
+
+    by_week = {w: n for w, n in zip(*(lambda f: (f.iso_week, f.coach_triggers))(
+        query(db, "SELECT * FROM weekly_health ORDER BY week_start")), strict=True)}
+    with_03 = query(db, f"SELECT iso_week, coach_triggers FROM weekly_health_for({names})"
+                        " ORDER BY week_start", values)
+    changed = [w for w, n in zip(with_03.iso_week, with_03.coach_triggers, strict=True)
+               if by_week[w] != n]
+    assert changed, "the demo must hold a week coach_ratio 0.3 changes"
 
     report = shell(where, f"{BRAINLAB} {opt}report weekly --week {changed[0]} --out reports")
     assert report.returncode == 0, report.stderr
@@ -462,20 +482,3 @@ def test_a_user_project_folder_drives_every_entry_point(how, tmp_path, demo, mon
     assert records["coach_weeks"] == [w for w, n in zip(with_03.iso_week, with_03.coach_triggers,
                                                         strict=True) if n > 0]
     assert records["coach_weeks"] != [w for w, n in by_week.items() if n > 0]
-
-    transcript = hook_transcript(tmp_path, "sess-user-1")
-    hook = shell(where, f"{BRAINLAB} {opt}hook ingest --foreground",
-                 json.dumps({"transcript_path": str(transcript)}))
-    assert hook.returncode == 0 and hook.stdout == "", hook.stderr
-    assert query(db, "SELECT count(*) AS n FROM cc_requests WHERE session_id ="
-                     " 'sess-user-1'").n[0] == 1  # into the settings' store
-    digest = json.loads(Path(cache.file(cache.DIGEST_NAME)).read_text())
-    coach = query(db, f"SELECT coach_reason FROM session_signals_for({names})"
-                      " ORDER BY started_at DESC, sess_id DESC LIMIT 1", values).coach_reason[0]
-    assert digest["coach"] == (f"coach ({coach})" if coach else None)
-
-    line = shell(where, f"{BRAINLAB} {opt}statusline --plain",
-                 json.dumps({"session_id": "sess-user-1", "transcript_path": str(transcript),
-                             "context_window": {"used_percentage": 60}}))
-    assert line.returncode == 0, line.stderr
-    assert (digest["coach"] or "ctx 60%") in line.stdout
