@@ -24,7 +24,7 @@ from brainlab.store import graph, open_writer, query, spec_sql
 from brainlab.transcripts.ingest import ingest_claude
 
 HEADER = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\((.*?)\)\s*AS\s+TABLE", re.S | re.I)
-DEFAULT = re.compile(r"(\w+)\s*:=\s*('(?:[^']|'')*'|\{\{[^}]*\}\}|[-\w.]+)")
+DEFAULT = re.compile(r"(\w+)\s*:=\s*('(?:[^']|'')*'|\{\{[^}]*\}\}|\[[^\]]*\]|[-\w.]+)")
 # numeric macro defaults that are not SPEC values, each with its reason (anything else fails)
 NOT_SPEC = {
     ("session_audit_for", "tokens_rel"): "tolerance of the logged-vs-measured audit (issue 13)",
@@ -70,7 +70,7 @@ def test_every_sql_default_is_the_spec_value():
                 assert space == "thresholds" and field in spec, (name, param, default)
                 assert executed[param] == spec_sql.literal(spec[field]), (name, param)
                 bound_seen += 1
-            elif not default.startswith("'"):  # a number written in SQL: must not be a spec one
+            elif re.fullmatch(r"-?\d+(\.\d+)?", default):  # a number: must not be a spec one
                 assert (name, param) in NOT_SPEC, (
                     f"{name}.{param} := {default}: a number in SQL; name the spec value"
                     " ({{ thresholds.<field> }}) or list it in NOT_SPEC with its reason")
