@@ -18,6 +18,13 @@ every transcript: seconds per run at 30x). Then ``brainlab hook ingest`` after o
 message, in the foreground (the whole ingest) and detached (what the session waits for),
 through the console script and as installed (``python -S .../launch.py hook ingest``).
 Prints p50 / p95 wall time, the ratio, and the load average beside the figures.
+
+``--baseline CHECKOUT`` (issue 40: the status line costs no more CPU per call than before)
+also runs, in every round and right after this checkout's, the installed status line of
+another checkout of brainlab (e.g. a worktree of main before the change) on the same input,
+each with its own live cache (the digest copied), once in a folder without settings and
+once in a folder holding a brainlab.toml with ``[thresholds]``; it prints the CPU seconds
+(user + system of the child) per call of both, p50 and mean, and their ratio.
 """
 
 from __future__ import annotations
@@ -48,6 +55,18 @@ def timed(cmd: list[str], stdin: bytes, env: dict) -> tuple[float, bytes]:
     if done.returncode != 0:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
     return wall, done.stdout
+
+
+def cpu_timed(cmd: list[str], stdin: bytes, env: dict, cwd: Path | None = None) -> float:
+    """CPU seconds (user + system) of one run of ``cmd`` fed ``stdin``."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd, input=stdin, env=env, capture_output=True, cwd=cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -110,13 +129,17 @@ def bench_tree(label: str, tree: Path, work: Path, args) -> dict:
     ccusage = [str(Path(args.ccusage_dir) / "node_modules" / ".bin" / "ccusage"),
                "statusline", "--offline"]
     ours, script, theirs = [], [], []
-    sample = {}
+    sample, cpu = {}, {}
     installed = [sys.executable, "-S", str(REPO / "brainlab" / "live" / "launch.py"),
                  "statusline"]  # what `brainlab hooks install` writes
+    versus = _versus(args, work, env)
     for i in range(args.runs):
         with open(transcript, "a") as handle:
             handle.write(message(i))
         data = status_input(transcript, i)
+        for name, (command, its_env, cwd) in versus.items():
+            result_cpu = cpu_timed(command, data, its_env, cwd)
+            cpu.setdefault(name, []).append(result_cpu)
         wall, out = timed(installed, data, env)
         ours.append(wall)
         sample.setdefault("brainlab", out.decode().strip())
@@ -143,7 +166,34 @@ def bench_tree(label: str, tree: Path, work: Path, args) -> dict:
                               env)[0])
         time.sleep(3.0)
     return {"label": label, "ours": ours, "script": script, "theirs": theirs, "fg": fg,
-            "bg": bg, "launched": launched, "sample": sample}
+            "bg": bg, "launched": launched, "sample": sample, "cpu": cpu}
+
+
+def _versus(args, work: Path, env: dict) -> dict:
+    """``--baseline``: {name: (installed status line command, env, folder)} of both checkouts.
+
+    Each gets its own live cache holding the digest the hook just wrote, so neither sees the
+    other's per-session state; "settings" runs in a folder whose brainlab.toml sets thresholds.
+    """
+    if not args.baseline:
+        return {}
+    settings_folder = work / "with-settings"
+    settings_folder.mkdir(exist_ok=True)
+    (settings_folder / "brainlab.toml").write_text(
+        "[thresholds]\ncoach_ratio = 0.3\nsaturation_peak_use = 75\n", encoding="utf-8")
+    digest = Path(env["BRAINLAB_CACHE_DIR"]) / "live" / "digest.json"
+    out = {}
+    for who, root in (("after", REPO), ("before", args.baseline.resolve())):
+        for where, cwd in (("no settings", work), ("brainlab.toml", settings_folder)):
+            cache = work / f"cache-{who}-{where.replace(' ', '-')}"
+            (cache / "live").mkdir(parents=True, exist_ok=True)
+            if digest.exists():
+                shutil.copy(digest, cache / "live" / "digest.json")
+            its_env = {**env, "BRAINLAB_CACHE_DIR": str(cache), "PWD": str(cwd)}
+            out[f"{who}, {where}"] = ([sys.executable, "-S", str(root / "brainlab" / "live" /
+                                                                 "launch.py"), "statusline"],
+                                      its_env, cwd)
+    return out
 
 
 def report(result: dict) -> None:
@@ -168,6 +218,15 @@ def report(result: dict) -> None:
                   f" ms  max {max(values) * 1e3:7.1f} ms")
     for tool, line in result["sample"].items():
         print(f"  {tool}: {line}")
+    cpu = result.get("cpu") or {}
+    for name, values in cpu.items():
+        print(f"CPU per call, {name:<26} n={len(values):>3}  p50 {pct(values, .5) * 1e3:6.1f} ms"
+              f"  mean {statistics.mean(values) * 1e3:6.1f} ms")
+    for where in ("no settings", "brainlab.toml"):
+        after, before = cpu.get(f"after, {where}"), cpu.get(f"before, {where}")
+        if after and before:
+            print(f"CPU after/before, {where}: p50 {pct(after, .5) / pct(before, .5):.3f}x"
+                  f"  mean {statistics.mean(after) / statistics.mean(before):.3f}x")
     emit("statusline", label=result["label"], p50_s=pct(ours, .5), p95_s=pct(ours, .95),
          ccusage_p95_s=pct(theirs, .95) if theirs else None)
 
@@ -184,11 +243,14 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/sl-bench"))
     parser.add_argument("--ccusage-dir", type=Path, default=Path("/work/ccusage"))
     parser.add_argument("--keep", action="store_true", help="Keep the trees and stores.")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="Another checkout whose status line runs beside this one's (CPU).")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         args.corpus = Path("/work/shared/corpora/claude-code")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "brainlab")],
-                   check=True, env=user_env(), stdout=subprocess.DEVNULL)
+    for root in (REPO, *([args.baseline] if args.baseline else [])):  # both start from .pyc
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "brainlab")],
+                       check=True, env=user_env(), stdout=subprocess.DEVNULL)
     results = []
     try:
         for copies in (int(c) for c in args.trees.split(",")):

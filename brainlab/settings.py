@@ -1,30 +1,57 @@
-"""Settings loaded once: SPEC defaults (brainlab.spec) overridden by one TOML file.
+"""The one settings object (issue 40 item 1): resolved once per process, one precedence.
 
-The file is ``--config PATH`` (a group-level option of the ``brainlab`` command), else
-``$BRAINLAB_CONFIG``, else ``brainlab.toml`` in the working directory when present. It may
-hold ``[thresholds]`` (fields of :class:`~brainlab.spec.thresholds.Thresholds`),
-``[regulator]`` (fields of :class:`~brainlab.spec.regulator.RegulatorRules`), ``[paths]``
-(``db``, ``reports``, ``prices``; relative to the file's folder), ``timezone`` and ``start_of_week``. The CLI
-puts the loaded :class:`Settings` on click's context and exports ``BRAINLAB_CONFIG``, so
-notebooks and reports run by a command read the same file. A bad file or key is one
-ConfigError naming both.
+Each setting is taken from the first of these that gives it:
+
+1. the command's option (``--db``, ``--timezone``, ``--threshold`` ...), applied by the command
+   on top of the resolved settings (:meth:`Settings.with_options`);
+2. the environment: ``$BRAINLAB_DB``, ``$BRAINLAB_PRICES``, ``$BRAINLAB_TIMEZONE``,
+   ``$BRAINLAB_START_OF_WEEK``, ``$BRAINLAB_THRESHOLDS`` and ``$BRAINLAB_REGULATOR``
+   (``key=value`` pairs, comma-separated, over the file's tables);
+3. the settings file ``--config FILE``, else ``$BRAINLAB_CONFIG``;
+4. else ``brainlab.toml`` in the user's working folder (``$PWD``, where the user typed the
+   command, then the process's folder: a notebook kernel runs in ``notebooks/``);
+5. the SPEC defaults (:mod:`brainlab.spec`).
+
+One file is read (the first of 3 and 4). It may hold ``[thresholds]`` (fields of
+:class:`~brainlab.spec.thresholds.Thresholds`), ``[regulator]`` (fields of
+:class:`~brainlab.spec.regulator.RegulatorRules`), ``[paths]`` (``db``, ``reports``,
+``prices``; relative to the file's folder), ``timezone`` and ``start_of_week``. Every value is
+checked once, here: a bad one is one :class:`~brainlab.errors.ConfigError` naming the file (or
+variable) and the key.
+
+The command line resolves the settings once (:func:`brainlab.cli.main`) and makes them the
+process's (:func:`use`); everything it starts (the notebook kernels of ``lab`` and ``report``,
+the hook's detached worker) receives that very object serialized in ``$BRAINLAB_SETTINGS``
+(:data:`SETTINGS_ENV`), which stands there for the file and the defaults (:func:`resolve`).
+Library code and notebooks ask :func:`current` (notebooks through
+:func:`brainlab.lab.notebook_settings`).
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from brainlab.common.errors import ConfigError
 from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
     CONFIG_ENV,
+    DB_ENV,
     DEFAULT_CONFIG,
     DEFAULT_DB,
     DEFAULT_REPORTS,
     DEMO_DIR,
+    PRICES_ENV,
+    REGULATOR_ENV,
+    SETTINGS_ENV,
+    SETTINGS_ENVS,
+    THRESHOLDS_ENV,
+    TZ_ENV,
+    WEEK_ENV,
     config_requested,
+    user_path,
 )
 from brainlab.spec.regulator import RegulatorRules
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
@@ -37,47 +64,142 @@ TOP_KEYS = ("thresholds", "regulator", "paths", "timezone", "start_of_week")
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a command needs to know besides its arguments."""
+    """Everything a command, notebook, report or hook needs to know besides its arguments."""
 
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    rules: RegulatorRules = field(default_factory=RegulatorRules)  # base of --rules specs
-    db: Path | None = None  # [paths] db: the store commands use when --db is not given
-    reports: Path | None = None  # [paths] reports: where `report weekly` writes
-    prices: Path | None = None  # [paths] prices: a price file (as --prices / $BRAINLAB_PRICES)
+    thresholds: Thresholds = field(default_factory=Thresholds)  # SPEC §3.3, §4.4
+    rules: RegulatorRules = field(default_factory=RegulatorRules)  # SPEC §6.5; base of --rules
+    db: Path | None = None  # the store (None: data/brainlab.duckdb from the working folder)
+    reports: Path | None = None  # where `report weekly` writes (None: reports/)
+    prices: Path | None = None  # a price file over the package's table (None: none)
     timezone: str | None = None  # IANA zone of dated views (None: the machine's)
     start_of_week: str | None = None  # "monday" (ISO, default) or "sunday"
-    source: Path | None = None  # the TOML file these settings came from, if any
+    source: Path | None = None  # the TOML file read, if any
+    origins: dict[str, str] = field(default_factory=dict, compare=False)  # setting -> where from
+
+    def with_options(self, **options: Any) -> Settings:
+        """These settings under a command's options (level 1): each non-None one wins."""
+        given = {k: v for k, v in options.items() if v is not None}
+        if not given:
+            return self
+        return replace(self, **given, origins={**self.origins, **dict.fromkeys(given, "option")})
+
+    def summary(self) -> str:
+        """One line: the file read and every threshold and rule that differs from the SPEC's."""
+        changed = [f"{k}={v}" for k, v in asdict(self.thresholds).items()
+                   if v != getattr(Thresholds(), k)]
+        changed += [f"{k}={v}" for k, v in asdict(self.rules).items()
+                    if v != getattr(RegulatorRules(), k)]
+        return (f"{self.source or 'no settings file'}; changed from the SPEC:"
+                f" {', '.join(changed) or 'nothing'}")
+
+    def to_json(self) -> str:
+        """The settings as one JSON text (``$BRAINLAB_SETTINGS``, read back by :meth:`from_json`)."""
+        value = asdict(self)
+        for key in (*PATH_KEYS, "source"):
+            value[key] = None if value[key] is None else str(Path(value[key]).resolve())
+        return json.dumps(value, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        """The settings a command serialized with :meth:`to_json` (checked again)."""
+        try:
+            value = json.loads(text)
+            for key in (*PATH_KEYS, "source"):
+                value[key] = None if value.get(key) is None else Path(value[key])
+            return cls(thresholds=Thresholds().replace(**value.pop("thresholds")),
+                       rules=RegulatorRules().replace(**value.pop("rules")), **value)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ConfigError(f"${SETTINGS_ENV}: not the settings a brainlab command wrote"
+                              f" ({exc}); unset it") from None
 
 
-def config_file(path: str | os.PathLike | None = None) -> Path | None:
-    """The settings file to read: ``path``, else ``$BRAINLAB_CONFIG``, else ``./brainlab.toml``.
+def config_file(path: str | os.PathLike | None = None,
+                environ: dict[str, str] | None = None) -> tuple[Path | None, str]:
+    """The settings file to read and what named it: ``path``, ``$BRAINLAB_CONFIG``, ./brainlab.toml.
 
-    None when no path is given and the default file does not exist (SPEC defaults).
+    (None, "") when no file is named and none is in the user's folder (SPEC defaults).
     """
+    environ = os.environ if environ is None else environ
     if path:
-        return Path(path)
-    if os.environ.get(CONFIG_ENV):
-        return Path(os.environ[CONFIG_ENV])
-    return DEFAULT_CONFIG if config_requested() else None
+        return Path(path), "--config"
+    if environ.get(CONFIG_ENV):
+        return user_path(environ[CONFIG_ENV]), f"${CONFIG_ENV}"
+    found = user_path(DEFAULT_CONFIG)
+    return (found, str(DEFAULT_CONFIG)) if found.is_file() else (None, "")
 
 
-def load_settings(path: str | os.PathLike | None = None) -> Settings:
-    """Read settings from :func:`config_file` (``path`` first), else the SPEC defaults."""
-    candidate = config_file(path)
-    if candidate is None:
-        return Settings()
-    if not candidate.is_file():
-        raise ConfigError(f"config file not found: {candidate} (give an existing TOML file)")
+def resolve(config: str | os.PathLike | None = None,
+            environ: dict[str, str] | None = None) -> Settings:
+    """Settings from the environment, the file and the SPEC defaults (levels 2 to 5), checked.
+
+    ``config``: the ``--config`` option. Without one, ``$BRAINLAB_SETTINGS`` (what the command
+    that started this process resolved) stands for the file and the defaults, and this
+    process's own variables apply on top. Raises ConfigError naming the file or variable and
+    the key of the first bad value.
+    """
+    environ = os.environ if environ is None else environ
+    handed = None if config else environ.get(SETTINGS_ENV)
+    if handed:  # levels 2 to 5 as the command that started this process resolved them
+        settings = Settings.from_json(handed)
+        path, origins = settings.source, dict(settings.origins)
+    else:
+        path = config_file(config, environ)[0]
+        settings = Settings() if path is None else load_file(path)
+        origins = {} if path is None else {k: str(path) for k in _file_keys(settings)}
+    changes: dict[str, Any] = {}
+    for key, name in (("db", DB_ENV), ("prices", PRICES_ENV)):
+        if environ.get(name):
+            changes[key] = user_path(environ[name])
+            origins[key] = f"${name}"
+    if environ.get(TZ_ENV):
+        changes["timezone"] = check_timezone(environ[TZ_ENV], f"${TZ_ENV}")
+        origins["timezone"] = f"${TZ_ENV}"
+    if environ.get(WEEK_ENV):
+        changes["start_of_week"] = _first_day(environ[WEEK_ENV].strip().lower(), f"${WEEK_ENV}")
+        origins["start_of_week"] = f"${WEEK_ENV}"
+    for key, name in (("thresholds", THRESHOLDS_ENV), ("rules", REGULATOR_ENV)):
+        if environ.get(name):
+            try:
+                pairs = parse_overrides([p for p in environ[name].split(",") if p.strip()])
+                changes[key] = getattr(settings, key).replace(**pairs)
+            except ConfigError as exc:
+                raise ConfigError(f"${name}: {exc}") from None
+            origins.update(dict.fromkeys((f"{key}.{k}" for k in pairs), f"${name}"))
+    if path is None and not changes:
+        return settings
+    return replace(settings, **changes, origins=origins)
+
+
+def _file_keys(settings: Settings) -> list[str]:
+    """The settings a file set (for :attr:`Settings.origins`)."""
+    keys = [k for k in (*PATH_KEYS, "timezone", "start_of_week") if getattr(settings, k)]
+    keys += [f"thresholds.{k}" for k, v in asdict(settings.thresholds).items()
+             if v != getattr(Thresholds(), k)]
+    keys += [f"rules.{k}" for k, v in asdict(settings.rules).items()
+             if v != getattr(RegulatorRules(), k)]
+    return keys
+
+
+def load_file(path: str | os.PathLike) -> Settings:
+    """The settings of one TOML file over the SPEC defaults; ConfigError naming file and key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path} (give an existing TOML file)")
     import tomllib
 
     try:
-        data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise ConfigError(f"{candidate}: not a readable TOML file ({exc})") from exc
+        raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
     try:
-        return _settings(data, candidate)
+        return _settings(data, path)
     except ConfigError as exc:
-        raise ConfigError(f"{candidate}: {exc}") from exc
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def load_settings(path: str | os.PathLike | None = None) -> Settings:
+    """:func:`resolve` (kept for callers of the former ``brainlab.config``)."""
+    return resolve(path)
 
 
 def _settings(data: dict[str, Any], source: Path) -> Settings:
@@ -99,11 +221,83 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
             raise ConfigError(f"path {key} expects a file or folder name, got {value!r}")
         resolved[key] = (source.parent / Path(value).expanduser())
     timezone = data.get("timezone")
-    if timezone is not None and not isinstance(timezone, str):
-        raise ConfigError(f"timezone expects a name such as Europe/Paris, got {timezone!r}")
+    if timezone is not None:
+        timezone = check_timezone(timezone, "timezone")
     start_of_week = data.get("start_of_week")
-    if start_of_week is not None and start_of_week not in FIRST_DAYS:
-        raise ConfigError(f"start_of_week expects monday or sunday, got {start_of_week!r}")
+    if start_of_week is not None:
+        start_of_week = _first_day(start_of_week, "start_of_week")
     return Settings(thresholds=Thresholds().replace(**tables["thresholds"]),
                     rules=RegulatorRules().replace(**tables["regulator"]),
                     timezone=timezone, start_of_week=start_of_week, source=source, **resolved)
+
+
+def check_timezone(name: Any, where: str) -> str:
+    """``name`` when it is an IANA zone (``UTC`` for its spellings); ConfigError naming ``where``."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{where} expects a name such as Europe/Paris, got {name!r}")
+    name = name.strip()
+    if name.upper() in ("UTC", "Z", "ETC/UTC"):
+        return "UTC"
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"{where}: unknown time zone {name!r}: give an IANA name like"
+                          " Europe/Paris, America/New_York or UTC") from None
+    return name
+
+
+def _first_day(value: Any, where: str) -> str:
+    if value not in FIRST_DAYS:
+        raise ConfigError(f"{where} expects monday or sunday, got {value!r}")
+    return value
+
+
+# --- the process's settings -----------------------------------------------------------------
+_CURRENT: list[Settings] = []  # set by use() (the command line); else resolved on first ask
+_RESOLVED: dict[tuple, Settings] = {}  # resolve()'s answer per inputs (env, folders)
+
+
+configured = config_requested  # a file given or found, or a settings variable set
+
+
+def use(settings: Settings | None) -> None:
+    """Make ``settings`` the process's (None: forget them, resolve again on the next ask)."""
+    _CURRENT.clear()
+    if settings is not None:
+        _CURRENT.append(settings)
+
+
+def current() -> Settings:
+    """The process's settings: the command line's (:func:`use`), else :func:`resolve`'s.
+
+    Resolved once per process (per environment and folder, so a test changing them is seen).
+    """
+    if _CURRENT:
+        return _CURRENT[0]
+    key = (os.environ.get("PWD"), os.getcwd(), *(os.environ.get(n) for n in SETTINGS_ENVS))
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = resolve()
+        _RESOLVED.clear()
+        _RESOLVED[key] = found
+    return found
+
+
+def child_env(settings: Settings | None = None) -> dict[str, str]:
+    """The variables handing ``settings`` (default: the process's) to a process it starts."""
+    return {SETTINGS_ENV: (settings or current()).to_json()}
+
+
+def thresholds_of(thresholds_file: str | os.PathLike | None = None) -> tuple[Thresholds, str]:
+    """The thresholds a run uses and where they come from (the report's "thresholds:" line).
+
+    ``thresholds_file`` (``report weekly --thresholds FILE``, an option): that file's
+    ``[thresholds]`` table over the SPEC defaults; else the process's settings.
+    """
+    if thresholds_file:
+        return load_file(thresholds_file).thresholds, str(thresholds_file)
+    settings = current()
+    where = sorted({v for k, v in settings.origins.items() if k.startswith("thresholds.")})
+    return settings.thresholds, ", ".join(where) or "SPEC defaults"

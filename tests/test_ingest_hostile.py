@@ -209,7 +209,7 @@ def test_git_commit_detection_is_linear():
     """Item 7 (transcripts' Bash commands): `git -c -c -c ...` was exponential."""
     import subprocess
     import sys
-    code = ("from brainlab.transcripts.build import GIT_COMMIT as g\n"
+    code = ("from brainlab.spec.commits import GIT_COMMIT as g\n"
             "assert not g.search('git ' + '-c ' * 200_000 + 'x')\n"
             "assert g.search('git -c user.name=x -C dir --no-verify commit -m y')\n"
             "assert g.search('cd a && git -c commit')\n")

@@ -20,8 +20,8 @@ from brainlab.common.paths import DEFAULT_DB
 
 @main.command("lab")
 @click.option("--db", "db", type=click.Path(path_type=Path), default=None,
-              help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else "
-                   f"{DEFAULT_DB}; the demo when neither exists]")
+              help=f"Database the notebooks read (BRAINLAB_DB)  [default: $BRAINLAB_DB, else the"
+                   f" settings' [paths] db, else {DEFAULT_DB}; the demo when none exists]")
 @click.option("--demo", is_flag=True, help="Open the demo store (built first when missing).")
 @click.option("--dir", "notebook_dir", type=click.Path(path_type=Path), default=None,
               help="The tracked notebooks the copies are made from  [default: the package's"
@@ -41,16 +41,20 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
     """Open JupyterLab on your copies of the notebooks with your store (or --db, --demo)."""
     from brainlab import lab
     from brainlab.metrics.usage_time import TZ_ENV, WEEK_ENV, resolve_time
+    from brainlab.settings import child_env, current
 
     tz, first_day = resolve_time(timezone, start_of_week)
-
-    store = lab.choose_store(db, demo)
+    settings = current()
+    store = lab.choose_store(db, demo, configured=settings.db,
+                             where=settings.origins.get("db", ""))
     if store.note:
         console.print(store.note, style="bold yellow" if demo else "bold red", markup=False,
                       highlight=False)
     out.print(f"{lab.DB_ENV}={store.db.resolve()}", markup=False, highlight=False)
     out.print(f"{TZ_ENV}={tz}", markup=False, highlight=False)
     out.print(f"{WEEK_ENV}={first_day}", markup=False, highlight=False)
+    kernels = settings.with_options(db=store.db.resolve(), timezone=tz, start_of_week=first_day)
+    out.print(f"settings: {kernels.summary()}", markup=False, highlight=False)
     command = lab.lab_command(work_dir, store.db, port, open_browser=not no_browser)
     if print_command:
         if store.demo and not store.db.exists():
@@ -63,4 +67,4 @@ def lab_cmd(db: Path | None, demo: bool, notebook_dir: Path | None, work_dir: Pa
     for line in lab.prepare_notebooks(notebook_dir, work_dir):
         console.print(line, markup=False, highlight=False)
     sys.exit(lab.launch(work_dir, store.db, port, open_browser=not no_browser,
-                        env_extra={TZ_ENV: tz, WEEK_ENV: first_day}))
+                        env_extra={TZ_ENV: tz, WEEK_ENV: first_day, **child_env(kernels)}))

@@ -85,7 +85,8 @@ def hook_group() -> None:
 
 @hook_group.command("ingest")
 @click.option("--foreground", is_flag=True, help="Ingest in this process (else detached).")
-@click.option("--db", default=None, help="Store (default: $BRAINLAB_DB, else data/brainlab.duckdb).")
+@click.option("--db", default=None, help="Store (default: $BRAINLAB_DB, else the settings' [paths] db,"
+              " else data/brainlab.duckdb).")
 def hook_ingest(foreground: bool, db: str | None) -> None:
     """Stop/SubagentStop/SessionEnd/PreCompact: ingest the named transcripts, spool if busy."""
     from brainlab.live.hook_ingest import main
@@ -94,7 +95,8 @@ def hook_ingest(foreground: bool, db: str | None) -> None:
 
 
 @hook_group.command("session-start")
-@click.option("--db", default=None, help="Store (default: $BRAINLAB_DB, else data/brainlab.duckdb).")
+@click.option("--db", default=None, help="Store (default: $BRAINLAB_DB, else the settings' [paths] db,"
+              " else data/brainlab.duckdb).")
 def hook_session_start(db: str | None) -> None:
     """SessionStart: print the protocol's boot context (coach, KPI, claims, budget) if any."""
     from brainlab.live.session_start import main

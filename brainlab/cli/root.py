@@ -15,7 +15,7 @@ import click
 
 from brainlab import __version__
 from brainlab.common.errors import BrainlabError
-from brainlab.common.paths import CONFIG_ENV, DEFAULT_DB, DEFAULT_REPORTS, config_requested
+from brainlab.common.paths import DEFAULT_DB, DEFAULT_REPORTS, SETTINGS_ENV, config_requested
 from brainlab.common.plaintext import visible
 
 if TYPE_CHECKING:
@@ -26,34 +26,50 @@ if TYPE_CHECKING:
 @click.group()
 @click.version_option(__version__, prog_name="brainlab")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Settings file ([thresholds], [regulator], [paths], timezone);"
-                                 " default: $BRAINLAB_CONFIG, else ./brainlab.toml when present.")
+              default=None, help="Settings file ([thresholds], [regulator], [paths], timezone,"
+                                 " start_of_week); default: $BRAINLAB_CONFIG, else ./brainlab.toml"
+                                 " when present (docs/settings.md).")
 @click.pass_context
 def main(ctx: click.Context, config_path: Path | None) -> None:
     """brainlab: load brain-protocol logs into DuckDB, replay them, report on them."""
-    if not config_requested(config_path):  # no settings file: SPEC defaults, nothing imported
+    if not config_requested(config_path):  # SPEC defaults: nothing to read, nothing imported
         return
-    from brainlab.settings import load_settings
+    from brainlab import settings as store
 
     try:
-        ctx.obj = load_settings(config_path)
+        resolved = store.resolve(config_path)
     except BrainlabError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    _apply_settings(ctx, ctx.obj)
+    _apply_settings(ctx, resolved)
 
 
-def _apply_settings(ctx: click.Context, settings) -> None:
-    """Make a settings file the default of every command's --db/--out/--prices/--thresholds.
+def _apply_settings(ctx: click.Context, resolved: Settings) -> None:
+    """Make ``resolved`` the process's settings for this command, and its children's.
 
-    Through click's ``default_map`` (an option given on the command line still wins), and
-    ``$BRAINLAB_CONFIG`` for the notebooks and reports a command runs in a kernel.
+    The settings' db, reports folder and price file become the defaults of every command's
+    ``--db``/``--out``/``--prices`` (click's ``default_map``: an option given on the command
+    line still wins); the kernels, papermill runs and workers the command starts receive them
+    in ``$BRAINLAB_SETTINGS``. Both are undone when the command ends (a test's next command
+    in the same process starts afresh).
     """
-    if settings.source is None:
-        return
-    os.environ[CONFIG_ENV] = str(Path(settings.source).resolve())
-    swaps = {("db", DEFAULT_DB): settings.db, ("out_dir", DEFAULT_REPORTS): settings.reports,
-             ("prices", None): settings.prices, ("thresholds_file", None): settings.source}
+    from brainlab import settings as store
+
+    ctx.obj = resolved
+    store.use(resolved)
+    before = os.environ.get(SETTINGS_ENV)
+    os.environ[SETTINGS_ENV] = resolved.to_json()
+
+    def restore() -> None:
+        store.use(None)
+        if before is None:
+            os.environ.pop(SETTINGS_ENV, None)
+        else:
+            os.environ[SETTINGS_ENV] = before
+
+    ctx.call_on_close(restore)
+    swaps = {("db", DEFAULT_DB): resolved.db, ("out_dir", DEFAULT_REPORTS): resolved.reports,
+             ("prices", None): resolved.prices}
 
     def defaults(group: click.Group) -> dict:
         found = {}
@@ -69,12 +85,10 @@ def _apply_settings(ctx: click.Context, settings) -> None:
 
 
 def settings() -> Settings:
-    """The settings the group loaded (SPEC defaults outside a command)."""
-    from brainlab.settings import Settings
+    """The process's settings (:func:`brainlab.settings.current`): the group resolved them."""
+    from brainlab.settings import current
 
-    ctx = click.get_current_context(silent=True)
-    found = ctx.find_object(Settings) if ctx else None
-    return found or Settings()
+    return current()
 
 
 class ClosedExit(int):

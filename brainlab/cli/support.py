@@ -110,9 +110,10 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
 
 def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:
     """Every ingest takes what the live hooks spooled while the store was busy (issue 25)."""
+    from brainlab.live.hook_ingest import configured_prices
     from brainlab.live.spool import drain_db, drained_line
 
-    line = drained_line(drain_db(db, prices, root))
+    line = drained_line(drain_db(db, prices or configured_prices(), root))  # settings' prices
     if line:
         click.echo(line)
 

@@ -1,14 +1,17 @@
 """``brainlab lab`` and the notebooks' plumbing: which store, the db path, recorded results.
 
-The lab opens the store every command uses (``--db``, ``$BRAINLAB_DB``, ``data/brainlab.duckdb``)
-and the demo only when asked or when there is no store (saying so loudly); JupyterLab works on
-the user's copies of the notebooks (:mod:`brainlab.lab.copies`), never the tracked files.
+The lab opens the store every command uses (``--db``, else the settings' store:
+``$BRAINLAB_DB``, else ``[paths] db``; else ``data/brainlab.duckdb``) and the demo only when
+asked or when there is no store (saying so loudly); JupyterLab works on the user's copies of
+the notebooks (:mod:`brainlab.lab.copies`), never the tracked files.
 
-Notebooks find their database in the ``BRAINLAB_DB`` environment variable (their parameters
-cell reads it; papermill may override ``db_path``). A notebook states the figures a test checks
-by :func:`record`, which publishes them as display data of a mimetype no frontend renders
-(:data:`RECORD_MIME`, beside an empty ``text/plain``): the user sees nothing, the saved
-notebook keeps them, and :func:`read_records` collects them from an executed notebook.
+Notebooks find their settings through :func:`notebook_settings` and their database through
+:func:`notebook_db` (their parameters cell calls it; papermill may override ``db_path``): the
+lab hands its kernels the settings it resolved (``$BRAINLAB_SETTINGS``, and ``$BRAINLAB_DB``).
+A notebook states the figures a test checks by :func:`record`, which publishes them as display
+data of a mimetype no frontend renders (:data:`RECORD_MIME`, beside an empty ``text/plain``):
+the user sees nothing, the saved notebook keeps them, and :func:`read_records` collects them
+from an executed notebook.
 """
 
 from __future__ import annotations
@@ -21,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainlab.common.errors import BrainlabError
-from brainlab.common.paths import DEFAULT_DB, DEMO_DIR
+from brainlab.common.paths import DB_ENV, DEFAULT_DB, DEMO_DIR, user_path  # noqa: F401  (re-exported)
 
-DB_ENV = "BRAINLAB_DB"
 RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer, empty text
 NOTEBOOK_DIR = Path("notebooks")  # the tracked notebooks (stored without outputs)
 WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (lab/copies.py)
@@ -65,36 +67,32 @@ def ensure_demo_db(demo_dir: Path = DEMO_DIR, console=None, ingest=None) -> Path
     return db
 
 
+def notebook_settings():
+    """The settings a notebook uses (:func:`brainlab.settings.current`): one helper for all.
+
+    In a kernel ``brainlab lab`` or ``brainlab report`` started: the settings that command
+    resolved (``$BRAINLAB_SETTINGS``); under a plain ``papermill`` or ``jupyter`` run: the
+    environment, then ``$BRAINLAB_CONFIG``, then ``brainlab.toml`` in the folder where the
+    command was typed, then the SPEC defaults. Never build ``Thresholds()`` by hand.
+    """
+    from brainlab.settings import current
+
+    return current()
+
+
 def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> str:
-    """The database a notebook should read: ``$BRAINLAB_DB``, else ``default``.
+    """The database a notebook should read: the settings' (:func:`notebook_settings`), else ``default``.
 
-    A relative ``$BRAINLAB_DB`` means a path from the folder where the user typed the command
-    (the kernel itself runs in ``notebooks/``): see :func:`user_path`.
+    The settings' store is ``$BRAINLAB_DB`` (a relative one is a path from the folder where
+    the user typed the command: the kernel itself runs in ``notebooks/``), else the settings
+    file's ``[paths] db``.
     """
-    value = os.environ.get(DB_ENV)
-    return str(user_path(value)) if value else str(default)
+    from brainlab.common.paths import config_requested
 
-
-def user_path(value: str | os.PathLike) -> Path:
-    """``value`` made absolute against the folder where the user typed the command.
-
-    That folder is ``$PWD`` (every shell sets it, and a kernel or a ``cd`` inside a program
-    does not change it), else the current directory. A relative path that exists only from the
-    current directory is still found there; a path that exists nowhere is given from ``$PWD``
-    (so the error names the file the user meant).
-    """
-    path = Path(value).expanduser()
-    if path.is_absolute():
-        return path
-    bases = []
-    shell = os.environ.get("PWD")
-    if shell and Path(shell).is_absolute() and Path(shell).is_dir():
-        bases.append(Path(shell))
-    bases.append(Path.cwd())
-    for base in bases:
-        if (base / path).exists():
-            return base / path
-    return bases[0] / path
+    if not config_requested():  # nothing set: no settings code to import
+        return str(default)
+    db = notebook_settings().db
+    return str(db) if db else str(default)
 
 
 def record(name: str, value) -> None:
@@ -140,22 +138,25 @@ class LabStore:
 
 
 def choose_store(db: Path | None = None, demo: bool = False, default: Path = DEFAULT_DB,
-                 demo_dir: Path = DEMO_DIR) -> LabStore:
-    """The store the lab opens: ``db``, else ``$BRAINLAB_DB``, else ``default`` (as every command).
+                 demo_dir: Path = DEMO_DIR, configured: Path | None = None,
+                 where: str = "") -> LabStore:
+    """The store the lab opens: ``db``, else the settings' (``configured``), else ``default``.
 
-    The demo only when asked (``demo``) or when no store exists at ``default``.
-    Nothing is built here: a missing demo is built by :func:`ensure_demo_db` when launching.
+    ``configured``: :attr:`brainlab.settings.Settings.db` (``$BRAINLAB_DB``, else the settings
+    file's ``[paths] db``), ``where`` what set it (said when it does not exist). The demo
+    only when asked (``demo``) or when no store exists at ``default``. Nothing is built here:
+    a missing demo is built by :func:`ensure_demo_db` when launching.
     """
     if demo and db is not None:
         raise BrainlabError("give --db or --demo, not both")
     demo_db = demo_db_path(demo_dir)
     if demo:
         return LabStore(demo_db, True, "opening the demo store (synthetic sessions)")
-    named = db if db is not None else os.environ.get(DB_ENV)
+    named = db if db is not None else configured
     if named:
         path = user_path(named)
         if not path.exists():
-            where = "--db" if db is not None else f"${DB_ENV}"
+            where = "--db" if db is not None else where or "settings"
             raise BrainlabError(f"no database at {path} ({where}): ingest into it first "
                                 "(`brainlab ingest brain PATH`, `brainlab ingest claude`)")
         return LabStore(path, False)

@@ -7,7 +7,8 @@ result of the existing views (DESIGN §3: Python wraps views, it does not recomp
 
 - ``day`` and ``sessions``: today's cost (UTC day) per session, summed by ``usage_by`` (the
   one place usage is summed) over the usage roll-up (``cc_usage_rollup``);
-- ``coach``: the SPEC §3.3 coach auto-trigger of the latest session (``session_signals``);
+- ``coach``: the SPEC §3.3 coach auto-trigger of the latest session (``session_signals_for``
+  under the settings' thresholds);
 - ``breath``: the SPEC §4.4 alerts of the running sprint (a sprint without an end, or that
   ended in the last 12 hours: :func:`brainlab.metrics.report.sprint_breath`);
 - ``cold_start``: the SPEC §3.3 cold-start KPI when not stable (``cold_start_kpi``);
@@ -50,8 +51,9 @@ def collect(con, now: float | None = None) -> tuple[dict, tuple | None]:
         "SELECT session_id, cost_usd FROM usage_by(calls := cc_usage_rollup, grain := 'day',"
         " dims := ['session'], since := ?, until := ?) WHERE session_id IS NOT NULL",
         [day, day]) if cost}
-    coach = one("SELECT sess_id, coach_reason FROM session_signals"
-                " ORDER BY started_at DESC, sess_id DESC LIMIT 1")
+    names, values = _thresholds().signal_arguments()  # the settings' [thresholds]
+    coach = one(f"SELECT sess_id, coach_reason FROM session_signals_for({names})"
+                " ORDER BY started_at DESC, sess_id DESC LIMIT 1", values)
     if coach and coach[0][1]:
         out["coach"] = f"coach ({coach[0][1]})"
     kpi = one("SELECT status, pass_rate FROM cold_start_kpi"
@@ -69,6 +71,22 @@ def collect(con, now: float | None = None) -> tuple[dict, tuple | None]:
     return out, (running[0] if running and running[0][1] is not None else None)
 
 
+def _thresholds():
+    """The process's thresholds, the SPEC's when nothing is set.
+
+    :func:`brainlab.settings.current`: the hook's worker gets the hook's in
+    ``$BRAINLAB_SETTINGS``.
+    """
+    from brainlab.common.paths import config_requested
+    from brainlab.spec.thresholds import Thresholds
+
+    if not config_requested():
+        return Thresholds()
+    from brainlab.settings import current
+
+    return current().thresholds
+
+
 def with_breath(out: dict, db: str | Path, running: tuple | None) -> dict:
     """``out`` with the running sprint's breath alert (read through the report's function)."""
     if running is not None:
@@ -80,7 +98,7 @@ def _breath(db, sprint_id: str, started_at: datetime) -> str | None:
     """The running sprint's SPEC §4.4 alerts as the weekly report computes them."""
     from brainlab.metrics.report import Week, sprint_breath
 
-    frame = sprint_breath(db, Week.of(started_at.date()))
+    frame = sprint_breath(db, Week.of(started_at.date()), _thresholds())  # SPEC §4.4 ones
     if frame is None or frame.empty:
         return None
     alerts = frame.loc[frame["sprint_id"] == sprint_id, "alerts"]

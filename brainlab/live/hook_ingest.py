@@ -21,8 +21,6 @@ from pathlib import Path
 
 from brainlab.live import cache
 
-DB_ENV = "BRAINLAB_DB"
-
 
 def transcript_paths(data: dict | None) -> list[str]:
     """The transcript files a hook object names (absolute ``*.jsonl`` strings)."""
@@ -38,10 +36,29 @@ def transcript_paths(data: dict | None) -> list[str]:
 
 
 def store_path(explicit: str | None = None) -> Path:
-    """``--db``, else ``$BRAINLAB_DB``, else the default store (resolved from the cwd)."""
-    from brainlab.common.paths import DEFAULT_DB
+    """``--db``, else the settings' (``$BRAINLAB_DB``, else ``[paths] db``), else the default.
 
-    return Path(explicit or os.environ.get(DB_ENV) or DEFAULT_DB).expanduser().resolve()
+    Claude Code runs the hook in the project's folder: its ``brainlab.toml`` is found there.
+    """
+    from brainlab.common.paths import DEFAULT_DB, config_requested
+
+    configured = None
+    if not explicit and config_requested():
+        from brainlab.settings import current
+
+        configured = current().db
+    return Path(explicit or configured or DEFAULT_DB).expanduser().resolve()
+
+
+def configured_prices() -> Path | None:
+    """The settings' price file: ``$BRAINLAB_PRICES``, else ``[paths] prices`` (None: none)."""
+    from brainlab.common.paths import config_requested
+
+    if not config_requested():
+        return None
+    from brainlab.settings import current
+
+    return current().prices
 
 
 def main(stream, foreground: bool = False, db: str | None = None) -> int:
@@ -75,8 +92,14 @@ def spawn(db: Path) -> None:
     It runs with ``site`` (it needs DuckDB) and this very ``brainlab`` package first on its
     path (the launcher may have started without ``site``).
     """
+    from brainlab.common.paths import config_requested
+
     root = str(Path(__file__).resolve().parent.parent.parent)
     env = dict(os.environ)
+    if config_requested():  # the worker reads the thresholds this hook resolved (the digest)
+        from brainlab.settings import child_env
+
+        env.update(child_env())
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     subprocess.Popen([sys.executable, "-m", "brainlab.live.hook_ingest", str(db)],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -112,11 +135,12 @@ def work(db: Path, retries: int = 0) -> int:
                     return 0
                 time.sleep(LOCK_WAIT_S)
         try:
-            counts = spool.drain(con)
+            prices = configured_prices()  # the settings' price file ($BRAINLAB_PRICES, [paths])
+            counts = spool.drain(con, prices)
             for _ in range(3):  # what the next hooks spooled meanwhile
                 if not os.path.exists(cache.file(cache.SPOOL_NAME)):
                     break
-                more = spool.drain(con)
+                more = spool.drain(con, prices)
                 counts = {k: counts[k] + more[k] for k in counts}
             value, running = digest.collect(con)  # on the open store: no second open
         finally:

@@ -164,18 +164,24 @@ def scan(state: dict, chunk: bytes) -> None:
             continue
         prompt = b'"user"' in line and "prompt_seen" not in state
         usage = b'"usage"' in line and b'"assistant"' in line
-        commit = b"git commit" in line and b'"tool_use"' in line
+        commit = b"commit" in line and b'"tool_use"' in line  # `git -C x commit` too
         if not (prompt or usage or commit):
             continue
         try:
             obj = json.loads(line)
         except (ValueError, UnicodeDecodeError):
             continue
-        if not isinstance(obj, dict) or obj.get("isSidechain") is True:
+        if not isinstance(obj, dict):
             continue
+        message = obj.get("message")
+        if commit and isinstance(message, dict) and isinstance(message.get("content"), list):
+            found = commits_in(message["content"])
+            if found:
+                state["commits"] = state.get("commits", 0) + found
+        if obj.get("isSidechain") is True:  # a subagent's: its commits count (as the
+            continue  # ingest's), its prompt and context do not
         if prompt:
             _first_prompt(state, obj)
-        message = obj.get("message")
         if not isinstance(message, dict):
             continue
         if usage and obj.get("type") == "assistant":
@@ -184,11 +190,19 @@ def scan(state: dict, chunk: bytes) -> None:
                          if isinstance(v := field(message, "usage", k), int))
             if tokens:
                 state["context_tokens"] = tokens
-        if commit and isinstance(message.get("content"), list):
-            state["commits"] = state.get("commits", 0) + sum(
-                1 for block in message["content"] if isinstance(block, dict)
-                and block.get("type") == "tool_use"
-                and "git commit" in str(field(block, "input", "command", kind=str)))
+
+
+def commits_in(content: list) -> int:
+    """The git commits among a message's tool calls.
+
+    :func:`brainlab.spec.commits.is_git_commit`: the ingest's rule, so the budget colour and
+    rules BUD001/BUD002 count alike.
+    """
+    from brainlab.spec.commits import is_git_commit
+
+    return sum(1 for block in content if isinstance(block, dict)
+               and block.get("type") == "tool_use"
+               and is_git_commit(block.get("name"), field(block, "input", "command", kind=str)))
 
 
 def _first_prompt(state: dict, obj: dict) -> None:
@@ -275,15 +289,31 @@ def budget_of(mode: str | None, session_type: str | None) -> dict | None:
             return {"watch": budget.watch_pct, "max": budget.max_pct,
                     "min_commits": budget.min_commits, "basis": f"+{budget.mode}"}
     if session_type:
-        from brainlab.settings import Thresholds
         from brainlab.spec.vocabulary import category_of
 
-        category, t = category_of(session_type), Thresholds()
+        category, t = category_of(session_type), _thresholds()
         peak = {"use-brain": t.saturation_peak_use,
                 "build-brain": t.saturation_peak_build}.get(category)
         if peak is not None:
             return {"over_above": peak, "basis": category}
     return None
+
+
+def _thresholds():
+    """The settings' thresholds, read once a session (when its type is known).
+
+    ``[thresholds]`` of the project's brainlab.toml, found from the folder Claude Code runs
+    the line in.
+    """
+    from brainlab.common.paths import config_requested
+
+    if config_requested():
+        from brainlab.settings import current
+
+        return current().thresholds
+    from brainlab.spec.thresholds import Thresholds
+
+    return Thresholds()
 
 
 def budget_tone(pct: float, budget: dict | None, commits: int) -> str:

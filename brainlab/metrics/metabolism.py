@@ -55,23 +55,22 @@ def signals(db: DB, thresholds: Thresholds | None = None, formula: str = "v2",
             basis: str = "best") -> pd.DataFrame:
     """Per session: coach trigger, conserve signals, ratio band (SPEC §3.3) under ``thresholds``."""
     t = thresholds or Thresholds()
-    return query(db, """
-        SELECT * FROM session_signals_for(
-            formula := ?, ratio_window := ?, ratio_unit := ?, explore_weight := ?,
-            ratio_healthy := ?, ratio_watch := ?, coach_ratio := ?, coach_health := ?,
-            coach_last_n := ?, coach_health_mode := ?, conserve_peak := ?,
-            conserve_health := ?, conserve_close := ?, saturation_peak_use := ?,
-            saturation_peak_build := ?, basis := ?)
-        ORDER BY started_at, sess_id""",
-        [_formula(formula), t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
-         t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
-         t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
-         t.saturation_peak_use, t.saturation_peak_build, basis_of(basis)])
+    names, values = t.signal_arguments()  # spec/thresholds.py: the one parameter list
+    return query(db, f"SELECT * FROM session_signals_for(formula := ?, {names}, basis := ?)"
+                     " ORDER BY started_at, sess_id",
+                 [_formula(formula), *values, basis_of(basis)])
 
 
-def weekly_health(db: DB) -> pd.DataFrame:
-    """Headline figures per ISO week (SPEC defaults)."""
-    return query(db, "SELECT * FROM weekly_health ORDER BY week_start")
+def weekly_health(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    """Headline figures per ISO week (view ``weekly_health``) under ``thresholds``.
+
+    None: the SPEC defaults (the view itself); else ``weekly_health_for`` with the set.
+    """
+    if thresholds is None or thresholds == Thresholds():
+        return query(db, "SELECT * FROM weekly_health ORDER BY week_start")
+    names, values = thresholds.signal_arguments()
+    return query(db, "SELECT * EXCLUDE (last_ratio, last_ratio_band)"
+                     f" FROM weekly_health_for({names}) ORDER BY week_start", values)
 
 
 def cold_start(db: DB, thresholds: Thresholds | None = None) -> pd.DataFrame:

@@ -41,17 +41,12 @@ HEADLINE_FIGURES = (
 def signal_args(t: Thresholds, formula: str = "v2", basis: str = "best") -> tuple[str, list]:
     """The named-argument list of session_signals_for / weekly_health_for, and its values.
 
-    ``basis``: logged, measured or best (issue 13, store/models/marts/measured_sessions.sql).
+    The thresholds' part is :meth:`Thresholds.signal_arguments` (spec/thresholds.py, the one
+    list of those parameters). ``basis``: logged, measured or best (issue 13,
+    store/models/marts/measured_sessions.sql).
     """
-    names = ("formula", "ratio_window", "ratio_unit", "explore_weight", "ratio_healthy",
-             "ratio_watch", "coach_ratio", "coach_health", "coach_last_n", "coach_health_mode",
-             "conserve_peak", "conserve_health", "conserve_close", "saturation_peak_use",
-             "saturation_peak_build", "basis")
-    values = [formula, t.ratio_window, t.ratio_window_unit, t.ratio_explore_weight,
-              t.ratio_healthy, t.ratio_watch, t.coach_ratio, t.coach_health, t.coach_last_n,
-              t.coach_health_mode, t.conserve_peak, t.conserve_health, t.conserve_close,
-              t.saturation_peak_use, t.saturation_peak_build, basis_of(basis)]
-    return ", ".join(f"{n} := ?" for n in names), values
+    names, values = t.signal_arguments()
+    return (f"formula := ?, {names}, basis := ?", [formula, *values, basis_of(basis)])
 
 
 # The local day of every session (brainlab/metrics/session_days.py: pandas-free, for the

@@ -3,15 +3,15 @@
 A day, week or month of `brainlab usage` is the user's: calls are bucketed by their UTC
 15-minute bucket in the store (cc_usage_rollup) and each bucket is turned into a day of the
 chosen IANA zone at read time (every zone's offset is a multiple of 15 minutes, so a bucket
-lies in one local day). The zone is the option's, else ``timezone`` in ``brainlab.toml``
-(:func:`brainlab.settings.load_settings`), else the machine's (as ccusage does: the ``TZ``
-variable, then the system setting, read by tzlocal). Weeks start on Monday (ISO 8601) unless
-``sunday`` is asked for.
+lies in one local day). The zone is the option's, else the settings' (``$BRAINLAB_TIMEZONE``,
+else ``timezone`` in the settings file: :func:`brainlab.settings.current`), else the
+machine's (as ccusage does: the ``TZ`` variable, then the system setting, read by tzlocal).
+Weeks start on Monday (ISO 8601) unless ``sunday`` is asked for.
 
 Notebooks run in a kernel: ``brainlab report weekly`` passes the zone it resolved as the
-report notebook's ``timezone`` parameter, ``brainlab lab`` puts it in ``$BRAINLAB_TIMEZONE``
-(:data:`TZ_ENV`, and the week's first day in :data:`WEEK_ENV`); :func:`kernel_timezone` reads
-the parameter, then the variable, then the config file and the machine.
+report notebook's ``timezone`` parameter, and every command hands its settings to the kernels
+it starts (``$BRAINLAB_SETTINGS``); :func:`kernel_timezone` reads the parameter, then the
+settings, then the machine.
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ import os
 import zoneinfo
 
 from brainlab.common.errors import ConfigError
+from brainlab.common.paths import TZ_ENV, WEEK_ENV  # noqa: F401  (the settings' variables)
 from brainlab.spec.weeks import check_first_day
-
-TZ_ENV = "BRAINLAB_TIMEZONE"  # the zone a command resolved, for the notebooks it runs
-WEEK_ENV = "BRAINLAB_START_OF_WEEK"  # and the first day of its weeks
 
 
 def local_zone() -> str:
@@ -77,8 +75,8 @@ def resolve_time(timezone: str | None = None,
                  start_of_week: str | None = None) -> tuple[str, str]:
     """A command's (zone, first day of the week), each checked.
 
-    Each is the option's, else ``brainlab.toml``'s, else the machine's zone and Monday; the
-    file is read only when an option is missing.
+    Each is the option's, else the settings' (:func:`settings_defaults`), else the machine's
+    zone and Monday; the settings are asked only when an option is missing.
     """
     configured = (None, None) if timezone and start_of_week else settings_defaults()
     return (resolve_timezone(timezone, None if timezone else configured[0]),
@@ -86,31 +84,30 @@ def resolve_time(timezone: str | None = None,
 
 
 def settings_defaults() -> tuple[str | None, str | None]:
-    """``timezone`` and ``start_of_week`` from ``./brainlab.toml`` (None when unset)."""
-    if not os.path.exists("brainlab.toml"):  # the usual case: no TOML parser to import
-        return None, None
-    from brainlab.settings import load_settings
+    """``timezone`` and ``start_of_week`` of the process's settings (None when unset).
 
-    settings = load_settings()
+    :func:`brainlab.settings.current`: ``$BRAINLAB_TIMEZONE``/``$BRAINLAB_START_OF_WEEK``,
+    else the settings file's (``--config``, ``$BRAINLAB_CONFIG``, ./brainlab.toml), as the
+    command that started this process resolved them.
+    """
+    from brainlab.common.paths import config_requested
+
+    if not config_requested():  # the usual case: no TOML parser, no settings code to import
+        return None, None
+    from brainlab.settings import current
+
+    settings = current()
     return settings.timezone, settings.start_of_week
 
 
 def kernel_timezone(option: str | None = None) -> str:
-    """The zone of a notebook: ``option`` (its parameter), else ``$BRAINLAB_TIMEZONE``.
-
-    ``brainlab lab`` sets the variable; without either: brainlab.toml's, else the machine's.
-    """
-    named = option or os.environ.get(TZ_ENV) or None
-    return resolve_timezone(named, None if named else settings_defaults()[0])
+    """The zone of a notebook: ``option`` (its parameter), else the settings' (:func:`resolve_time`)."""
+    return resolve_time(option or None, "monday")[0]
 
 
 def kernel_week_start(option: str | None = None) -> str:
-    """The first day of a notebook's weeks: ``option``, else ``$BRAINLAB_START_OF_WEEK``.
-
-    ``brainlab lab`` sets the variable; without either: brainlab.toml's, else monday.
-    """
-    named = option or os.environ.get(WEEK_ENV) or None
-    return resolve_week_start(named, None if named else settings_defaults()[1])
+    """The first day of a notebook's weeks: ``option``, else the settings', else monday."""
+    return resolve_week_start(option or None, None if option else settings_defaults()[1])
 
 
 def local_sql(column: str) -> str:

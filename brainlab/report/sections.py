@@ -22,7 +22,7 @@ from brainlab.common.tables import MISSING, NUMERIC, SHORT_ID, column_kind, form
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
 from brainlab.report import measured_week, once
-from brainlab.settings import Thresholds, load_settings
+from brainlab.settings import Thresholds, thresholds_of
 from brainlab.viz import charts
 from brainlab.viz.chart_process import PROBE, ChartProcess, Pending
 
@@ -93,8 +93,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
 
     warm_charts()  # vl-convert's engine starts while the first queries run
     tz = kernel_timezone(timezone or None)
-    settings = load_settings(thresholds_file or None) if thresholds_file else None
-    thresholds = settings.thresholds if settings else Thresholds()
+    thresholds, threshold_source = thresholds_of(thresholds_file or None)
     if ratio_window:
         thresholds = thresholds.replace(ratio_window=int(ratio_window))
     store = once.store(db)
@@ -107,7 +106,7 @@ def open_report(db: str, week: str, ratio_window: int = 0, thresholds_file: str 
     return ReportContext(
         db=store, week=parsed, thresholds=thresholds, history_weeks=int(history_weeks),
         run_id=run_id, figures=data.week_figures(store, parsed, thresholds, basis=basis),
-        threshold_source=str(settings.source) if settings else "SPEC defaults", basis=basis,
+        threshold_source=threshold_source, basis=basis,
         transcript_sessions=data.transcript_sessions(store, parsed, tz), shape=shape,
         timezone=tz)
 

@@ -231,10 +231,9 @@ def _summary(db: Path, label: str, run: runner.Execution, parameters: dict) -> d
 
 
 def _summary_of(db, label: str, parameters: dict) -> dict:
-    from brainlab.settings import Thresholds, load_settings
+    from brainlab.settings import thresholds_of
 
-    thresholds = (load_settings(parameters["thresholds_file"]).thresholds
-                  if parameters["thresholds_file"] else Thresholds())
+    thresholds = thresholds_of(parameters["thresholds_file"] or None)[0]
     if parameters["ratio_window"]:
         thresholds = thresholds.replace(ratio_window=parameters["ratio_window"])
     return summary.figures(db, Week.parse(label), thresholds, parameters.get("basis", "best"),

@@ -3,6 +3,11 @@
 A user's ``brainlab.toml`` ``[thresholds]`` table and ``--threshold key=value`` options
 override fields by name (:mod:`brainlab.settings` loads the file; the validator is
 :func:`brainlab.spec.values.replace_fields`).
+
+The SQL models never repeat a default: a macro parameter's default is written
+``{{ thresholds.<field> }}`` in its model file and the store fills in this class's value
+(:mod:`brainlab.store.spec_sql`); :data:`SIGNAL_PARAMETERS` names the Thresholds field each
+parameter of the signal macros takes, for the Python callers that pass a whole set.
 """
 
 from __future__ import annotations
@@ -53,3 +58,25 @@ class Thresholds:
     def replace(self, **changes: Any) -> Thresholds:
         """Return a copy with some fields changed; unknown names raise ConfigError."""
         return replace_fields(self, "threshold", changes)
+
+    def signal_arguments(self) -> tuple[str, list]:
+        """``name := ?, ...`` of :data:`SIGNAL_PARAMETERS` and these thresholds' values.
+
+        The named arguments session_signals_for / weekly_health_for take from a threshold set
+        (formula and basis are the caller's).
+        """
+        return (", ".join(f"{name} := ?" for name, _ in SIGNAL_PARAMETERS),
+                [getattr(self, field) for _, field in SIGNAL_PARAMETERS])
+
+
+# SPEC §3.3: the parameters of the SQL macros session_signals_for and weekly_health_for (in
+# their order) and the Thresholds field each one takes.
+SIGNAL_PARAMETERS: tuple[tuple[str, str], ...] = (
+    ("ratio_window", "ratio_window"), ("ratio_unit", "ratio_window_unit"),
+    ("explore_weight", "ratio_explore_weight"), ("ratio_healthy", "ratio_healthy"),
+    ("ratio_watch", "ratio_watch"), ("coach_ratio", "coach_ratio"),
+    ("coach_health", "coach_health"), ("coach_last_n", "coach_last_n"),
+    ("coach_health_mode", "coach_health_mode"), ("conserve_peak", "conserve_peak"),
+    ("conserve_health", "conserve_health"), ("conserve_close", "conserve_close"),
+    ("saturation_peak_use", "saturation_peak_use"),
+    ("saturation_peak_build", "saturation_peak_build"))

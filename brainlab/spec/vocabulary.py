@@ -25,6 +25,10 @@ SESSION_CATEGORIES: dict[str, str] = {
     "auto": "auto",  # mixed session: kept as its own value (SPEC §2.2)
 }
 UNKNOWN_CATEGORY = "unknown"
+# SPEC §3.2 v2: the categories a health score is defined for (none, auto and unknown have
+# none); the views that rank, average or label scored sessions join the store's
+# ``scored_categories`` table, written from this tuple.
+SCORED_CATEGORIES: tuple[str, ...] = ("use-brain", "build-brain", "explore-brain")
 
 # SPEC §2.6: claim TTL in hours by session type (V2); other types use the default.
 CLAIM_TTL_HOURS: dict[str, float] = {
@@ -35,6 +39,9 @@ CLAIM_TTL_DEFAULT_HOURS = 4.0
 # SPEC §5: the only files a workspace may hold, and the archive values README.md may declare.
 WORKSPACE_FILES = ("README.md", "ram.md", "log.md", "feedback.md")
 WORKSPACE_ARCHIVE_VALUES = ("auto", "keep", "30d", "90d", "permanent")
+# SPEC §5: days a workspace archived ``30d``/``90d`` is kept after its TTL (rule WSP003);
+# the store's ``workspace_retention`` table.
+WORKSPACE_RETENTION_DAYS: dict[str, int] = {"30d": 30, "90d": 90}
 WORKSPACE_README_MAX_LINES = 10
 WORKSPACE_RAM_MAX_ACTIVE_LINES = 50
 # SPEC §5, seeds/workspace-spec.md.txt "Graduation par mode": the sections a workspace keeps

@@ -16,7 +16,8 @@ FOLDER = Path(__file__).parent / "models"  # raw/, staging/, marts/, rules/ (pac
 # the lookup tables schema._write_lookups fills from brainlab.spec and the rule ymls (derived:
 # rewritten by every apply; the lake rebuilds, not exports them); their DDL is in raw/
 LOOKUP_TABLES = ("session_categories", "claim_ttl", "session_type_sets", "rule_catalogue",
-                 "stop_codes", "session_modes", "mode_perimeters", "mode_budgets")
+                 "stop_codes", "session_modes", "mode_perimeters", "mode_budgets",
+                 "scored_categories", "workspace_retention")
 META = "brainlab_meta"  # raw/brainlab_meta.sql: the store's bookkeeping, created first
 # A store written before the one-model-per-file layout (issue 23 item 2) carries the hash of
 # the same CREATE TABLE statements grouped in schema/*.sql: old fingerprint -> this layout's

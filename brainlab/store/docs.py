@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from brainlab.store import spec_sql
 from brainlab.store.schema import models, open_writer
 
 HEADER = """# Schema
@@ -60,7 +61,8 @@ def render() -> str:
         parts.append(f"{model.get('description', '').strip()}\n")
         if model.get("parameters"):
             parts.append("\nParameters: " + ", ".join(
-                f"`{p['name']} := {p['default']}`" if "default" in p else f"`{p['name']}`"
+                f"`{p['name']} := {spec_sql.render(str(p['default']))}`" if "default" in p
+                else f"`{p['name']}`"
                 for p in model["parameters"]) + ".\n")
         if "columns" not in model:
             continue  # a scalar macro

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from brainlab.store.spec_sql import render
+
 FOLDER = Path(__file__).parent / "models"
 LAYERS = ("raw", "staging", "marts", "rules")
 
@@ -64,7 +66,7 @@ def model_files(folder: Path = FOLDER) -> list[Model]:
         if not base.is_dir():
             continue
         for path in sorted(base.glob("*.sql")):
-            text = path.read_text(encoding="utf-8")
+            text = render(path.read_text(encoding="utf-8"), str(path))  # spec values filled in
             head = _HEAD.match(text)
             if head is None or head.group(2) != path.stem:
                 raise ValueError(f"{path}: its first statement must create `{path.stem}`"

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 _SPEC = Path(__file__).parent.parent / "spec"
 # the spec files whose constants catalog_fingerprint() hashes (see catalog_files_key)
 _SPEC_SOURCES = ("vocabulary.py", "modes.py", "rules.py", "stops.py", "session_types.py",
-                 "budget_rule.py", "weeks.py")
+                 "budget_rule.py", "weeks.py", "thresholds.py")
 LAYERS = ("raw", "staging", "marts", "rules")  # as brainlab.store.graph (not imported at open)
 
 
@@ -90,14 +90,16 @@ def _model_files() -> list[Path]:
 @lru_cache(maxsize=1)
 def catalog_fingerprint() -> str:
     """A hash of everything apply() writes: tables, views, model docs and protocol lookups."""
-    from brainlab.spec import budget_rule, modes, session_types, stops, vocabulary, weeks
+    from brainlab.spec import budget_rule, modes, session_types, stops, thresholds, vocabulary, weeks
 
     digest = hashlib.sha256(schema_fingerprint().encode())
     for entry in _model_files():
         digest.update(entry.relative_to(FOLDER).as_posix().encode() + b"\0" + entry.read_bytes())
     digest.update(repr((sorted(vocabulary.SESSION_CATEGORIES.items()),
                         sorted(vocabulary.CLAIM_TTL_HOURS.items()),
-                        sorted(stops.STOP_CODES.items()))).encode())
+                        sorted(stops.STOP_CODES.items()), vocabulary.SCORED_CATEGORIES,
+                        sorted(vocabulary.WORKSPACE_RETENTION_DAYS.items()))).encode())
+    digest.update(repr(thresholds.Thresholds()).encode())  # the models' {{ thresholds.* }}
     digest.update(repr((modes.MODES, modes.PERIMETERS, modes.BUDGETS,
                         budget_rule.BUDGET_OVER_SQL, budget_rule.BUDGET_WATCH_SQL,
                         weeks.MACROS)).encode())
@@ -203,6 +205,10 @@ def _write_lookups(con: duckdb.DuckDBPyConnection) -> None:
                     sorted(vocabulary.SESSION_CATEGORIES.items()))
     con.executemany("INSERT INTO claim_ttl VALUES (?, ?)",
                     sorted(vocabulary.CLAIM_TTL_HOURS.items()))
+    con.executemany("INSERT INTO scored_categories VALUES (?)",
+                    [(c,) for c in vocabulary.SCORED_CATEGORIES])
+    con.executemany("INSERT INTO workspace_retention VALUES (?, ?)",
+                    sorted(vocabulary.WORKSPACE_RETENTION_DAYS.items()))
     con.executemany("INSERT INTO session_type_sets VALUES (?, ?, ?)",
                     [(name, t, spec) for name, (spec, types)
                      in sorted(session_types.SESSION_TYPE_SETS.items()) for t in types])

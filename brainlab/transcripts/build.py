@@ -24,6 +24,7 @@ import msgspec
 import orjson
 
 from brainlab.sources.redact import redact_truncate
+from brainlab.spec.commits import GIT_COMMIT, is_git_commit  # noqa: F401  (GIT_COMMIT re-exported)
 from brainlab.transcripts import broker, discovery, marks
 from brainlab.transcripts.line import Block, Input, Line, Message, Result, Usage
 from brainlab.transcripts.values import (
@@ -58,8 +59,6 @@ FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRea
 SEARCH_TOOLS = {"Grep", "Glob", "LS"}
 LAUNCH_TOOLS = {"Task", "Agent"}
 MARKED_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "Edit", "Write", "MultiEdit"}
-GIT_COMMIT = re.compile(
-    r"(?:^|[;&|(\s`])git\s+(?:(?:-C|-c)\s+\S+\s+|--?[\w-]+(?:=\S+)?\s+)*+commit\b")  # *+: linear
 REQUEST_COLUMNS = (
     "session_id", "agent_id", "request_id", "message_id", "model", "ts", "input_tokens",
     "output_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
@@ -73,7 +72,6 @@ TOOL_RESULT_COLUMNS = (
     "line")
 COMPACTIONS = ("compact_boundary", "microcompact_boundary")
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
-_git_commit = GIT_COMMIT.search
 _MODELS: dict = {}  # kept(model, 80), read once per request
 _CWDS: dict = {}  # kept(cwd, 300)
 _SPEEDS: dict = {}  # kept(speed, 40)
@@ -389,7 +387,7 @@ def _tool_call(block: Block, args: Input, whole: dict | None, session_id, agent_
         redact_truncate(pattern, 200) if pattern else None,
         kept(launched, 80) if launched is not None else None,
         redact_truncate(command, COMMAND_CHARS) if command else None,
-        bool(command and _git_commit(command)),
+        is_git_commit(name, command),  # spec/commits.py: the status line's rule too
         ctx.path, line_no,
     ))
     if whole is not None:  # to-dos and workspace decisions (issue 13)

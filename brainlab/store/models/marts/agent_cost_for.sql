@@ -4,9 +4,10 @@
 -- added by the transcript views). always_loaded_share / little_use_share: SPEC §2.5 trend
 -- questions "always loaded for nothing?", as parameters. until: only the sessions started
 -- before it (a past week's report reads nothing after the week, issue 43); NULL: every one.
-CREATE OR REPLACE MACRO agent_cost_for(always_loaded_share := 0.80, little_use_share := 0.10,
-                                       until := NULL)
-AS TABLE
+CREATE OR REPLACE MACRO agent_cost_for(  -- defaults: brainlab/spec/thresholds.py
+    always_loaded_share := {{ thresholds.always_loaded_share }},
+    little_use_share := {{ thresholds.little_use_share }},
+    until := NULL) AS TABLE
 WITH loads AS MATERIALIZED (  -- metabolism_agent_loads evaluated once (it was 2 expansions)
     SELECT l.sess_id, l.agent, any_value(l.tokens_estimated) AS tokens_estimated
     FROM metabolism_agent_loads l

@@ -1,7 +1,10 @@
 -- SPEC §3.3 cold-start KPI: sessions with handoff_level NO and a measured pass; pass rate
 -- over the last `window` such sessions (inclusive); >= stable: stable, >= watch: watch,
 -- else: enrich the constitution.
-CREATE OR REPLACE MACRO cold_start_kpi_for(window_size := 7, stable := 0.80, watch := 0.60) AS TABLE
+CREATE OR REPLACE MACRO cold_start_kpi_for(  -- defaults: brainlab/spec/thresholds.py
+    window_size := {{ thresholds.cold_start_window }},
+    stable := {{ thresholds.cold_start_stable }},
+    watch := {{ thresholds.cold_start_watch }}) AS TABLE
 WITH m AS (
     SELECT sess_id, started_at, cold_start_kpi_pass,
            row_number() OVER (ORDER BY started_at, sess_id) AS k

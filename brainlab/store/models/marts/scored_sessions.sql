@@ -3,8 +3,11 @@
 -- formula: 'v2' (default, by category), 'v1' (one formula) or 'logged' (the scribe's value).
 -- health_score = the recomputed score where its inputs exist, else the logged one
 -- (health_basis says which). basis: 'best' (default), 'logged' or 'measured' (basis_sessions).
-CREATE OR REPLACE MACRO scored_sessions(formula := 'v2', saturation_peak_use := 80,
-                                        saturation_peak_build := 85, basis := 'best') AS TABLE
+CREATE OR REPLACE MACRO scored_sessions(  -- defaults: brainlab/spec/thresholds.py
+    formula := 'v2',
+    saturation_peak_use := {{ thresholds.saturation_peak_use }},
+    saturation_peak_build := {{ thresholds.saturation_peak_build }},
+    basis := 'best') AS TABLE
 WITH base AS (
     SELECT s.*,
         greatest(1, s.tokens_used / 1000.0 * s.context_peak_pct / 100.0) AS denominator

@@ -4,14 +4,14 @@
 -- (started_at, sess_id) order with a category of use-, build- or explore-brain and a health
 -- score. is_bad is NULL (unlabelled) when the session did not saturate and no scored session
 -- follows it.
-CREATE OR REPLACE MACRO session_outcomes_for(bad_health := 0.80) AS TABLE
+CREATE OR REPLACE MACRO session_outcomes_for(bad_health := {{ thresholds.coach_health }}) AS TABLE
 WITH s AS (
     SELECT sess_id, started_at, category, health_score, saturation_flag,
         CASE WHEN health_score IS NOT NULL
-              AND category IN ('use-brain', 'build-brain', 'explore-brain')
+              AND category IN (SELECT category FROM scored_categories)
              THEN health_score END AS scored_health,
         CASE WHEN health_score IS NOT NULL
-              AND category IN ('use-brain', 'build-brain', 'explore-brain')
+              AND category IN (SELECT category FROM scored_categories)
              THEN sess_id END AS scored_id
     FROM metabolism_sessions
     WHERE started_at IS NOT NULL

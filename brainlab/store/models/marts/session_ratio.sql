@@ -3,8 +3,13 @@
 -- unit 'sessions': the last `window` sessions. >= healthy: healthy, >= watch: watch, below:
 -- narcissistic loop. No build/explore session in the window: ratio NULL, band healthy if any use.
 -- basis: 'best' (default), 'logged' or 'measured' (issue 13, basis_sessions).
-CREATE OR REPLACE MACRO session_ratio(window_size := 7, unit := 'days', explore_weight := 0.5,
-                                      healthy := 1.0, watch := 0.5, basis := 'best') AS TABLE
+CREATE OR REPLACE MACRO session_ratio(  -- defaults: brainlab/spec/thresholds.py
+    window_size := {{ thresholds.ratio_window }},
+    unit := {{ thresholds.ratio_window_unit }},
+    explore_weight := {{ thresholds.ratio_explore_weight }},
+    healthy := {{ thresholds.ratio_healthy }},
+    watch := {{ thresholds.ratio_watch }},
+    basis := 'best') AS TABLE
 WITH s AS (
     SELECT sess_id, started_at, category,
            row_number() OVER (ORDER BY started_at, sess_id) AS rn

@@ -3,11 +3,23 @@
 -- conserve signals (inefficient session, conserve recommended next, narcissistic ratio).
 -- "At boot" = from the sessions strictly before this one; the ratio at boot is the rolling
 -- ratio as of the previous session.
+-- each default is the SPEC value in brainlab/spec/thresholds.py (store/spec_sql.py)
 CREATE OR REPLACE MACRO session_signals_for(
-    formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
-    ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
-    coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
-    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
+    formula := 'v2',
+    ratio_window := {{ thresholds.ratio_window }},
+    ratio_unit := {{ thresholds.ratio_window_unit }},
+    explore_weight := {{ thresholds.ratio_explore_weight }},
+    ratio_healthy := {{ thresholds.ratio_healthy }},
+    ratio_watch := {{ thresholds.ratio_watch }},
+    coach_ratio := {{ thresholds.coach_ratio }},
+    coach_health := {{ thresholds.coach_health }},
+    coach_last_n := {{ thresholds.coach_last_n }},
+    coach_health_mode := {{ thresholds.coach_health_mode }},
+    conserve_peak := {{ thresholds.conserve_peak }},
+    conserve_health := {{ thresholds.conserve_health }},
+    conserve_close := {{ thresholds.conserve_close }},
+    saturation_peak_use := {{ thresholds.saturation_peak_use }},
+    saturation_peak_build := {{ thresholds.saturation_peak_build }},
     basis := 'best') AS TABLE
 WITH s AS (
     SELECT * FROM scored_sessions(formula := formula, saturation_peak_use := saturation_peak_use,
@@ -25,7 +37,7 @@ WITH s AS (
     SELECT rn, health_score, row_number() OVER (ORDER BY rn) AS hn
     FROM ordered
     WHERE health_score IS NOT NULL
-      AND category IN ('use-brain', 'build-brain', 'explore-brain')
+      AND category IN (SELECT category FROM scored_categories)
 ), boot AS (
     SELECT o.rn,
         lag(o.ratio) OVER (ORDER BY o.rn) AS ratio_at_boot,

@@ -9,5 +9,5 @@ SELECT
     count(*)                                            AS sessions,
     avg(health_score)                                   AS mean_health
 FROM scored_sessions(formula := formula, basis := basis)
-WHERE started_at IS NOT NULL AND category IN ('use-brain', 'build-brain', 'explore-brain')
+WHERE started_at IS NOT NULL AND category IN (SELECT category FROM scored_categories)
 GROUP BY ALL;

@@ -1,12 +1,26 @@
 -- SPEC §3.2/§3.3 headline figures per week under the given thresholds; one row per week with
--- sessions. Weeks are ISO weeks, or Sunday weeks when first_day = 'sunday' (spec/weeks.py). last_ratio / last_ratio_band: the rolling ratio at the week's last
--- session (the state the next week boots with).
+-- sessions. Weeks are ISO weeks, or Sunday weeks when first_day = 'sunday' (spec/weeks.py).
+-- last_ratio / last_ratio_band: the rolling ratio at the week's last session (the state the
+-- next week boots with).
+-- each default is the SPEC value in brainlab/spec/thresholds.py (store/spec_sql.py)
 CREATE OR REPLACE MACRO weekly_health_for(
-    formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
-    ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
-    coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
-    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
-    basis := 'best', first_day := 'monday') AS TABLE
+    formula := 'v2',
+    ratio_window := {{ thresholds.ratio_window }},
+    ratio_unit := {{ thresholds.ratio_window_unit }},
+    explore_weight := {{ thresholds.ratio_explore_weight }},
+    ratio_healthy := {{ thresholds.ratio_healthy }},
+    ratio_watch := {{ thresholds.ratio_watch }},
+    coach_ratio := {{ thresholds.coach_ratio }},
+    coach_health := {{ thresholds.coach_health }},
+    coach_last_n := {{ thresholds.coach_last_n }},
+    coach_health_mode := {{ thresholds.coach_health_mode }},
+    conserve_peak := {{ thresholds.conserve_peak }},
+    conserve_health := {{ thresholds.conserve_health }},
+    conserve_close := {{ thresholds.conserve_close }},
+    saturation_peak_use := {{ thresholds.saturation_peak_use }},
+    saturation_peak_build := {{ thresholds.saturation_peak_build }},
+    basis := 'best',
+    first_day := 'monday') AS TABLE
 SELECT
     week_label(started_at, first_day := first_day)                AS iso_week,
     week_first_day(started_at, first_day := first_day)            AS week_start,

@@ -6,9 +6,10 @@ WITH last_decision AS (
 )
 SELECT w.workspace, w.source_file, w.archive, d.last_decision_on,
        coalesce(TRY_CAST(regexp_extract(w.ttl, '^\s*(\d+)\s*d', 1) AS INTEGER), 7) AS ttl_days,
-       CASE w.archive WHEN '30d' THEN 30 WHEN '90d' THEN 90 END AS retention_days,
+       r.retention_days,  -- SPEC §5: workspace_retention (spec/vocabulary.py)
        d.last_decision_on + coalesce(TRY_CAST(regexp_extract(w.ttl, '^\s*(\d+)\s*d', 1)
            AS INTEGER), 7) AS expired_on,
        k.as_of
-FROM workspaces w JOIN last_decision d USING (workspace), brain_clock k
+FROM workspaces w JOIN last_decision d USING (workspace)
+    LEFT JOIN workspace_retention r ON r.archive = w.archive, brain_clock k
 WHERE d.last_decision_on IS NOT NULL AND k.as_of IS NOT NULL;
