@@ -8,11 +8,22 @@
 -- (the session's agent loads in tokens, §2.5) and agent:<name> (that agent's, 0 where the
 -- session did not load it), cost_per_session (USD of a Claude Code session, §7) and
 -- logged_gap (tokens measured - logged of a matched log, issue 13). Weeks follow first_day.
-CREATE OR REPLACE MACRO trend_observations_for(
-    formula := 'v2', ratio_window := 7, ratio_unit := 'days', explore_weight := 0.5,
-    ratio_healthy := 1.0, ratio_watch := 0.5, coach_ratio := 0.40, coach_health := 0.80,
-    coach_last_n := 3, coach_health_mode := 'each', conserve_peak := 70, conserve_health := 1.0,
-    conserve_close := 60, saturation_peak_use := 80, saturation_peak_build := 85,
+CREATE OR REPLACE MACRO trend_observations_for(  -- defaults: brainlab/spec/thresholds.py
+    formula := 'v2',
+    ratio_window := {{ thresholds.ratio_window }},
+    ratio_unit := {{ thresholds.ratio_window_unit }},
+    explore_weight := {{ thresholds.ratio_explore_weight }},
+    ratio_healthy := {{ thresholds.ratio_healthy }},
+    ratio_watch := {{ thresholds.ratio_watch }},
+    coach_ratio := {{ thresholds.coach_ratio }},
+    coach_health := {{ thresholds.coach_health }},
+    coach_last_n := {{ thresholds.coach_last_n }},
+    coach_health_mode := {{ thresholds.coach_health_mode }},
+    conserve_peak := {{ thresholds.conserve_peak }},
+    conserve_health := {{ thresholds.conserve_health }},
+    conserve_close := {{ thresholds.conserve_close }},
+    saturation_peak_use := {{ thresholds.saturation_peak_use }},
+    saturation_peak_build := {{ thresholds.saturation_peak_build }},
     basis := 'best', first_day := 'monday') AS TABLE
 WITH signals AS MATERIALIZED (
     SELECT g.sess_id, g.started_at, g.category, g.health_score, g.ratio, g.coach_triggered,
@@ -34,7 +45,7 @@ WITH signals AS MATERIALIZED (
     SELECT 'health:' || category AS series, 'health' AS metric, sess_id AS subject, started_at,
            project, CAST(health_score AS DOUBLE) AS value
     FROM signals
-    WHERE category IN ('use-brain', 'build-brain', 'explore-brain') AND health_score IS NOT NULL
+    WHERE category IN (SELECT category FROM scored_categories) AND health_score IS NOT NULL
     UNION ALL
     SELECT 'ratio', 'ratio', sess_id, started_at, project, CAST(ratio AS DOUBLE)
     FROM signals WHERE ratio IS NOT NULL
