@@ -106,12 +106,13 @@ def write_values(path: Path, table: str, values: dict, dry_run: bool = False) ->
 def settings_file(given: str | os.PathLike | None) -> Path:
     """The file ``--write`` changes: ``given``, else the settings' file, else ./brainlab.toml.
 
-    The settings' file is :func:`brainlab.settings.config_file` (--config, $BRAINLAB_CONFIG,
-    ./brainlab.toml); a missing ./brainlab.toml is created.
+    The settings' file is the one the process's settings were read from
+    (:func:`brainlab.settings.current`: --config, $BRAINLAB_CONFIG, ./brainlab.toml); a
+    missing brainlab.toml is created in the folder the command was typed in.
     """
     if given:
         return Path(given)
-    from brainlab.common.paths import DEFAULT_CONFIG
-    from brainlab.settings import config_file
+    from brainlab.common.paths import DEFAULT_CONFIG, user_path
+    from brainlab.settings import current
 
-    return config_file() or Path(DEFAULT_CONFIG)
+    return current().source or user_path(DEFAULT_CONFIG)

@@ -34,7 +34,8 @@ def shuffle_figures(db: DB, seed: int) -> int:
     try:
         logs = con.execute(f"SELECT source_file, type, {', '.join(FIGURES)} "
                            "FROM raw_metabolism_logs ORDER BY source_file").df()
-        logs["category"] = logs["type"].map(category_of)
+        # a log without a type (NULL: a planted or hand-written breach) is "unknown"
+        logs["category"] = [category_of(t if isinstance(t, str) else None) for t in logs["type"]]
         donor = np.arange(len(logs))
         for _category, rows in sorted(logs.groupby("category").indices.items()):
             donor[rows] = rng.permutation(rows)
