@@ -246,10 +246,10 @@ run()
 """
 
 
-def test_console_script_skips_teardown_after_ingest_claude_only(tmp_path):
-    """The console script (brainlab.cli:run) ends a successful `ingest claude`, whose store
-    is closed, with os._exit once its output is flushed (teardown: 15-30 ms, issue 12);
-    an error or any other command exits as usual."""
+def test_console_script_skips_teardown_after_ingest_claude_and_usage_only(tmp_path):
+    """The console script (brainlab.cli:run) ends a successful `ingest claude` or `usage`
+    view, whose store is closed, with os._exit once its output is flushed (teardown: 15-30
+    ms, issues 12 and 40); an error or any other command exits as usual."""
     import subprocess
     import sys
 
@@ -273,5 +273,8 @@ def test_console_script_skips_teardown_after_ingest_claude_only(tmp_path):
     failed = brainlab("ingest", "claude", str(tmp_path / "missing"), "--db", str(db))
     assert failed.returncode == 1 and failed.stderr.startswith("Error: ")
     assert "interpreter teardown" in failed.stdout
-    other = brainlab("usage", "daily", "--db", str(db))
+    view = brainlab("usage", "daily", "--timezone", "UTC", "--db", str(db))
+    assert view.returncode == 0 and "2026-04-01" in view.stdout and "total" in view.stdout
+    assert "interpreter teardown" not in view.stdout
+    other = brainlab("usage", "limits", "--db", str(db))
     assert other.returncode == 0 and "interpreter teardown" in other.stdout

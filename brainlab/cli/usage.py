@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from brainlab.cli.options import cost_mode_option, timezone_option, timezone_options
-from brainlab.cli.root import main
+from brainlab.cli.root import CLOSED, main
 from brainlab.cli.support import (
     db_option,
     handle_errors,
@@ -134,6 +134,7 @@ def usage_cmd(view: str | None, db: Path, by: tuple[str, ...], since, until, pro
         click.echo(f"{found.undated} call(s) without a timestamp left out of this dated view"
                    " (counted in `usage sessions` and `usage models`; see `brainlab errors`)",
                    err=as_json or as_csv)
+    click.get_current_context().exit(CLOSED)  # the store is closed: no teardown (run)
 
 
 def _usage_check(db: Path, tolerance: float, as_json: bool) -> None:
