@@ -40,7 +40,6 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def _telemetry(db: Path, out: Path) -> Path:
     """One api_request event per transcript call, every tenth with 10% more output tokens."""
-    sys.path.insert(0, str(ROOT))
     from brainlab.otel.export import Call, logs_requests, write_json_lines
     from brainlab.store.connection import rows
 

@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchkit import emit
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" if (REPO.parent / "shared").is_dir() else Path("/work/shared")
 
@@ -135,6 +137,8 @@ def main() -> None:
     print(f"{both} relations in both builds, {differ} differ;"
           f" {len(set(before) - set(after))} only before, {len(set(after) - set(before))}"
           " only after")
+    emit("compare_stores", relations=both, differ=differ,
+         only_before=len(set(before) - set(after)), only_after=len(set(after) - set(before)))
 
 
 if __name__ == "__main__":

@@ -56,9 +56,9 @@ def test_synth_then_demo(tmp_path, cli_demo):
     hypervisor = next(line for line in lines if line.startswith(" brain-hypervisor"))
     assert "%" in hypervisor and "always loaded" in hypervisor  # shares as %, flag shown
     broker = next(n for n, line in enumerate(lines) if line.startswith(" policy "))
-    # the same headings as `brainlab simulate broker` prints (one table style)
-    assert lines[broker].split() == ["policy", "tokens", "miss", "rate", "waste", "rate",
-                                     "alerts"]
+    # the broker what-if with its intervals and its verdict against the recorded policy
+    assert lines[broker].split() == ["policy", "tokens", "miss", "rate", "miss", "90%", "vs",
+                                     "recorded"]
     greedy = next(line for line in lines[broker:] if line.startswith(" greedy-domain"))
     assert "," in greedy.split()[1]  # tokens_total with thousands separators
     assert any(line.split()[:1] == ["max_relance_same_stop=2"] for line in lines)

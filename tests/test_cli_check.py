@@ -38,7 +38,7 @@ def test_text_lines_summary_and_exit_1_on_an_error(brain):
     result = run(crafted(brain))
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
-    assert lines[0].startswith("16 of 37 rules not evaluated")  # no --db
+    assert lines[0].startswith("16 of 38 rules not evaluated")  # no --db
     assert lines[1].startswith("progression/broker/2026-03-01-p-core-01.md:6: BRK001 [error]")
     assert lines[2].startswith("workspace/p-s1/notes.md:1: WSP004 [error]")
     assert lines[-1] == "Found 2 violation(s) (2 error): BRK001 1, WSP004 1 (16 not evaluated)."
@@ -136,8 +136,8 @@ def test_rules_not_evaluated_are_said_first(tmp_path):
     """Without --db the first line says how many rules were not evaluated, not the last."""
     done = cli("check", TEMPLATE_BRAIN, cwd=tmp_path)
     first, *_rest, last = done.stdout.strip().splitlines()
-    assert first.startswith("16 of 37 rules not evaluated: they read transcripts (give --db")
-    assert last.startswith("No violation of the 21 rule(s) checked (16 not evaluated)")
+    assert first.startswith("16 of 38 rules not evaluated: they read transcripts (give --db")
+    assert last.startswith("No violation of the 22 rule(s) checked (16 not evaluated)")
 
 
 def test_console_script_runs_as_a_pre_commit_hook_would(brain):

@@ -238,7 +238,7 @@ def test_report_section_and_notebook_data_show_modes(demo, empty_store):
             db=db, week=Week.parse("2026-W48"), thresholds=Thresholds()))
 
     assert "Session modes (SPEC §2.7)" in html(demo["db"])
-    assert "No brain session in the transcripts." in html(empty_store)
+    assert "No brain session in the transcripts up to this week." in html(empty_store)
     usage = compliance.mode_usage(demo["db"]).set_index("mode")
     assert usage.loc["navigate", "redirections"] == 1  # the planted compliant +navigate session
     assert usage["session_share"].sum() == pytest.approx(1.0, abs=0.01)
