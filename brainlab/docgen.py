@@ -121,7 +121,9 @@ def glossary() -> str:
         (f"`{name}`", spec, meaning) for name, (spec, meaning) in signals.BREATH_ALERTS.items()]))
     parts.append("\n\n## Context broker policies (SPEC §4.5, replayed by brainlab)\n\n" + _rows(
         "policy,what it preloads", [(f"`{name}`", doc(cls)) for name, cls in
-                                    sorted(REGISTRY.items())]))
+                                    sorted(REGISTRY.items())
+                                    # brainlab's own: a notebook or test may register more
+                                    if cls.__module__.startswith("brainlab.")]))
     limits = {f.name: f.default for f in dataclasses.fields(regulator.RegulatorRules)}
     parts.append("\n\n## Regulator rule sets (SPEC §6.5)\n\n`default` is the SPEC's own "
                  "limits: " + ", ".join(f"`{k}={v}`" for k, v in limits.items()) + ".\n\n"
