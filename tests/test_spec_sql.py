@@ -46,11 +46,12 @@ def macro_defaults(text: str) -> dict[str, dict[str, str]]:
 
 
 def raw_models() -> dict[str, tuple[str, dict]]:
-    """Each model's file text as written (placeholders kept) and its yml."""
+    """Each model's file text as written (value placeholders kept, parameter lists written
+    out) and its yml."""
     out = {}
     for model in graph.model_files():
         yml = model.path.with_suffix(".yml")
-        out[model.name] = (model.path.read_text(encoding="utf-8"),
+        out[model.name] = (spec_sql.expand(model.path.read_text(encoding="utf-8")),
                            yaml.safe_load(yml.read_text(encoding="utf-8")) if yml.exists() else {})
     return out
 
@@ -95,7 +96,8 @@ def test_a_changed_spec_value_reaches_the_store_macros(tmp_path, monkeypatch):
     """Planted: the store's default follows spec/ (coach_ratio 0.3 fires the coach more)."""
     fixed = {m.name: m.sql for m in graph.model_files()}["session_signals_for"]
     monkeypatch.setattr(spec_sql, "namespaces",
-                        lambda: {"thresholds": Thresholds(coach_ratio=0.3)})
+                        lambda: {"thresholds": Thresholds(coach_ratio=0.3),
+                                 "vocabulary": vocabulary})
     changed = {m.name: m.sql for m in graph.model_files()}["session_signals_for"]
     assert "coach_ratio := 0.4," in fixed and "coach_ratio := 0.3," in changed
     with pytest.raises(ValueError, match=r"unknown spec value \{\{ thresholds.nope \}\}"):
@@ -164,3 +166,30 @@ def test_the_ingest_and_the_status_line_count_commits_by_one_rule(tmp_path):
         con.close()
     assert state["commits"] == stored == expected == 4
     assert json.dumps(state)  # the state stays JSON (the status line saves it)
+
+
+def test_the_ttl_defaults_reach_sql_from_spec(monkeypatch):
+    """SPEC §2.6 claim TTL (4 h) and §5 workspace TTL (7 d): named in the models, never written;
+    a changed spec value changes the SQL the store runs (planted)."""
+    texts = {name: text for name, (text, _) in raw_models().items()}
+    assert "{{ vocabulary.CLAIM_TTL_DEFAULT_HOURS }}" in texts["claim_status_at"]
+    assert "{{ vocabulary.WORKSPACE_TTL_DEFAULT_DAYS }}" in texts["workspace_lifecycle"]
+    assert not re.search(r"ttl_hours,\s*4(\.0)?\)", texts["claim_status_at"])
+    monkeypatch.setattr(vocabulary, "CLAIM_TTL_DEFAULT_HOURS", 6.5)
+    monkeypatch.setattr(vocabulary, "WORKSPACE_TTL_DEFAULT_DAYS", 11)
+    rendered = {m.name: m.sql for m in graph.model_files()}
+    assert "6.5" in rendered["claim_status_at"] and "{{" not in rendered["claim_status_at"]
+    assert rendered["workspace_lifecycle"].count("11)") == 2
+
+
+def test_a_parameter_list_is_written_out_once_for_each_signal_macro():
+    """The three signal macros take SIGNAL_PARAMETERS through one placeholder; an unknown list
+    is an error naming the file."""
+    for name in ("session_signals_for", "weekly_health_for", "trend_observations_for"):
+        path = next(m.path for m in graph.model_files() if m.name == name)
+        assert "{{ parameters.signals }}" in path.read_text(encoding="utf-8")
+        written = macro_defaults(raw_models()[name][0])[name]
+        assert [p for p in written if "{{" in written[p]][:len(SIGNAL_PARAMETERS)] == [
+            p for p, _ in SIGNAL_PARAMETERS]
+    with pytest.raises(ValueError, match=r"m\.sql: unknown parameter list"):
+        spec_sql.render("f({{ parameters.nope }})", "m.sql")

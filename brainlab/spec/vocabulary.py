@@ -42,6 +42,8 @@ WORKSPACE_ARCHIVE_VALUES = ("auto", "keep", "30d", "90d", "permanent")
 # SPEC §5: days a workspace archived ``30d``/``90d`` is kept after its TTL (rule WSP003);
 # the store's ``workspace_retention`` table.
 WORKSPACE_RETENTION_DAYS: dict[str, int] = {"30d": 30, "90d": 90}
+# SPEC §5 lifecycle: a workspace's TTL after its sprint ends when README.md names none (7d).
+WORKSPACE_TTL_DEFAULT_DAYS = 7
 WORKSPACE_README_MAX_LINES = 10
 WORKSPACE_RAM_MAX_ACTIVE_LINES = 50
 # SPEC §5, seeds/workspace-spec.md.txt "Graduation par mode": the sections a workspace keeps

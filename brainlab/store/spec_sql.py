@@ -19,13 +19,18 @@ PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\.(\w+)\s*\}\}")
 
 
 def namespaces() -> dict[str, Any]:
-    """The spec objects a placeholder may name: ``thresholds`` (the SPEC §3.3/§4.4 defaults)."""
+    """The spec objects a placeholder may name: thresholds and vocabulary.
+
+    ``thresholds`` holds the SPEC §3.3/§4.4 defaults, ``vocabulary`` brainlab/spec/vocabulary.py's
+    constants (the default claim and workspace TTLs).
+    """
+    from brainlab.spec import vocabulary
     from brainlab.spec.thresholds import Thresholds
 
-    return {"thresholds": Thresholds()}
+    return {"thresholds": Thresholds(), "vocabulary": vocabulary}
 
 
-NAMESPACES = ("thresholds",)
+NAMESPACES = ("thresholds", "vocabulary")
 
 
 def literal(value: Any) -> str:
@@ -39,10 +44,42 @@ def literal(value: Any) -> str:
     return repr(value)
 
 
+# A parameter list several macros take whole: ``{{ parameters.signals }}`` in a macro header
+# stands for ``ratio_window := {{ thresholds.ratio_window }}, ...``, one line per
+# :data:`~brainlab.spec.thresholds.SIGNAL_PARAMETERS` entry (session_signals_for,
+# weekly_health_for and trend_observations_for take the same set).
+LIST = re.compile(r"\{\{\s*parameters\.(\w+)\s*\}\}")
+
+
+def parameter_lists() -> dict[str, list[tuple[str, str]]]:
+    """Each named parameter list: ``[(parameter, "thresholds.<field>"), ...]``."""
+    from brainlab.spec.thresholds import SIGNAL_PARAMETERS
+
+    return {"signals": [(name, f"thresholds.{field}") for name, field in SIGNAL_PARAMETERS]}
+
+
+def expand(text: str, where: str = "a model") -> str:
+    """``text`` with each ``{{ parameters.<list> }}`` written out as its parameter lines."""
+    lists = parameter_lists()
+
+    def one(match: re.Match) -> str:
+        if match.group(1) not in lists:
+            raise ValueError(f"{where}: unknown parameter list {match.group(0)}"
+                             f" (known: {', '.join(sorted(lists))})")
+        return ",\n    ".join(f"{name} := {{{{ {value} }}}}"
+                               for name, value in lists[match.group(1)])
+
+    return LIST.sub(one, text)
+
+
 def render(text: str, where: str = "a model") -> str:
-    """``text`` with every ``{{ namespace.field }}`` replaced by the spec value's SQL literal."""
+    """``text`` with every ``{{ namespace.field }}`` replaced by the spec value's SQL literal.
+
+    Parameter lists are written out first (:func:`expand`).
+    """
     if "{{" not in text:
         return text
+    text = expand(text, where)
     spaces = namespaces()
 
     def one(match: re.Match) -> str:

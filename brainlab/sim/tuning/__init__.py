@@ -42,7 +42,7 @@ __all__ = ["DB", "DEFAULT_ALERTS", "METRIC_COLUMNS", "SESSION_SIGNALS", "SIGNAL_
 
 def sweep(db: DB, grid: dict[str, Iterable], base=None,
           alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-          bad_health: float = 0.80, *, kind: str = "sessions", **options) -> pd.DataFrame:
+          bad_health: float = sessions.BAD_HEALTH, *, kind: str = "sessions", **options) -> pd.DataFrame:
     """Score every combination of ``grid`` over ``base``; ``kind`` picks what is scored.
 
     - ``"sessions"`` (default): SPEC §3.3 session signals against ``session_outcomes``

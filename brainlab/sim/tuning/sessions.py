@@ -3,7 +3,7 @@
 Alerts come from :func:`brainlab.metrics.signals` (the SQL macro ``session_signals_for``) under
 a trial :class:`~brainlab.spec.thresholds.Thresholds` set; labels come from the ``session_outcomes`` view
 (brainlab/store/models/marts/session_outcomes.sql); the tuning label is its column
-is_next_unhealthy: the next scored session's health is below 0.80 (:data:`LABEL_DEFINITION`).
+is_next_unhealthy: the next scored session's health is below :data:`BAD_HEALTH` (:data:`LABEL_DEFINITION`).
 Python only joins the two and counts. :func:`tune` judges the SPEC grid on held-out weeks
 (``brainlab tune sessions``, :mod:`brainlab.sim.tuning.judge`).
 
@@ -38,6 +38,10 @@ from brainlab.spec.thresholds import Thresholds
 from brainlab.store import query
 from brainlab.store.connection import held
 
+# the health cut of the outcome label: the SPEC §3.3 coach health default, fixed whatever
+# thresholds are tried (the label is what followed a session, not what an alert said)
+BAD_HEALTH: float = Thresholds().coach_health
+
 # SPEC §3.3 signals computed per session by session_signals_for; each is one alert kind.
 SESSION_SIGNALS = ("coach_triggered", "is_inefficient", "recommend_conserve_next",
                    "is_narcissistic", "saturation_flag")
@@ -67,7 +71,7 @@ SIGNAL_INPUTS: dict[str, frozenset[str]] = {
 }
 
 
-def outcomes(db: DB, bad_health: float = 0.80) -> pd.DataFrame:
+def outcomes(db: DB, bad_health: float = BAD_HEALTH) -> pd.DataFrame:
     """Return every session's outcome label (view ``session_outcomes``, brainlab's own labels)."""
     return query(db, "SELECT * FROM session_outcomes_for(bad_health := ?) "
                      "ORDER BY started_at, sess_id", [bad_health])
@@ -154,7 +158,7 @@ def _grid_points(grid: dict[str, Iterable]) -> list[dict]:
 
 def sweep(db: DB, grid: dict[str, Iterable], base: Thresholds | None = None,
           alert_on: Sequence[str] = DEFAULT_ALERTS, formula: str = "v2",
-          bad_health: float = 0.80, **options) -> pd.DataFrame:
+          bad_health: float = BAD_HEALTH, **options) -> pd.DataFrame:
     """Score every combination of ``grid`` (threshold name -> values) over ``base``.
 
     SPEC §3.3 session signals against ``session_outcomes``. One row per combination: the
@@ -203,8 +207,8 @@ def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
 
 LABEL_DEFINITION = (
     "bad = the next scored session (use-, build- or explore-brain with a health score, SPEC "
-    "§2.2) has health_score below {bad_health} (SPEC §3.2 v2; 0.80 is the SPEC §3.3 coach "
-    "health threshold); unlabelled when no scored session follows. It is what followed the "
+    "§2.2) has health_score below {bad_health} (SPEC §3.2 v2; the SPEC §3.3 coach health "
+    "threshold's default); unlabelled when no scored session follows. It is what followed the "
     "session, so it stays the same whatever thresholds are tried (view session_outcomes, "
     "column is_next_unhealthy)")
 
@@ -225,7 +229,7 @@ def week_index(week_starts: pd.Series, iso_weeks: pd.Series) -> tuple[list[str],
 
 def tune(db: DB, thresholds: Thresholds | None = None, budget: float = 3.0,
          alert_on: Sequence[str] = DEFAULT_ALERTS, grid: dict | None = None,
-         formula: str = "v2", bad_health: float = 0.80, confirm_share: float | None = None,
+         formula: str = "v2", bad_health: float = BAD_HEALTH, confirm_share: float | None = None,
          seed: int = 0) -> dict:
     """Judge every one-threshold change of the SPEC grid on held-out weeks (``tune sessions``).
 

@@ -5,20 +5,7 @@
 -- each default is the SPEC value in brainlab/spec/thresholds.py (store/spec_sql.py)
 CREATE OR REPLACE MACRO weekly_health_for(
     formula := 'v2',
-    ratio_window := {{ thresholds.ratio_window }},
-    ratio_unit := {{ thresholds.ratio_window_unit }},
-    explore_weight := {{ thresholds.ratio_explore_weight }},
-    ratio_healthy := {{ thresholds.ratio_healthy }},
-    ratio_watch := {{ thresholds.ratio_watch }},
-    coach_ratio := {{ thresholds.coach_ratio }},
-    coach_health := {{ thresholds.coach_health }},
-    coach_last_n := {{ thresholds.coach_last_n }},
-    coach_health_mode := {{ thresholds.coach_health_mode }},
-    conserve_peak := {{ thresholds.conserve_peak }},
-    conserve_health := {{ thresholds.conserve_health }},
-    conserve_close := {{ thresholds.conserve_close }},
-    saturation_peak_use := {{ thresholds.saturation_peak_use }},
-    saturation_peak_build := {{ thresholds.saturation_peak_build }},
+    {{ parameters.signals }},  -- spec/thresholds.py SIGNAL_PARAMETERS
     basis := 'best',
     first_day := 'monday') AS TABLE
 SELECT
