@@ -202,3 +202,22 @@ def test_origin_kind_tells_typed_prompts_from_automatic_ones(tmp_path, kind, pro
     con = ingest(tmp_path)
     assert con.execute("SELECT count(*) FROM cc_marks WHERE kind = 'prompt'"
                        " AND keyword_type = 'work'").fetchone() == (prompts,)
+
+
+def test_sessions_are_named_by_their_own_id_with_the_project_apart(tmp_path):
+    """Rule 7: `usage sessions` names a session by its own id (ccusage's sessionId), the
+    project in its own column, never `<project folder>/<name>`; two folders' `shared.jsonl`
+    without sessionId stay two sessions (rule 5), each with its own tokens."""
+    from brainlab.metrics.usage import usage_table
+
+    for folder, cwd, n in (("-home-u-a", "/home/u/a", 1), ("-home-u-b", "/home/u/b", 2)):
+        line = assistant(S, DAY.format(n), f"m{n}", f"r{n}", usage(10 * n, 1), cwd=cwd)
+        del line["sessionId"]
+        write(tmp_path / "projects" / folder / "shared.jsonl", [line])
+    write(tmp_path / "projects" / PROJECT / f"{S}.jsonl",
+          [assistant(S, DAY.format(5), "m5", "r5", usage(5, 1))])
+    ingest(tmp_path).close()
+    table = usage_table(tmp_path / "b.duckdb", "sessions")
+    rows = [dict(zip(table.columns, row, strict=True)) for row in table.rows]
+    named = [(r["session_id"], r["project"], r["input_tokens"]) for r in rows]
+    assert named == [("shared", "a", 10), ("shared", "b", 20), (S, "alpha", 5)]

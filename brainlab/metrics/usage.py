@@ -33,6 +33,10 @@ FILTERS = ("project", "branch", "user", "machine")  # --project, --branch, --use
 
 TOKENS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 _SUMS = (*TOKENS, "total_tokens", "cost_usd", "requests")
+# a session's own id: the store keys a session without sessionId `<project folder>/<name>`
+# (counting rule 5, so a/shared.jsonl and b/shared.jsonl stay two sessions); outputs name it
+# by its own id, as ccusage's sessionId, with the project in its own column (rule 7)
+OWN_ID = "regexp_extract(session_id, '[^/]*$')"
 PERIODS = {  # view -> (usage_by grain, its key columns, the key's name for --limit)
     "daily": ("day", "period AS day", "day"),
     "weekly": ("week", "week_label(period, first_day := $first_day) AS week,"
@@ -193,17 +197,21 @@ def usage_sql(view: str, since: date | None = None, until: date | None = None,
         cond = [*where] + [c for c, on in (
             (f"CAST({local.format('first_ts')} AS DATE) >= $since", since),
             (f"CAST({local.format('first_ts')} AS DATE) <= $until", until)) if on]
-        select = (f"SELECT session_id, project, {extra}{local.format('first_ts')} AS first_ts,"
+        # counting rule 7 (docs/transcripts.md): a session is named by its own id (a file
+        # without sessionId: its name, not <project folder>/<name>); project is its own
+        # column; the store's key (session_key) only breaks ties, so the order is stable
+        select = (f"SELECT {OWN_ID} AS session_id, project, {extra}"
+                  f"{local.format('first_ts')} AS first_ts,"
                   f" {local.format('last_ts')} AS last_ts, {', '.join(TOKENS)}, total_tokens,"
                   " cost_usd, requests, subagent_requests, CASE WHEN subagent_requests = 0"
-                  f" THEN 0.0 ELSE subagent_cost_usd END AS subagent_cost_usd FROM {macro}"
+                  " THEN 0.0 ELSE subagent_cost_usd END AS subagent_cost_usd,"
+                  f" session_id AS session_key FROM {macro}"
                   + (f" WHERE {' AND '.join(cond)}" if cond else ""))
-        order = ", ".join(["first_ts", "session_id", *columns])
-        if limit:  # session_id breaks ties: the same rows from the roll-up and the views
-            sql = (f"SELECT * FROM ({select} ORDER BY first_ts DESC, session_id DESC"
-                   f" LIMIT {int(limit)}) ORDER BY {order}")
-        else:
-            sql = f"{select} ORDER BY {order}"
+        order = ", ".join(["first_ts", "session_id", "project", *columns, "session_key"])
+        if limit:  # the newest sessions: the same rows from the roll-up and the views
+            select = (f"SELECT * FROM ({select}) ORDER BY first_ts DESC, session_id DESC,"
+                      f" project DESC, session_key DESC LIMIT {int(limit)}")
+        sql = f"SELECT * EXCLUDE (session_key) FROM ({select}) ORDER BY {order}"
     elif view == "models":
         macro = usage_by_sql(source, "total", dims, bool(since), bool(until), cost_mode)
         sql = ("SELECT CASE WHEN speed = 'fast' THEN model || '-fast' ELSE model END"
