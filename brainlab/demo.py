@@ -44,6 +44,7 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
         for line in summary_lines(ingest_brain(db, brain_dir), db):
             console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
+    price_telemetry(db, brain_dir)  # Claude Code's cost_usd, as the store prices the calls
     ingest_telemetry(db, brain_dir / "telemetry", console)  # otel (issue 26)
     _say(console, "3/4 summary")
     print_summary(db, console)
@@ -92,6 +93,22 @@ def ingest_transcripts(db: Path, root: Path, console: Console) -> None:
         con.close()
     console.print(f"    transcripts: {summary.read:,} files, {summary.rows:,} rows,"
                   f" {tokens or 0:,} tokens, ${cost or 0:,.2f}")
+
+
+def price_telemetry(db: Path, brain_dir: Path) -> int:
+    """Write each synthetic ``api_request`` event's ``cost_usd`` from the store's prices.
+
+    The synthesis cannot price (it sits below the store), and Claude Code's telemetry always
+    carries the cost it computed: with 0 there, ``usage reconcile`` flagged every demo
+    session-day on cost. Runs after the transcripts' ingest, before the telemetry's.
+    """
+    from brainlab.store import query
+    from brainlab.synth.telemetry import price_requests
+
+    frame = query(db, "SELECT request_id, sum(cost_usd) AS cost_usd FROM cc_requests"
+                      " WHERE request_id IS NOT NULL AND cost_usd IS NOT NULL"
+                      " GROUP BY request_id")
+    return price_requests(brain_dir, dict(zip(frame.request_id, frame.cost_usd, strict=True)))
 
 
 def ingest_telemetry(db: Path, root: Path, console: Console) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 from brainlab.otel.ingest import discover, ingest_otel
@@ -98,3 +101,23 @@ def test_the_weekly_report_shows_the_telemetry_section(cli_demo):
     assert f"weekly report: {page_path.relative_to(cli_demo['folder'])}" in done.stdout
     page = page_path.read_text(encoding="utf-8")
     assert "What telemetry adds" in page and MATE in page
+
+
+def test_the_demo_telemetry_carries_the_cost_of_its_calls(cli_demo):
+    """Claude Code's api_request events report the cost they computed; the demo's synthetic
+    ones carry the store's price of the same call (demo.price_telemetry), so `usage
+    reconcile` on the demo compares like with like: no session-day flagged on cost (before:
+    every one, at telemetry $0), and telemetry-only (teammate) calls have a cost."""
+    db = cli_demo["folder"] / "demo" / "brainlab.duckdb"
+    done = subprocess.run([str(Path(sys.executable).with_name("brainlab")), "usage",
+                           "reconcile", "--db", str(db), "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    both = [r for r in rows if r["transcripts"] and r["telemetry"]]
+    alone = [r for r in rows if r["telemetry"] and not r["transcripts"]]
+    assert both and alone
+    assert not [r for r in both if r["flagged"]]
+    assert all(r["telemetry"]["cost_usd"] > 0 for r in both + alone)
+    assert all(abs(r["gap"]["cost_usd"]) < 0.01 for r in both)

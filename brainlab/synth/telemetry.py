@@ -146,3 +146,53 @@ def telemetry_files(files: BrainFiles, rng: random.Random) -> list[dict]:
              "what": f"{len(calls)} calls as api_request events, {len(mates)} calls of"
                      f" {MATE} seen only in telemetry, {len(everything[::25])} retried"
                      f" api_errors, {len(waits)} permission waits"}]
+
+
+_TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+
+def price_requests(out_dir: Path, costs: dict[str, float]) -> int:
+    """Give each ``api_request`` event of ``<out_dir>/telemetry/logs*.json`` its call's cost.
+
+    Claude Code prices its own calls and reports ``cost_usd``; the synthesis sits below the
+    store and its prices, so it writes 0 and the demo hands back ``costs`` (request id ->
+    USD, the store's prices of the same calls, ``cc_requests``). A call seen only in
+    telemetry (the planted teammate's) takes its model's mean USD per token over the priced
+    calls. Returns the events priced. Without it ``usage reconcile`` would flag every
+    synthetic session-day on cost.
+    """
+    folder = Path(out_dir) / "telemetry"
+    paths = sorted(folder.glob("logs*.json"))
+    loaded = {p: [orjson.loads(line) for line in p.read_bytes().splitlines() if line.strip()]
+              for p in paths}
+    events = [dict((a["key"], a) for a in record["attributes"])
+              for requests in loaded.values() for request in requests
+              for resource in request["resourceLogs"] for scope in resource["scopeLogs"]
+              for record in scope["logRecords"]]
+    events = [e for e in events if e.get("event.name", {}).get("value", {}).get(
+        "stringValue") == "api_request"]
+
+    def value(event, key):
+        held = event.get(key, {}).get("value", {})
+        return held.get("stringValue") or held.get("intValue") or held.get("doubleValue")
+
+    def tokens(event):
+        return sum(int(value(event, key) or 0) for key in _TOKEN_KEYS)
+
+    per_token: dict[str, list[float]] = {}
+    for event in events:
+        cost = costs.get(value(event, "request_id"))
+        if cost is not None and tokens(event):
+            per_token.setdefault(value(event, "model"), []).append(cost / tokens(event))
+    priced = 0
+    for event in events:
+        cost = costs.get(value(event, "request_id"))
+        if cost is None and per_token.get(value(event, "model")):
+            rates = per_token[value(event, "model")]
+            cost = tokens(event) * sum(rates) / len(rates)
+        if cost is not None:
+            event["cost_usd"]["value"] = {"doubleValue": round(float(cost), 8)}
+            priced += 1
+    for path, requests in loaded.items():
+        path.write_text(_otlp(requests), encoding="utf-8")
+    return priced
