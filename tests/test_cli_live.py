@@ -134,7 +134,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, env):
     out = done.stdout.decode()
     assert done.returncode == 0 and path.read_text() == before
     assert out.startswith(f"--- {path}\n+++ {path}\n")
-    assert '+  "statusLine": {' in out and "hook session-start" in out
+    assert '+    "statusLine": {' in out and "hook session-start" in out
 
 
 def test_scopes_name_claude_codes_files(tmp_path, env):

@@ -50,7 +50,9 @@ def _run(install: bool, scope, settings_file, dry_run, db) -> None:
             click.echo()
     elif change.changed:
         apply(change)
-        click.echo(f"{'installed in' if install else 'removed from'} {change.path}")
+        through = f" (through its symlink, in {change.target})" \
+            if change.target != change.path else ""
+        click.echo(f"{'installed in' if install else 'removed from'} {change.path}{through}")
     else:
         click.echo(f"{change.path}: {'already installed' if install else 'nothing of brainlab'}"
                    "; nothing changed")

@@ -5,42 +5,81 @@ timeout}]}``) and ``statusLine`` (``{type: command, command, padding}``) from se
 of three scopes: user (``~/.claude/settings.json``, or ``$CLAUDE_CONFIG_DIR/settings.json``),
 project (``.claude/settings.json``) and local (``.claude/settings.local.json``). Installing
 adds one handler per event (the ingest on Stop, SubagentStop, SessionEnd and PreCompact, the
-boot context on SessionStart) and the status line, keeping every other key and hook;
-brainlab's handlers are recognised by their command (``brainlab hook ...``, ``brainlab
-statusline``), so installing again replaces them (idempotent) and uninstalling removes them
-and nothing else. A status line the user set to another command is kept. A file that is
-not a JSON object is never written: :class:`~brainlab.common.errors.ConfigError`.
+boot context on SessionStart) and the status line; uninstalling removes them.
+
+The file is the user's (issue 46 item 6):
+
+- **The marker.** Every command install writes starts with the word :data:`MARKER`
+  (``BRAINLAB_HOOK=1``, a shell variable assignment: inert, and Claude Code runs hook and
+  status line commands through a shell), and brainlab's entries are recognised by the whole
+  command: the marker first, then plain words only, quoted exactly as
+  :func:`shlex.quote` quotes them (no pipe, redirection, ``;`` or other shell syntax). A
+  user's ``notify-send 'brainlab hook ingest finished'``, an ``echo ... >> log`` logger, a
+  wrapper status line that pipes brainlab's output (even one made from brainlab's own line)
+  are never brainlab's. Not a key in the hook object: Claude Code's settings schema allows
+  no other keys there (SchemaStore's ``claude-code-settings.json``: ``additionalProperties:
+  false``; Claude Code drops or warns about them), and not the launcher's text, which
+  changes between releases. Entries written by releases before the marker (``<brainlab>
+  hook ingest|session-start --db PATH``, ``<brainlab> statusline``, ``<python> -S
+  .../brainlab/live/launch.py hook ingest --db PATH | statusline``) are recognised by that
+  exact word list, so uninstall and upgrade remove them.
+- **Bytes kept.** The text is edited in place (:mod:`brainlab.common.jsonedit`): every byte
+  that is not brainlab's entry stays as written (layout, key order, ``1e400``, escapes, a
+  BOM); new entries follow the file's indentation. Nothing to change: the file is not
+  written.
+- **How it is written.** Through a symlink to its target (a dotfiles manager's link stays a
+  link; a dangling link is refused), via :func:`tempfile.mkstemp` in the target's folder
+  (``O_EXCL``, an unpredictable name: a symlink planted at any name cannot redirect the
+  write), flushed, then :func:`os.replace`. The temporary file is removed on any failure, on
+  SIGTERM/SIGHUP/SIGINT; one left by a SIGKILL is removed by the next run. A file owned by
+  another user or without its owner's write bit is refused, not replaced.
+- **Refused at once with one ``Error:`` line, the file untouched**: what is not a regular
+  file (FIFO, device, folder; never opened in a blocking way), more than :data:`MAX_BYTES`,
+  not UTF-8, not a JSON object, JSON that readers disagree on (a key twice) or that is not
+  JSON (comments, trailing commas, ``NaN``: Claude Code's settings are JSON, not JSONC), a
+  ``hooks`` that is not an object of lists.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import os
-import re
 import shlex
 import shutil
+import signal
+import stat
 import sys
+import tempfile
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainlab.common import jsonedit
 from brainlab.common.errors import ConfigError
+from brainlab.common.plaintext import visible
 
 INGEST_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "PreCompact")
 START_EVENT = "SessionStart"
 HOOK_TIMEOUT = 10  # seconds; the hook returns in well under one (the ingest is detached)
-OURS = re.compile(r"(^|[/\\\s'\"])brainlab(\.exe|[/\\]live[/\\]launch\.py)?['\"]?\s+"
-                  r"(hook\s+(ingest|session-start)|statusline)\b")
+MARKER = "BRAINLAB_HOOK=1"  # the first word of every command install writes
+MAX_BYTES = 1 << 20  # 1 MiB: Claude Code's settings files are a few kB
+TMP_SUFFIX = ".brainlab-tmp"
+STALE_TMP_SECONDS = 600  # a temporary file of ours this old was left by a killed run
+KILL_ENV = "BRAINLAB_TEST_SETTINGS_KILL"  # tests: TERM or KILL between write and replace
+_ARGS = (("hook", "ingest", "--db"), ("hook", "session-start", "--db"))
 
 
 @dataclass
 class Change:
     """What an install or uninstall does to one settings file."""
 
-    path: Path
+    path: Path  # as named by the user
+    target: Path  # the file written: ``path``, or its symlink's target
     before: str | None  # None: the file does not exist
-    after: str
+    after: str | None  # None: it still does not
     note: str | None = None  # e.g. a status line of the user's, kept
+    read_stat: os.stat_result | None = None
 
     @property
     def changed(self) -> bool:
@@ -48,10 +87,11 @@ class Change:
         return self.before != self.after
 
     def diff(self) -> str:
-        """A unified diff of the change (empty when nothing changes)."""
-        return "".join(difflib.unified_diff(
-            (self.before or "").splitlines(keepends=True), self.after.splitlines(keepends=True),
-            fromfile=str(self.path), tofile=str(self.path)))
+        """A unified diff of the change (empty when nothing changes); control characters escaped."""
+        lines = difflib.unified_diff(
+            (self.before or "").splitlines(keepends=True), (self.after or "").splitlines(keepends=True),
+            fromfile=str(self.path), tofile=str(self.path))
+        return "".join(visible(line.rstrip("\r\n"), keep_tabs=True) + "\n" for line in lines)
 
 
 def settings_path(scope: str, cwd: Path | None = None) -> Path:
@@ -95,114 +135,334 @@ def commands(db: Path, program: str | None = None) -> dict[str, str]:
             "statusline": f"{fast} statusline"}
 
 
-def load(path: Path) -> tuple[str | None, dict]:
-    """The file's text and its object; ConfigError when it is not a JSON object."""
+def marked(command: str) -> str:
+    """``command`` as install writes it: :data:`MARKER` first."""
+    return f"{MARKER} {command}"
+
+
+def _words(command: str) -> list[str] | None:
+    """The command's words when it is plain words quoted as :func:`shlex.quote` quotes them."""
     try:
-        text = path.read_text(encoding="utf-8")
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return words if words and " ".join(map(shlex.quote, words)) == command else None
+
+
+def _legacy(words: list[str]) -> bool:
+    """Whether ``words`` are a command written by a release before :data:`MARKER`."""
+    for program, args in ((words[:1], words[1:]), (words[:3], words[3:])):
+        if len(program) == 1 and Path(program[0]).name not in ("brainlab", "brainlab.exe"):
+            continue
+        if len(program) == 3 and (program[1] != "-S" or Path(program[2]).parts[-3:]
+                                  != ("brainlab", "live", "launch.py")):
+            continue
+        if args == ["statusline"] or (len(args) == 4 and tuple(args[:3]) in _ARGS):
+            return True
+    return False
+
+
+def is_ours(handler) -> bool:
+    """Whether a hook handler or status line is one brainlab wrote (see the module's doc)."""
+    if not isinstance(handler, dict) or handler.get("type") != "command" \
+            or not isinstance(handler.get("command"), str):
+        return False
+    words = _words(handler["command"])
+    if words is None:
+        return False
+    return len(words) > 1 if words[0] == MARKER else _legacy(words)
+
+
+# --- reading ------------------------------------------------------------------------------------
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def resolve(path: Path) -> Path:
+    """The file to read and write: ``path``, or the final target of its symlink(s)."""
+    if not os.path.islink(path):
+        return path
+    target = Path(os.path.realpath(path))
+    if not target.exists():
+        raise ConfigError(f"settings file {path} is a symlink to {target}, which does not exist"
+                          " (or the links loop); left untouched: create the target, or remove"
+                          " the link")
+    return target
+
+
+def read(path: Path, target: Path) -> tuple[str | None, os.stat_result | None]:
+    """The file's text and its stat, refusing at once what is not a small regular file."""
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(f"settings file {path} {why}; left untouched: pass a JSON file"
+                           " with --settings")
+
+    try:
+        first = os.stat(target)
     except FileNotFoundError:
-        return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read settings file {path}: {exc}") from None
-    if not text.strip():
-        return text, {}
+        return None, None
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(first.st_mode):  # never opened: a FIFO would block, a device not end
+        raise refuse(f"is {_kind(first.st_mode)}, not a regular file")
+    if first.st_size > MAX_BYTES:
+        raise refuse(f"is {first.st_size} bytes, more than a settings file's"
+                     f" {MAX_BYTES // (1 << 20)} MiB")
     try:
-        value = json.loads(text)
-    except ValueError as exc:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror}") from None
+    try:
+        st = os.fstat(fd)  # what was opened, should the name have changed since
+        if not stat.S_ISREG(st.st_mode):
+            raise refuse(f"is {_kind(st.st_mode)}, not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_BYTES:
+        raise refuse(f"holds more than a settings file's {MAX_BYTES // (1 << 20)} MiB")
+    try:
+        return b"".join(chunks).decode("utf-8"), st
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"settings file {path} is not UTF-8 text (byte {exc.start}); left"
+                          " untouched: fix it, or pass another file with --settings") from None
+
+
+def _parse(path: Path, text: str) -> jsonedit.Node | None:
+    """The text's JSON with spans, checked to be an object with a usable ``hooks``."""
+    try:
+        root = jsonedit.parse(text)
+    except jsonedit.JSONTextError as exc:
         raise ConfigError(f"settings file {path} is not valid JSON ({exc}); left untouched:"
                           " fix it, or pass another file with --settings") from None
-    if not isinstance(value, dict):
-        raise ConfigError(f"settings file {path} holds a JSON {type(value).__name__}, not an"
-                          " object; left untouched: fix it, or pass --settings") from None
-    hooks = value.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise ConfigError(f"settings file {path}: \"hooks\" is not an object; left untouched:"
-                          " fix it, or pass --settings")
-    for event, groups in (hooks or {}).items():
-        if not isinstance(groups, list):
-            raise ConfigError(f"settings file {path}: hooks.{event} is not a list; left"
+    if root is None:
+        return None
+    if root.kind != "object":
+        kind = {"array": "list", "string": "str", "number": "number"}.get(
+            root.kind, type(root.value).__name__ if root.value is not None else "null")
+        raise ConfigError(f"settings file {path} holds a JSON {kind}, not an object; left"
+                          " untouched: fix it, or pass --settings")
+    _, hooks = root.member("hooks")
+    if hooks is not None:
+        if hooks.value.kind != "object":
+            raise ConfigError(f"settings file {path}: \"hooks\" is not an object; left"
                               " untouched: fix it, or pass --settings")
-    return text, value
+        for event in hooks.value.items:
+            if event.value.kind != "array":
+                raise ConfigError(f"settings file {path}: hooks.{visible(event.key)} is not a"
+                                  " list; left untouched: fix it, or pass --settings")
+    return root
 
 
-def _is_ours(handler) -> bool:
-    return isinstance(handler, dict) and isinstance(handler.get("command"), str) \
-        and OURS.search(handler["command"]) is not None
+# --- editing -------------------------------------------------------------------------------------
+def _find_ours(root: jsonedit.Node) -> tuple[jsonedit.Node, int] | None:
+    """Where the next thing to remove is (container, index), or None.
 
-
-def remove_ours(settings: dict) -> None:
-    """Drop brainlab's handlers (and the groups and events only they filled) and status line."""
-    hooks = settings.get("hooks")
-    if isinstance(hooks, dict):
-        for event in list(hooks):
-            groups = hooks[event]
-            if not isinstance(groups, list):
-                continue
-            kept = []
-            for group in groups:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list) and any(_is_ours(h) for h in inner):
-                    inner = [h for h in inner if not _is_ours(h)]
-                    if not inner:
+    A handler of brainlab's, or the group, event or ``hooks`` it was the only entry of; or
+    brainlab's status line.
+    """
+    index, hooks = root.member("hooks")
+    if hooks is not None and hooks.value.kind == "object":
+        for e, event in enumerate(hooks.value.items):
+            groups = event.value
+            for g, group in enumerate(groups.items if groups.kind == "array" else ()):
+                inner = group.member("hooks")[1] if group.kind == "object" else None
+                if inner is None or inner.value.kind != "array":
+                    continue
+                for h, handler in enumerate(inner.value.items):
+                    if not is_ours(handler.plain()):
                         continue
-                    group = {**group, "hooks": inner}
-                kept.append(group)
-            if kept:
-                hooks[event] = kept
-            elif groups:  # emptied by this removal
-                del hooks[event]
-        if not hooks:
-            del settings["hooks"]
-    if _is_ours(settings.get("statusLine")):
-        del settings["statusLine"]
-
-
-def add_ours(settings: dict, cmds: dict[str, str]) -> str | None:
-    """Add brainlab's handlers and status line; a note when the user's status line is kept."""
-    hooks = settings.setdefault("hooks", {})
-    def handler(command: str) -> dict:
-        return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
-
-    for event in INGEST_EVENTS:
-        hooks.setdefault(event, []).append({"hooks": [handler(cmds["ingest"])]})
-    hooks.setdefault(START_EVENT, []).append({"hooks": [handler(cmds["session-start"])]})
-    if "statusLine" in settings:
-        return ("statusLine kept: the settings already run another status line"
-                f" ({settings['statusLine']!r}); set it to `{cmds['statusline']}` to use"
-                " brainlab's")
-    settings["statusLine"] = {"type": "command", "command": cmds["statusline"], "padding": 0}
+                    if len(inner.value.items) > 1:
+                        return inner.value, h
+                    if len(groups.items) > 1:
+                        return groups, g
+                    if len(hooks.value.items) > 1:
+                        return hooks.value, e
+                    return root, index
+    index, line = root.member("statusLine")
+    if line is not None and is_ours(line.value.plain()):
+        return root, index
     return None
 
 
-def dump(settings: dict) -> str:
-    """The settings' text as brainlab writes it (2-space JSON, keys in their order)."""
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+def _remove_ours(path: Path, text: str) -> str:
+    while True:
+        root = _parse(path, text)
+        found = _find_ours(root) if root is not None else None
+        if found is None:
+            return text
+        text = jsonedit.remove(text, *found)
+
+
+def _handler(command: str) -> dict:
+    return {"type": "command", "command": marked(command), "timeout": HOOK_TIMEOUT}
+
+
+def _add_ours(path: Path, text: str, cmds: dict[str, str]) -> tuple[str, str | None]:
+    """``text`` with brainlab's handlers and status line; a note when the user's line is kept."""
+    wanted = {event: {"hooks": [_handler(cmds["ingest"])]} for event in INGEST_EVENTS}
+    wanted[START_EVENT] = {"hooks": [_handler(cmds["session-start"])]}
+    line = {"type": "command", "command": marked(cmds["statusline"]), "padding": 0}
+    root = _parse(path, text)
+    if root is None:  # no file, or only white space
+        value = {"hooks": {event: [group] for event, group in wanted.items()}, "statusLine": line}
+        return jsonedit.render(value, "  ", "") + "\n", None
+    unit = jsonedit.indent_unit(text, root)
+    if root.member("hooks")[1] is None:
+        text = jsonedit.append_member(text, root, "hooks", {e: [g] for e, g in wanted.items()},
+                                      unit)
+    else:
+        for event, group in wanted.items():
+            hooks = _parse(path, text).member("hooks")[1].value
+            groups = hooks.member(event)[1]
+            text = jsonedit.append_member(text, hooks, event, [group], unit) if groups is None \
+                else jsonedit.append_element(text, groups.value, group, unit)
+    root = _parse(path, text)
+    kept = root.member("statusLine")[1]
+    if kept is not None:
+        return text, ("statusLine kept: the settings already run another status line"
+                      f" ({visible(repr(kept.value.plain()))}); set it to"
+                      f" `{marked(cmds['statusline'])}` to use brainlab's")
+    return jsonedit.append_member(text, root, "statusLine", line, unit), None
 
 
 def plan(path: Path, install: bool, db: Path, program: str | None = None) -> Change:
     """The change an install (or uninstall) makes to ``path``, without writing it."""
-    before, settings = load(path)
-    remove_ours(settings)
-    note = add_ours(settings, commands(db, program)) if install else None
-    after = dump(settings)
-    if before is not None and not install and after == dump(load(path)[1]):
-        after = before  # nothing of brainlab's in it: leave the text as the user wrote it
-    if install and before is not None and dump(load(path)[1]) == after:
-        after = before
-    return Change(path, before, after, note)
+    path = Path(path)
+    target = resolve(path)
+    before, st = read(path, target)
+    text = _remove_ours(path, before or "")
+    note = None
+    if install:
+        text, note = _add_ours(path, text, commands(db, program))
+    if before is None and not install:
+        text = None
+    return Change(path, target, before, before if text is None else text, note, st)
+
+
+# --- writing --------------------------------------------------------------------------------------
+class _Interrupted(Exception):
+    pass
+
+
+@contextmanager
+def _signals_raise():
+    """SIGTERM, SIGHUP and SIGINT raise inside the block (so ``finally`` cleans up)."""
+    def handler(signum, frame):
+        raise _Interrupted(signal.Signals(signum).name)
+
+    saved = {}
+    try:
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            saved[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread: no handlers to set
+        pass
+    try:
+        yield
+    finally:
+        for signum, old in saved.items():
+            signal.signal(signum, old)
+
+
+def _sweep(target: Path) -> None:
+    """Remove temporary files of ours that a killed run left beside ``target``."""
+    now = time.time()
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    prefix = f".{target.name}."
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(TMP_SUFFIX)):
+            continue
+        leftover = target.parent / name
+        try:
+            st = os.lstat(leftover)
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() \
+                    and now - st.st_mtime > STALE_TMP_SECONDS:
+                leftover.unlink()
+        except OSError:
+            continue
+
+
+def _test_kill() -> None:
+    how = os.environ.get(KILL_ENV)
+    if how in ("TERM", "KILL"):
+        os.kill(os.getpid(), getattr(signal, f"SIG{how}"))
+        time.sleep(5)  # the signal arrives
 
 
 def apply(change: Change) -> None:
-    """Write ``change`` atomically, keeping the file's mode; nothing when nothing changes."""
+    """Write ``change`` through its symlink via an exclusive temporary file (if it changes)."""
     if not change.changed:
         return
-    path = change.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path, target = change.path, change.target
     try:
-        tmp.write_text(change.after, encoding="utf-8")
-        if change.before is not None:
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
+        data = change.after.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"cannot write settings file {path}: a path brainlab would write is"
+                          " not UTF-8") from None
+    mode = None
+    if change.before is not None:
+        try:
+            st = os.stat(target)
+        except OSError as exc:
+            raise ConfigError(f"settings file {path} went away while brainlab edited it"
+                              f" ({exc.strerror}); run the command again") from None
+        if st.st_uid != os.geteuid():
+            raise ConfigError(f"settings file {path} belongs to another user (uid {st.st_uid});"
+                              " left untouched: run the command as that user")
+        if not st.st_mode & stat.S_IWUSR:
+            raise ConfigError(f"settings file {path} is read-only (mode"
+                              f" {stat.S_IMODE(st.st_mode):04o}); left untouched: make it"
+                              " writable (chmod u+w) for brainlab to edit it")
+        read_st = change.read_stat
+        if read_st is not None and (st.st_ino, st.st_size, st.st_mtime_ns) != (
+                read_st.st_ino, read_st.st_size, read_st.st_mtime_ns):
+            raise ConfigError(f"settings file {path} changed while brainlab edited it; left as"
+                              " it is now: run the command again")
+        mode = stat.S_IMODE(st.st_mode)
+    else:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot write settings file {path}: {exc.strerror}") from None
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    _sweep(target)
+    tmp = None
+    try:
+        with _signals_raise():
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX,
+                                           dir=target.parent)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fchmod(out.fileno(), mode)
+                    os.fsync(out.fileno())
+                _test_kill()
+                os.replace(tmp, target)
+                tmp = None
+            finally:
+                if tmp is not None:
+                    Path(tmp).unlink(missing_ok=True)
+    except _Interrupted as exc:
+        raise ConfigError(f"interrupted ({exc}) before settings file {path} was replaced; it is"
+                          " as it was: run the command again") from None
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write settings file {path}: {exc}") from None
+        raise ConfigError(f"cannot write settings file {path}: {exc.strerror or exc}") from None
