@@ -462,7 +462,7 @@ def apply(change: Change) -> None:
                 if tmp is not None:
                     Path(tmp).unlink(missing_ok=True)
     except _Interrupted as exc:
-        raise ConfigError(f"interrupted ({exc}) before settings file {path} was replaced; it is"
-                          " as it was: run the command again") from None
+        raise ConfigError(f"settings file {path}: interrupted ({exc}) before brainlab replaced"
+                          " it; it is as it was: run the command again") from None
     except OSError as exc:
         raise ConfigError(f"cannot write settings file {path}: {exc.strerror or exc}") from None

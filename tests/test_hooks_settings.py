@@ -1,0 +1,303 @@
+"""`brainlab hooks install|uninstall` treat settings files as the user's (issue 46 item 6).
+
+brainlab's entries are recognised by the marker word install writes and the whole command,
+never a substring; every other byte is kept (layout, ``1e400``, escapes); the file is
+written through its symlink via an exclusive temporary file; hostile files (FIFO, device,
+huge, duplicate keys, comments, deep nesting, read-only, another user's) are refused at once
+with one ``Error:`` line and left as they were, with no temporary file left behind. The
+cases the issue names run the console script in a subprocess as a user runs it; the rest run
+in this process through click's runner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("brainlab")
+
+# A user's entries that merely mention brainlab (issue 46): never brainlab's.
+LOOKALIKES = """{
+    "model": "opus",
+    "cleanupPeriodDays": 1e400,
+    "ratio": 1.0E+2, "zero": -0, "tiny": 1E-400, "big": 123456789012345678901234567890,
+    "odd": "\\ud800 \\u00e9 \\/", "env": {"A":"1"},
+    "hooks": {
+        "Stop": [ {"hooks": [{"type": "command",
+                              "command": "notify-send 'brainlab hook ingest finished'"}]} ],
+        "SubagentStop": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "echo \\"$(date) brainlab hook ingest --db x\\" >> ~/log"},
+            {"type": "command", "command": "brainlab hook ingest --db /x/s.duckdb | tee ~/log"}
+        ]}]
+    },
+    "statusLine": {"type": "command", "command": "brainlab statusline | sed 's/|/:/g'"}
+}
+"""
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    return dict(os.environ, HOME=str(tmp_path), CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+
+
+def cli(env, *args, cwd=None, timeout=60) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), *map(str, args)], env=env, capture_output=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def here(env, *args, cwd=None) -> subprocess.CompletedProcess:
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    with contextlib.chdir(cwd or os.getcwd()):
+        result = CliRunner().invoke(main, list(map(str, args)), env=env)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout_bytes,
+                                       result.stderr_bytes)
+
+
+def refused(done: subprocess.CompletedProcess) -> str:
+    """The one ``Error:`` line of a refusal (exit 1, nothing on stdout)."""
+    lines = done.stderr.decode().splitlines()
+    assert (done.returncode, done.stdout) == (1, b""), done
+    assert len(lines) == 1 and lines[0].startswith("Error: settings file"), lines
+    return lines[0]
+
+
+def ours(value: dict) -> list[str]:
+    """The commands of brainlab's marked entries in a settings object."""
+    found = [h["command"] for groups in value.get("hooks", {}).values() for g in groups
+             for h in g["hooks"] if h["command"].startswith("BRAINLAB_HOOK=1 ")]
+    line = value.get("statusLine", {}).get("command", "")
+    return found + ([line] if line.startswith("BRAINLAB_HOOK=1 ") else [])
+
+
+def test_lookalikes_numbers_and_layout_are_kept_byte_for_byte(tmp_path, env):
+    """A user's notify-send, logger and wrapper status line survive install and uninstall;
+    ``1e400`` and the escapes stay as written; uninstall gives back the exact bytes."""
+    path = tmp_path / "settings.json"
+    path.write_text(LOOKALIKES)
+    done = cli(env, "hooks", "install", "--settings", path, "--db", tmp_path / "s.duckdb")
+    assert done.returncode == 0 and done.stderr == b"", done
+    assert b"statusLine kept" in done.stdout
+    text = path.read_text()
+    assert "Infinity" not in text and '"cleanupPeriodDays": 1e400,' in text
+    assert '"ratio": 1.0E+2, "zero": -0, "tiny": 1E-400, "big": 123456789012345678901234567890'\
+        in text and '"odd": "\\ud800 \\u00e9 \\/"' in text
+    assert text.startswith(LOOKALIKES.split('"Stop"')[0])  # everything before: as written
+    value = json.loads(text)
+    assert len(ours(value)) == 5  # four ingest events and session start; their status line kept
+    assert value["statusLine"] == {"type": "command",
+                                   "command": "brainlab statusline | sed 's/|/:/g'"}
+    # new entries follow the file's 4-space layout
+    assert '\n        "SessionEnd": [\n            {\n                "hooks": [' in text
+    inode = path.stat().st_ino
+    again = cli(env, "hooks", "install", "--settings", path, "--db", tmp_path / "s.duckdb")
+    assert b"already installed" in again.stdout and path.stat().st_ino == inode  # not rewritten
+    gone = cli(env, "hooks", "uninstall", "--settings", path)
+    assert gone.returncode == 0 and path.read_text() == LOOKALIKES
+    assert b"nothing of brainlab" in cli(env, "hooks", "uninstall", "--settings", path).stdout
+    assert path.stat().st_ino != inode and path.read_text() == LOOKALIKES
+
+
+def test_older_releases_entries_are_removed_and_upgraded(tmp_path, env):
+    """The exact commands releases before the marker wrote (console script, -S launcher)."""
+    old = {"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]},
+                 {"hooks": [{"type": "command", "timeout": 10, "command":
+                             "/old/venv/bin/python3 -S '/old/src dir/brainlab/live/launch.py'"
+                             " hook ingest --db /data/brainlab.duckdb"}]}],
+        "SessionEnd": [{"hooks": [{"type": "command",
+                                   "command": "/old/bin/brainlab hook ingest --db /data/b.db"}]}],
+        "SessionStart": [{"hooks": [
+            {"type": "command", "command": "/old/bin/brainlab hook session-start --db /d/b"},
+            {"type": "command", "command": "~/bin/mine.sh"}]}]},
+        "statusLine": {"type": "command", "command": "brainlab statusline", "padding": 0}}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(old, indent=2))
+    assert here(env, "hooks", "uninstall", "--settings", path).returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "~/bin/mine.sh"}]}]}}
+    path.write_text(json.dumps(old, indent=2))
+    assert here(env, "hooks", "install", "--settings", path).returncode == 0
+    value = json.loads(path.read_text())
+    commands = [h["command"] for groups in value["hooks"].values() for g in groups
+                for h in g["hooks"]]
+    assert not any(c.startswith(("/old/", "brainlab ")) for c in commands)
+    assert len(ours(value)) == 6 and "notify-send done" in commands and "~/bin/mine.sh" in commands
+
+
+def test_symlinked_settings_written_through_the_link_dangling_refused(tmp_path, env):
+    """A dotfiles manager's link stays a link and its target gets the change (user scope)."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    real.write_text('{\n  "model": "opus"\n}\n')
+    link = tmp_path / "claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    done = cli(env, "hooks", "install", cwd=tmp_path)
+    assert done.returncode == 0 and f"in {real}".encode() in done.stdout, done
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert len(ours(json.loads(real.read_text()))) == 6
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["claude-settings.json"]
+    assert here(env, "hooks", "uninstall").returncode == 0
+    assert link.is_symlink() and real.read_text() == '{\n  "model": "opus"\n}\n'
+
+    link.unlink()
+    link.symlink_to(tmp_path / "nowhere" / "settings.json")
+    assert "does not exist" in refused(here(env, "hooks", "install"))
+    assert link.is_symlink() and not (tmp_path / "nowhere").exists()
+
+
+def test_planted_symlink_at_a_temporary_name_cannot_redirect_the_write(tmp_path, env):
+    """A cloned repository's .claude/ holds links at every name a writer could predict
+    (the old ``.settings.json.<pid>.tmp`` for this very process among them)."""
+    project = tmp_path / "clone"
+    claude = project / ".claude"
+    claude.mkdir(parents=True)
+    (claude / "settings.json").write_text('{"permissions": {"allow": []}}\n')
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    names = [f".settings.json.{os.getpid()}.tmp", ".settings.json.tmp", "settings.json.tmp",
+             "settings.json~", ".settings.json.swp", "settings.json.new"]
+    for name in names:
+        (claude / name).symlink_to(victim)
+    done = here(env, "hooks", "install", "--scope", "project", cwd=project)
+    assert done.returncode == 0, done
+    assert victim.read_text() == "precious\n"
+    assert all((claude / name).is_symlink() for name in names)
+    assert sorted(p.name for p in claude.iterdir()) == sorted([*names, "settings.json"])
+    assert len(ours(json.loads((claude / "settings.json").read_text()))) == 6
+
+
+def test_fifo_and_device_refused_at_once(tmp_path, env):
+    """`--settings` naming a FIFO no one writes, or /dev/zero: one line, no hang, no read."""
+    fifo = tmp_path / "settings.json"
+    os.mkfifo(fifo)
+    for target in (fifo, Path("/dev/zero")):
+        try:
+            done = cli(env, "hooks", "install", "--settings", target, timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"hooks install --settings {target} hung")
+        assert "not a regular file" in refused(done)
+
+
+def _hostile(tmp_path) -> dict[str, bytes]:
+    return {
+        "duplicate key": b'{"model": "a", "model": "b"}',
+        "duplicate hooks": b'{"hooks": {}, "hooks": {"Stop": []}}',
+        "line comment": b'{\n  // mine\n  "model": "a"\n}\n',
+        "block comment": b'{"model": "a"} /* end */',
+        "trailing comma": b'{"model": "a",}',
+        "NaN": b'{"n": NaN}',
+        "Infinity": b'{"n": -Infinity}',
+        "deep inside": b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        "deep list": b"[" * 100000 + b"]" * 100000,
+        "array": b"[1, 2]",
+        "string": b'"hooks"',
+        "null": b"null",
+        "two values": b"{} {}",
+        "raw control": b'{"a": "\x1b[2J"}',
+        "bad escape": b'{"a": "\\x41"}',
+        "not utf-8": b'{"a": "\xff"}',
+        "raw surrogate": b'{"a": "\xed\xa0\x80"}',
+        "hooks a list": b'{"hooks": []}',
+        "event an object": b'{"hooks": {"Stop": {}}}',
+        "over 1 MiB": b'{"a": "' + b"x" * (1 << 20) + b'"}',
+        "single quotes": b"{'a': 1}",
+        "BOM then junk": b"\xef\xbb\xbf{oops}",
+    }
+
+
+def test_hostile_settings_refused_with_one_line_and_left_as_they_were(tmp_path, env):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    for name, data in _hostile(tmp_path).items():
+        path = folder / "settings.json"
+        path.write_bytes(data)
+        for command in ("install", "uninstall"):
+            line = refused(here(env, "hooks", command, "--settings", path))
+            assert "bug" not in line, (name, line)
+            assert path.read_bytes() == data, name
+            assert os.listdir(folder) == ["settings.json"], name  # no temporary file
+
+
+def test_accepted_oddities_are_kept_bom_surrogate_escape_crlf_tabs(tmp_path, env):
+    """JSON readers accept these; brainlab keeps them and adds its entries in their style."""
+    cases = {
+        "bom": b'\xef\xbb\xbf{\n  "model": "a"\n}\n',
+        "surrogate": b'{"statusLine": {"type": "command", "command": "x \\ud800\\u001b"}}',
+        "crlf": b'{\r\n  "model": "a"\r\n}\r\n',
+        "tabs": b'{\n\t"hooks": {\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "a"}]}]'
+                b'\n\t}\n}',
+        "empty": b"",
+        "spaces": b" \n",
+        "empty object": b"{}",
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        done = here(env, "hooks", "install", "--settings", path)
+        assert done.returncode == 0 and done.stderr == b"", (name, done)
+        text = path.read_bytes()
+        value = json.loads(text.decode("utf-8-sig"))
+        assert len(ours(value)) == (5 if name == "surrogate" else 6), name
+        if name == "surrogate":  # the user's status line kept, printed inert in the note
+            assert b"\\ud800\\x1b" in done.stdout or b"\\\\ud800" in done.stdout, done.stdout
+            assert b"\x1b" not in done.stdout
+        assert here(env, "hooks", "uninstall", "--settings", path).returncode == 0
+        after = path.read_bytes()
+        if name in ("empty", "spaces"):
+            assert after == b"{}\n", name
+        else:
+            assert after == data, name
+    tabs, crlf = tmp_path / "tabs.json", tmp_path / "crlf.json"
+    for path in (tabs, crlf):
+        assert here(env, "hooks", "install", "--settings", path).returncode == 0
+    assert b'\n\t\t"SubagentStop": [\n\t\t\t{\n\t\t\t\t"hooks": [' in tabs.read_bytes()
+    assert b"\n" not in crlf.read_bytes().replace(b"\r\n", b"")
+
+
+def test_read_only_and_other_users_files_refused(tmp_path, env):
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "a"}')
+    path.chmod(0o444)
+    assert "read-only" in refused(here(env, "hooks", "install", "--settings", path))
+    assert path.read_text() == '{"model": "a"}'
+    path.chmod(0o644)
+    if os.geteuid() == 0:  # root can give the file away and see it refused
+        os.chown(path, 65534, 65534)
+        assert "another user" in refused(here(env, "hooks", "install", "--settings", path))
+        assert path.read_text() == '{"model": "a"}' and path.stat().st_uid == 65534
+    assert os.listdir(tmp_path) == ["settings.json"]
+
+
+def test_killed_between_write_and_replace_leaves_no_temporary_file(tmp_path, env):
+    """SIGTERM between writing the temporary file and the replace: removed, file as it was;
+    SIGKILL: the next run removes what the killed one left."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "a"}')
+    term = cli(dict(env, BRAINLAB_TEST_SETTINGS_KILL="TERM"), "hooks", "install",
+               "--settings", path)
+    assert "interrupted (SIGTERM)" in refused(term)
+    assert os.listdir(tmp_path) == ["settings.json"] and path.read_text() == '{"model": "a"}'
+    kill = cli(dict(env, BRAINLAB_TEST_SETTINGS_KILL="KILL"), "hooks", "install",
+               "--settings", path)
+    assert kill.returncode == -signal.SIGKILL and path.read_text() == '{"model": "a"}'
+    left = [p for p in tmp_path.iterdir() if p.name != "settings.json"]
+    assert len(left) == 1 and left[0].name.endswith(".brainlab-tmp")
+    os.utime(left[0], (1, 1))  # as old as a crash long ago
+    assert here(env, "hooks", "install", "--settings", path).returncode == 0
+    assert os.listdir(tmp_path) == ["settings.json"] and len(ours(json.loads(
+        path.read_text()))) == 6
