@@ -217,6 +217,12 @@ def _hostile(tmp_path) -> dict[str, bytes]:
         "over 1 MiB": b'{"a": "' + b"x" * (1 << 20) + b'"}',
         "single quotes": b"{'a': 1}",
         "BOM then junk": b"\xef\xbb\xbf{oops}",
+        "hooks null": b'{"hooks": null}',
+        "event key a lone surrogate": b'{"hooks": {"\\ud800\\u001b": {}}}',
+        "form feed": b'{\x0c"a": 1}',
+        "line separator": '{"a": 1}\u2028'.encode(),
+        "plus number": b'{"a": +1}',
+        "leading zero": b'{"a": 01}',
     }
 
 
@@ -228,7 +234,7 @@ def test_hostile_settings_refused_with_one_line_and_left_as_they_were(tmp_path, 
         path.write_bytes(data)
         for command in ("install", "uninstall"):
             line = refused(here(env, "hooks", command, "--settings", path))
-            assert "bug" not in line, (name, line)
+            assert "bug" not in line and "\x1b" not in line, (name, line)
             assert path.read_bytes() == data, name
             assert os.listdir(folder) == ["settings.json"], name  # no temporary file
 
@@ -276,6 +282,10 @@ def test_read_only_and_other_users_files_refused(tmp_path, env):
     assert "read-only" in refused(here(env, "hooks", "install", "--settings", path))
     assert path.read_text() == '{"model": "a"}'
     path.chmod(0o644)
+    twin = tmp_path / "twin.json"
+    os.link(path, twin)
+    assert "hard links" in refused(here(env, "hooks", "install", "--settings", path))
+    twin.unlink()
     if os.geteuid() == 0:  # root can give the file away and see it refused
         os.chown(path, 65534, 65534)
         assert "another user" in refused(here(env, "hooks", "install", "--settings", path))
@@ -301,3 +311,24 @@ def test_killed_between_write_and_replace_leaves_no_temporary_file(tmp_path, env
     assert here(env, "hooks", "install", "--settings", path).returncode == 0
     assert os.listdir(tmp_path) == ["settings.json"] and len(ours(json.loads(
         path.read_text()))) == 6
+
+
+def test_every_brainlab_entry_removed_in_one_pass_users_interleaved_kept(tmp_path, env):
+    """Hundreds of brainlab's entries (a loop of installs by an older tool) between the user's,
+    and a group mixing both: uninstall removes exactly brainlab's, whatever their position."""
+    legacy = {"type": "command", "command": "/old/bin/brainlab hook ingest --db /d/s.duckdb"}
+    marked = {"type": "command", "command": "BRAINLAB_HOOK=1 /x/python -S /x/launch.py"
+              " hook ingest --db /d/s.duckdb", "timeout": 10}
+    user = [{"hooks": [{"type": "command", "command": f"mine {i}"}]} for i in range(300)]
+    stop = []
+    for i, group in enumerate(user):
+        stop += [{"hooks": [legacy if i % 2 else marked]}, group]
+    stop.append({"matcher": "", "hooks": [marked, {"type": "command", "command": "keep"},
+                                          legacy]})
+    stop += [{"hooks": [marked]}] * 50
+    value = {"hooks": {"Stop": stop, "SessionEnd": [{"hooks": [legacy]}] * 3}, "model": "a"}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(value, indent=1))
+    assert here(env, "hooks", "uninstall", "--settings", path).returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {"Stop": [*user, {"matcher": "", "hooks": [
+        {"type": "command", "command": "keep"}]}]}, "model": "a"}

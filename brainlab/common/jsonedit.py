@@ -4,9 +4,9 @@ A settings file is the user's (issue 46 item 6): brainlab adds or removes its ow
 and leaves every other byte as written: formatting, key order, a number spelled ``1e400``
 or ``1.0E+2``, a ``\\ud800`` escape. :func:`parse` reads strict JSON (RFC 8259: no comments,
 no trailing commas, no ``NaN``; a UTF-8 BOM is skipped and kept) into :class:`Node` values
-that know where they stand in the text; :func:`remove`, :func:`append_element` and
-:func:`append_member` return the text with one change spliced in, its new values laid out
-in the style of their neighbours (the indentation unit, the key separator, one-line
+that know where they stand in the text; :func:`removal` and :func:`addition` make the
+:class:`Edit` s that :func:`splice` applies, new values laid out in the style of their
+neighbours (the indentation unit, the key separator, one-line
 containers, CRLF). Anything else is a :class:`JSONTextError` naming the line and column.
 
 The parser refuses what readers disagree on: a key twice in one object (``JSON.parse``
@@ -221,44 +221,65 @@ def _line_indent(text: str, pos: int) -> str:
     return re.match(r"[ \t]*", text[line:]).group()
 
 
-def remove(text: str, container: Node, index: int) -> str:
-    """``text`` without item ``index`` of ``container`` (and the comma that went with it)."""
+@dataclass
+class Edit:
+    """Replace ``text[start:end]`` with ``new``."""
+
+    start: int
+    end: int
+    new: str = ""
+
+
+def splice(text: str, edits: list[Edit]) -> str:
+    """``text`` with ``edits`` (which must not overlap) made, the last first."""
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[:edit.start] + edit.new + text[edit.end:]
+    return text
+
+
+def removal(container: Node, indices: set[int]) -> list[Edit]:
+    """Edits that drop items ``indices`` of ``container`` and the commas that went with them.
+
+    An item followed by a kept one goes with the white space up to that one (which takes its
+    place); the items after the last kept one go with the comma after it.
+    """
     items = container.items
-    item = items[index]
-    if len(items) == 1:
-        return text[:container.start + 1] + text[container.end - 1:]
-    if index < len(items) - 1:
-        return text[:item.start] + text[items[index + 1].start:]
-    return text[:items[index - 1].end] + text[item.end:]
+    if not indices:
+        return []
+    if len(indices) == len(items):
+        return [Edit(container.start + 1, container.end - 1)]
+    kept = [i for i in range(len(items)) if i not in indices]
+    edits = [Edit(items[i].start, items[i + 1].start) for i in sorted(indices) if i < kept[-1]]
+    if kept[-1] < len(items) - 1:
+        edits.append(Edit(items[kept[-1]].end, items[-1].end))
+    return edits
 
 
-def _append(text: str, container: Node, piece, unit: str) -> str:
-    """Insert ``piece(indent)`` (a rendered item) after ``container``'s last item."""
+def addition(text: str, container: Node, entries: list, unit: str) -> Edit:
+    """The edit that appends ``entries`` (values, or ``(key, value)`` pairs) to ``container``.
+
+    They are laid out like the container's last item (its indentation and, for members, its
+    key separator), or one step in from the container's line when it is empty.
+    """
     newline = _newline(text)
+    separator = ": "
+    if container.kind == "object" and container.items:
+        last = container.items[-1]
+        separator = text[last.key_end:last.value.start]
+
+    def piece(entry, indent: str | None) -> str:
+        if container.kind == "object":
+            key, value = entry
+            return (json.dumps(key, ensure_ascii=False) + separator
+                    + render(value, unit, indent, newline))
+        return render(entry, unit, indent, newline)
+
     if container.items:
         last = container.items[-1]
         lead = _lead(text, last.start)
         indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
-        return text[:last.end] + "," + lead + piece(indent) + text[last.end:]
+        return Edit(last.end, last.end, "".join("," + lead + piece(e, indent) for e in entries))
     outer = _line_indent(text, container.start)
     inner = outer + unit
-    return (text[:container.start + 1] + newline + inner + piece(inner) + newline + outer
-            + text[container.end - 1:])
-
-
-def append_element(text: str, array: Node, value: Any, unit: str) -> str:
-    """``text`` with ``value`` added at the end of ``array``."""
-    newline = _newline(text)
-    return _append(text, array, lambda indent: render(value, unit, indent, newline), unit)
-
-
-def append_member(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
-    """``text`` with ``"key": value`` added at the end of ``obj`` (its separator style kept)."""
-    newline = _newline(text)
-    separator = ": "
-    if obj.items:
-        last = obj.items[-1]
-        separator = text[last.key_end:last.value.start]
-    name = json.dumps(key, ensure_ascii=False)
-    return _append(text, obj, lambda indent: name + separator
-                   + render(value, unit, indent, newline), unit)
+    body = ("," + newline + inner).join(piece(e, inner) for e in entries)
+    return Edit(container.start + 1, container.end - 1, newline + inner + body + newline + outer)

@@ -262,81 +262,94 @@ def _parse(path: Path, text: str) -> jsonedit.Node | None:
                               " untouched: fix it, or pass --settings")
         for event in hooks.value.items:
             if event.value.kind != "array":
-                raise ConfigError(f"settings file {path}: hooks.{visible(event.key)} is not a"
+                raise ConfigError(f"settings file {path}: hooks.{_shown(event.key)} is not a"
                                   " list; left untouched: fix it, or pass --settings")
     return root
 
 
 # --- editing -------------------------------------------------------------------------------------
-def _find_ours(root: jsonedit.Node) -> tuple[jsonedit.Node, int] | None:
-    """Where the next thing to remove is (container, index), or None.
+def _removals(root: jsonedit.Node) -> list[jsonedit.Edit]:
+    """Edits that remove brainlab's entries, in one pass over the parsed text.
 
-    A handler of brainlab's, or the group, event or ``hooks`` it was the only entry of; or
+    brainlab's handlers, the groups, events and ``hooks`` they were the only entries of, and
     brainlab's status line.
     """
+    edits: list[jsonedit.Edit] = []
+    drop_root: set[int] = set()
     index, hooks = root.member("hooks")
     if hooks is not None and hooks.value.kind == "object":
+        drop_events: set[int] = set()
         for e, event in enumerate(hooks.value.items):
             groups = event.value
-            for g, group in enumerate(groups.items if groups.kind == "array" else ()):
+            if groups.kind != "array":
+                continue
+            drop_groups: set[int] = set()
+            group_edits: list[jsonedit.Edit] = []
+            for g, group in enumerate(groups.items):
                 inner = group.member("hooks")[1] if group.kind == "object" else None
                 if inner is None or inner.value.kind != "array":
                     continue
-                for h, handler in enumerate(inner.value.items):
-                    if not is_ours(handler.plain()):
-                        continue
-                    if len(inner.value.items) > 1:
-                        return inner.value, h
-                    if len(groups.items) > 1:
-                        return groups, g
-                    if len(hooks.value.items) > 1:
-                        return hooks.value, e
-                    return root, index
+                mine = {h for h, handler in enumerate(inner.value.items)
+                        if is_ours(handler.plain())}
+                if mine and len(mine) == len(inner.value.items):
+                    drop_groups.add(g)
+                else:
+                    group_edits += jsonedit.removal(inner.value, mine)
+            if drop_groups and len(drop_groups) == len(groups.items):
+                drop_events.add(e)
+            else:
+                edits += group_edits + jsonedit.removal(groups, drop_groups)
+        if drop_events and len(drop_events) == len(hooks.value.items):
+            drop_root.add(index)
+        else:
+            edits += jsonedit.removal(hooks.value, drop_events)
     index, line = root.member("statusLine")
     if line is not None and is_ours(line.value.plain()):
-        return root, index
-    return None
-
-
-def _remove_ours(path: Path, text: str) -> str:
-    while True:
-        root = _parse(path, text)
-        found = _find_ours(root) if root is not None else None
-        if found is None:
-            return text
-        text = jsonedit.remove(text, *found)
+        drop_root.add(index)
+    return edits + jsonedit.removal(root, drop_root)
 
 
 def _handler(command: str) -> dict:
     return {"type": "command", "command": marked(command), "timeout": HOOK_TIMEOUT}
 
 
-def _add_ours(path: Path, text: str, cmds: dict[str, str]) -> tuple[str, str | None]:
-    """``text`` with brainlab's handlers and status line; a note when the user's line is kept."""
+def _additions(text: str, root: jsonedit.Node, cmds: dict[str, str]
+               ) -> tuple[list[jsonedit.Edit], str | None]:
+    """Edits that add brainlab's handlers and status line; a note when the user's line stays."""
     wanted = {event: {"hooks": [_handler(cmds["ingest"])]} for event in INGEST_EVENTS}
     wanted[START_EVENT] = {"hooks": [_handler(cmds["session-start"])]}
     line = {"type": "command", "command": marked(cmds["statusline"]), "padding": 0}
-    root = _parse(path, text)
-    if root is None:  # no file, or only white space
-        value = {"hooks": {event: [group] for event, group in wanted.items()}, "statusLine": line}
-        return jsonedit.render(value, "  ", "") + "\n", None
     unit = jsonedit.indent_unit(text, root)
-    if root.member("hooks")[1] is None:
-        text = jsonedit.append_member(text, root, "hooks", {e: [g] for e, g in wanted.items()},
-                                      unit)
+    edits, top = [], []
+    hooks = root.member("hooks")[1]
+    if hooks is None:
+        top.append(("hooks", {event: [group] for event, group in wanted.items()}))
     else:
+        missing = []
         for event, group in wanted.items():
-            hooks = _parse(path, text).member("hooks")[1].value
-            groups = hooks.member(event)[1]
-            text = jsonedit.append_member(text, hooks, event, [group], unit) if groups is None \
-                else jsonedit.append_element(text, groups.value, group, unit)
-    root = _parse(path, text)
+            groups = hooks.value.member(event)[1]
+            if groups is None:
+                missing.append((event, [group]))
+            else:
+                edits.append(jsonedit.addition(text, groups.value, [group], unit))
+        if missing:
+            edits.append(jsonedit.addition(text, hooks.value, missing, unit))
     kept = root.member("statusLine")[1]
-    if kept is not None:
-        return text, ("statusLine kept: the settings already run another status line"
-                      f" ({visible(repr(kept.value.plain()))}); set it to"
-                      f" `{marked(cmds['statusline'])}` to use brainlab's")
-    return jsonedit.append_member(text, root, "statusLine", line, unit), None
+    note = None
+    if kept is None:
+        top.append(("statusLine", line))
+    else:
+        note = ("statusLine kept: the settings already run another status line"
+                f" ({_shown(repr(kept.value.plain()))}); set it to"
+                f" `{marked(cmds['statusline'])}` to use brainlab's")
+    if top:
+        edits.append(jsonedit.addition(text, root, top, unit))
+    return edits, note
+
+
+def _shown(text: str) -> str:
+    """``text`` safe to print: control characters and lone surrogates as escapes."""
+    return visible(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def plan(path: Path, install: bool, db: Path, program: str | None = None) -> Change:
@@ -344,13 +357,25 @@ def plan(path: Path, install: bool, db: Path, program: str | None = None) -> Cha
     path = Path(path)
     target = resolve(path)
     before, st = read(path, target)
-    text = _remove_ours(path, before or "")
+    root = _parse(path, before or "")
+    text = jsonedit.splice(before, _removals(root)) if root is not None else before
     note = None
     if install:
-        text, note = _add_ours(path, text, commands(db, program))
-    if before is None and not install:
-        text = None
-    return Change(path, target, before, before if text is None else text, note, st)
+        root = _parse(path, text or "")
+        if root is None:  # no file, or only white space
+            text = jsonedit.render({}, "  ", "") + "\n"
+            root = _parse(path, text)
+        edits, note = _additions(text, root, commands(db, program))
+        text = jsonedit.splice(text, edits)
+    if text != before and text is not None:  # never write what is not a JSON object
+        try:
+            valid = _parse(path, text) is not None
+        except ConfigError:
+            valid = False
+        if not valid:
+            raise ConfigError(f"settings file {path}: brainlab's edit would not be a JSON"
+                              " object; left untouched (a brainlab bug: please report it)")
+    return Change(path, target, before, text, note, st)
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -416,6 +441,9 @@ def apply(change: Change) -> None:
         raise ConfigError(f"cannot write settings file {path}: a path brainlab would write is"
                           " not UTF-8") from None
     mode = None
+    if change.before is None and os.path.lexists(target):
+        raise ConfigError(f"settings file {path} appeared while brainlab edited it; left as it"
+                          " is now: run the command again")
     if change.before is not None:
         try:
             st = os.stat(target)
@@ -425,6 +453,10 @@ def apply(change: Change) -> None:
         if st.st_uid != os.geteuid():
             raise ConfigError(f"settings file {path} belongs to another user (uid {st.st_uid});"
                               " left untouched: run the command as that user")
+        if st.st_nlink > 1:
+            raise ConfigError(f"settings file {path} has {st.st_nlink} hard links; left"
+                              " untouched: replacing it would split them (make it a single"
+                              " file or a symlink)")
         if not st.st_mode & stat.S_IWUSR:
             raise ConfigError(f"settings file {path} is read-only (mode"
                               f" {stat.S_IMODE(st.st_mode):04o}); left untouched: make it"
