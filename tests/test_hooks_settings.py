@@ -268,6 +268,11 @@ def test_accepted_oddities_are_kept_bom_surrogate_escape_crlf_tabs(tmp_path, env
             assert after == b"{}\n", name
         else:
             assert after == data, name
+    odd = tmp_path / "a\x1b[31m\u202e.json"  # a name that would colour or flip the terminal
+    for args in (("install",), ("install", "--dry-run"), ("uninstall",)):
+        done = here(env, "hooks", *args, "--settings", odd)
+        assert done.returncode == 0 and b"a\\x1b[31m\\u202e.json" in done.stdout, done
+        assert b"\x1b" not in done.stdout and "\u202e".encode() not in done.stdout
     tabs, crlf = tmp_path / "tabs.json", tmp_path / "crlf.json"
     for path in (tabs, crlf):
         assert here(env, "hooks", "install", "--settings", path).returncode == 0

@@ -41,20 +41,21 @@ _dry = click.option("--dry-run", is_flag=True, help="Print the diff; write nothi
 
 
 def _run(install: bool, scope, settings_file, dry_run, db) -> None:
-    from brainlab.live.settings import apply, plan
+    from brainlab.live.settings import apply, plan, shown
 
     change = plan(_target(scope, settings_file), install, db)
+    where = shown(str(change.path))
     if dry_run:
-        click.echo(change.diff() or f"{change.path}: nothing to change", nl=False)
+        click.echo(change.diff() or f"{where}: nothing to change", nl=False)
         if not change.diff():
             click.echo()
     elif change.changed:
         apply(change)
-        through = f" (through its symlink, in {change.target})" \
+        through = f" (through its symlink, in {shown(str(change.target))})" \
             if change.target != change.path else ""
-        click.echo(f"{'installed in' if install else 'removed from'} {change.path}{through}")
+        click.echo(f"{'installed in' if install else 'removed from'} {where}{through}")
     else:
-        click.echo(f"{change.path}: {'already installed' if install else 'nothing of brainlab'}"
+        click.echo(f"{where}: {'already installed' if install else 'nothing of brainlab'}"
                    "; nothing changed")
     if change.note:
         click.echo(change.note)

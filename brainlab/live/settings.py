@@ -91,7 +91,7 @@ class Change:
         lines = difflib.unified_diff(
             (self.before or "").splitlines(keepends=True), (self.after or "").splitlines(keepends=True),
             fromfile=str(self.path), tofile=str(self.path))
-        return "".join(visible(line.rstrip("\r\n"), keep_tabs=True) + "\n" for line in lines)
+        return "".join(shown(line.rstrip("\r\n"), keep_tabs=True) + "\n" for line in lines)
 
 
 def settings_path(scope: str, cwd: Path | None = None) -> Path:
@@ -262,7 +262,7 @@ def _parse(path: Path, text: str) -> jsonedit.Node | None:
                               " untouched: fix it, or pass --settings")
         for event in hooks.value.items:
             if event.value.kind != "array":
-                raise ConfigError(f"settings file {path}: hooks.{_shown(event.key)} is not a"
+                raise ConfigError(f"settings file {path}: hooks.{shown(event.key)} is not a"
                                   " list; left untouched: fix it, or pass --settings")
     return root
 
@@ -340,16 +340,16 @@ def _additions(text: str, root: jsonedit.Node, cmds: dict[str, str]
         top.append(("statusLine", line))
     else:
         note = ("statusLine kept: the settings already run another status line"
-                f" ({_shown(repr(kept.value.plain()))}); set it to"
+                f" ({shown(repr(kept.value.plain()))}); set it to"
                 f" `{marked(cmds['statusline'])}` to use brainlab's")
     if top:
         edits.append(jsonedit.addition(text, root, top, unit))
     return edits, note
 
 
-def _shown(text: str) -> str:
+def shown(text: str, keep_tabs: bool = False) -> str:
     """``text`` safe to print: control characters and lone surrogates as escapes."""
-    return visible(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    return visible(text.encode("utf-8", "backslashreplace").decode("utf-8"), keep_tabs)
 
 
 def plan(path: Path, install: bool, db: Path, program: str | None = None) -> Change:
