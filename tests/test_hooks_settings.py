@@ -156,28 +156,33 @@ def test_symlinked_settings_written_through_the_link_dangling_refused(tmp_path, 
 
     link.unlink()
     link.symlink_to(tmp_path / "nowhere" / "settings.json")
-    assert "does not exist" in refused(here(env, "hooks", "install"))
+    assert "does not exist" in refused(cli(env, "hooks", "install", cwd=tmp_path))
     assert link.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
 def test_planted_symlink_at_a_temporary_name_cannot_redirect_the_write(tmp_path, env):
-    """A cloned repository's .claude/ holds links at every name a writer could predict
-    (the old ``.settings.json.<pid>.tmp`` for this very process among them)."""
+    """A cloned repository's .claude/ holds links at every name a writer could predict: the
+    old ``.settings.json.<pid>.tmp`` for this very process (the shell plants it, then execs
+    brainlab under the same pid), the usual editors' names."""
     project = tmp_path / "clone"
     claude = project / ".claude"
     claude.mkdir(parents=True)
     (claude / "settings.json").write_text('{"permissions": {"allow": []}}\n')
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    names = [f".settings.json.{os.getpid()}.tmp", ".settings.json.tmp", "settings.json.tmp",
-             "settings.json~", ".settings.json.swp", "settings.json.new"]
+    names = [".settings.json.tmp", "settings.json.tmp", "settings.json~", ".settings.json.swp",
+             "settings.json.new"]
     for name in names:
         (claude / name).symlink_to(victim)
-    done = here(env, "hooks", "install", "--scope", "project", cwd=project)
+    done = subprocess.run(["sh", "-c", f'ln -s {victim} ".claude/.settings.json.$$.tmp" && exec'
+                           f' {SCRIPT} hooks install --scope project'], env=env, cwd=project,
+                          capture_output=True, timeout=60)
     assert done.returncode == 0, done
     assert victim.read_text() == "precious\n"
-    assert all((claude / name).is_symlink() for name in names)
-    assert sorted(p.name for p in claude.iterdir()) == sorted([*names, "settings.json"])
+    planted = [p.name for p in claude.iterdir() if p.is_symlink()]
+    assert len(planted) == len(names) + 1 and all(os.readlink(claude / n) == str(victim)
+                                                  for n in planted)
+    assert sorted(p.name for p in claude.iterdir()) == sorted([*planted, "settings.json"])
     assert len(ours(json.loads((claude / "settings.json").read_text()))) == 6
 
 
