@@ -342,3 +342,27 @@ def test_every_brainlab_entry_removed_in_one_pass_users_interleaved_kept(tmp_pat
     assert here(env, "hooks", "uninstall", "--settings", path).returncode == 0
     assert json.loads(path.read_text()) == {"hooks": {"Stop": [*user, {"matcher": "", "hooks": [
         {"type": "command", "command": "keep"}]}]}, "model": "a"}
+
+
+def test_install_again_leaves_the_file_alone_wherever_the_user_moved_the_entries(tmp_path, env):
+    """After install the user adds keys after brainlab's, a group before its own, re-indents:
+    the same install changes nothing; another --db replaces brainlab's entries only."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "x"}')
+    db = tmp_path / "s.duckdb"
+    assert here(env, "hooks", "install", "--settings", path, "--db", db).returncode == 0
+    value = json.loads(path.read_text())
+    hooks = value.pop("hooks")
+    hooks["Stop"].insert(0, {"hooks": [{"type": "command", "command": "mine"}]})
+    value = {"theme": "dark", **value, "hooks": hooks, "after": [1e400]}
+    path.write_text(json.dumps(value, indent=3).replace("Infinity", "1e400"))
+    moved = path.read_bytes()
+    again = here(env, "hooks", "install", "--settings", path, "--db", db)
+    assert again.stdout.endswith(b"already installed; nothing changed\n")
+    assert path.read_bytes() == moved
+    other = here(env, "hooks", "install", "--settings", path, "--db", tmp_path / "t.duckdb")
+    assert other.stdout.startswith(b"installed in") and b"1e400" in path.read_bytes()
+    value = json.loads(path.read_text())
+    assert len(ours(value)) == 6 and all("t.duckdb" in c for c in ours(value)[:5])
+    assert value["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "mine"}]}
+    assert list(value) == ["theme", "model", "hooks", "after", "statusLine"]

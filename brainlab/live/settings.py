@@ -43,6 +43,7 @@ The file is the user's (issue 46 item 6):
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shlex
 import shutil
@@ -313,12 +314,45 @@ def _handler(command: str) -> dict:
     return {"type": "command", "command": marked(command), "timeout": HOOK_TIMEOUT}
 
 
+def _wanted(cmds: dict[str, str]) -> tuple[dict[str, dict], dict]:
+    """The group install adds on each event, and its status line."""
+    wanted = {event: {"hooks": [_handler(cmds["ingest"])]} for event in INGEST_EVENTS}
+    wanted[START_EVENT] = {"hooks": [_handler(cmds["session-start"])]}
+    return wanted, {"type": "command", "command": marked(cmds["statusline"]), "padding": 0}
+
+
+def _already(text: str, root: jsonedit.Node, cmds: dict[str, str]) -> bool:
+    """Whether brainlab's entries in the file are exactly what install would write.
+
+    Each event holds one group of brainlab's equal to the one install adds, the status line is
+    brainlab's own (or the user's, kept), and no other entry of brainlab's is anywhere: then
+    install leaves the file as it is, wherever the user moved the entries.
+    """
+    def value(node: jsonedit.Node) -> str:
+        return json.dumps(json.loads(text[node.start:node.end]), sort_keys=True)
+
+    found = []
+    hooks = root.member("hooks")[1]
+    for event in hooks.value.items if hooks is not None else ():
+        for group in event.value.items:
+            inner = group.member("hooks")[1] if group.kind == "object" else None
+            if inner is not None and inner.value.kind == "array" and any(
+                    is_ours(handler.plain()) for handler in inner.value.items):
+                found.append((event.key, value(group)))
+    wanted, line = _wanted(cmds)
+    expected = [(event, json.dumps(group, sort_keys=True)) for event, group in wanted.items()]
+    kept = root.member("statusLine")[1]
+    if kept is not None and is_ours(kept.value.plain()):
+        found.append(("statusLine", value(kept.value)))
+    if kept is None or is_ours(kept.value.plain()):
+        expected.append(("statusLine", json.dumps(line, sort_keys=True)))
+    return sorted(found) == sorted(expected)
+
+
 def _additions(text: str, root: jsonedit.Node, cmds: dict[str, str]
                ) -> tuple[list[jsonedit.Edit], str | None]:
     """Edits that add brainlab's handlers and status line; a note when the user's line stays."""
-    wanted = {event: {"hooks": [_handler(cmds["ingest"])]} for event in INGEST_EVENTS}
-    wanted[START_EVENT] = {"hooks": [_handler(cmds["session-start"])]}
-    line = {"type": "command", "command": marked(cmds["statusline"]), "padding": 0}
+    wanted, line = _wanted(cmds)
     unit = jsonedit.indent_unit(text, root)
     edits, top = [], []
     hooks = root.member("hooks")[1]
@@ -334,17 +368,21 @@ def _additions(text: str, root: jsonedit.Node, cmds: dict[str, str]
                 edits.append(jsonedit.addition(text, groups.value, [group], unit))
         if missing:
             edits.append(jsonedit.addition(text, hooks.value, missing, unit))
-    kept = root.member("statusLine")[1]
-    note = None
-    if kept is None:
+    if root.member("statusLine")[1] is None:
         top.append(("statusLine", line))
-    else:
-        note = ("statusLine kept: the settings already run another status line"
-                f" ({shown(repr(kept.value.plain()))}); set it to"
-                f" `{marked(cmds['statusline'])}` to use brainlab's")
     if top:
         edits.append(jsonedit.addition(text, root, top, unit))
-    return edits, note
+    return edits, _note(root, cmds)
+
+
+def _note(root: jsonedit.Node, cmds: dict[str, str]) -> str | None:
+    """What to say when the file runs a status line of the user's (kept)."""
+    kept = root.member("statusLine")[1]
+    if kept is None or is_ours(kept.value.plain()):
+        return None
+    return ("statusLine kept: the settings already run another status line"
+            f" ({shown(repr(kept.value.plain()))}); set it to"
+            f" `{marked(cmds['statusline'])}` to use brainlab's")
 
 
 def shown(text: str, keep_tabs: bool = False) -> str:
@@ -358,6 +396,8 @@ def plan(path: Path, install: bool, db: Path, program: str | None = None) -> Cha
     target = resolve(path)
     before, st = read(path, target)
     root = _parse(path, before or "")
+    if install and root is not None and _already(before, root, commands(db, program)):
+        return Change(path, target, before, before, _note(root, commands(db, program)), st)
     text = jsonedit.splice(before, _removals(root)) if root is not None else before
     note = None
     if install:
