@@ -366,3 +366,41 @@ def test_install_again_leaves_the_file_alone_wherever_the_user_moved_the_entries
     assert len(ours(value)) == 6 and all("t.duckdb" in c for c in ours(value)[:5])
     assert value["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "mine"}]}
     assert list(value) == ["theme", "model", "hooks", "after", "statusLine"]
+
+
+THEIRS = {"model": "opus", "permissions": {"allow": ["Bash(npm run test:*)"], "deny": []},
+          "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [
+                        {"type": "command", "command": "~/bin/guard.sh", "timeout": 5}]}]},
+          "env": {}, "n": [1.5, -2, 0]}
+STYLES = {"compact": dict(separators=(",", ":")), "one line": {}, "indent 0": dict(indent=0),
+          "indent 1": dict(indent=1), "indent 4": dict(indent=4), "tabs": dict(indent="\t"),
+          "spaced": dict(indent=2, separators=(" , ", " : "))}
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_layout_gets_valid_json_with_the_same_values_and_comes_back(tmp_path, style):
+    """The general rule, on the library: whatever the layout, install gives valid JSON whose
+    values are the user's plus brainlab's, and uninstall gives back the same bytes."""
+    from brainlab.live.settings import apply, plan
+
+    for name, value in (("theirs", THEIRS), ("no hooks", {"model": "a"}), ("empty", {})):
+        text = json.dumps(value, **STYLES[style])
+        for newline in ("\n", "\r\n"):
+            path = tmp_path / "settings.json"
+            original = (text.replace("\n", newline) + newline).encode()
+            path.write_bytes(original)
+            apply(plan(path, True, tmp_path / "s.duckdb", program="/opt/brainlab"))
+            installed = json.loads(path.read_bytes())
+            mine = ours(installed)
+            assert len(mine) == 6 and all(c.startswith("BRAINLAB_HOOK=1 /opt/brainlab ")
+                                          for c in mine), (style, name)
+            for key, theirs in value.items():
+                if key != "hooks":
+                    assert installed[key] == theirs, (style, name, key)
+            for event, groups in value.get("hooks", {}).items():
+                assert installed["hooks"][event][:len(groups)] == groups, (style, name)
+            if newline == "\r\n":
+                assert b"\n" not in path.read_bytes().replace(b"\r\n", b""), (style, name)
+            apply(plan(path, False, tmp_path / "s.duckdb"))
+            assert path.read_bytes() == original, (style, name, newline)
