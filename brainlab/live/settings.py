@@ -52,7 +52,7 @@ import stat
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,7 +168,10 @@ def is_ours(handler) -> bool:
     if not isinstance(handler, dict) or handler.get("type") != "command" \
             or not isinstance(handler.get("command"), str):
         return False
-    words = _words(handler["command"])
+    command = handler["command"]
+    if not command.startswith(MARKER + " ") and "brainlab" not in command:
+        return False  # (a long command of the user's is not split word by word)
+    words = _words(command)
     if words is None:
         return False
     return len(words) > 1 if words[0] == MARKER else _legacy(words)
@@ -463,6 +466,16 @@ def _sweep(target: Path) -> None:
             continue
 
 
+def _sync_folder(folder: Path) -> None:
+    """Flush the folder's entry for the replaced file (best effort: not every system can)."""
+    with suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 def _test_kill() -> None:
     how = os.environ.get(KILL_ENV)
     if how in ("TERM", "KILL"):
@@ -480,7 +493,7 @@ def apply(change: Change) -> None:
     except UnicodeEncodeError:
         raise ConfigError(f"cannot write settings file {path}: a path brainlab would write is"
                           " not UTF-8") from None
-    mode = None
+    mode, group = None, -1
     if change.before is None and os.path.lexists(target):
         raise ConfigError(f"settings file {path} appeared while brainlab edited it; left as it"
                           " is now: run the command again")
@@ -506,7 +519,7 @@ def apply(change: Change) -> None:
                 read_st.st_ino, read_st.st_size, read_st.st_mtime_ns):
             raise ConfigError(f"settings file {path} changed while brainlab edited it; left as"
                               " it is now: run the command again")
-        mode = stat.S_IMODE(st.st_mode)
+        mode, group = stat.S_IMODE(st.st_mode), st.st_gid
     else:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -526,10 +539,13 @@ def apply(change: Change) -> None:
                     out.write(data)
                     out.flush()
                     os.fchmod(out.fileno(), mode)
+                    with suppress(OSError):  # the file's group, where we may give it
+                        os.fchown(out.fileno(), -1, group)
                     os.fsync(out.fileno())
                 _test_kill()
                 os.replace(tmp, target)
                 tmp = None
+                _sync_folder(target.parent)
             finally:
                 if tmp is not None:
                     Path(tmp).unlink(missing_ok=True)
