@@ -101,7 +101,7 @@ def test_lookalikes_numbers_and_layout_are_kept_byte_for_byte(tmp_path, env):
     # new entries follow the file's 4-space layout
     assert '\n        "SessionEnd": [\n            {\n                "hooks": [' in text
     inode = path.stat().st_ino
-    again = here(env, "hooks", "install", "--settings", path, "--db", tmp_path / "s.duckdb")
+    again = cli(env, "hooks", "install", "--settings", path, "--db", tmp_path / "s.duckdb")
     assert b"already installed" in again.stdout and path.stat().st_ino == inode  # not rewritten
     gone = cli(env, "hooks", "uninstall", "--settings", path)
     assert gone.returncode == 0 and path.read_text() == LOOKALIKES
