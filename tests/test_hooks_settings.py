@@ -209,6 +209,12 @@ def _hostile(tmp_path) -> dict[str, bytes]:
         "Infinity": b'{"n": -Infinity}',
         "deep inside": b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}",
         "deep list": b"[" * 100000 + b"]" * 100000,
+        "300 deep inside": b'{"a": {"b": ' + b"[" * 300 + b"]" * 300 + b"}}",
+        "NaN nested": b'{"permissions": {"allow": [NaN]}}',
+        "duplicate nested": b'{"env": {"A": "1", "A": "2"}}',
+        "trailing comma nested": b'{"env": {"A": "1",}}',
+        "comment nested": b'{"env": {"A": "1" /* x */}}',
+        "comment in a handler": b'{"hooks": {"Stop": [{"hooks": [{"type": "command" // x\n}]}]}}',
         "array": b"[1, 2]",
         "string": b'"hooks"',
         "null": b"null",
@@ -255,6 +261,7 @@ def test_accepted_oddities_are_kept_bom_surrogate_escape_crlf_tabs(tmp_path, env
         "empty": b"",
         "spaces": b" \n",
         "empty object": b"{}",
+        "long integer": b'{"big": ' + b"9" * 5000 + b', "deep": ' + b"[" * 150 + b"]" * 150 + b"}",
     }
     for name, data in cases.items():
         path = tmp_path / f"{name}.json"
@@ -262,7 +269,7 @@ def test_accepted_oddities_are_kept_bom_surrogate_escape_crlf_tabs(tmp_path, env
         done = here(env, "hooks", "install", "--settings", path)
         assert done.returncode == 0 and done.stderr == b"", (name, done)
         text = path.read_bytes()
-        value = json.loads(text.decode("utf-8-sig"))
+        value = json.loads(text.decode("utf-8-sig"), parse_int=str)  # a 5000-digit int
         assert len(ours(value)) == (5 if name == "surrogate" else 6), name
         if name == "surrogate":  # the user's status line kept, printed inert in the note
             assert b"\\ud800\\x1b" in done.stdout or b"\\\\ud800" in done.stdout, done.stdout

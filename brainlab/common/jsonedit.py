@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 MAX_DEPTH = 200  # levels of nesting; a settings file has four
@@ -26,6 +28,8 @@ _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
 _LITERALS = {"true": True, "false": False, "null": None}
+_BRACKET = re.compile(r"[\[\]{}]")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class JSONTextError(ValueError):
@@ -52,9 +56,12 @@ class Node:
     end: int
     items: list = field(default_factory=list)
     value: Any = None
+    raw: bool = False  # read whole (``value`` holds it, ``items`` is empty)
 
     def plain(self) -> Any:
         """The value as dicts, lists, strings, :class:`Number`, bools and None."""
+        if self.raw:
+            return self.value
         if self.kind == "object":
             return {m.key: m.value.plain() for m in self.items}
         if self.kind == "array":
@@ -89,9 +96,28 @@ def _where(text: str, pos: int) -> str:
     return f"line {line} column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} (not JSON)")
+
+
+def _pairs(pairs: list) -> dict:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        twice = next(key for key in keys if keys.count(key) > 1)
+        raise ValueError(f"the key {twice!r} appears twice in one object (readers disagree on"
+                         " which one counts)")
+    return dict(pairs)
+
+
+# The C reader for values brainlab only keeps: numbers as written, no NaN, no duplicate keys.
+_RAW = json.JSONDecoder(parse_float=Number, parse_int=Number, parse_constant=_no_constant,
+                        object_pairs_hook=_pairs)
+
+
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, structural: Callable[[tuple], bool] | None) -> None:
         self.text = text
+        self.structural = structural
 
     def fail(self, pos: int, what: str) -> JSONTextError:
         return JSONTextError(f"{_where(self.text, pos)}: {what}")
@@ -102,20 +128,52 @@ class _Parser:
     def expected(self, pos: int, what: str) -> JSONTextError:
         if pos >= len(self.text):
             return self.fail(pos, f"the text ends where {what} should be")
+        if self.text[pos] in "]}" and self.text[:pos].rstrip(" \t\r\n").endswith(","):
+            return self.fail(pos, "a trailing comma (not JSON)")
         if self.text.startswith(("//", "/*"), pos):
             return self.fail(pos, "a comment (comments are not JSON, and Claude Code reads"
                                   " its settings as JSON)")
         return self.fail(pos, f"{what} expected, found {self.text[pos]!r}")
 
-    def value(self, pos: int, depth: int) -> Node:
+    def raw(self, pos: int, depth: int) -> Node:
+        """A value read whole by the C reader: its span and Python value, no inner spans."""
+        try:
+            value, end = _RAW.raw_decode(self.text, pos)
+        except json.JSONDecodeError as exc:
+            raise self._decode_error(exc) from None
+        except RecursionError:
+            raise self.fail(pos, f"values nested more than {MAX_DEPTH} levels deep") from None
+        except ValueError as exc:  # NaN or Infinity, a key twice
+            raise self.fail(pos, f"in the value here, {exc}") from None
+        brackets = _BRACKET.findall(_STRING.sub("", self.text[pos:end]))
+        if depth + max(accumulate(_STEP[b] for b in brackets)) - 1 > MAX_DEPTH:
+            raise self.fail(pos, f"values nested more than {MAX_DEPTH} levels deep")
+        kind = "object" if isinstance(value, dict) else "array"
+        return Node(kind, pos, end, value=value, raw=True)
+
+    def _decode_error(self, exc: json.JSONDecodeError) -> JSONTextError:
+        message = exc.msg
+        if message.startswith("Expecting "):
+            what = message.removeprefix("Expecting ").replace(" delimiter", "")
+            return self.expected(exc.pos, {"property name enclosed in double quotes":
+                                           "a key in double quotes"}.get(what, what))
+        if message.startswith("Unterminated string"):
+            return self.fail(exc.pos, "a string that never ends")
+        if message.startswith(("Invalid control character", "Invalid \\")):
+            return self.fail(exc.pos, "a string with a raw control character or a bad escape")
+        return self.fail(exc.pos, message)
+
+    def value(self, pos: int, depth: int, path: tuple = ()) -> Node:
         text = self.text
         if depth > MAX_DEPTH:
             raise self.fail(pos, f"values nested more than {MAX_DEPTH} levels deep")
         char = text[pos:pos + 1]
+        if char in ("{", "[") and self.structural is not None and not self.structural(path):
+            return self.raw(pos, depth)
         if char == "{":
-            return self.container(pos, depth, "object", "}")
+            return self.container(pos, depth, "object", "}", path)
         if char == "[":
-            return self.container(pos, depth, "array", "]")
+            return self.container(pos, depth, "array", "]", path)
         if char == '"':
             return self.string(pos)
         match = _NUMBER.match(text, pos)
@@ -134,7 +192,7 @@ class _Parser:
                             "a string with a raw control character or a bad escape")
         return Node("string", pos, match.end(), value=json.loads(match.group()))
 
-    def container(self, start: int, depth: int, kind: str, close: str) -> Node:
+    def container(self, start: int, depth: int, kind: str, close: str, path: tuple) -> Node:
         node = Node(kind, start, start)
         pos = self.ws(start + 1)
         if self.text.startswith(close, pos):
@@ -153,10 +211,10 @@ class _Parser:
                 colon = self.ws(key.end)
                 if not self.text.startswith(":", colon):
                     raise self.expected(colon, "':'")
-                item = self.value(self.ws(colon + 1), depth + 1)
+                item = self.value(self.ws(colon + 1), depth + 1, (*path, key.value))
                 node.items.append(Member(key.value, key.start, key.end, item))
             else:
-                item = self.value(pos, depth + 1)
+                item = self.value(pos, depth + 1, (*path, "*"))
                 node.items.append(item)
             pos = self.ws(item.end)
             if self.text.startswith(close, pos):
@@ -169,9 +227,14 @@ class _Parser:
                 raise self.fail(pos, "a trailing comma (not JSON)")
 
 
-def parse(text: str) -> Node | None:
-    """The text's value with spans; None when the text is empty or only white space."""
-    parser = _Parser(text)
+def parse(text: str, structural: Callable[[tuple], bool] | None = None) -> Node | None:
+    """The text's value with spans; None when the text is empty or only white space.
+
+    ``structural(path)`` (a path is the keys from the top, ``"*"`` for an array's element)
+    says which objects and arrays get spans for their items; the others are read whole by
+    Python's C reader, as fast as ``json.loads`` (default: all get spans).
+    """
+    parser = _Parser(text, structural)
     pos = parser.ws(1 if text.startswith("\ufeff") else 0)
     if pos == len(text):
         return None

@@ -245,10 +245,22 @@ def read(path: Path, target: Path) -> tuple[str | None, os.stat_result | None]:
                           " untouched: fix it, or pass another file with --settings") from None
 
 
+def _structural(path: tuple) -> bool:
+    """Whether brainlab needs the spans of this object's or array's items.
+
+    The top, "hooks", its events, their groups and the groups' "hooks"; the rest is read whole.
+    """
+    if not path:
+        return True
+    shape = ("hooks", None, "*", "hooks")
+    return len(path) <= 4 and all(want is None or got == want
+                                  for got, want in zip(path, shape, strict=False))
+
+
 def _parse(path: Path, text: str) -> jsonedit.Node | None:
     """The text's JSON with spans, checked to be an object with a usable ``hooks``."""
     try:
-        root = jsonedit.parse(text)
+        root = jsonedit.parse(text, _structural)
     except jsonedit.JSONTextError as exc:
         raise ConfigError(f"settings file {path} is not valid JSON ({exc}); left untouched:"
                           " fix it, or pass another file with --settings") from None
