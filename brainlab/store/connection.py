@@ -2,7 +2,8 @@
 
 Set-up runs in a fixed order (connect, settings, schema for writers). Writers are the ingest
 commands only; readers open the file read-only and briefly, so an open notebook never keeps an
-ingest waiting (DuckDB lets one process write, or several read, at a time).
+ingest waiting (DuckDB lets one process write, or several read, at a time). Either waits a
+few seconds (``LOCK_WAIT``) for a store another process holds before it says so.
 
 A ``.duckdb`` file is code (issue 29): a view can read any local file. Readers therefore run
 with DuckDB's external access off and the configuration locked, except the directories they
@@ -63,11 +64,14 @@ class StoreConfig:
     engine_only: bool = False  # open with DuckDB's engine module alone (see engine()): for
     # callers that execute SQL and fetch tuples, never relations or DataFrames
     allowed: tuple[str, ...] = ()  # directories a reader may still read or write
-    lock_wait: float | None = None  # seconds a reader waits for a writer (None: LOCK_WAIT)
+    lock_wait: float | None = None  # seconds to wait for another process's lock (None:
+    # LOCK_WAIT; 0: try once, as the hooks' drain worker does, which retries on its own)
     progress_bar: bool = True  # False: no DuckDB progress bar (a widget in a Jupyter kernel)
 
 
-LOCK_WAIT = 5.0  # a read (a report, a notebook) waits this long for an ingest to finish
+LOCK_WAIT = 5.0  # a read or an ingest waits this long for the process holding the store
+LOCK_POLL = (0.02, 0.1)  # first and longest pause between tries: the hooks' drain worker
+# leaves the store free between its batches (brainlab.live.hook_ingest.PAUSE_S, longer)
 
 
 def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
@@ -83,7 +87,7 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         drop_orphan_wal(path)
     duckdb = engine(full=not config.engine_only)
     wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
-    deadline = time.monotonic() + (wait if config.read_only else 0.0)
+    deadline, pause = time.monotonic() + wait, LOCK_POLL[0]
     try:
         while True:
             try:
@@ -92,12 +96,16 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                     raise
-                time.sleep(0.1)  # an ingest holds the store: a reader waits briefly
+                # another process holds the store (an ingest, the hooks' worker between two
+                # batches): readers and writers alike wait briefly, tries closer at first
+                time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+                pause = min(pause * 2, LOCK_POLL[1])
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             holder = _lock_holder(str(exc))
             raise StoreLockedError(
-                f"database {path} is in use by another process{holder}; DuckDB allows one"
+                f"database {path} is in use by another process{holder}"
+                + (f" (waited {wait:g} s)" if wait > 0 else "") + "; DuckDB allows one"
                 " writer at a time, or readers only. Close that process (or wait for its"
                 " ingest to finish) and try again."
             ) from None

@@ -283,20 +283,24 @@ def _quote(text: str) -> str:
 
 
 def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
-                engine_only: bool = False) -> duckdb.DuckDBPyConnection:
+                engine_only: bool = False,
+                lock_wait: float | None = None) -> duckdb.DuckDBPyConnection:
     """Open the store read-write with its schema in place (the ingest commands' entry point).
 
     A store that does not exist yet is a copy of the cached empty store (:mod:`template`),
     built first when missing; when the cache is unusable it is built in place.
     ``engine_only``: open with DuckDB's engine module alone (``connection.engine``), for a
     caller that only executes SQL (the transcript ingest: 45-60 ms less to import).
+    ``lock_wait``: seconds to wait for a store another process holds (None: the default
+    ``LOCK_WAIT``; 0: try once).
     """
     if describe and str(path) != ":memory:" and not Path(path).exists():
         drop_orphan_wal(path)
         con = _from_template(Path(path), engine_only)
         if con is not None:
             return con
-    con = connect(StoreConfig(path=Path(path), read_only=False, engine_only=engine_only))
+    con = connect(StoreConfig(path=Path(path), read_only=False, engine_only=engine_only,
+                              lock_wait=lock_wait))
     try:
         apply(con, describe=describe)
     except BaseException:
