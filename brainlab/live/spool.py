@@ -77,27 +77,39 @@ def drain(con, prices=None, skip_under: str | os.PathLike | None = None) -> dict
     ``skip_under``: a root the caller has just ingested (its files are not read twice).
     Returns counts for the caller's message: ``spooled`` files ingested, ``snapshots``.
     """
-    from brainlab.transcripts.ingest import ingest_claude
-
     spool_files = take(cache.SPOOL_NAME)
-    paths = spooled_paths(read_lines(spool_files))
-    skip = str(Path(skip_under).resolve()) + os.sep if skip_under else None
-    done = 0
-    for path in paths:
-        if skip and str(Path(path).resolve()).startswith(skip):
-            continue
-        if not Path(path).is_file():  # gone since: the ingest of its root records that
-            cache.log(f"spool: {path} no longer exists, dropped")
-            continue
-        ingest_claude(con, path, prices)
-        done += 1
+    done = ingest_paths(con, spooled_paths(read_lines(spool_files)), prices, skip_under)
     for path in spool_files:
         path.unlink(missing_ok=True)
     snapshots = load_limits(con)
-    if skip and (done or snapshots):  # an `ingest claude` run: its summary does not say it
+    if skip_under and (done or snapshots):  # an `ingest claude` run: its summary does not say it
         cache.log(f"ingest claude: also {done} spooled transcript(s), {snapshots} limit"
                   " snapshot(s)")
     return {"spooled": done, "snapshots": snapshots}
+
+
+def ingest_paths(con, paths: list[str], prices=None,
+                 skip_under: str | os.PathLike | None = None) -> int:
+    """Ingest the spooled transcript ``paths`` on ``con`` in one run; how many were read.
+
+    Each file is read incrementally, in its own transaction. Paths under ``skip_under``
+    are left out (the caller has just ingested that root), and so are files gone since
+    they were spooled (the ingest of their root records that).
+    """
+    from brainlab.transcripts.ingest import ingest_claude
+
+    skip = str(Path(skip_under).resolve()) + os.sep if skip_under else None
+    files = []
+    for path in paths:
+        if skip and str(Path(path).resolve()).startswith(skip):
+            continue
+        if not Path(path).is_file():
+            cache.log(f"spool: {path} no longer exists, dropped")
+            continue
+        files.append(path)
+    if files:
+        ingest_claude(con, files if len(files) > 1 else files[0], prices)
+    return len(files)
 
 
 LIMIT_COLUMNS = ("snapshot_at", "session_id", "model_id", "five_hour_pct",
@@ -179,6 +191,15 @@ def pending() -> bool:
     except OSError:
         return False
     return any(name.startswith((cache.SPOOL_NAME, cache.LIMITS_NAME)) for name in names)
+
+
+def waiting() -> bool:
+    """True when transcript paths wait in the spool (a hook's, or a killed drain's taken file)."""
+    try:
+        names = os.listdir(cache.live_dir(create=False))
+    except OSError:
+        return False
+    return any(name.startswith(cache.SPOOL_NAME) for name in names)
 
 
 def drain_db(db: str | os.PathLike, prices=None, skip_under=None) -> dict | None:
