@@ -32,17 +32,50 @@ from benchkit import emit
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" if (REPO.parent / "shared").is_dir() else Path("/work/shared")
 
+# run inside a checkout (its reader, its schema): every relation of a store as its row count,
+# an order-free hash of its rows and its columns (bench_live_load.py summarises with it too)
+SUMMARISE = r"""
+VOLATILE = ("ingested_at", "checked_at", "built_at", "mtime", "inode", "run_id")
+
+def summarise_store(db, prefix=""):
+    from brainlab.store.connection import reader
+
+    summary = {}
+    with reader(db) as con:
+        rels = con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION "
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+        ).fetchall()
+        for (rel,) in sorted(rels):
+            typed = [(c, t) for c, t in con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns"
+                " WHERE table_name = ? ORDER BY ordinal_position", [rel]).fetchall()
+                     if not any(v in c for v in VOLATILE)]
+            cols = [c for c, _ in typed]
+            # a float sum's last bits depend on the order threads add it up: 9 digits kept
+            row = ", ".join(f'round("{c}", 9)' if t in ("DOUBLE", "FLOAT", "REAL")
+                            else '"' + c.replace('"', '""') + '"' for c, t in typed)
+            try:
+                n, h = con.execute(
+                    f'SELECT count(*), coalesce(sum(hash(({row})))::VARCHAR, \'0\')'
+                    f' FROM "{rel}"' if cols else f'SELECT count(*), \'0\' FROM "{rel}"'
+                ).fetchone()
+                summary[f"{prefix}{rel}"] = [n, h, cols]
+            except Exception as exc:
+                summary[f"{prefix}{rel}"] = [None, f"error: {type(exc).__name__}: {exc}"[:200],
+                                             cols]
+    return summary
+"""
+
 # run inside each checkout: build the stores, then summarise every relation
-BUILD = r"""
+BUILD = SUMMARISE + r"""
 import json, sys
 from pathlib import Path
 from brainlab.demo import build_store
 from brainlab.store import ingest as store_ingest, open_writer
-from brainlab.store.connection import reader
 from brainlab.transcripts.ingest import ingest_claude
 
 out, corpus, template = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-VOLATILE = ("ingested_at", "checked_at", "built_at", "mtime", "inode", "run_id")
 
 def build_demo(folder):
     build_store(folder / "brain", folder / "brainlab.duckdb", weeks=12, seed=7, workers=1)
@@ -63,28 +96,7 @@ for name, build in (("demo", build_demo), ("corpus", build_corpus),
     folder = out / name
     folder.mkdir(parents=True)
     build(folder)
-    with reader(folder / "brainlab.duckdb") as con:
-        rels = con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' UNION "
-            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
-        ).fetchall()
-        for (rel,) in sorted(rels):
-            typed = [(c, t) for c, t in con.execute(
-                "SELECT column_name, data_type FROM information_schema.columns"
-                " WHERE table_name = ? ORDER BY ordinal_position", [rel]).fetchall()
-                     if not any(v in c for v in VOLATILE)]
-            cols = [c for c, _ in typed]
-            # a float sum's last bits depend on the order threads add it up: 9 digits kept
-            row = ", ".join(f'round("{c}", 9)' if t in ("DOUBLE", "FLOAT", "REAL")
-                            else '"' + c.replace('"', '""') + '"' for c, t in typed)
-            try:
-                n, h = con.execute(
-                    f'SELECT count(*), coalesce(sum(hash(({row})))::VARCHAR, \'0\')'
-                    f' FROM "{rel}"' if cols else f'SELECT count(*), \'0\' FROM "{rel}"'
-                ).fetchone()
-                summary[f"{name}.{rel}"] = [n, h, cols]
-            except Exception as exc:
-                summary[f"{name}.{rel}"] = [None, f"error: {type(exc).__name__}: {exc}"[:200], cols]
+    summary.update(summarise_store(folder / "brainlab.duckdb", f"{name}."))
 import brainlab
 summary["_code"] = [0, str(Path(brainlab.__file__).parent), []]
 (out / "summary.json").write_text(json.dumps(summary))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import binascii
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,7 @@ STORE_WAIT_S = 60.0  # how long the detached worker waits for a store others hol
 STORE_POLL_S = (0.05, 1.0)  # its first and longest pause between two tries
 HOLD_WAIT_S = 120.0  # --hold: the longest a hold point waits for its go file (tests)
 WORKER_PREFIX = "worker-"
+WORKER_NICE = 10  # the detached worker's niceness increment: it yields the CPU to the session
 
 
 def transcript_paths(data: dict | None) -> list[str]:
@@ -57,14 +57,16 @@ def store_path(explicit: str | None = None) -> Path:
 
     Claude Code runs the hook in the project's folder: its ``brainlab.toml`` is found there.
     """
+    if explicit:  # the installed hooks name it: no settings to look at
+        return Path(explicit).expanduser().resolve()
     from brainlab.common.paths import DEFAULT_DB, config_requested
 
     configured = None
-    if not explicit and config_requested():
+    if config_requested():
         from brainlab.settings import current
 
         configured = current().db
-    return Path(explicit or configured or DEFAULT_DB).expanduser().resolve()
+    return Path(configured or DEFAULT_DB).expanduser().resolve()
 
 
 def configured_prices() -> Path | None:
@@ -140,10 +142,12 @@ def start_worker(db: Path) -> bool:
 
 
 def spawn(db: Path, lock_fd: int | None = None) -> None:
-    """Start the worker detached (its own session, no inherited pipes but ``lock_fd``).
+    """Start the worker detached: its own session, stdio on ``/dev/null``, ``lock_fd`` kept.
 
     It runs with ``site`` (it needs DuckDB) and this very ``brainlab`` package first on its
-    path (the launcher may have started without ``site``).
+    path (the launcher may have started without ``site``). ``os.posix_spawn`` (a vfork) and
+    not ``subprocess``: importing that module alone took a quarter of a hook on a loaded
+    machine (issue 46). Every other descriptor of this process is close-on-exec.
     """
     from brainlab.common.paths import config_requested
 
@@ -157,9 +161,19 @@ def spawn(db: Path, lock_fd: int | None = None) -> None:
     args = [sys.executable, "-m", "brainlab.live.hook_ingest", str(db)]
     if lock_fd is not None:
         args += ["--lock-fd", str(lock_fd)]
-    subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-                     pass_fds=() if lock_fd is None else (lock_fd,), env=env)
+        os.set_inheritable(lock_fd, True)
+    try:
+        actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+        os.posix_spawn(sys.executable, args, env, file_actions=actions, setsid=True)
+    except (AttributeError, NotImplementedError):  # a platform without it: the slow way
+        import subprocess
+
+        subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, env=env,
+                         pass_fds=() if lock_fd is None else (lock_fd,))
+    finally:
+        if lock_fd is not None:
+            os.set_inheritable(lock_fd, False)
 
 
 def work(db: Path, store_wait: float = STORE_WAIT_S, lock_fd: int | None = None,
@@ -178,11 +192,15 @@ def work(db: Path, store_wait: float = STORE_WAIT_S, lock_fd: int | None = None,
         if lock_fd is None:
             cache.log(f"hook ingest: a worker is draining into {db}; it takes the spool")
             return 0
+    rounds = 0
     while True:
         try:
             emptied = drain(db, store_wait, batch, hold)
+            if emptied:  # a hook spooling now sees the lock held and starts nobody
+                hold_point(hold, f"drained-{rounds}")
         finally:
             os.close(lock_fd)  # the lock goes with its last descriptor
+        rounds += 1
         from brainlab.live import spool
 
         if not emptied or not spool.waiting():
@@ -304,6 +322,10 @@ def worker_main(argv: list[str]) -> int:
     except SystemExit:
         cache.log(f"hook ingest: worker arguments not understood: {argv!r}")
         return 0
+    try:
+        os.nice(WORKER_NICE)  # in the background: hooks, readers and ingests go first
+    except OSError:
+        pass
     return work(Path(args.db), lock_fd=args.lock_fd, batch=max(1, args.batch), hold=args.hold)
 
 
