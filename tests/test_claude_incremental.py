@@ -278,3 +278,39 @@ def test_console_script_skips_teardown_after_ingest_claude_and_usage_only(tmp_pa
     assert "interpreter teardown" not in view.stdout
     other = brainlab("usage", "limits", "--db", str(db))
     assert other.returncode == 0 and "interpreter teardown" in other.stdout
+
+
+def test_a_run_killed_before_its_measures_leaves_them_to_the_next_run(tmp_path, monkeypatch):
+    """The hooks' drain worker is SIGKILLed at random (issue 46): one killed after its rows
+    were committed but before cc_session_measures was refreshed left that session's measures
+    stale for good (its file has nothing new for the next run). The interruption is injected
+    at that point; the next run, with nothing new to read, measures the session again."""
+    from brainlab.transcripts import ingest
+
+    path = tmp_path / "projects" / "p" / f"{S}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(line(0, "m1", 1) + line(1, "m2", 5))
+    con = open_writer(tmp_path / "b.duckdb")
+    ingest_claude(con, tmp_path)
+    with open(path, "ab") as handle:
+        handle.write(line(30, "m3", 7))
+
+    def killed(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ingest, "refresh_measures", killed)
+        try:
+            ingest_claude(con, tmp_path)
+        except KeyboardInterrupt:
+            pass
+    measures = "SELECT transcript_session, duration_min FROM cc_session_measures"
+    assert con.execute(measures).fetchall() == [(S, 1.0)]  # stale: the rows say 30 min
+    assert ingest_claude(con, tmp_path).read == 0  # nothing new, measures made current
+    cold = open_writer(tmp_path / "cold.duckdb")
+    ingest_claude(cold, tmp_path)
+    assert con.execute(measures).fetchall() == cold.execute(measures).fetchall() == [(S, 30.0)]
+    assert con.execute("SELECT count(*) FROM brainlab_meta WHERE key = 'measures_pending'"
+                       ).fetchone() == (0,)
+    cold.close()
+    con.close()

@@ -160,7 +160,9 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     if opener is None and not jobs and not pruned:  # nothing new: no parser
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         _record_refused(con, refused, summary)
-        return _finish(con, summary, rollup_stale, [], [], not _measures_stored(con), [])
+        measure_all = not _measures_stored(con)  # and what a killed run left to measure
+        return _finish(con, summary, rollup_stale, [], [], measure_all,
+                       [] if measure_all else _sessions_of(con, _measures_pending(con)))
     from brainlab.transcripts import pool
     from brainlab.transcripts.pool import parse_all
     from brainlab.transcripts.writer import Writer, delete_files
@@ -182,6 +184,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         if jobs or removed:
             usage_rollup.invalidate(con)
+            _mark_measures_pending(con, [j.path for j in jobs] + removed)
             if not rollup_stale:  # its rows about to be deleted: the groups they leave change
                 usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
         _record_refused(con, refused, summary)
@@ -217,10 +220,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
             gc.enable()
     # sessions whose measures change (issue 13); none to list when all are measured again
     measure_all = not _measures_stored(con)
-    touched = [] if measure_all else [row[0] for row in con.execute(
-        "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
-        " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL",
-        [[job.path for job in jobs] + removed]).fetchall()]
+    touched = [] if measure_all else _sessions_of(
+        con, [job.path for job in jobs] + removed + _measures_pending(con))
     if removed:  # --prune: every gone file's rows in one transaction (a kill: before or after)
         con.execute("BEGIN TRANSACTION")
         try:
@@ -250,6 +251,8 @@ def _finish(con: duckdb.DuckDBPyConnection, summary: ClaudeSummary, rollup_stale
         refresh_measures(con)  # measured metabolism per session (issue 13), all of it
     elif touched:
         refresh_measures(con, touched)
+    if jobs or removed or _measures_pending(con):  # a run with nothing new writes nothing
+        con.execute("DELETE FROM brainlab_meta WHERE key = ?", [MEASURES_PENDING])
     summary.unpriced_models = _unpriced(con)
     return summary
 
@@ -367,6 +370,45 @@ def _record_refused(con: duckdb.DuckDBPyConnection, refused: list[tuple[str, str
                     [SOURCE] * len(refused), ["error"] * len(refused)])
     con.execute("COMMIT")
     summary.errors += len(refused)
+
+
+MEASURES_PENDING = "measures_pending"  # brainlab_meta: files whose sessions' measures are
+# to refresh, written before a run writes their rows and cleared once it has refreshed them
+
+
+def _measures_pending(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The files a run killed between their rows and their measures left.
+
+    The hooks' drain worker may be killed at any point (issue 46): the next run, even one
+    with nothing new, measures their sessions again.
+    """
+    import json
+
+    row = con.execute("SELECT value FROM brainlab_meta WHERE key = ?",
+                      [MEASURES_PENDING]).fetchone()
+    try:
+        files = json.loads(row[0]) if row else []
+    except ValueError:
+        return []
+    return [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+
+
+def _mark_measures_pending(con: duckdb.DuckDBPyConnection, files: list[str]) -> None:
+    """Add ``files`` to the pending ones before their rows are written (committed at once)."""
+    import json
+
+    pending = sorted(set(_measures_pending(con)) | set(files))
+    con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)",
+                [MEASURES_PENDING, json.dumps(pending)])
+
+
+def _sessions_of(con: duckdb.DuckDBPyConnection, files: list[str]) -> list[str]:
+    """The sessions whose lines came from ``files`` (their measures change with them)."""
+    if not files:
+        return []
+    return [row[0] for row in con.execute(
+        "SELECT DISTINCT session_id FROM cc_spans WHERE source_file IN"
+        " (SELECT unnest(?::VARCHAR[])) AND session_id IS NOT NULL", [files]).fetchall()]
 
 
 def _measures_stored(con: duckdb.DuckDBPyConnection) -> bool:
