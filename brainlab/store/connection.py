@@ -88,6 +88,7 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     duckdb = engine(full=not config.engine_only)
     wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
     deadline, pause = time.monotonic() + wait, LOCK_POLL[0]
+    waiting = None
     try:
         while True:
             try:
@@ -96,8 +97,10 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                     raise
-                # another process holds the store (an ingest, the hooks' worker between two
-                # batches): readers and writers alike wait briefly, tries closer at first
+                # another process holds the store (an ingest, the hooks' worker in a batch):
+                # readers and writers alike wait briefly, tries closer at first, and say so
+                # (the worker lets them in before its next batch)
+                waiting = waiting if waiting is not None else announce_waiting(path)
                 time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
                 pause = min(pause * 2, LOCK_POLL[1])
     except duckdb.IOException as exc:
@@ -112,6 +115,9 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
+    finally:
+        if waiting is not None:
+            os.close(waiting)  # its shared lock goes with it
     # in a Jupyter kernel DuckDB's progress bar is an ipywidget: an exported notebook shows an
     # empty area where a slow query ran (issue 44 item 3); the terminal keeps its bar
     if not config.progress_bar or "ipykernel" in sys.modules:
@@ -136,6 +142,44 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
             con.close()
             raise
     return con
+
+
+def waiting_file(path: str | os.PathLike) -> Path:
+    """The file whose shared ``flock`` says a process is waiting for the store at ``path``.
+
+    In the cache folder (``locks/``), named after the store. The hooks' drain worker takes
+    it exclusively, without blocking, before each batch: while it cannot, somebody waits,
+    and the worker lets them in first (issue 46).
+    """
+    import binascii
+
+    from brainlab.common.paths import cache_dir
+
+    key = str(Path(path).resolve()).encode("utf-8", "surrogateescape")
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(path).name)[:48]
+    return cache_dir() / "locks" / f"{safe}-{binascii.crc32(key):08x}.waiting"
+
+
+def announce_waiting(path: str | os.PathLike) -> int | None:
+    """Hold a shared lock on :func:`waiting_file` (its descriptor; closing it ends it).
+
+    None when it cannot be had (no cache folder, no ``flock``, the worker looking right now:
+    the next try announces).
+    """
+    try:
+        import fcntl
+
+        file = waiting_file(path)
+        file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except (ImportError, OSError):
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def memory(engine_only: bool = True) -> duckdb.DuckDBPyConnection:
