@@ -146,14 +146,21 @@ def workers(db: Path) -> list[int]:
 
 
 def timed_run(cmd, env, stdin: bytes | None = None, cwd=None) -> dict:
+    """Run ``cmd``: its wall seconds, CPU seconds (its own, from ``wait4``), exit code."""
     start = time.monotonic()
+    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, cwd=cwd)
     try:
-        done = subprocess.run(cmd, input=stdin, env=env, capture_output=True, cwd=cwd,
-                              timeout=300)
-        rc, out, err = done.returncode, done.stdout, done.stderr
-    except subprocess.TimeoutExpired:
-        rc, out, err = None, b"", b"timeout"
-    return {"seconds": time.monotonic() - start, "rc": rc, "quiet": not out and not err,
+        process.stdin.write(stdin or b"")
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    out = process.stdout.read()  # the commands here print little on stderr: read after
+    err = process.stderr.read()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return {"seconds": time.monotonic() - start, "cpu": usage.ru_utime + usage.ru_stime,
+            "rc": process.returncode, "quiet": not out and not err,
             "stderr": err[-300:].decode("utf-8", "replace")}
 
 
@@ -263,6 +270,15 @@ def run_version(label: str, code: Path, work: Path, args) -> dict:
     spool_bytes = sum(p.stat().st_size for p in live.glob("spool.jsonl*")) \
         if live.is_dir() else 0
     load_end = load_average()
+    # the same commands on the store nobody else holds now, for scale on this machine
+    alone_read = timed_run([script, "usage", "daily", "--db", str(db)], env, None, work)
+    for session in sessions[:3]:
+        session.grow(2)
+    alone_ingest = timed_run([script, "ingest", "claude", "--db", str(db)], env, None, work)
+    alone_hook = timed_run([script, "hook", "ingest", "--db", str(db)], env,
+                           json.dumps(sessions[0].hook("Stop")).encode(), work)
+    while workers(db):
+        time.sleep(0.2)
     fresh = work / "fresh.duckdb"
     done = subprocess.run([script, "ingest", "claude", "--db", str(fresh)], env=env,
                           capture_output=True, cwd=work, text=True)
@@ -283,11 +299,17 @@ def run_version(label: str, code: Path, work: Path, args) -> dict:
         "hooks_exit_0_quiet": sum(h["rc"] == 0 and h["quiet"] for h in hooks),
         "hook_p50_s": percentile(hook_s, 0.5), "hook_p95_s": percentile(hook_s, 0.95),
         "hook_max_s": max(hook_s, default=None),
+        "hook_cpu_p50_s": percentile([h["cpu"] for h in hooks], 0.5),
+        "hook_cpu_p95_s": percentile([h["cpu"] for h in hooks], 0.95),
+        "alone_s": {"hook": alone_hook["seconds"], "read": alone_read["seconds"],
+                    "ingest": alone_ingest["seconds"]},
         "hook_p95_by_via": {via: percentile([h["seconds"] for h in hooks if h["via"] == via], 0.95)
                             for via in ("launcher", "console")},
         "reads_served": read_ok, "reads": len(reads),
         "read_s": [round(r["seconds"], 2) for r in reads],
         "ingests_served": ingest_ok, "ingests": len(ingests),
+        "reads_got_in": sum(r["rc"] == 0 for r in reads),
+        "ingests_got_in": sum(r["rc"] == 0 for r in ingests),
         "ingest_s": [round(r["seconds"], 2) for r in ingests],
         "refusals": sorted({r["stderr"].strip().splitlines()[-1][:160] for r in reads + ingests
                             if r["rc"] != 0 and r["stderr"].strip()}),
@@ -308,11 +330,17 @@ def show(result: dict) -> None:
           f" return p50 {sec(result['hook_p50_s'])}, p95 {sec(result['hook_p95_s'])},"
           f" max {sec(result['hook_max_s'])} (p95 via the launcher"
           f" {sec(result['hook_p95_by_via']['launcher'])}, via the console script"
-          f" {sec(result['hook_p95_by_via']['console'])})")
+          f" {sec(result['hook_p95_by_via']['console'])}); CPU per hook p50"
+          f" {sec(result['hook_cpu_p50_s'])}, p95 {sec(result['hook_cpu_p95_s'])}")
+    alone = result["alone_s"]
+    print(f"  alone afterwards (nothing else on the store): a hook {alone['hook']:.2f} s,"
+          f" usage daily {alone['read']:.2f} s, ingest claude {alone['ingest']:.2f} s")
     print(f"  reads (usage daily) served within {SERVED_S:g} s: {result['reads_served']} of"
-          f" {result['reads']} (seconds: {result['read_s']})")
+          f" {result['reads']}; {result['reads_got_in']} got in (exit 0: the store had within"
+          f" the command's lock wait) (seconds: {result['read_s']})")
     print(f"  manual `ingest claude` served within {SERVED_S:g} s: {result['ingests_served']} of"
-          f" {result['ingests']} (seconds: {result['ingest_s']})")
+          f" {result['ingests']}; {result['ingests_got_in']} got in (seconds:"
+          f" {result['ingest_s']})")
     for line in result["refusals"]:
         print(f"    refused: {line}")
     print(f"  drain workers: peak {result['peak_workers']} at once; {result['kills']} killed")

@@ -4,7 +4,8 @@ Driven deterministically: the worker runs as the detached one does (``python -m
 brainlab.live.hook_ingest DB``) with ``--batch 1 --hold DIR``, and stops at named hold points
 (``DIR/<point>.ready`` written, ``DIR/<point>.go`` awaited) while the test acts: at
 ``batch-N`` it holds the store, at ``between-N`` it has let it go, at ``drained-N`` it has
-emptied the spool but still holds the worker lock. Hooks run as Claude Code runs them: the
+emptied the spool but still holds the worker lock; it marks ``yielded`` when it lets a
+process that waits for the store go first. Hooks run as Claude Code runs them: the
 console script, JSON on stdin.
 """
 
@@ -24,7 +25,7 @@ from claude_factory import assistant, usage
 from conftest import seeded_cache
 
 from brainlab.live import hook_ingest
-from brainlab.store.connection import StoreConfig, connect
+from brainlab.store.connection import StoreConfig, announce_waiting, connect
 
 SCRIPT = Path(sys.executable).with_name("brainlab")
 WAIT_S = 120  # the longest any step may take on a loaded machine (a bound, not a timing)
@@ -130,7 +131,17 @@ def test_one_worker_batches_lets_readers_in_and_takes_what_hooks_spool_meanwhile
                                   ).fetchone() == (1,)
         finally:
             reader.close()
-        go(hold, "between-0", "batch-1", "between-1", "batch-2", "between-2", "batch-3")
+        # a reader that waits for the store says so; the worker lets it in before its
+        # next batch (held here: announced, then the store opened without waiting)
+        waiting = announce_waiting(db)
+        assert waiting is not None
+        try:
+            go(hold, "between-0")
+            reach(hold, "yielded")
+            connect(StoreConfig(path=db, read_only=True, lock_wait=0)).close()
+        finally:
+            os.close(waiting)
+        go(hold, "batch-1", "between-1", "batch-2", "between-2", "batch-3")
         reach(hold, "drained-0")  # spool empty, lock still held: a hook now starts nobody
         assert not spool_files(env)
         done = hook(env, db, fourth)

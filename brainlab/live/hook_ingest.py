@@ -29,14 +29,13 @@ from pathlib import Path
 
 from brainlab.live import cache
 
-BATCH = 8  # spooled transcripts ingested per opening of the store
+BATCH = 4  # spooled transcripts ingested per opening of the store
 PAUSE_S = 0.25  # the store left free between two batches: a waiting reader polls faster
 # (brainlab.store.connection.LOCK_POLL) and gets in
 STORE_WAIT_S = 60.0  # how long the detached worker waits for a store others hold (backoff)
 STORE_POLL_S = (0.05, 1.0)  # its first and longest pause between two tries
 HOLD_WAIT_S = 120.0  # --hold: the longest a hold point waits for its go file (tests)
 WORKER_PREFIX = "worker-"
-WORKER_NICE = 10  # the detached worker's niceness increment: it yields the CPU to the session
 
 
 def transcript_paths(data: dict | None) -> list[str]:
@@ -226,7 +225,7 @@ def drain(db: Path, store_wait: float, batch: int = BATCH, hold: str | None = No
     value = running = None
     try:
         while True:
-            con = open_store(db, store_wait)
+            con = open_store(db, store_wait, hold)
             if con is None:
                 cache.log(f"hook ingest: {db} is in use by another process; paths left"
                           " in the spool for the next ingest")
@@ -278,20 +277,61 @@ def digest_values(con):
     return digest.collect(con)
 
 
-def open_store(db: Path, wait: float):
+def open_store(db: Path, wait: float, hold: str | None = None):
     """The store opened for writing, waiting up to ``wait`` s with backoff; None: still held."""
     from brainlab.common.errors import StoreLockedError
     from brainlab.store.schema import open_writer
 
     deadline, pause = time.monotonic() + wait, STORE_POLL_S[0]
     while True:
+        yield_to_waiting(db, max(0.0, deadline - time.monotonic()), hold)
         try:
-            return open_writer(db, engine_only=True, lock_wait=0.0)
+            con = open_writer(db, engine_only=True, lock_wait=0.0)
         except StoreLockedError:
             if time.monotonic() >= deadline:
                 return None
+        else:
+            try:  # one core at most: the session, its hooks and readers keep the other
+                con.execute("SET threads = 1")
+            except Exception:  # noqa: BLE001 - a setting, not the drain
+                pass
+            return con
         time.sleep(pause)
         pause = min(pause * 2, STORE_POLL_S[1])
+
+
+def yield_to_waiting(db: Path, wait: float, hold: str | None = None) -> None:
+    """Let whoever waits for the store go first (up to ``wait`` s, polling every 50 ms).
+
+    Waits until nobody holds a shared lock on the store's
+    :func:`~brainlab.store.connection.waiting_file`. A reader or an ingest holds that lock
+    from its first refused try until it has the store (at most ``LOCK_WAIT`` s), so the
+    worker never takes the store back from under it.
+    """
+    import fcntl
+
+    from brainlab.store.connection import waiting_file
+
+    try:
+        file = waiting_file(db)
+        file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return  # nobody waits (closing the descriptor lets it go)
+            except OSError:
+                if hold:  # tests: a mark, not a hold point (the waiter goes first)
+                    Path(hold, "yielded.ready").touch()
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
 
 
 def hold_point(folder: str | None, name: str) -> None:
@@ -322,10 +362,6 @@ def worker_main(argv: list[str]) -> int:
     except SystemExit:
         cache.log(f"hook ingest: worker arguments not understood: {argv!r}")
         return 0
-    try:
-        os.nice(WORKER_NICE)  # in the background: hooks, readers and ingests go first
-    except OSError:
-        pass
     return work(Path(args.db), lock_fd=args.lock_fd, batch=max(1, args.batch), hold=args.hold)
 
 
