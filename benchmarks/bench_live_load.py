@@ -148,8 +148,13 @@ def workers(db: Path) -> list[int]:
 def timed_run(cmd, env, stdin: bytes | None = None, cwd=None) -> dict:
     """Run ``cmd``: its wall seconds, CPU seconds (its own, from ``wait4``), exit code."""
     start = time.monotonic()
+    # its own session, as a hook of a Claude Code session running in its own terminal, or a
+    # command typed in one: with the kernel's autogroup scheduling each session shares the
+    # CPU as a whole, so 24 sessions' hooks run from this script's one session would share
+    # one session's CPU
     process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env, cwd=cwd)
+                               stderr=subprocess.PIPE, env=env, cwd=cwd,
+                               start_new_session=True)
     try:
         process.stdin.write(stdin or b"")
         process.stdin.close()

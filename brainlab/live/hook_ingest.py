@@ -9,14 +9,16 @@ it gets it, starts the worker detached, handing it the lock; when another worker
 that worker takes the new paths before it exits, and the hook just returns.
 
 The worker drains in short batches: it opens the store, ingests a few spooled transcripts
-(only their new tails), closes it, and leaves it free for a moment, so a reader or a manual
-``ingest claude`` waiting for the store gets in between two batches; a store somebody else
-holds it waits for with backoff. When the spool is empty it loads the limit snapshots,
-refreshes the digest the status line reads, lets the worker lock go and looks at the spool
-once more (a hook that spooled a path while it was finishing saw the lock held and started
-nobody). ``--foreground`` runs the same drain in the hook's own process, trying the store
-once. A killed worker leaves its taken spool files for the next drain. Every problem goes to
-the live log, never to Claude Code.
+(only their new tails), closes it, and leaves it free for a moment; before the next batch
+it lets whoever says they wait for the store in first
+(:func:`brainlab.store.connection.announce_waiting`: a reader, a manual ``ingest claude``),
+so they wait at most for one batch. A store somebody else holds it waits for with backoff.
+When the spool is empty it loads the limit snapshots, refreshes the digest the status line
+reads, lets the worker lock go and looks at the spool once more (a hook that spooled a path
+while it was finishing saw the lock held and started nobody). ``--foreground`` runs the
+same drain in the hook's own process, trying the store once. A killed worker leaves its
+taken spool files for the next drain. Every problem goes to the live log, never to Claude
+Code.
 """
 
 from __future__ import annotations
