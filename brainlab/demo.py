@@ -46,6 +46,7 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     ingest_transcripts(db, brain_dir / "claude", console)
     price_telemetry(db, brain_dir)  # Claude Code's cost_usd, as the store prices the calls
     ingest_telemetry(db, brain_dir / "telemetry", console)  # otel (issue 26)
+    store_trend_changes(db)
     _say(console, "3/4 summary")
     print_summary(db, console)
     from brainlab.report import render_weekly
@@ -76,7 +77,16 @@ def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
             ingest_claude(con, Path(brain_dir) / "claude", workers=workers)
         finally:
             con.close()
+    store_trend_changes(db)
     return manifest
+
+
+def store_trend_changes(db: Path) -> None:
+    """Write the change points of every trend series to the store (view trend_changes)."""
+    from brainlab.metrics.trends import store_changes
+    from brainlab.settings import current
+
+    store_changes(db, current().thresholds)
 
 
 def ingest_transcripts(db: Path, root: Path, console: Console) -> None:

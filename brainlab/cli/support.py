@@ -105,7 +105,22 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
                    else ingest_sources(db, sources, root, advance))
     print_summary(summary, db)
     drain_live_spool(db)
+    refresh_trend_changes(db, bool(sum(summary.loaded.values()) + sum(summary.removed.values())))
     return summary
+
+
+def refresh_trend_changes(db: Path, changed: bool = True) -> None:
+    """After an ingest that changed rows: the change points of every trend series, stored.
+
+    The store's view ``trend_changes`` reads them (issue 43; docs/trends.md); a run that
+    changed nothing leaves them as they are.
+    """
+    if not changed:
+        return
+    from brainlab.metrics.trends import store_changes
+    from brainlab.settings import current
+
+    store_changes(db, current().thresholds)
 
 
 def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:

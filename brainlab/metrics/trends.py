@@ -185,6 +185,38 @@ def changes(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
     return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
 
 
+STORED_SCALES = ("week", "day")  # what trend_change_scan holds: trends --json --daily
+
+
+def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
+    """Scan every series (weeks and days) and write the changes to the store; return how many.
+
+    The store's view ``trend_changes`` (models/marts/trend_changes.sql) reads them: the
+    scan is PELT in Python (ruptures), so its result is stored once per ingest rather than
+    recomputed in SQL; the rows are :func:`scan`'s, the ones ``brainlab trends --json
+    --daily`` prints with the same thresholds (basis best, Monday weeks, all history).
+    Called after each ``brainlab ingest`` command and by ``brainlab demo``; the table is
+    rewritten whole in one transaction.
+    """
+    from brainlab.store import open_writer
+
+    found = scan(db, thresholds, periods=STORED_SCALES)
+    con = open_writer(db)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM trend_change_scan")
+        if not found.empty:
+            frame = found[["scale", *CHANGE_COLUMNS]].astype({"before": float, "after": float})
+            con.register("found_changes", frame)
+            con.execute("INSERT INTO trend_change_scan BY NAME SELECT *, "
+                        "now()::TIMESTAMP AS scanned_at FROM found_changes")
+            con.unregister("found_changes")
+        con.execute("COMMIT")
+    finally:
+        con.close()
+    return len(found)
+
+
 def judge(series: str, difference: Estimate) -> str:
     """"within noise" when the interval holds 0, else better/worse (or up/down: no side).
 
@@ -226,6 +258,37 @@ def since_line(found: pd.DataFrame, week: str | None = None) -> list[str]:
         out.append(f"since {r.period}: {r.series} {r.direction} {_num(r.before)} -> "
                    f"{_num(r.after)} ({r.verdict})")
     return out
+
+
+def change_marks(found: pd.DataFrame, series: tuple[str, ...] | None = None,
+                 prefix: str | None = None, weeks: list[str] | None = None,
+                 first_day: str = "monday") -> pd.DataFrame:
+    """The change points a chart draws: one row per change, with its legend and tooltip text.
+
+    ``series`` (names) or ``prefix`` (``"health:"``) choose the chart's series; ``weeks``
+    keeps the changes that start in the chart's weeks. Columns: series, iso_week (the week
+    the change starts), week_start (its first day), direction, mark (the legend entry:
+    "change point (up)"), since (the tooltip: "since 2026-W43: ratio down 1.48 -> 0.38
+    (worse)", :func:`since_line`'s words).
+    """
+    columns = ["series", "iso_week", "week_start", "direction", "mark", "since"]
+    if found.empty:
+        return pd.DataFrame(columns=columns)
+    keep = pd.Series(False, index=found.index)
+    if series:
+        keep |= found["series"].isin(series)
+    if prefix:
+        keep |= found["series"].str.startswith(prefix)
+    rows = found[keep]
+    if weeks is not None:
+        rows = rows[rows["week"].isin(weeks)]
+    out = []
+    for r in rows.itertuples():
+        start = Week.parse(r.week, first_day).start
+        out.append((r.series, r.week, start, r.direction, f"change point ({r.direction})",
+                    f"since {r.period}: {r.series} {r.direction} {_num(r.before)} -> "
+                    f"{_num(r.after)} ({r.verdict})"))
+    return pd.DataFrame(out, columns=columns)
 
 
 def _num(x: float | None) -> str:
