@@ -193,3 +193,71 @@ def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores, tmp_path)
     assert json.loads((tmp_path / "b" / "synth_manifest.json").read_text())["planted"] == [
         p for p in manifest.planted]
     assert not any(p.get("plant") for p in manifest.planted)
+
+
+# --- the store view and the report's charts (issue 43 items 2 and 4) ---------------------------
+
+def test_the_store_view_lists_what_trends_json_lists(demo):
+    """trend_changes (written by the demo's ingest) holds the rows of `trends --json --daily`."""
+    done = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"]), "--json", "--daily"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    printed = {(c["scale"], c["series"], c["period"], c["week"], c["direction"],
+                round(c["before"], 9), round(c["after"], 9))
+               for c in json.loads(done.stdout)["changes"]}
+    from brainlab.store import query
+
+    view = query(demo["db"], "SELECT scale, series, period, week, direction, before, after"
+                             " FROM trend_changes")
+    stored = {(r.scale, r.series, r.period, r.week, r.direction, round(r.before, 9),
+               round(r.after, 9)) for r in view.itertuples()}
+    assert printed and stored == printed
+    assert ("week", "share:build-brain") in {(s[0], s[1]) for s in stored}  # the plant
+
+
+def _report_sections(db: Path, week: str) -> dict[str, str]:
+    import io
+    from contextlib import redirect_stdout
+
+    from brainlab.report import sections
+
+    with redirect_stdout(io.StringIO()):
+        ctx = sections.open_report(db=str(db), week=week)
+        try:
+            return {name: getattr(sections, name)(ctx) for name in ("headline", "health",
+                                                                    "ratio")}
+        finally:
+            sections.finish(ctx)
+
+
+def test_the_report_draws_each_change_point_on_its_charts(demo, charts_here):
+    """The W43 plant: a dashed rule in the sessions chart, with its legend and tooltip."""
+    from brainlab.report import sections
+    from brainlab.viz import charts
+
+    week = demo["planted"]["build-brain-heavy week"]["iso_week"]
+    ctx = sections.ReportContext(db=demo["db"], week=Week.parse(week).shifted(2),
+                                 thresholds=trends.Thresholds())
+    marks = ctx.marks(prefix="share:")
+    assert any(m.startswith(f"since {week}: share:build-brain up") for m in marks["since"]), marks
+    spec = charts.spec(charts.sessions_per_week(pd.DataFrame({
+        "iso_week": [week], "sessions": [3], "n_use": [1], "n_build": [1], "n_explore": [1]}),
+        marks))
+    rules = [layer for layer in spec["layer"] if layer.get("mark", {}).get("type") == "rule"]
+    assert rules and rules[0]["encoding"]["tooltip"][0]["field"] == "since"
+    html = _report_sections(demo["db"], Week.parse(week).shifted(2).label)
+    assert "change point (up)" in html["headline"] and "change point (down)" in html["headline"]
+    assert "since " + week in html["headline"]  # the tooltip's words (the SVG's aria label)
+
+
+def test_a_null_history_draws_no_change_marker(null_stores, charts_here):
+    """synth --plants none: the report's charts carry no change point, in legend or mark."""
+    from brainlab.store import query
+
+    db = null_stores[0]
+    assert query(db, "SELECT count(*) AS n FROM trend_change_scan")["n"][0] == 0
+    week = query(db, "SELECT max(iso_week) AS w FROM trend_observations_for() "
+                     "WHERE series = 'ratio'")["w"][0]
+    html = _report_sections(db, week)
+    assert html["headline"] and html["health"] and html["ratio"]
+    assert not any("change point" in fragment for fragment in html.values())

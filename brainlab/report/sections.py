@@ -47,6 +47,7 @@ class ReportContext:
     shape: measured_week.Shape | None = None  # which sides the store holds (None: all)
     timezone: str = "UTC"  # IANA zone of the usage section's days (--timezone, issue 24)
     trend_rows: pd.DataFrame | None = None  # trend_observations_for up to the week's end
+    found: pd.DataFrame | None = None  # their weekly change points, scanned once per render
 
     def observations(self) -> pd.DataFrame:
         """The trend observations up to the week's end, queried once per render (issue 43)."""
@@ -57,6 +58,24 @@ class ReportContext:
                                                   self.week.first_day,
                                                   until=self.week.end_at)
         return self.trend_rows
+
+    def changes(self) -> pd.DataFrame:
+        """The weekly change points of every series up to the week's end, scanned once.
+
+        The headline lists them and the charts draw them (issue 43): one scan per render.
+        """
+        if self.found is None:
+            from brainlab.metrics import trends
+
+            self.found = trends.changes(self.observations(), "week", self.week.first_day)
+        return self.found
+
+    def marks(self, series: tuple[str, ...] = (), prefix: str | None = None) -> pd.DataFrame:
+        """The change points a chart of the trend window draws (trends.change_marks)."""
+        from brainlab.metrics import trends
+
+        weeks = [self.week.shifted(-i).label for i in range(self.history_weeks)]
+        return trends.change_marks(self.changes(), series, prefix, weeks, self.week.first_day)
 
     def skipped(self, key: str) -> bool:
         """True when the store holds no data for section ``key``: the headline names it."""
@@ -381,7 +400,8 @@ def headline(ctx: ReportContext) -> str:
     trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
                               basis=ctx.basis)
     if not trend.empty:
-        parts.append(figure(ctx, "sessions-per-week", charts.sessions_per_week(trend)))
+        parts.append(figure(ctx, "sessions-per-week",
+                            charts.sessions_per_week(trend, ctx.marks(prefix="share:"))))
     if ctx.shape is not None and ctx.shape.missing:
         parts.append(note(ctx.shape.not_shown(), "note not-shown"))
     return show(section("headline", "Headline figures", *parts))
@@ -449,8 +469,7 @@ def changes_note(ctx: ReportContext) -> str:
     """The change points of the history up to this week's end, newest first (issue 43)."""
     from brainlab.metrics import trends
 
-    found = trends.changes(ctx.observations(), "week", ctx.week.first_day)
-    lines = trends.since_line(found)
+    lines = trends.since_line(ctx.changes())
     if not lines:
         return note("Change points in the history up to this week (every trend series, "
                     "docs/trends.md): none.", "note changes")
@@ -485,7 +504,8 @@ def health(ctx: ReportContext) -> str:
         return ""
     frame = health_points(ctx)
     weeks = [ctx.week.shifted(-i).label for i in range(ctx.history_weeks - 1, -1, -1)]
-    body = (figure(ctx, "health-by-category", charts.health_by_category(frame, weeks))
+    body = (figure(ctx, "health-by-category",
+                   charts.health_by_category(frame, weeks, ctx.marks(prefix="health:")))
             if not frame.empty else note("No scored session in the trend window.", "empty"))
     return show(section("health", "Health score by category", body))
 
@@ -514,7 +534,8 @@ def ratio(ctx: ReportContext) -> str:
     if series["ratio"].notna().any():
         parts.append(figure(ctx, "rolling-ratio",
                             charts.rolling_ratio(series, t.coach_ratio, t.ratio_watch,
-                                                 t.ratio_healthy)))
+                                                 t.ratio_healthy,
+                                                 ctx.marks(("ratio", "coach_triggers")))))
     triggered = series["coach_triggered"].fillna(False).astype(bool)
     fired = series[series["in_week"] & triggered]
     parts.append("<h3>Sessions that fired the coach trigger this week</h3>")

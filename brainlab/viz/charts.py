@@ -61,11 +61,13 @@ def _category_scale() -> alt.Scale:
     return alt.Scale(domain=list(theme.CATEGORY_COLORS), range=list(theme.CATEGORY_COLORS.values()))
 
 
-def sessions_per_week(trend: pd.DataFrame) -> alt.Chart:
+def sessions_per_week(trend: pd.DataFrame,
+                      marks: pd.DataFrame | None = None) -> alt.Chart | alt.LayerChart:
     """Stacked bars: every session per week, by category (weekly_health_for columns).
 
     Sessions of no scored category (chill, learning...) are their own segment, "other", so
-    the bars add up to the week's sessions.
+    the bars add up to the week's sessions. ``marks``: the change points of the category
+    shares (:func:`brainlab.metrics.trends.change_marks`), a dashed rule each.
     """
     frame = trend.assign(n_other=trend["sessions"] - trend["n_use"] - trend["n_build"]
                          - trend["n_explore"])
@@ -77,11 +79,13 @@ def sessions_per_week(trend: pd.DataFrame) -> alt.Chart:
     data["category"] = data["category"].map(names)
     scale = alt.Scale(domain=[*theme.CATEGORY_COLORS, "other"],
                       range=[*theme.CATEGORY_COLORS.values(), colours.NEUTRAL])
-    return alt.Chart(data, title="Sessions per week by category").mark_bar().encode(
-        x=alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("count:Q", axis=theme.count_axis("sessions"), stack=True),
+    x = alt.X("iso_week:O", title="ISO week", axis=alt.Axis(labelAngle=-40))
+    bars = alt.Chart(data).mark_bar().encode(
+        x=x, y=alt.Y("count:Q", axis=theme.count_axis("sessions"), stack=True),
         color=alt.Color("category:N", scale=scale, title=None),
-    ).properties(width=theme.WIDTH, height=180)
+    )
+    return _with_changes(bars, marks, x).properties(width=theme.WIDTH, height=180,
+                                                    title="Sessions per week by category")
 
 
 def runs(frame: pd.DataFrame, by: str, value: str, order: list[str]) -> pd.DataFrame:
@@ -104,12 +108,40 @@ def runs(frame: pd.DataFrame, by: str, value: str, order: list[str]) -> pd.DataF
     return pd.concat(out, ignore_index=True) if out else frame.assign(run=[])
 
 
-def health_by_category(frame: pd.DataFrame, weeks: list[str] | None = None) -> alt.LayerChart:
+CHANGE_MARKS = ["change point (up)", "change point (down)"]
+
+
+def change_rules(marks: pd.DataFrame, x: alt.X | str = "iso_week:O") -> alt.Chart:
+    """A dashed rule at each change point of ``marks`` (:func:`trends.change_marks`).
+
+    Its legend entry says "change point (up)" or "(down)", its tooltip "since W43: ..."; an
+    empty ``marks`` draws nothing (the layer keeps the chart's scales).
+    """
+    data = (marks.drop(columns=["week_start"]) if x == "iso_week:O"
+            else marks.assign(week_start=pd.to_datetime(marks["week_start"])))
+    return alt.Chart(data).mark_rule(strokeDash=[5, 3], size=2).encode(
+        x=x, color=alt.Color("mark:N", title=None,
+                             scale=alt.Scale(domain=CHANGE_MARKS,
+                                             range=[theme.ALERT, theme.MUTED])),
+        tooltip=[alt.Tooltip("since:N", title="change")],
+        description="since:N")
+
+
+def _with_changes(chart, marks: pd.DataFrame | None, x) -> alt.LayerChart:
+    """``chart`` with :func:`change_rules` layered on (their colours a scale of their own)."""
+    if marks is None or marks.empty:
+        return chart if isinstance(chart, alt.LayerChart) else alt.layer(chart)
+    return alt.layer(chart, change_rules(marks, x)).resolve_scale(color="independent")
+
+
+def health_by_category(frame: pd.DataFrame, weeks: list[str] | None = None,
+                       marks: pd.DataFrame | None = None) -> alt.LayerChart:
     """Mean health per week and category, each point with its 95% bootstrap interval and n.
 
     ``frame``: iso_week, category, sessions, mean_health, and low/high when known
     (:func:`brainlab.metrics.trends.points`); ``weeks``: every week of the window, so a week
-    without sessions of a category is a gap in its line.
+    without sessions of a category is a gap in its line; ``marks``: the change points to
+    draw (:func:`brainlab.metrics.trends.change_marks`).
     """
     order = weeks or sorted(frame["iso_week"].unique())
     data = runs(frame.sort_values("iso_week"), "category", "mean_health", order)
@@ -123,18 +155,20 @@ def health_by_category(frame: pd.DataFrame, weeks: list[str] | None = None) -> a
     if "low" in data and data["low"].notna().any():
         layers.insert(0, alt.Chart(data.dropna(subset=["low"])).mark_rule(opacity=0.5).encode(
             x=x, y="low:Q", y2="high:Q", color=color))
-    return alt.layer(*layers).properties(
+    return _with_changes(alt.layer(*layers), marks, x).properties(
         width=theme.WIDTH,
         title="Health score by category (mean, 95% bootstrap interval; a gap: no session)")
 
 
 def rolling_ratio(series: pd.DataFrame, coach_ratio: float, watch: float,
-                  healthy: float) -> alt.LayerChart:
+                  healthy: float, marks: pd.DataFrame | None = None) -> alt.LayerChart:
     """The rolling ratio per session, the coach-trigger band and the sessions that fired it.
 
     ``series`` has started_at, ratio, coach_triggered, in_week (metrics.report.ratio_series);
     the shaded band is ratio <= ``coach_ratio`` (SPEC §3.3), the dashed rules the watch and
-    healthy bands' lower bounds.
+    healthy bands' lower bounds; ``marks``: the change points of the ratio and the coach
+    triggers (:func:`brainlab.metrics.trends.change_marks`), a dashed rule at the first day
+    of the week each starts.
     """
     data = series.dropna(subset=["ratio"]).copy()
     data["when"] = pd.to_datetime(data["started_at"])
@@ -156,7 +190,8 @@ def rolling_ratio(series: pd.DataFrame, coach_ratio: float, watch: float,
         fill=alt.Fill("reason:N", title=None, scale=alt.Scale(
             domain=["coach fired: ratio", "coach fired: health"],
             range=[theme.ALERT, "#8172b2"])))
-    return alt.layer(band, rules, line, fired).properties(width=theme.WIDTH,
+    return _with_changes(alt.layer(band, rules, line, fired), marks,
+                         alt.X("week_start:T")).properties(width=theme.WIDTH,
         title=f"Rolling ratio (coach band: ratio <= {coach_ratio:g}; ▲ coach fired, by reason)")
 
 
