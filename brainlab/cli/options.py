@@ -40,3 +40,30 @@ def cost_mode_option(command: Callable) -> Callable:
              " prices --reprice`); reported: each line's own costUSD"
              " (older Claude Code versions; 0 without one); auto: costUSD when the line has"
              " it, else calculated.")(command)
+
+
+
+def replay_check_options(backtest: str, changed: str, unit: str, to_metavar: str,
+                         to_example: str, json_keys: str) -> Callable[[Callable], Callable]:
+    """Add ``--backtest``, ``--change-date DAY``, ``--to`` and ``--json`` to a replay command.
+
+    ``simulate broker`` and ``simulate regulator`` take the same four options (issue 41 items
+    5, 6, 8): ``backtest`` says what the back-test compares, ``changed`` what changed on the
+    day (policy, rules), ``unit`` what is predicted (weeks, tickets), ``to_metavar`` and
+    ``to_example`` what ``--to`` takes, ``json_keys`` the JSON object's keys.
+    """
+    def add(command: Callable) -> Callable:
+        command = click.option(
+            "--json", "as_json", is_flag=True,
+            help=f"Print one JSON object ({json_keys}).")(command)
+        command = click.option(
+            "--to", "change_to", default=None, metavar=to_metavar,
+            help=f"The {to_example} in force from --change-date.")(command)
+        command = click.option(
+            "--change-date", "change_date", default=None, metavar="DAY",
+            help=f"A day (YYYY-MM-DD) the {changed} changed; with --to, predict the {unit} "
+                 f"after from the {unit} before.")(command)
+        return click.option("--backtest", is_flag=True,
+                            help=f"First replay {backtest}, per figure.")(command)
+
+    return add

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from brainlab.cli.options import replay_check_options
 from brainlab.cli.root import main, settings
 from brainlab.cli.support import (
     db_option,
@@ -31,17 +32,11 @@ def simulate() -> None:
 @click.option("--draws", type=int, default=500, show_default=True,
               help="Bootstrap draws over sprints for the intervals.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
-@click.option("--backtest", is_flag=True,
-              help="First replay the recorded policy against the breath metrics the broker "
-                   "printed, per figure.")
-@click.option("--change-date", "change_date", default=None, metavar="DAY",
-              help="A day (YYYY-MM-DD) the policy changed; with --to, predict the weeks "
-                   "after from the weeks before.")
-@click.option("--to", "change_to", default=None, metavar="POLICY",
-              help="The policy in force from --change-date.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (policies, total, replayed, skipped, contracts, "
-                   "missed_files, backtest, change_check).")
+@replay_check_options(
+    backtest="the recorded policy against the breath metrics the broker printed",
+    changed="policy", unit="weeks", to_metavar="POLICY", to_example="policy",
+    json_keys="policies, total, replayed, skipped, contracts, missed_files, backtest, "
+              "change_check")
 @click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
               help="Write the per-agent rows here (.csv or .parquet).")
 @click.option("--project", default=None, help="Replay one project only.")
@@ -97,16 +92,11 @@ def simulate_broker(policies, contracts, draws, seed, backtest, change_date, cha
                    " is always replayed: the baseline).")
 @click.option("--draws", type=int, default=1000, show_default=True, help="Bootstrap draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
-@click.option("--backtest", is_flag=True,
-              help="First replay the recorded rules against the tickets' recorded figures.")
-@click.option("--change-date", "change_date", default=None, metavar="DAY",
-              help="A day (YYYY-MM-DD) the rules changed; with --to, predict the tickets "
-                   "after from the tickets before.")
-@click.option("--to", "change_to", default=None, metavar="RULES",
-              help="The rule set in force from --change-date, e.g. max_relance_same_stop=2.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (rule_sets, total, replayed, skipped, backtest, "
-                   "change_check).")
+@replay_check_options(
+    backtest="the recorded rules against the tickets' recorded figures", changed="rules",
+    unit="tickets", to_metavar="RULES",
+    to_example="rule set (e.g. max_relance_same_stop=2)",
+    json_keys="rule_sets, total, replayed, skipped, backtest, change_check")
 @click.option("--out", "out_file", type=click.Path(path_type=Path), default=None,
               help="Write one row per rule set (.csv or .parquet).")
 @click.option("--per-ticket", "per_ticket", type=click.Path(path_type=Path), default=None,

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from brainlab.common.errors import SimulationError
+from brainlab.sim.intervals import excludes_zero, percentile_interval, triple
 from brainlab.sim.policies import make_policy
 from brainlab.sim.sprintset import SprintSet
 
@@ -94,16 +95,6 @@ def _draw_sums(values: np.ndarray, draws: int, rng: np.random.Generator) -> np.n
     return out.reshape((draws, *values.shape[1:]))
 
 
-def _pct(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanpercentile(draws, lo, axis=0), np.nanpercentile(draws, hi, axis=0)
-
-
 @dataclass
 class Intervals:
     """Per policy and figure: estimate, interval, paired difference to the baseline."""
@@ -121,8 +112,8 @@ class Intervals:
             row: dict = {"policy": policy}
             diff: dict = {}
             for rec in group.to_dict("records"):
-                row[rec["figure"]] = _triple(rec["value"], rec["low"], rec["high"])
-                diff[rec["figure"]] = _triple(rec["diff"], rec["diff_low"], rec["diff_high"])
+                row[rec["figure"]] = triple(rec["value"], rec["low"], rec["high"])
+                diff[rec["figure"]] = triple(rec["diff"], rec["diff_low"], rec["diff_high"])
             row["difference_from_recorded"] = diff
             row["distinguishable_from_recorded"] = _distinguishable(group) \
                 if self.baseline and policy != self.baseline else False
@@ -131,17 +122,9 @@ class Intervals:
         return out
 
 
-def _triple(value, low, high) -> list:
-    return [None if v is None or v != v else float(v) for v in (value, low, high)]
-
-
-def _excludes_zero(low, high) -> bool:
-    return bool(low == low and high == high and (low > 0 or high < 0))
-
-
 def _distinguishable(group: pd.DataFrame) -> bool:
     deciding = group[group["figure"].isin(DECIDING)]
-    return any(_excludes_zero(lo, hi) for lo, hi in
+    return any(excludes_zero(lo, hi) for lo, hi in
                zip(deciding["diff_low"], deciding["diff_high"], strict=True))
 
 
@@ -154,7 +137,7 @@ def intervals(result, baseline: str = "recorded", draws: int = DEFAULT_DRAWS, se
     sums = sprint_sums(result, labels)
     est = _figures(sums.sum(axis=0))  # (P, F)
     boot = _figures(_draw_sums(sums, draws, _rng(seed, 41)))  # (B, P, F)
-    low, high = _pct(boot, level)
+    low, high = percentile_interval(boot, level)
     base = labels.index(baseline) if baseline in labels else None
     rows = []
     for p, label in enumerate(labels):
@@ -164,7 +147,7 @@ def intervals(result, baseline: str = "recorded", draws: int = DEFAULT_DRAWS, se
                    "diff": np.nan, "diff_low": np.nan, "diff_high": np.nan}
             if base is not None:
                 d = boot[:, p, f] - boot[:, base, f]
-                d_lo, d_hi = _pct(d, level)
+                d_lo, d_hi = percentile_interval(d, level)
                 row.update(diff=est[p, f] - est[base, f], diff_low=float(d_lo),
                            diff_high=float(d_hi))
             rows.append(row)
@@ -172,8 +155,8 @@ def intervals(result, baseline: str = "recorded", draws: int = DEFAULT_DRAWS, se
     deciding = [FIGURES.index(f) for f in DECIDING]
     for i, a in enumerate(labels):
         for j in range(i + 1, len(labels)):
-            d_lo, d_hi = _pct(boot[:, i, deciding] - boot[:, j, deciding], level)
-            if not any(_excludes_zero(lo, hi) for lo, hi in zip(d_lo, d_hi, strict=True)):
+            d_lo, d_hi = percentile_interval(boot[:, i, deciding] - boot[:, j, deciding], level)
+            if not any(excludes_zero(lo, hi) for lo, hi in zip(d_lo, d_hi, strict=True)):
                 same[a].append(labels[j])
                 same[labels[j]].append(a)
     return Intervals(pd.DataFrame(rows), same, labels[base] if base is not None else None,
@@ -247,7 +230,7 @@ def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,
                                      "covered", "sprints"])
     values = both[list(BREATH)].to_numpy(dtype=float)
     boot = _draw_sums(values, draws, _rng(seed, 42)) / len(both)
-    low, high = _pct(boot, level)
+    low, high = percentile_interval(boot, level)
     for f, figure in enumerate(BREATH):
         recorded = float(both[f"{figure}_printed"].mean())
         tol = PRINT_TOLERANCE[figure]
@@ -380,7 +363,7 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
     actual = _change_figures(after_sums.sum(axis=0))
     pred_draws = _change_figures(_draw_sums(before_sums, draws, _rng(seed, 43)))
     act_draws = _change_figures(_draw_sums(after_sums, draws, _rng(seed, 44)))
-    low, high = _pct(pred_draws - (act_draws - actual), level)
+    low, high = percentile_interval(pred_draws - (act_draws - actual), level)
     low = np.maximum(low, 0.0)  # rates, tokens and counts are never below 0
     high[:2] = np.minimum(high[:2], 1.0)  # the two rates are at most 1
     rows = []

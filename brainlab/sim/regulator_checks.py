@@ -22,6 +22,7 @@ import pandas as pd
 
 from brainlab.common.errors import SimulationError
 from brainlab.sim.circuit_arrays import compile_journals
+from brainlab.sim.intervals import percentile_interval, triple
 from brainlab.sim.regulator import METRICS, replay
 from brainlab.spec.regulator import RegulatorRules, named_rule_sets
 
@@ -208,7 +209,7 @@ def change_check(history: History, change: Change, draws: int = 1000, seed: int 
     act_draws = per[picks].mean(axis=1)
     act = np.array([actual[m] for m in METRICS])
     spread = pred_draws - (act_draws - act)
-    lo, hi = np.percentile(spread, [(1 - level) / 2 * 100, (1 + level) / 2 * 100], axis=0)
+    lo, hi = percentile_interval(spread, level)
     lo = np.maximum(lo, 0.0)  # every figure is a count or a share: never below 0
     share = list(METRICS).index("integrated_share")
     hi[share] = min(hi[share], 1.0)
@@ -218,10 +219,6 @@ def change_check(history: History, change: Change, draws: int = 1000, seed: int 
         "covered": bool(lo[i] - 1e-9 <= act[i] <= hi[i] + 1e-9),
         "before_tickets": len(before), "after_tickets": len(after)}
         for i, m in enumerate(METRICS)])
-
-
-def _triple(value, low, high) -> list:
-    return [None if v != v else float(v) for v in (value, low, high)]
 
 
 def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
@@ -242,9 +239,9 @@ def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
         row: dict = {"rules": rec["rules"]}
         diff: dict = {}
         for m in METRICS:
-            row[m] = _triple(rec[m], rec[m + "_lo"], rec[m + "_hi"])
+            row[m] = triple(rec[m], rec[m + "_lo"], rec[m + "_hi"])
             d = diffs.loc[rec["rules"]]
-            diff[m] = _triple(d[m + "_diff"], d[m + "_diff_lo"], d[m + "_diff_hi"])
+            diff[m] = triple(d[m + "_diff"], d[m + "_diff_lo"], d[m + "_diff_hi"])
         row["difference_from_recorded"] = diff
         row["distinguishable_from_recorded"] = rec["rules"] != BASELINE and any(
             lo > 0 or hi < 0 for _, lo, hi in diff.values() if lo is not None)
@@ -262,7 +259,7 @@ def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
     if backtest_too:
         bt = backtest(history, draws=draws, seed=seed, level=level, result=result)
         report["backtest"] = [{"figure": r["figure"],
-                               "replayed": _triple(r["replayed"], r["low"], r["high"]),
+                               "replayed": triple(r["replayed"], r["low"], r["high"]),
                                "recorded": r["recorded"], "covered": r["covered"],
                                "tickets": int(r["tickets"])} for r in bt.to_dict("records")]
     if change is None and find:
@@ -278,7 +275,7 @@ def regulator_report(history: History, rule_sets: dict[str, RegulatorRules], *,
             report["change"]["note"] = str(exc)
             check = pd.DataFrame(columns=["figure"])
         report["change_check"] = [
-            {"figure": r["figure"], "predicted": _triple(r["predicted"], r["low"], r["high"]),
+            {"figure": r["figure"], "predicted": triple(r["predicted"], r["low"], r["high"]),
              "actual": r["actual"], "covered": r["covered"],
              "before_tickets": int(r["before_tickets"]),
              "after_tickets": int(r["after_tickets"])} for r in check.to_dict("records")]
