@@ -74,12 +74,16 @@ def _by_name(name):
 
 @pytest.mark.slow
 def test_01_shows_planted_week_and_wasted_agent(executed, demo):
-    _nb, records, _ = executed(_by_name("01_metabolism_trends.ipynb"))
+    nb, records, _ = executed(_by_name("01_metabolism_trends.ipynb"))
     week = demo["planted"]["build-brain-heavy week"]["iso_week"]
     agent = demo["planted"]["agent loaded in ~95% of sessions and never used"]["agent"]
     assert records["lowest_ratio_week"] == week
     assert week in records["coach_weeks"]
     assert records["wasted_agents"] == [agent]
+    # the weekly table and the ratio chart carry n and their 95% intervals (issue 43 item 1)
+    shown = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
+    assert all(name in shown for name in ("health_n", "health_low", "ratio_low", "coach_low"))
+    assert "weekly mean with its 95% bootstrap interval" in shown
 
 
 @pytest.mark.slow

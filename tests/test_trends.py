@@ -261,3 +261,25 @@ def test_a_null_history_draws_no_change_marker(null_stores, charts_here):
     html = _report_sections(db, week)
     assert html["headline"] and html["health"] and html["ratio"]
     assert not any("change point" in fragment for fragment in html.values())
+
+
+def test_the_weekly_table_and_ratio_chart_carry_n_and_intervals(demo):
+    """Notebook 01's weekly table: n and a 95% interval beside each mean and share."""
+    from brainlab import metrics
+    from brainlab.viz import charts, explore
+
+    obs = trends.observations(demo["db"])
+    table = trends.weekly_table(metrics.weekly_health(demo["db"], trends.Thresholds()), obs)
+    assert list(table.columns) == trends.WEEKLY_TABLE
+    week = demo["planted"]["build-brain-heavy week"]["iso_week"]
+    row = table.set_index("iso_week").loc[week]
+    assert row.health_low <= row.mean_health <= row.health_high and row.health_n > 1
+    assert row.ratio_low <= row.mean_ratio <= row.ratio_high and row.ratio_n == row.sessions
+    assert row.coach_low <= row.coach_share <= row.coach_high  # Wilson's
+    assert row.coach_share * row.ratio_n == pytest.approx(row.coach_triggers)
+    weekly = trends.points(obs, "week", series=["ratio"])
+    spec = charts.spec(explore.ratio_bands(metrics.signals(demo["db"], trends.Thresholds()),
+                                           weekly=weekly))
+    tips = [layer["encoding"].get("tooltip") for layer in spec["layer"]
+            if layer.get("mark", {}).get("shape") == "diamond"]
+    assert tips and {"n"} <= {t["field"] for t in tips[0]}

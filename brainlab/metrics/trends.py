@@ -297,6 +297,44 @@ def _num(x: float | None) -> str:
     return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.2f}"
 
 
+# --- notebook 01's weekly table and ratio chart ---------------------------------------------
+
+WEEKLY_TABLE = ["iso_week", "sessions", "n_use", "n_build", "n_explore", "mean_health",
+                "health_n", "health_low", "health_high", "min_ratio", "mean_ratio", "ratio_n",
+                "ratio_low", "ratio_high", "coach_triggers", "coach_share", "coach_low",
+                "coach_high", "narcissistic", "inefficient", "saturated"]
+
+
+def _interval_row(values: np.ndarray, share: bool) -> tuple:
+    est = wilson(int(values.sum()), len(values)) if share else bootstrap(values)
+    return (est.n, np.nan if est.value is None else est.value,
+            np.nan if est.low is None else est.low, np.nan if est.high is None else est.high)
+
+
+def weekly_table(weekly: pd.DataFrame, obs: pd.DataFrame) -> pd.DataFrame:
+    """``weekly_health``'s rows with n and a 95% interval beside each mean and share.
+
+    Mean health (over the week's scored sessions: the ``health:*`` series together) and the
+    mean rolling ratio at each session: bootstrap; the share of sessions that fired the coach:
+    Wilson (``coach_triggers`` stays the count). Columns :data:`WEEKLY_TABLE`; a week
+    without a scored session has n 0 and no interval.
+    """
+    rows = []
+    health = obs[obs["series"].str.startswith("health:")]
+    for week in weekly["iso_week"]:
+        h = health.loc[health["iso_week"] == week, "value"].to_numpy(dtype=float)
+        of = obs[obs["iso_week"] == week]
+        r = of.loc[of["series"] == "ratio", "value"].to_numpy(dtype=float)
+        c = of.loc[of["series"] == "coach_triggers", "value"].to_numpy(dtype=float)
+        hn, _, hl, hh = _interval_row(h, False)
+        rows.append((week, hn, hl, hh, *_interval_row(r, False), *_interval_row(c, True)))
+    extra = pd.DataFrame(rows, columns=[
+        "iso_week", "health_n", "health_low", "health_high", "ratio_n", "mean_ratio",
+        "ratio_low", "ratio_high", "coach_n", "coach_share", "coach_low", "coach_high"])
+    out = weekly.merge(extra, on="iso_week", how="left")
+    return out[WEEKLY_TABLE]
+
+
 # --- comparisons -------------------------------------------------------------------------------
 
 def week_range(text: str, first_day: str = "monday") -> list[Week]:

@@ -84,12 +84,15 @@ def health_by_category(sessions: pd.DataFrame) -> alt.Chart:
 
 
 def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
-                clip: float = 3.0) -> alt.LayerChart:
+                clip: float = 3.0, weekly: pd.DataFrame | None = None) -> alt.LayerChart:
     """Rolling ratio (SPEC §3.3) over the healthy / watch / narcissistic-loop bands.
 
     The dashed rule is the coach trigger (ratio <= coach_ratio); filled points are sessions
     whose boot fired the coach, by reason (ratio, or health over the last sessions). Ratios
-    above ``clip`` are drawn at ``clip`` as triangles, named in the legend.
+    above ``clip`` are drawn at ``clip`` as triangles, named in the legend. ``weekly``: the
+    ratio's weekly points (:func:`brainlab.metrics.trends.points`, series ``ratio``): each
+    week's mean at its middle, a 95% bootstrap interval bar, n in the tooltip (a bar above
+    ``clip`` is cut there).
     """
     t = thresholds or Thresholds()
     data = signals[["sess_id", "started_at", "ratio", "ratio_band", "coach_triggered",
@@ -131,8 +134,32 @@ def ratio_bands(signals: pd.DataFrame, thresholds: Thresholds | None = None,
         tooltip=["sess_id:N", "coach_reason:N"])
     title = (f"Rolling ratio ({t.ratio_window} {t.ratio_window_unit}) with bands; dashed: coach "
              f"trigger <= {t.coach_ratio} (SPEC §3.3)")
-    return alt.layer(band_layer, coach, line, clipped, fired, title=title).resolve_scale(
+    layers = [band_layer, coach, line, clipped, fired]
+    if weekly is not None and (weekly["n"] > 0).any():
+        layers += weekly_means(weekly, clip)
+        title += "; ◆ weekly mean with its 95% bootstrap interval"
+    return alt.layer(*layers, title=title).resolve_scale(
         color="independent").properties(width=WIDTH, height=260)
+
+
+def weekly_means(weekly: pd.DataFrame, clip: float) -> list[alt.Chart]:
+    """The weekly mean of a per-session series at each week's middle, its interval, its n."""
+    data = weekly[weekly["n"] > 0].rename(columns={"period": "iso_week"}).copy()
+    data["middle"] = pd.to_datetime(data["period_start"]) + pd.Timedelta(days=3, hours=12)
+    data = data.drop(columns=["period_start"])
+    data["shown"] = data["value"].clip(upper=clip)
+    data["low_shown"], data["high_shown"] = data["low"].clip(upper=clip), data["high"].clip(
+        upper=clip)
+    data["mark"] = "weekly mean (95% bootstrap interval)"
+    tooltip = ["iso_week:N", "n:Q", alt.Tooltip("value:Q", format=".2f"),
+               alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")]
+    bars = alt.Chart(data.dropna(subset=["low"])).mark_rule(color=theme.INK, size=2).encode(
+        x="middle:T", y="low_shown:Q", y2="high_shown:Q", tooltip=tooltip)
+    points = alt.Chart(data).mark_point(shape="diamond", filled=True, size=70,
+                                        color=theme.INK).encode(
+        x="middle:T", y="shown:Q", tooltip=tooltip,
+        stroke=alt.Stroke("mark:N", title=None, scale=alt.Scale(range=[theme.INK])))
+    return [bars, points]
 
 
 def tokens_vs_output(sessions: pd.DataFrame) -> alt.Chart:
