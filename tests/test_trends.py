@@ -283,3 +283,36 @@ def test_the_weekly_table_and_ratio_chart_carry_n_and_intervals(demo):
     tips = [layer["encoding"].get("tooltip") for layer in spec["layer"]
             if layer.get("mark", {}).get("shape") == "diamond"]
     assert tips and {"n"} <= {t["field"] for t in tips[0]}
+
+
+def test_the_scan_calls_ruptures_pelt_and_finds_its_breakpoints():
+    """pelt_l2 (ruptures' C routine loaded alone) gives KernelCPD's own breakpoints."""
+    import ruptures
+    from scipy.special import ndtri
+
+    rng = np.random.default_rng(5)
+    for size in (6, 12, 52, 200):
+        for step in (0.0, 1.5, 4.0):
+            z = rng.normal(size=size) + step * (np.arange(size) > size // 3)
+            pen = changepoints.penalty_for(size)
+            assert changepoints.pelt_l2(z, pen) == ruptures.KernelCPD(
+                kernel="linear", min_size=1).fit(z).predict(pen=pen)
+    groups = [rng.normal(size=4).round(1) for _ in range(8)]  # ties averaged
+    flat = np.concatenate(groups)
+    import pandas as pd
+
+    ranks = pd.Series(flat).rank(method="average").to_numpy()
+    assert np.allclose(np.concatenate(changepoints.normal_scores(groups)),
+                       ndtri((ranks - 0.5) / len(flat)), atol=1e-12)
+
+
+def test_a_scan_does_not_import_scipy_stats():
+    """The report kernel pays for the scan, not for ruptures' other costs (docs/trends.md §6)."""
+    code = ("import sys; from brainlab.metrics import changepoints; import numpy as np; "
+            "r = changepoints.scan('x', list('abcdefgh'), [np.ones(3) * (i > 3) + np.arange(3)"
+            " for i in range(8)]); print(len(r), 'scipy.stats' in sys.modules,"
+            " 'ruptures' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[1:] == ["False", "False"], done.stdout

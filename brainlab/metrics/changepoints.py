@@ -35,7 +35,12 @@ never a change point.
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
@@ -101,11 +106,14 @@ def normal_scores(groups: list[np.ndarray]) -> list[np.ndarray]:
     tails. A change of level still moves a period's scores together.
     """
     import pandas as pd
-    from scipy.special import ndtri  # scipy comes with ruptures
 
     flat = np.concatenate(groups)
     ranks = pd.Series(flat).rank(method="average").to_numpy()  # ties: their mean rank
-    scores = ndtri((ranks - 0.5) / len(flat))
+    # the normal quantile of each distinct rank (AS241, as scipy's ndtri: importing
+    # scipy.special costs ~0.12 CPU-s a process, more than the scans of a 52-week history)
+    distinct, at = np.unique(ranks, return_inverse=True)
+    quantile = NormalDist().inv_cdf
+    scores = np.array([quantile(p) for p in (distinct - 0.5) / len(flat)])[at]
     return np.split(scores, np.cumsum([len(g) for g in groups])[:-1])
 
 
@@ -143,18 +151,68 @@ def penalty_for(points: int, beta: float = BETA) -> float:
 def breakpoints(groups: list[np.ndarray], beta: float = BETA,
                 share: bool = False, memory: bool = False) -> list[int]:
     """Indices where a new segment starts (0 < i < len), by PELT on the standardised points."""
-    import ruptures
-
     if len(groups) < MIN_POINTS:
         return []
     z = standardised(groups, share, memory)
     if z is None:
         return []
-    # KernelCPD's linear kernel is PELT under the l2 cost, in ruptures' C code (the same
-    # breakpoints as Pelt(model="l2", jump=1): 12 points in 13 us instead of 2 ms)
-    ends = ruptures.KernelCPD(kernel="linear", min_size=1).fit(z).predict(
-        pen=penalty_for(len(z), beta))
+    ends = pelt_l2(z, penalty_for(len(z), beta))
     return [int(e) for e in ends if 0 < e < len(groups)]
+
+
+PELT_MODULE = "ruptures.detection._detection.ekcpd"  # ruptures' compiled kernel routines
+
+
+@functools.cache
+def _pelt_routine():
+    """ruptures' C routine of PELT under the l2 cost, loaded from its compiled module alone.
+
+    ``import ruptures`` imports every cost it offers, and with them scipy.stats and
+    scipy.spatial: ~0.8 CPU-s in each report kernel and notebook, where the scans of a
+    52-week history take 0.03 (docs/trends.md §6). The routine is the one
+    ``KernelCPD(kernel="linear").predict(pen=...)`` calls; None when ruptures' layout is
+    not the one expected (the package is then imported: the same routine).
+    """
+    import sys
+
+    if PELT_MODULE in sys.modules:
+        return sys.modules[PELT_MODULE].ekcpd_pelt_L2
+    spec = importlib.util.find_spec("ruptures")  # finds the package without importing it
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "detection" / "_detection"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / f"ekcpd{suffix}"
+        if path.exists():
+            try:
+                found = importlib.util.spec_from_file_location(PELT_MODULE, path)
+                module = importlib.util.module_from_spec(found)
+                found.loader.exec_module(module)
+                return module.ekcpd_pelt_L2
+            except (ImportError, AttributeError, OSError):
+                return None
+    return None
+
+
+def pelt_l2(z: np.ndarray, penalty: float) -> list[int]:
+    """The ends of PELT's optimal segments of ``z`` (l2 cost, segments of 1 point or more).
+
+    ruptures' ``KernelCPD(kernel="linear", min_size=1).fit(z).predict(pen=penalty)``: its C
+    routine (:func:`_pelt_routine`) returns each end's previous end; the last end is len(z).
+    """
+    routine = _pelt_routine()
+    if routine is None:
+        import ruptures
+
+        return [int(e) for e in ruptures.KernelCPD(kernel="linear", min_size=1).fit(z).predict(
+            pen=penalty)]
+    previous = routine(np.ascontiguousarray(z, dtype=np.double).reshape(-1, 1),
+                       float(penalty), 1)
+    ends, end = [], len(z)
+    while end > 0:
+        ends.append(end)
+        end = int(previous[end])
+    return ends[::-1]
 
 
 def scan(series: str, labels: list[str], groups: list[np.ndarray], kind: str = "mean",

@@ -102,7 +102,7 @@ def points(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
     rows = []
     grid = period_labels(obs, period, first_day)
     grouped = grouped_values(obs, label)
-    for name in series or ordered_series(obs):
+    for name in ordered_series(obs) if series is None else series:
         labels, values_of = grouped.get(name, ([], []))
         groups = dict(zip(labels, values_of, strict=True))
         kind = kind_of(name)
