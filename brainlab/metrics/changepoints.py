@@ -165,7 +165,7 @@ PELT_MODULE = "ruptures.detection._detection.ekcpd"  # ruptures' compiled kernel
 
 @functools.cache
 def _pelt_routine():
-    """ruptures' C routine of PELT under the l2 cost, loaded from its compiled module alone.
+    """Ruptures' C routine of PELT under the l2 cost, loaded from its compiled module alone.
 
     ``import ruptures`` imports every cost it offers, and with them scipy.stats and
     scipy.spatial: ~0.8 CPU-s in each report kernel and notebook, where the scans of a
