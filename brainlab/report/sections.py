@@ -21,7 +21,7 @@ import pandas as pd
 from brainlab.common.tables import MISSING, NUMERIC, SHORT_ID, column_kind, format_cell, is_missing
 from brainlab.metrics import report as data
 from brainlab.metrics.report import Week
-from brainlab.report import measured_week, once
+from brainlab.report import measured_week, once, whatif
 from brainlab.settings import Thresholds, thresholds_of
 from brainlab.viz import charts
 from brainlab.viz.chart_process import PROBE, ChartProcess, Pending
@@ -648,6 +648,7 @@ def breath(ctx: ReportContext) -> str:
                   f"noise, retention, accumulation (breath_depth rising over "
                   f"{ctx.thresholds.breath_depth_rising_sprints} sprints).")]
     parts.append(table(_breath_cells(frame), empty="No sprint this week."))
+    parts += whatif.parts(ctx, "broker")  # issue 41 item 4: the replay's intervals
     return show(section("breath", "Sprints and breath metrics", *parts))
 
 
@@ -681,6 +682,7 @@ def regulator(ctx: ReportContext) -> str:
         counts = frame["outcome"].fillna("open").value_counts().rename_axis("outcome")
         parts.append(table(counts.reset_index(name="tickets")))
     parts.append(table(frame, empty="No ticket active this week."))
+    parts += whatif.parts(ctx, "regulator")  # issue 41 item 4: the replay's intervals
     return show(section("regulator", "Regulator outcomes", *parts))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -348,7 +349,8 @@ def format_summary(result: ReplayResult, width: int = 80) -> str:
 
 def load_sprints(db: str | os.PathLike, project: str | None = None,
                  default_bytes: float = DEFAULT_FILE_BYTES,
-                 contracts: str = "declared", scoped: bool = True) -> SprintSet:
+                 contracts: str = "declared", scoped: bool = True,
+                 until: datetime | None = None) -> SprintSet:
     """Replay inputs from the store: sprint records + broker blocks, and transcripts if any.
 
     Only the sprints the seed invokes the broker for are kept, boot context taken out
@@ -357,6 +359,8 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     the reason it was skipped, ``printed`` the breath metrics the broker printed.
     ``scoped=False`` keeps every sprint (no skip, no boot split, ``scope`` None): for measuring
     what a broker recorded where it did run (the report's breath section, breath tuning).
+    ``until``: only the sprints started before that moment (a week's end: the weekly
+    report's what-if reads nothing after its week; a sprint without a start is left out).
     """
     from brainlab.sim import broker_scope
     from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
@@ -391,6 +395,11 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         t_agents = t_agents.assign(seq=t_agents.get("seq", 0) + len(agents) + 1)
         agents = pd.concat([agents, t_agents], ignore_index=True)
         refs = pd.concat([refs, t_refs], ignore_index=True)
+    if until is not None:
+        started = pd.to_datetime(agents["started_at"])
+        agents = agents[(started < pd.Timestamp(until)).to_numpy(dtype=bool)].reset_index(
+            drop=True)
+        refs = refs[refs["sprint_id"].isin(set(agents["sprint_id"]))]
     if agents.empty and project:
         others = _projects(db)
         if others:

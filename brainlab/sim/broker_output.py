@@ -9,7 +9,6 @@ notebook 02 reads the same dict. Keys (docs/broker.md, "Output"): ``policies``, 
 
 from __future__ import annotations
 
-import math
 import textwrap
 from collections.abc import Sequence
 
@@ -17,6 +16,7 @@ import pandas as pd
 
 from brainlab.common.errors import SimulationError
 from brainlab.sim import broker_checks
+from brainlab.sim.intervals import triple
 from brainlab.sim.policies import make_policy
 from brainlab.sim.sprintset import SprintSet
 from brainlab.spec.broker import SEED
@@ -65,7 +65,7 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
     if backtest:
         bt = broker_checks.backtest(ss, draws=draws, seed=seed, level=level, result=result)
         report["backtest"] = [
-            {"figure": r["figure"], "replayed": _triple(r["replayed"], r["low"], r["high"]),
+            {"figure": r["figure"], "replayed": triple(r["replayed"], r["low"], r["high"]),
              "recorded": r["recorded"], "covered": bool(r["covered"]),
              "sprints": int(r["sprints"])} for r in bt.to_dict("records")]
     if change is None and find_change:
@@ -82,17 +82,12 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
             report["change"]["note"] = str(exc)
             check = pd.DataFrame(columns=["figure"])
         report["change_check"] = [
-            {"figure": r["figure"], "predicted": _triple(r["predicted"], r["low"], r["high"]),
+            {"figure": r["figure"], "predicted": triple(r["predicted"], r["low"], r["high"]),
              "actual": None if r["actual"] != r["actual"] else r["actual"],
              "covered": None if r["covered"] is None else bool(r["covered"]),
              "before_sprints": int(r["before_sprints"]),
              "after_sprints": int(r["after_sprints"])} for r in check.to_dict("records")]
     return report, result
-
-
-def _triple(value, low, high) -> list:
-    return [None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
-            for v in (value, low, high)]
 
 
 def _contract_counts(ss: SprintSet) -> dict[str, int]:

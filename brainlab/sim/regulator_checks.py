@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -53,8 +54,13 @@ class History:
         return self.tickets[self.tickets["replayable"].astype(bool)]
 
 
-def load_history(db) -> History:
-    """Read the journals and the ``tickets`` view (read-only)."""
+def load_history(db, until: datetime | None = None) -> History:
+    """Read the journals and the ``tickets`` view (read-only).
+
+    ``until``: the history as it stood at that moment (a week's end: the weekly report's
+    what-if reads nothing after its week): the tickets started before it, their events
+    before it; a ticket with events after it was open then, and is not replayed.
+    """
     from brainlab.store import query
     from brainlab.store.connection import held as held_reader
 
@@ -71,6 +77,15 @@ def load_history(db) -> History:
         tickets = query(held, "SELECT ticket, started_at, wakeups, loop_sessions, sessions,"
                               " tokens, outcome, replayable, not_replayable_reason FROM tickets"
                               " ORDER BY ticket")
+    if until is not None:
+        at = pd.Timestamp(until)
+        last = events.groupby("ticket")["event_at"].max()
+        still_open = set(last[pd.to_datetime(last) >= at].index)
+        events = events[pd.to_datetime(events["event_at"]) < at]
+        tickets = tickets[pd.to_datetime(tickets["started_at"]) < at].copy()
+        late = tickets["ticket"].isin(still_open).to_numpy(dtype=bool)
+        tickets.loc[late, "replayable"] = False
+        tickets.loc[late, "not_replayable_reason"] = "open at that time (events after it)"
     if events.empty and tickets.empty:
         raise SimulationError(f"no circuit events in {db}: run `brainlab ingest circuits PATH`"
                               " (journals: SPEC §6.7, docs/regulator.md)")
