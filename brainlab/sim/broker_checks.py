@@ -58,18 +58,25 @@ def _figures(sums: np.ndarray) -> np.ndarray:
 
 
 def sprint_sums(result, labels: Sequence[str]) -> np.ndarray:
-    """(sprints, policies, 7) per-sprint sums of a replay (``ReplayResult.sprints``)."""
+    """(sprints, policies, 7) per-sprint sums of a replay (``ReplayResult.sprints``).
+
+    The replay stacks its policies' sprint frames in ``result.summary``'s order, each with
+    the same sprints in the same order; each sum is written once into its slot.
+    """
     frame = result.sprints
-    order = list(pd.unique(frame["policy"]))
+    order = list(result.summary["policy"])
     n = len(frame) // max(len(order), 1)  # each policy's sprints, in the same order
-    columns = [frame[c].to_numpy(dtype=float) for c in
-               ("referenced", "misses", "loaded", "waste", "tokens_loaded", "tokens_miss",
-                "alerts_fired", "agents")]
-    ref, miss, loaded, waste, t_loaded, t_miss, alerts, agents = columns
-    stacked = np.stack([ref, miss, loaded, waste, t_loaded + t_miss, alerts, agents], axis=-1)
-    stacked = stacked.reshape(len(order), n, len(_SUMS))
-    return np.stack([stacked[order.index(label)] for label in labels], axis=1) if labels \
-        else np.zeros((n, 0, len(_SUMS)))
+    out = np.empty((n, len(labels), len(_SUMS)))
+    at = [order.index(label) for label in labels]
+    for k, names in enumerate((("referenced",), ("misses",), ("loaded",), ("waste",),
+                               ("tokens_loaded", "tokens_miss"), ("alerts_fired",),
+                               ("agents",))):
+        column = frame[names[0]].to_numpy(dtype=float)
+        if len(names) > 1:
+            column = column + frame[names[1]].to_numpy(dtype=float)
+        for p, i in enumerate(at):
+            out[:, p, k] = column[i * n:(i + 1) * n]
+    return out
 
 
 def _draw_sums(values: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -84,8 +91,10 @@ def _draw_sums(values: np.ndarray, draws: int, rng: np.random.Generator) -> np.n
     flat = values.reshape(n, -1)
     if n >= GROUP_FROM:
         group = rng.permutation(n) % GROUPS
-        flat = np.stack([np.bincount(group, weights=flat[:, j], minlength=GROUPS)
-                         for j in range(flat.shape[1])], axis=1)
+        cells = flat.shape[1]  # every column's group totals in one pass over the rows
+        index = (group[:, None] * cells + np.arange(cells)).ravel()
+        flat = np.bincount(index, weights=flat.ravel(), minlength=GROUPS * cells).reshape(
+            GROUPS, cells)
     units = flat.shape[0]
     out = np.empty((draws, flat.shape[1]))
     step = max(1, CHUNK_CELLS // max(units, 1))
@@ -221,8 +230,14 @@ def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,
     printed = ss.printed if ss.printed is not None else pd.DataFrame(columns=["sprint_id"])
     maps = (result.maps or {}).get("recorded") if result is not None else None
     replayed = sprint_breath(ss, maps=maps)
-    both = replayed[replayed["known"]].merge(printed, on="sprint_id",
-                                             suffixes=("", "_printed"))
+    # each printed sprint's row among the replayed ones (one hash of the ids, not a merge)
+    at = pd.Index(replayed["sprint_id"]).get_indexer(printed["sprint_id"])
+    pick = np.flatnonzero(at >= 0)
+    pick = pick[np.argsort(at[pick], kind="stable")]  # in replayed order, as a merge keeps
+    both = replayed.iloc[at[pick]].reset_index(drop=True)
+    for f in BREATH:
+        both[f"{f}_printed"] = printed[f].to_numpy(dtype=float)[pick]
+    both = both[both["known"].to_numpy(dtype=bool)]
     both = both.dropna(subset=[f"{f}_printed" for f in BREATH])
     rows = []
     if both.empty:
