@@ -648,7 +648,7 @@ def breath(ctx: ReportContext) -> str:
                   f"noise, retention, accumulation (breath_depth rising over "
                   f"{ctx.thresholds.breath_depth_rising_sprints} sprints).")]
     parts.append(table(_breath_cells(frame), empty="No sprint this week."))
-    parts += whatif.parts(ctx, "broker")  # issue 41 item 4: the replay's intervals
+    parts += whatif_parts(ctx, "broker")  # issue 41 item 4: the replay's intervals
     return show(section("breath", "Sprints and breath metrics", *parts))
 
 
@@ -670,6 +670,15 @@ def _breath_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def whatif_parts(ctx: ReportContext, kind: str) -> list[str]:
+    """The what-if of other broker policies or regulator rule sets (report/whatif.py), escaped."""
+    heading, said, frame = whatif.summary(ctx, kind)
+    head = f'<h3 class="whatif" data-whatif="{esc(kind)}">{esc(heading)}</h3>'
+    if frame is None:
+        return [head, note(said, "empty")]
+    return [head, note(said), table(frame, empty="Nothing replayed.")]
+
+
 def regulator(ctx: ReportContext) -> str:
     """Ticket circuit outcomes active this week (SPEC §6.6), when tickets exist."""
     if ctx.skipped("regulator"):
@@ -682,7 +691,7 @@ def regulator(ctx: ReportContext) -> str:
         counts = frame["outcome"].fillna("open").value_counts().rename_axis("outcome")
         parts.append(table(counts.reset_index(name="tickets")))
     parts.append(table(frame, empty="No ticket active this week."))
-    parts += whatif.parts(ctx, "regulator")  # issue 41 item 4: the replay's intervals
+    parts += whatif_parts(ctx, "regulator")  # issue 41 item 4: the replay's intervals
     return show(section("regulator", "Regulator outcomes", *parts))
 
 

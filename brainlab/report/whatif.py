@@ -87,17 +87,20 @@ def regulator_report(ctx) -> dict:
     return report
 
 
-def parts(ctx, kind: str) -> list[str]:
-    """The what-if's escaped HTML parts: a heading, what was replayed, the table, a note."""
-    from brainlab.report.sections import esc, note, table
+def summary(ctx, kind: str) -> tuple[str, str, pd.DataFrame | None]:
+    """(heading, what was replayed, the table) of the ``broker`` or ``regulator`` what-if.
 
+    The table is None when nothing can be replayed; the text then says why (the replay's own
+    message: which command adds what is missing). :func:`brainlab.report.sections.breath`
+    and ``regulator`` escape and show them.
+    """
     policies = kind == "broker"
     heading = ("What if: other context-broker policies (history up to this week)" if policies
                else "What if: other regulator rule sets (history up to this week)")
     try:
         report = broker_report(ctx) if policies else regulator_report(ctx)
     except SimulationError as exc:
-        return [f"<h3>{esc(heading)}</h3>", note(f"No replay: {exc}", "empty")]
+        return heading, f"No replay: {exc}", None
     level = int(round(report["interval"]["level"] * 100))
     unit = "sprint" if policies else "ticket"
     skipped = ", ".join(f"{n:,} {r}" for r, n in report["skipped"].items())
@@ -110,6 +113,4 @@ def parts(ctx, kind: str) -> list[str]:
             " lies within its interval (never ranked). The back-test and the change check: "
             + ("`brainlab simulate broker --backtest`, notebook 02." if policies else
                "`brainlab simulate regulator --backtest`, notebook 03."))
-    frame = broker_table(report) if policies else regulator_table(report)
-    return [f'<h3 class="whatif" data-whatif="{esc(kind)}">{esc(heading)}</h3>', note(said),
-            table(frame, empty="Nothing replayed.")]
+    return heading, said, broker_table(report) if policies else regulator_table(report)
