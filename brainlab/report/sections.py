@@ -671,7 +671,12 @@ def _breath_cells(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def whatif_parts(ctx: ReportContext, kind: str) -> list[str]:
-    """The what-if of other broker policies or regulator rule sets (report/whatif.py), escaped."""
+    """The what-if of other broker policies or regulator rule sets (report/whatif.py), escaped.
+
+    Nothing when the store holds nothing to replay (no sprint inputs, no circuit journal).
+    """
+    if not data.has_rows(ctx.db, whatif.NEEDS[kind]):
+        return []
     heading, said, frame = whatif.summary(ctx, kind)
     head = f'<h3 class="whatif" data-whatif="{esc(kind)}">{esc(heading)}</h3>'
     if frame is None:

@@ -24,6 +24,7 @@ REGULATOR_FIGURES = (("wakeups_per_ticket", "wake-ups / ticket", "float"),
                      ("sessions_per_ticket", "sessions / ticket", "float"),
                      ("tokens_per_ticket", "tokens / ticket", "int"))
 REGULATOR_RULE_SETS = ("default", "strict", "lenient")  # the recorded rules and two variants
+NEEDS = {"broker": "sprint_agent_inputs", "regulator": "circuit_events"}  # what each replays
 
 
 def estimate(triple: list | None, kind: str) -> str:
