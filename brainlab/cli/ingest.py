@@ -15,7 +15,6 @@ from brainlab.cli.support import (
     late_progress,
     out,
     print_problems,
-    refresh_trend_changes,
     run_ingest,
 )
 
@@ -111,7 +110,6 @@ def ingest_claude_cmd(path: Path | None, db: Path, prices: Path | None, table: s
     with late_progress("ingest claude") as advance:  # no bar for a quick run
         summary = ingest_claude_db(db, root, prices=prices, progress=advance, prune=prune)
     drain_live_spool(db, prices, root if isinstance(root, Path) else None)
-    refresh_trend_changes(db, bool(summary.read or summary.removed or summary.gone))
     for line, style in summary_lines(summary, root):
         if style:  # names come from data: never read as markup
             out.print(line, style=style, markup=False, highlight=False)
@@ -145,7 +143,6 @@ def ingest_otel_cmd(paths: tuple[Path, ...], db: Path, hash_identities: bool) ->
 
     with late_progress("ingest otel") as advance:
         summary = ingest_otel_db(db, paths, hash_identities=hash_identities, progress=advance)
-    refresh_trend_changes(db, bool(sum(summary.rows.values())))
     for line in summary.lines():
         click.echo(line)
     print_problems(summary.errors, summary.warnings, db)

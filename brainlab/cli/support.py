@@ -113,7 +113,9 @@ def refresh_trend_changes(db: Path, changed: bool = True) -> None:
     """After an ingest that changed rows: the change points of every trend series, stored.
 
     The store's view ``trend_changes`` reads them (issue 43; docs/trends.md); a run that
-    changed nothing leaves them as they are.
+    changed nothing leaves them as they are. ``ingest brain|sprints|circuits`` call it;
+    ``ingest claude`` and ``ingest otel`` do not: their incremental runs import neither
+    pandas nor the duckdb package (issue 12), and a scan needs both.
     """
     if not changed:
         return

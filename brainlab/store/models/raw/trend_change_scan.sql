@@ -1,6 +1,6 @@
 -- The change points of every trend series as `brainlab trends --json` lists them (issue 43
--- item 2), written by brainlab/metrics/trends.py's store_changes() after each `brainlab
--- ingest` command and `brainlab demo`: the scan is ruptures' PELT in Python, so its result
+-- item 2), written by brainlab/metrics/trends.py's store_changes() after `brainlab ingest
+-- brain|sprints|circuits` and `brainlab demo`: the scan is ruptures' PELT in Python, so its result
 -- is stored and SQL reads it (view marts/trend_changes.sql).
 CREATE TABLE IF NOT EXISTS trend_change_scan (
     scale       VARCHAR,  -- week or day: the periods scanned
