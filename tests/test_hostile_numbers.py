@@ -272,3 +272,46 @@ def test_every_numeric_telemetry_column_has_a_range():
         for column, kind in mapping.values():
             if kind in ("BIGINT", "DOUBLE"):
                 assert column in vocab.COLUMN_RANGES, column
+
+
+def test_a_store_an_older_release_filled_is_repaired_by_the_next_ingest(tmp_path):
+    """Rows stored before the ranges existed: a read is one Error line (never exit 70) until
+    the next writer moves each bad value to ingest_errors; then every read works."""
+    db = tmp_path / "old.duckdb"
+    con = open_writer(db)  # a copy of the empty store: no repair ran on it yet
+    try:
+        con.execute("DELETE FROM brainlab_meta WHERE key = 'ranges_checked'")
+        for i, (inp, cost) in enumerate([(INT64_MIN, 1.0), (INT64_MIN, float("inf")),
+                                         (INT64_MAX, float("nan")), (5, 0.5)]):
+            con.execute("INSERT INTO cc_request_lines (session_id, request_id, message_id, model,"
+                        " ts, input_tokens, output_tokens, reported_cost_usd, source_file, line)"
+                        " VALUES ('s1', ?, ?, 'claude-sonnet-4-5-20250929',"
+                        " TIMESTAMP '2026-11-30 10:00:00', ?, ?, ?, 'old.jsonl', ?)",
+                        [f"req_{i}", f"msg_{i}", inp, inp, cost, i + 1])
+        con.execute("INSERT INTO otel_events (file_key, line, record, event_name, ts,"
+                    " input_tokens, cost_usd, source_file) VALUES ('k', 1, 0, 'api_request',"
+                    " TIMESTAMP '2026-11-30 10:00:00', ?, ?, 'old-otel.json'), ('k', 2, 0,"
+                    " 'api_request', TIMESTAMP '50000-01-01 00:00:00', 1, 0.1, 'old-otel.json')",
+                    [INT64_MIN, float("-inf")])
+        con.execute("DELETE FROM brainlab_meta WHERE key = 'cc_usage_rollup'")
+    finally:
+        con.close()
+    before = CliRunner().invoke(main, ["usage", "--db", str(db)])
+    assert before.exit_code == 1 and "Traceback" not in before.output, before.output
+    assert before.output.startswith("Error: ") and "run an ingest" in before.output
+    con = open_writer(db)  # what any ingest does first
+    try:
+        moved = con.execute("SELECT count(*) FROM ingest_errors WHERE reason LIKE"
+                            " 'stored by an older brainlab%'").fetchone()[0]
+        assert moved >= 8
+        assert con.execute("SELECT count(*) FROM cc_request_lines WHERE input_tokens < 0"
+                           " OR NOT isfinite(reported_cost_usd)").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM cc_request_lines").fetchone()[0] == 4
+        assert con.execute("SELECT count(*) FROM otel_events WHERE year(ts) > 9999"
+                           " OR NOT isfinite(cost_usd)").fetchone()[0] == 0
+    finally:
+        con.close()
+    for args in (["usage"], ["usage", "daily", "--json"], ["usage", "sessions"], ["usage-who"],
+                 ["errors"]):
+        result = CliRunner().invoke(main, [*args, "--db", str(db)])
+        assert result.exit_code == 0 and "Traceback" not in result.output, (args, result.output)
