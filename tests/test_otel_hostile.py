@@ -158,3 +158,10 @@ def test_small_batches_give_the_rows_of_one_read(tmp_path):
         assert len(chunks) > 3, path  # several batches
         _, errors, events = run(tmp_path / f"{path.parent.name}.duckdb", path, limits=tiny)
         assert events == (40, 40) and errors == [], path
+
+
+def test_docs_show_the_ranges_of_spec():
+    """docs/otel.md §12 shows ranges.describe() as it is (one fact in one place)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "otel.md").read_text()
+    for line in ranges.describe():
+        assert line in text, line

@@ -174,7 +174,15 @@ def _add(chunk: Chunk, limits: Limits, line: int, kind: str, data: bytes) -> Non
     chunk.content += len(data)
 
 
-def _lines(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: int,
+def _is(final: bool | Callable[[], bool]) -> bool:
+    """``final``, or its answer once the source is at its end.
+
+    A capped stream's cut last line is ours, not the writer's: not final.
+    """
+    return final() if callable(final) else final
+
+
+def _lines(source: _Source, chunk: Chunk, limits: Limits, final, size: int,
            base: int) -> Iterator[Chunk]:
     """JSON lines: each complete line a message; a line past the cap an error row, skipped.
 
@@ -221,7 +229,7 @@ def _lines(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: int
                 yield chunk
                 chunk = _next_chunk(chunk)
         read += len(block)
-    if (pending_size or skipping) and final:
+    if (pending_size or skipping) and _is(final):
         line = chunk.lines_done + 1
         chunk.lines_done = line
         if skipping:
@@ -235,7 +243,7 @@ def _lines(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: int
     yield chunk
 
 
-def _frames(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: int,
+def _frames(source: _Source, chunk: Chunk, limits: Limits, final, size: int,
             base: int) -> Iterator[Chunk]:
     """Length-prefixed messages; a frame cut short waits for the next run (unless final).
 
@@ -248,7 +256,7 @@ def _frames(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: in
         prefix = _read_upto(source.read, 4)
         number = chunk.lines_done + 1
         if len(prefix) < 4:
-            if prefix and final:
+            if prefix and _is(final):
                 chunk.problem(number, f"{len(prefix)} stray bytes at the end; the file has not"
                               f" changed for {limits.stale_seconds / 60:g} minutes")
                 pos += len(prefix)
@@ -264,7 +272,7 @@ def _frames(source: _Source, chunk: Chunk, limits: Limits, final: bool, size: in
             break
         payload = _read_upto(source.read, length)
         if len(payload) < length:
-            if final:
+            if _is(final):
                 chunk.problem(number, f"message {number}: cut short ({len(payload):,} of"
                               f" {length:,} bytes) and the file has not changed for"
                               f" {limits.stale_seconds / 60:g} minutes; not read")
@@ -381,7 +389,8 @@ def _stream(handle, size: int, limits: Limits, stale: bool) -> Iterator[Chunk]:
         return first if first else source.read(n)
 
     split = _lines if inner == "json" else _frames
-    for chunk in split(_Source(replay), Chunk("zstd-stream", whole=True), limits, True, size, 0):
+    for chunk in split(_Source(replay), Chunk("zstd-stream", whole=True), limits,
+                       lambda: not source.capped, size, 0):
         if not chunk.last:
             chunk.bytes_done = 0  # a whole read is done only when its last batch is written
             yield chunk
