@@ -63,12 +63,12 @@ def test_bombs_and_long_lines_are_error_rows_and_the_good_rows_load(tmp_path):
     folder = tmp_path / "otel"
     folder.mkdir()
     # a whole-file zstd stream: 3 good lines, then megabytes of short lines from a few KB
-    bomb = zstandard.ZstdCompressor(level=19).compress(
-        json_lines(3) + b'{"resourceLogs":[]}\n' * 200_000)
+    bomb = zstandard.ZstdCompressor().compress(
+        json_lines(3) + b'{"resourceLogs":[]}\n' * 100_000)
     (folder / "bomb.json.zst").write_bytes(bomb)
     # a framed file: a good message, a zstd frame that decompresses past the cap, a good one
     good = export.logs_requests(calls(2, 10), batch=1)
-    zeros = zstandard.ZstdCompressor(level=19).compress(b"{" + b" " * 10_000_000 + b"}")
+    zeros = zstandard.ZstdCompressor().compress(b"{" + b" " * 1_000_000 + b"}")
     (folder / "frames.bin").write_bytes(framed([orjson.dumps(good[0]), zeros,
                                                 orjson.dumps(good[1])]))
     # JSON lines: a good line, a line past the cap, a good line
@@ -144,7 +144,7 @@ def test_the_same_export_as_json_and_zstd_is_kept_once(tmp_path):
 
 
 def test_small_batches_give_the_rows_of_one_read(tmp_path):
-    requests = export.logs_requests(calls(40), batch=2)
+    requests = export.logs_requests(calls(16), batch=2)
     plain = export.write_json_lines(tmp_path / "a" / "logs.json", requests)
     packed = tmp_path / "b" / "logs.pb"
     packed.parent.mkdir()
@@ -157,7 +157,7 @@ def test_small_batches_give_the_rows_of_one_read(tmp_path):
         chunks = list(framing.read(path, limits=tiny))
         assert len(chunks) > 3, path  # several batches
         _, errors, events = run(tmp_path / f"{path.parent.name}.duckdb", path, limits=tiny)
-        assert events == (40, 40) and errors == [], path
+        assert events == (16, 16) and errors == [], path
 
 
 def test_docs_show_the_ranges_of_spec():
