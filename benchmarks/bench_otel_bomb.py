@@ -157,10 +157,12 @@ def main() -> None:
     for name, path in files.items():  # interleaved: each file, old then new
         for label, spec in results.items():
             store = work / "run.duckdb"
+            Path(f"{store}.wal").unlink(missing_ok=True)  # a killed run's log
             shutil.copy(spec["base"], store)
             table[name][label] = run(spec["code"], spec["cache"], store, path,
                                      int(args.kill_gb * 1e9), args.timeout)
             store.unlink(missing_ok=True)
+            Path(f"{store}.wal").unlink(missing_ok=True)
     print(f"\n{'file':12} {'code':28} {'seconds':>8} {'peak MB':>8} {'exit':>5}  outcome")
     for name, runs in table.items():
         for label, r in runs.items():

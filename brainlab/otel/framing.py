@@ -77,6 +77,7 @@ class Chunk:
     first: bool = True  # the first batch of this read (a whole read deletes the old rows)
     last: bool = True  # the last batch of this read
     content: int = 0  # content bytes (decompressed) this batch holds
+    weight: int = 0  # content plus MESSAGE_WEIGHT_BYTES a message: what closes a batch
 
     def problem(self, line: int | None, reason: str, severity: str = "error") -> None:
         """Record one problem row."""
@@ -172,6 +173,7 @@ def _next_chunk(chunk: Chunk) -> Chunk:
 def _add(chunk: Chunk, limits: Limits, line: int, kind: str, data: bytes) -> None:
     chunk.messages.append(Message(line, kind, data))
     chunk.content += len(data)
+    chunk.weight += len(data) + ranges.MESSAGE_WEIGHT_BYTES
 
 
 def _is(final: bool | Callable[[], bool]) -> bool:
@@ -224,7 +226,7 @@ def _lines(source: _Source, chunk: Chunk, limits: Limits, final, size: int,
             start = newline + 1
             pos = read + start
             chunk.bytes_done = base + pos
-            if chunk.content >= limits.batch:
+            if chunk.weight >= limits.batch:
                 chunk.last = False
                 yield chunk
                 chunk = _next_chunk(chunk)
@@ -305,7 +307,7 @@ def _frames(source: _Source, chunk: Chunk, limits: Limits, final, size: int,
         kind = "json" if payload.lstrip()[:1] == b"{" else "proto"
         _add(chunk, limits, number, kind, payload)
         chunk.bytes_done = base + pos
-        if chunk.content >= limits.batch:
+        if chunk.weight >= limits.batch:
             chunk.last = False
             yield chunk
             chunk = _next_chunk(chunk)

@@ -156,13 +156,17 @@ MESSAGE_MAX_BYTES = 16 * 1024 * 1024
 """One telemetry line or framed message, after decompression: the collector's gRPC receiver
 takes 4 MiB messages by default and its file exporter writes one export request per line, so
 16 MiB is four times past a real one. A longer line or message is an error row, skipped."""
-DECOMPRESS_RATIO_MAX = 500
+DECOMPRESS_RATIO_MAX = 100
 """A zstd file or frame may decompress to this many times its compressed size (or to
 MESSAGE_MAX_BYTES, whichever is larger): OTLP JSON compresses 10 to 50 times; a bomb
 (16 KB to gigabytes) is tens of thousands of times. Past it: an error row, the rest not read."""
+MESSAGE_WEIGHT_BYTES = 512
+"""What one message costs in memory beyond its bytes (its objects, its rows): a batch counts
+each message as its size plus this, so a million empty lines fill a batch as 512 MB would."""
 READ_BATCH_BYTES = 64 * 1024 * 1024
-"""Decompressed bytes decoded and written per transaction: memory stays bounded whatever the
-file's size (rows of one batch, not of the whole file, are held at once)."""
+"""Decompressed bytes decoded and written per transaction (each message weighing its size plus
+MESSAGE_WEIGHT_BYTES): memory stays bounded whatever the file's size or its number of lines
+(rows of one batch, not of the whole file, are held at once)."""
 PROBLEMS_PER_READ = 1000
 """Problem rows one batch records before the rest are counted in one last row: a file of a
 million bad lines gives a thousand rows and a count, not a million rows in memory."""
