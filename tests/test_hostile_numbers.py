@@ -154,6 +154,34 @@ def snapshot_lines() -> list[bytes]:
     return [json.dumps(line).encode() for line in lines]
 
 
+BRAIN_WORST = ["-9223372036854775808", "9223372036854775807", "-1", "9223372036854775808",
+               "1e23", "nan", "inf", "-inf", "1e308", "-0.0"]
+
+
+def brain_files(brain: Path) -> None:
+    """Metabolism logs, claims and circuit events with a worst value in each number."""
+    fields = ["tokens_used", "context_peak_pct", "context_at_close", "duration_min", "commits",
+              "todos_closed", "health_score", "kernel_files_touched", "adrs_written",
+              "insights_captured"]
+    for i, value in enumerate(BRAIN_WORST):
+        day = f"2026-11-{10 + i:02d}"
+        sess = f"sess-202611{10 + i:02d}-0900-work"
+        rows = "".join(f"| {field} | {value} |\n" for field in fields)
+        (brain / "progression" / "metabolism").mkdir(parents=True, exist_ok=True)
+        (brain / "progression" / "metabolism" / f"{day}-{sess}.md").write_text(
+            f"# Metabolism — {day} — {sess}\n\n| Clé | Valeur |\n|---|---|\n| type | work |\n"
+            + rows)
+        (brain / "claims").mkdir(exist_ok=True)
+        (brain / "claims" / f"{sess}.yml").write_text(
+            f'sess_id: {sess}\nstatus: open\nopened_at: "{day}T09:00"\nttl_hours: {value}\n')
+    (brain / "circuits").mkdir(exist_ok=True)
+    (brain / "circuits" / "hostile.jsonl").write_text("".join(
+        json.dumps({"ticket": f"T{i}", "ts": "2026-11-20T10:00:00Z", "event": "session",
+                    "agent": "x", "tokens": float(value) if "e" in value or "n" in value
+                    else int(float(value)) if "." in value else int(value)}) + "\n"
+        for i, value in enumerate(BRAIN_WORST)))
+
+
 @pytest.fixture(scope="module")
 def hostile_store(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("hostile_numbers")
@@ -166,8 +194,10 @@ def hostile_store(tmp_path_factory) -> dict:
     otel = root / "otel.jsonl"
     otel.write_bytes(b"\n".join(otel_lines) + b"\n")
     db = root / "s.duckdb"
+    brain_files(root / "brain")
     env = {"BRAINLAB_CACHE_DIR": str(cache), "COLUMNS": "100"}
     results = {name: CliRunner().invoke(main, args, env=env) for name, args in (
+        ("brain", ["ingest", "brain", str(root / "brain"), "--db", str(db)]),
         ("claude", ["ingest", "claude", str(root / "projects"), "--db", str(db)]),
         ("otel", ["ingest", "otel", str(otel), "--db", str(db)]))}
     return {"db": db, "env": env, "ingest": results, "otel": otel, "bad_otel": bad,
@@ -231,6 +261,18 @@ def test_out_of_range_values_are_error_rows_and_good_rows_load(hostile_store):
                  f" WHERE session_id = '{SESSION}'") == [(200000, 12.5)]
     limits = query(db, "SELECT count(*) FROM ingest_errors WHERE source = 'limits'")[0][0]
     assert limits >= 9 * 10
+    # brain files: every number within its range or NULL
+    assert query(db, "SELECT count(*) FROM raw_metabolism_logs")[0][0] == len(BRAIN_WORST)
+    for column, bound in (("tokens_used", ranges.SESSION_TOKENS),
+                          ("context_peak_pct", ranges.PERCENT), ("duration_min", ranges.MINUTES),
+                          ("health_score", ranges.SCORE), ("commits", ranges.SMALL_COUNT)):
+        assert query(db, f"SELECT count(*) FROM raw_metabolism_logs WHERE NOT"
+                     f" isfinite({column}::DOUBLE) OR {column} < {bound.low}"
+                     f" OR {column} > {bound.high}")[0][0] == 0, column
+    assert query(db, "SELECT count(*) FROM claims WHERE NOT isfinite(ttl_hours)"
+                 f" OR ttl_hours < 0 OR ttl_hours > {ranges.HOURS.high}")[0][0] == 0
+    assert query(db, "SELECT count(*) FROM circuit_events WHERE tokens < 0"
+                 f" OR tokens > {ranges.SESSION_TOKENS.high}")[0][0] == 0
     assert query(db, "SELECT count(*) FROM limit_snapshots WHERE NOT isfinite(five_hour_pct)"
                  " OR five_hour_pct NOT BETWEEN 0 AND 1000 OR context_window_size < 0"
                  " OR total_cost_usd < 0 OR NOT isfinite(total_cost_usd)"
@@ -251,7 +293,8 @@ READS = [
 def test_every_read_command_works_on_the_store(hostile_store, tmp_path):
     db = str(hostile_store["db"])
     failed = []
-    for args in READS + [["check", str(TEMPLATE_BRAIN)]]:
+    for args in READS + [["check", str(TEMPLATE_BRAIN)],
+                         ["check", str(hostile_store["db"].parent / "brain")]]:
         result = CliRunner().invoke(main, [*args, "--db", db], env=hostile_store["env"])
         allowed = (0, 1) if args[0] == "check" else (0,)  # check: 1 on a brain finding
         if result.exit_code not in allowed or "Traceback" in result.output or (
