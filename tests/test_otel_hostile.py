@@ -165,3 +165,22 @@ def test_docs_show_the_ranges_of_spec():
     text = (Path(__file__).resolve().parent.parent / "docs" / "otel.md").read_text()
     for line in ranges.describe():
         assert line in text, line
+
+
+def test_a_stream_an_older_release_keyed_by_its_compressed_bytes_is_not_read_twice(tmp_path):
+    from brainlab.otel.ingest import HEAD_BYTES, _key
+
+    path = tmp_path / "logs.json.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(json_lines(5)))
+    db = tmp_path / "s.duckdb"
+    run(db, path)
+    old_key = _key(path.read_bytes()[:HEAD_BYTES])  # the key before issue 47
+    con = open_writer(db)
+    try:
+        for table in ("otel_files", "otel_events", "otel_attributes"):
+            con.execute(f"UPDATE {table} SET file_key = ?", [old_key])
+        con.execute("UPDATE otel_files SET head_bytes = ?", [int(old_key.split(":")[0])])
+    finally:
+        con.close()
+    summary, errors, events = run(db, path)
+    assert events == (5, 5) and errors == [] and summary.unchanged == 1

@@ -181,11 +181,17 @@ def _unreadable(con, path: Path, exc: OSError) -> None:
                 [str(path), f"cannot read: {exc.strerror or exc}", vocab.SOURCE])
 
 
-def _head(path: Path) -> tuple[bytes, int, str]:
-    """The file's first content bytes (decompressed for a zstd stream), size and encoding."""
+def _head(path: Path) -> tuple[bytes, int, str, bytes]:
+    """The file's first content bytes, its size, encoding and first raw bytes.
+
+    The content of a zstd stream is read decompressed; its raw bytes are what an older
+    release's key hashed (before issue 47).
+    """
     with open(path, "rb") as handle:
-        raw, size = handle.read(4), os.fstat(handle.fileno()).st_size
-    return framing.content_head(path, HEAD_BYTES), size, framing.sniff(raw)
+        raw, size = handle.read(HEAD_BYTES), os.fstat(handle.fileno()).st_size
+    encoding = framing.sniff(raw[:4])
+    content = framing.content_head(path, HEAD_BYTES) if encoding == "zstd-stream" else raw
+    return content, size, encoding, raw
 
 
 def _key(head: bytes) -> str:
@@ -194,12 +200,14 @@ def _key(head: bytes) -> str:
 
 def _plan(con, path: Path):
     """(file_key, start byte, lines before it, known row or None, renamed) or None if unchanged."""
-    head, size, encoding_now = _head(path)
+    head, size, encoding_now, raw = _head(path)
     if size == 0:
         return None
     lengths = [n for (n,) in con.execute("SELECT DISTINCT head_bytes FROM otel_files"
                                          " WHERE head_bytes <= ?", [len(head)]).fetchall()]
     keys = sorted({_key(head[:n]) for n in lengths}, key=lambda k: -int(k.split(":")[0]))
+    if raw != head:  # a zstd stream an older release keyed by its compressed bytes
+        keys += [_key(raw[:n]) for n in sorted(lengths, reverse=True) if n <= len(raw)]
     known = None
     for key in keys:
         known = con.execute("SELECT file_key, source_file, bytes_done, lines_done, size_seen,"
