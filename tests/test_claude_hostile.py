@@ -63,7 +63,9 @@ def test_impossible_timestamps_and_huge_counts_are_warnings_not_failed_commits(t
     assert [got[f"m{i}"][1] for i in (3, 4, 5)] == [None, None, None]  # counts past BIGINT
     errors = errors_by_line(con, f"{S}.jsonl")
     assert {line for _, line in errors} == {2, 3, 4, 5, 6}
-    assert all(sev == "warning" for sev, _ in errors.values())
+    # impossible dates are warnings; counts past the range are errors (issue 47 item 1)
+    assert {line: sev for (_, line), (sev, _) in errors.items()} == {
+        2: "warning", 3: "warning", 4: "error", 5: "error", 6: "error"}
     assert "timestamp" in errors[(f"{S}.jsonl", 2)][1]
     assert "output_tokens" in errors[(f"{S}.jsonl", 6)][1]
 
@@ -89,11 +91,14 @@ def test_odd_values_are_warnings_with_the_value_kept_when_unambiguous(tmp_path):
     assert got["m0"][:2] == (1, 1)  # the BOM line loads
     assert got["m1"][1] == 12  # "12" kept
     assert got["m2"][1] is None and got["m3"][1] is None  # 1.5 and -7: NULL, not 0
-    assert str(got["m4"][3]).startswith("2031-05-01")  # kept
+    # a timestamp years ahead is outside spec/ranges.py's window: not stored (issue 47 item 1)
+    assert got["m4"][3] is None
     errors = errors_by_line(con)
     lines = {line for (_, line) in errors}
     assert lines == {2, 3, 4, 5, 6, 7, 8, 9}, errors
-    assert all(sev == "warning" for sev, _ in errors.values())
+    # out of range (1.5, -7, the year 2031) are errors, the rest warnings
+    assert {line for (line,) in con.execute("SELECT line FROM ingest_errors"
+                                            " WHERE severity = 'error'").fetchall()} == {3, 4, 5}
     assert con.execute("SELECT lines_done FROM cc_files WHERE source_file = ?",
                        [str(path)]).fetchone() == (10,)
 

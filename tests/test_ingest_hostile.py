@@ -45,10 +45,11 @@ def test_oversized_integers_are_warnings_and_the_rest_loads(brain, db):
     assert rows.commits.isna().tolist() == [False, False, True, False, True]
     assert rows.tokens_used.isna().tolist() == [False, False, False, True, False]
     problems = errors(db)
-    too_large = problems[problems.reason.str.contains("too large")]
+    too_large = problems[problems.reason.str.contains("too large|spec/ranges.py")]
     assert len(too_large) == 3 and set(too_large.line) == {6, 7}  # commits, tokens_used lines
     out = CliRunner().invoke(main, ["errors", "--db", str(db)])
-    assert out.exit_code == 0 and "too large" in out.output and "no ingest errors" not in out.output
+    assert out.exit_code == 0 and "no ingest errors" not in out.output
+    assert "too large" in out.output or "spec/ranges.py" in out.output
 
 
 def test_an_unstorable_value_costs_only_its_file(brain, db):

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from brainlab.live import cache
+from brainlab.spec import ranges
 
 TAKEN = ".taking"
 
@@ -119,16 +120,24 @@ LIMIT_COLUMNS = ("snapshot_at", "session_id", "model_id", "five_hour_pct",
 
 
 def load_limits(con) -> int:
-    """Insert the taken snapshot lines into ``limit_snapshots``; bad lines become ingest errors."""
+    """Insert the taken snapshot lines into ``limit_snapshots``; bad lines become ingest errors.
+
+    Every number is range-checked (spec/ranges.py, issue 47 item 1): a snapshot whose own
+    time is outside the window is an error row and not stored; a field out of range is an
+    error row naming it and stored as NULL, the snapshot's other fields kept. A cached file
+    an older status line wrote (``-Infinity``, ``-1e308``) is read the same way.
+    """
     files = take(cache.LIMITS_NAME)
     if not files:
         return 0
     rows, errors = [], []
     for file, number, value in read_lines(files):
-        row = _limit_row(value, file, number) if value else None
-        if row is None:
-            errors.append((file, number, "limit snapshot line is not a snapshot object"))
-        else:
+        problems: list[str] = []
+        row = _limit_row(value, file, number, problems) if value else None
+        if row is None and not problems:
+            problems.append("limit snapshot line is not a snapshot object")
+        errors.extend((file, number, reason) for reason in problems)
+        if row is not None:
             rows.append(row)
     con.execute("BEGIN TRANSACTION")
     try:
@@ -154,33 +163,53 @@ def load_limits(con) -> int:
     return len(rows)
 
 
-def _limit_row(value: dict, file: str, number: int) -> tuple | None:
+# each number of a snapshot line and the range it must fall in (spec/ranges.py)
+_LIMIT_RANGES = {"five_hour_pct": ranges.PERCENT, "seven_day_pct": ranges.PERCENT,
+                 "context_used_pct": ranges.PERCENT, "context_window_size": ranges.TOKENS,
+                 "total_cost_usd": ranges.COST_USD, "total_input_tokens": ranges.SESSION_TOKENS,
+                 "total_output_tokens": ranges.SESSION_TOKENS}
+
+
+def _limit_row(value: dict, file: str, number: int, problems: list[str]) -> tuple | None:
+    """One ``limit_snapshots`` row of a snapshot line, or None; ``problems`` gets each reason."""
     from datetime import UTC, datetime
 
     def number_or_none(key):
         v = value.get(key)
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-    def stamp(seconds):
-        try:
-            return None if seconds is None else datetime.fromtimestamp(
-                seconds, UTC).replace(tzinfo=None)
-        except (OverflowError, OSError, ValueError):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             return None
+        bound = _LIMIT_RANGES.get(key)
+        if bound is not None and (problem := bound.problem(v)):
+            problems.append(f"limit snapshot {key}: {problem} ({bound.name},"
+                            " spec/ranges.py): not stored")
+            return None
+        return v if bound is not None and bound.whole else float(v)
 
-    ts = stamp(number_or_none("ts"))
+    def stamp(key, days=ranges.FUTURE_DAYS):
+        seconds = value.get(key)
+        if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            return None
+        try:
+            moment = datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+        except (OverflowError, OSError, ValueError):
+            moment = None
+        problem = "not a time" if moment is None else ranges.time_problem(moment, days=days)
+        if problem:
+            problems.append(f"limit snapshot {key} {str(seconds)[:30]}: {problem}"
+                            " (spec/ranges.py): not stored")
+            return None
+        return moment
+
+    ts = stamp("ts")
     if ts is None:
         return None
-    def whole(key):
-        v = number_or_none(key)
-        return None if v is None or not 0 <= v < 2**62 else int(v)
-
     text = [v if isinstance(v := value.get(k), str) else None for k in ("session_id", "model_id")]
-    return (ts, *text, number_or_none("five_hour_pct"), stamp(number_or_none("five_hour_resets_at")),
-            number_or_none("seven_day_pct"), stamp(number_or_none("seven_day_resets_at")),
-            number_or_none("context_used_pct"), whole("context_window_size"),
-            number_or_none("total_cost_usd"), whole("total_input_tokens"),
-            whole("total_output_tokens"), file, number)
+    ahead = ranges.RESETS_AHEAD_DAYS
+    return (ts, *text, number_or_none("five_hour_pct"), stamp("five_hour_resets_at", ahead),
+            number_or_none("seven_day_pct"), stamp("seven_day_resets_at", ahead),
+            number_or_none("context_used_pct"), number_or_none("context_window_size"),
+            number_or_none("total_cost_usd"), number_or_none("total_input_tokens"),
+            number_or_none("total_output_tokens"), file, number)
 
 
 def pending() -> bool:

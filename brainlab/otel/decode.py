@@ -20,6 +20,7 @@ import orjson
 
 from brainlab.otel import vocab
 from brainlab.sources.redact import redact, redact_truncate
+from brainlab.spec import ranges
 
 _TEMPORALITY = {1: "delta", 2: "cumulative", "AGGREGATION_TEMPORALITY_DELTA": "delta",
                 "AGGREGATION_TEMPORALITY_CUMULATIVE": "cumulative"}
@@ -31,16 +32,29 @@ _BOOL = {"true": True, "false": False, "1": True, "0": False}
 class Rows:
     """Rows of one file read, one list of dicts per table, and its problem rows."""
 
-    def __init__(self, file_key: str, source_file: str, identity_key: bytes | None = None):
+    def __init__(self, file_key: str, source_file: str, identity_key: bytes | None = None,
+                 max_problems: int = ranges.PROBLEMS_PER_READ):
         self.file_key, self.source_file, self.identity_key = file_key, source_file, identity_key
+        self.max_problems, self.dropped = max_problems, 0
         self.tables: dict[str, list[dict]] = defaultdict(list)
         self.problems: list[tuple[int | None, str, str]] = []  # line, reason, severity
         self.line_start: dict[str, int] = {}  # rows per table before the current message
         self.redacted: dict[str, str] = {}  # short strings already redacted in this read
+        self.window = ranges.micros_window()  # timestamps kept: spec/ranges.py, one per read
 
     def problem(self, line: int | None, reason: str, severity: str = "warning") -> None:
-        """Record an error (not loaded) or warning (loaded, flagged) of this file."""
-        self.problems.append((line, reason, severity))
+        """Record an error (not loaded) or warning (loaded, flagged) of this file.
+
+        Past ``max_problems`` rows only a count is kept: one last row says how many more.
+        """
+        if len(self.problems) < self.max_problems:
+            self.problems.append((line, reason, severity))
+            return
+        self.dropped += 1
+        if self.dropped == 1:
+            self.problems.append((None, "", "error"))  # filled by the last call
+        self.problems[-1] = (None, f"{self.dropped:,} more problems in this read not recorded"
+                             f" (PROBLEMS_PER_READ, spec/ranges.py)", "error")
 
     def count(self) -> int:
         """Rows of the signal tables (attributes not counted)."""
@@ -165,6 +179,21 @@ def _typed(value: Any, kind: str) -> Any:
     return number
 
 
+def _numeric(value: Any) -> bool:
+    """True for a number, or a string that reads as one (``"1e23"``, ``"NaN"``)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    if isinstance(value, str) and len(value) < 400:
+        try:
+            float(value)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
 def _text(value: str, key: str, rows: Rows, line: int) -> str:
     """A string as stored: content redacted and cut, any huge value cut with a warning."""
     if key in vocab.CONTENT_KEYS:
@@ -199,9 +228,22 @@ def _fill(rows: Rows, line: int, record: int, signal: str, row: dict, attrs: dic
             try:
                 typed = _typed(value, kind)
             except (ValueError, OverflowError):
+                bound = vocab.COLUMN_RANGES.get(column)
+                if bound is not None and _numeric(value):  # 2^63, 1e23, NaN, inf: a number
+                    rows.problem(line, f"line {line}: {signal} attribute {key!r}:"
+                                 f" {str(value)[:40]} is not a whole number in"
+                                 f" {bound.low}..{bound.high:g} ({bound.name}, spec/ranges.py);"
+                                 " not stored", "error")
+                    continue
                 rows.problem(line, f"line {line}: {signal} attribute {key!r} = {str(value)[:60]!r}"
                              f" is not a {kind}; kept in otel_attributes")
             else:
+                bound = vocab.COLUMN_RANGES.get(column)
+                if bound is not None and typed is not None and (
+                        problem := bound.problem(typed)):
+                    rows.problem(line, f"line {line}: {signal} attribute {key!r}: {problem}"
+                                 f" ({bound.name}, spec/ranges.py); not stored", "error")
+                    continue
                 if kind == "VARCHAR" and typed is not None:
                     typed = _text(typed, key, rows, line)
                     if column in vocab.IDENTITY_COLUMNS and rows.identity_key:
@@ -221,13 +263,25 @@ def hash_identity(key: bytes, value: str) -> str:
     return "h:" + hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:24]
 
 
-def _ts(nanos: Any) -> int | None:
-    """``*UnixNano`` (string or number) as microseconds since the epoch; 0 or junk is None."""
+def _ts(nanos: Any, rows: Rows | None = None, line: int = 0, what: str = "") -> int | None:
+    """``*UnixNano`` (string or number) as microseconds since the epoch; 0 or junk is None.
+
+    A time outside the window of spec/ranges.py (2020 to the run plus a few days) is None
+    and, given ``rows``, an error row naming the field: it is not stored.
+    """
     try:
         value = int(nanos)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
-    return value // 1000 if value > 0 else None
+    if value <= 0:
+        return None
+    micros = value // 1000
+    if rows is not None and not rows.window[0] <= micros <= rows.window[1]:
+        rows.problem(line, f"line {line}: {what} {str(nanos)[:30]} ns is outside the time window"
+                     f" ({ranges.EARLIEST:%Y-%m-%d} to {ranges.FUTURE_DAYS} days after the run,"
+                     " spec/ranges.py); not stored", "error")
+        return None
+    return micros
 
 
 def _resource(rows: Rows, line: int, number: int, resource: dict, signal: str) -> dict:
@@ -258,10 +312,11 @@ def _logs(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> Non
             if not isinstance(name, str):
                 name = body if isinstance(body, str) and body.startswith("claude_code.") else None
             short = name[len("claude_code."):] if name and name.startswith("claude_code.") else name
+            observed = _ts(log.get("observedTimeUnixNano"), rows, line, "observedTimeUnixNano")
             row = {**base, "file_key": rows.file_key, "line": line, "record": record,
-                   "event_name": short, "ts": _ts(log.get("timeUnixNano"))
-                   or _ts(log.get("observedTimeUnixNano")),
-                   "observed_ts": _ts(log.get("observedTimeUnixNano")),
+                   "event_name": short, "ts": _ts(log.get("timeUnixNano"), rows, line,
+                                                 "timeUnixNano") or observed,
+                   "observed_ts": observed,
                    "severity": log.get("severityText") or None,
                    "body": None if body is None or body == name
                    else _text(body if isinstance(body, str) else orjson.dumps(body).decode(),
@@ -308,18 +363,27 @@ def _metrics(rows: Rows, line: int, number: int, resource: dict, _ids: bool) -> 
                 try:
                     value = _typed(raw, "DOUBLE")
                     count = _typed(count, "BIGINT")
-                except ValueError:
+                except (ValueError, OverflowError):
                     rows.problem(line, f"line {line}: metric {name!r}: value {str(raw)[:40]!r}"
                                  " is not a number; point kept without value")
                     value = count = None
+                for what, number, bound in (("value", value, ranges.METRIC_VALUE),
+                                            ("count", count, ranges.COUNT)):
+                    if number is not None and (problem := bound.problem(number)):
+                        rows.problem(line, f"line {line}: metric {name!r}: {what} {problem}"
+                                     f" ({bound.name}, spec/ranges.py); point kept without"
+                                     " value", "error")
+                        value = count = None
                 series = hashlib.md5(orjson.dumps([name, resource_key, sorted(attrs.items())],
                                                   default=str)).hexdigest()
                 row = {**base, "file_key": rows.file_key, "line": line, "record": record,
                        "metric": name, "unit": metric.get("unit") or None, "kind": kind,
                        "temporality": temporality,
                        "is_monotonic": bool(data.get("isMonotonic")) if kind == "sum" else None,
-                       "start_ts": _ts(point.get("startTimeUnixNano")),
-                       "ts": _ts(point.get("timeUnixNano")), "value": value, "count": count,
+                       "start_ts": _ts(point.get("startTimeUnixNano"), rows, line,
+                                       "startTimeUnixNano"),
+                       "ts": _ts(point.get("timeUnixNano"), rows, line, "timeUnixNano"),
+                       "value": value, "count": count,
                        "series_key": series, "source_file": rows.source_file}
                 _fill(rows, line, record, "point", row, attrs, vocab.POINT_ALL)
                 out.append(row)
@@ -354,7 +418,8 @@ def _spans(rows: Rows, line: int, number: int, resource: dict, ids_base64: bool)
                 rows.problem(line, f"line {line}: a span that is not an object", "error")
                 continue
             attrs = _attributes(span.get("attributes"))
-            start, end = _ts(span.get("startTimeUnixNano")), _ts(span.get("endTimeUnixNano"))
+            start = _ts(span.get("startTimeUnixNano"), rows, line, "startTimeUnixNano")
+            end = _ts(span.get("endTimeUnixNano"), rows, line, "endTimeUnixNano")
             status = span.get("status") or {}
             row = {**base, "file_key": rows.file_key, "line": line, "record": record,
                    "trace_id": _hex(span.get("traceId"), ids_base64),

@@ -101,8 +101,12 @@ def ingest_otel_db(db: str | os.PathLike, paths: Sequence[str | os.PathLike],
 
 
 def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
-                progress: Callable[[], None] | None = None) -> OtelSummary:
-    """Read each of ``files`` (new content only) into the otel tables of ``con``."""
+                progress: Callable[[], None] | None = None,
+                limits: framing.Limits = framing.LIMITS) -> OtelSummary:
+    """Read each of ``files`` (new content only) into the otel tables of ``con``.
+
+    ``limits``: the caps of :class:`framing.Limits` (spec/ranges.py; tests pass small ones).
+    """
     from brainlab.store import usage_rollup
 
     summary = OtelSummary(files=len(files))
@@ -122,35 +126,51 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
             if renamed:
                 summary.renamed += 1
             try:
-                chunk = framing.read(path, start, lines)
+                wrote = _read_file(con, types, path, plan, identity, limits, summary, wrote)
             except OSError as exc:
                 _unreadable(con, path, exc)
                 summary.errors += 1
                 continue
-            if not chunk.messages and not chunk.problems and not chunk.whole \
-                    and chunk.bytes_done == start:
-                summary.unchanged += 1
-                _touch(con, file_key, path)
-            else:
-                if not wrote:
-                    usage_rollup.invalidate(con)
-                    wrote = True
-                rows = decode.Rows(file_key, str(path), identity)
-                rows.problems.extend(chunk.problems)
-                for message in chunk.messages:
-                    decode.decode_message(rows, message.line, message.kind, message.data)
-                _write(con, types, path, file_key, known, start, chunk, rows)
-                summary.read += 1
-                summary.bytes_read += chunk.bytes_done - (0 if chunk.whole else start)
-                for table, table_rows in rows.tables.items():
-                    summary.rows[table] = summary.rows.get(table, 0) + len(table_rows)
-                summary.errors += sum(1 for p in rows.problems if p[2] == "error")
-                summary.warnings += sum(1 for p in rows.problems if p[2] != "error")
         if progress:
             progress()
     if wrote:
         usage_rollup.refresh(con)
     return summary
+
+
+def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
+               summary: OtelSummary, wrote: bool) -> bool:
+    """Read one file batch by batch, each batch in its own transaction; True once rows changed."""
+    from brainlab.store import usage_rollup
+
+    file_key, start, lines, known, _renamed = plan
+    read_any = False
+    for chunk in framing.read(path, start, lines, limits):
+        if chunk.first and chunk.last and not chunk.messages and not chunk.problems \
+                and not chunk.whole and chunk.bytes_done == start:
+            summary.unchanged += 1
+            _touch(con, file_key, path)
+            return wrote
+        if not wrote:
+            usage_rollup.invalidate(con)
+            wrote = True
+        rows = decode.Rows(file_key, str(path), identity, limits.problems)
+        for line, reason, severity in chunk.problems:
+            rows.problem(line, reason, severity)
+        for message in chunk.messages:
+            decode.decode_message(rows, message.line, message.kind, message.data)
+        chunk.messages.clear()  # the bytes are decoded: let them go before the insert
+        restart = chunk.first and (chunk.whole or (known is not None and start == 0))
+        _write(con, types, path, file_key, known, restart, chunk, rows)
+        read_any = True
+        summary.bytes_read += chunk.content
+        for table, table_rows in rows.tables.items():
+            summary.rows[table] = summary.rows.get(table, 0) + len(table_rows)
+        summary.errors += sum(1 for p in rows.problems if p[2] == "error")
+        summary.warnings += sum(1 for p in rows.problems if p[2] != "error")
+    if read_any:
+        summary.read += 1
+    return wrote
 
 
 def _unreadable(con, path: Path, exc: OSError) -> None:
@@ -161,9 +181,17 @@ def _unreadable(con, path: Path, exc: OSError) -> None:
                 [str(path), f"cannot read: {exc.strerror or exc}", vocab.SOURCE])
 
 
-def _head(path: Path) -> tuple[bytes, int]:
+def _head(path: Path) -> tuple[bytes, int, str, bytes]:
+    """The file's first content bytes, its size, encoding and first raw bytes.
+
+    The content of a zstd stream is read decompressed; its raw bytes are what an older
+    release's key hashed (before issue 47).
+    """
     with open(path, "rb") as handle:
-        return handle.read(HEAD_BYTES), os.fstat(handle.fileno()).st_size
+        raw, size = handle.read(HEAD_BYTES), os.fstat(handle.fileno()).st_size
+    encoding = framing.sniff(raw[:4])
+    content = framing.content_head(path, HEAD_BYTES) if encoding == "zstd-stream" else raw
+    return content, size, encoding, raw
 
 
 def _key(head: bytes) -> str:
@@ -172,12 +200,14 @@ def _key(head: bytes) -> str:
 
 def _plan(con, path: Path):
     """(file_key, start byte, lines before it, known row or None, renamed) or None if unchanged."""
-    head, size = _head(path)
+    head, size, encoding_now, raw = _head(path)
     if size == 0:
         return None
     lengths = [n for (n,) in con.execute("SELECT DISTINCT head_bytes FROM otel_files"
                                          " WHERE head_bytes <= ?", [len(head)]).fetchall()]
     keys = sorted({_key(head[:n]) for n in lengths}, key=lambda k: -int(k.split(":")[0]))
+    if raw != head:  # a zstd stream an older release keyed by its compressed bytes
+        keys += [_key(raw[:n]) for n in sorted(lengths, reverse=True) if n <= len(raw)]
     known = None
     for key in keys:
         known = con.execute("SELECT file_key, source_file, bytes_done, lines_done, size_seen,"
@@ -188,6 +218,9 @@ def _plan(con, path: Path):
         return _key(head), 0, 0, None, False
     file_key, seen_at, bytes_done, lines_done, size_seen, encoding = known
     renamed = seen_at != str(path)
+    if renamed and (encoding == "zstd-stream") != (encoding_now == "zstd-stream") \
+            and Path(seen_at).is_file():
+        return None  # the same content in the other encoding (JSON and zstd): kept once
     if size == size_seen and size <= bytes_done:
         if renamed:
             _touch(con, file_key, path)
@@ -223,17 +256,20 @@ def _insert(con, typed: list[tuple[str, str]], table: str, rows: list[dict]) -> 
                 [[r.get(c) for r in rows] for c in names])
 
 
-def _write(con, types, path: Path, file_key: str, known, start: int,
+def _write(con, types, path: Path, file_key: str, known, restart: bool,
            chunk: framing.Chunk, rows: decode.Rows) -> None:
-    """One file's rows, problems and bookkeeping in one transaction."""
-    restart = known is not None and start == 0  # rewritten, or a stream read whole
+    """One batch's rows, problems and bookkeeping in one transaction.
+
+    ``restart``: the first batch of a file read again from its start (rewritten, or a zstd
+    stream read whole): the file's earlier rows and problems go first.
+    """
     con.execute("BEGIN TRANSACTION")
     try:
         if restart:
             for table in TABLES:
                 con.execute(f"DELETE FROM {table} WHERE file_key = ?", [file_key])
-            con.execute("DELETE FROM ingest_errors WHERE file = ? AND source = ?",
-                        [known[1], vocab.SOURCE])
+            con.execute("DELETE FROM ingest_errors WHERE file IN (?, ?) AND source = ?",
+                        [known[1] if known else str(path), str(path), vocab.SOURCE])
         for table in TABLES:
             table_rows = rows.tables.get(table)
             if table_rows:

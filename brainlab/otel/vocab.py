@@ -7,6 +7,8 @@ which attributes carry content that must be redacted. Data only: no parsing here
 
 from __future__ import annotations
 
+from brainlab.spec import ranges
+
 SOURCE = "otel"  # the ``source`` of ingest_errors rows and of telemetry-only calls
 
 # Events Claude Code documents (log records; body / event.name ``claude_code.<name>``).
@@ -137,3 +139,13 @@ CONTENT_LIMIT = 2000
 MAX_VALUE_CHARS = 16_384
 # Identity attributes --hash-identities stores as keyed hashes.
 IDENTITY_COLUMNS = ("user_id", "user_email", "user_account_uuid")
+
+# The range each numeric typed column must fall in (spec/ranges.py): a value outside is an
+# error row and not stored (issue 47 item 1); the record keeps its other values.
+COLUMN_RANGES = {
+    **dict.fromkeys(("input_tokens", "output_tokens", "cache_read_tokens",
+                     "cache_creation_tokens", "pre_tokens", "post_tokens"), ranges.TOKENS),
+    "cost_usd": ranges.COST_USD,
+    **dict.fromkeys(("duration_ms", "ttft_ms"), ranges.DURATION_MS),
+    **dict.fromkeys(("event_sequence", "attempt", "prompt_length"), ranges.COUNT),
+}

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.spec import ranges
 from brainlab.spec.stops import STOP_CODES  # SPEC §6.2
 
 EVENTS = ("step", "stop", "decision", "admission", "review", "session", "end",
@@ -280,12 +281,18 @@ def _read_values(event: str, row: dict, warnings: list[str], extra: dict | None 
         tokens = _whole(row["tokens"])
         if tokens is None or tokens < 0:
             unreadable("tokens", f"tokens must be a non-negative integer, got {row['tokens']!r}")
+        elif tokens > ranges.SESSION_TOKENS.high:  # sums of such counts overflow (issue 47)
+            unreadable("tokens", f"tokens too large: {str(tokens)[:40]} is past"
+                       f" {ranges.SESSION_TOKENS.high:.0e} ({ranges.SESSION_TOKENS.name},"
+                       " spec/ranges.py)")
         else:
             row["tokens"] = tokens
     if event == "stop":
         code = row.get("code")
         if code is not None:
             row["code"] = _whole(code)
+            if row["code"] is not None and not ranges.SMALL_COUNT.fits(abs(row["code"])):
+                row["code"] = None  # not a stop code of SPEC §6.2 (and past INTEGER)
             if row["code"] is None:
                 return f"stop event: code must be an integer, got {code!r}"
     elif event == "review":

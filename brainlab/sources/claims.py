@@ -8,6 +8,7 @@ from brainlab.sources.base import Parsed, Source
 from brainlab.sources.files import list_files
 from brainlab.sources.text import parse_timestamp
 from brainlab.sources.yamlfiles import load_mapping
+from brainlab.spec import ranges
 
 _LEGACY = {"name": "sess_id", "opened": "opened_at", "closed": "closed_at",
            "session_id": "sess_id"}
@@ -54,8 +55,12 @@ class ClaimsSource(Source):
         ttl = claim.get("ttl_hours")
         try:
             row["ttl_hours"] = float(ttl) if ttl is not None else None
-        except (TypeError, ValueError):
-            parsed.error(None, f"ttl_hours: not a number: {ttl!r}", "warning")
+        except (TypeError, ValueError, OverflowError):
+            parsed.error(None, f"ttl_hours: not a number: {str(ttl)[:40]!r}", "warning")
+            row["ttl_hours"] = None
+        if row["ttl_hours"] is not None and (out := ranges.HOURS.problem(row["ttl_hours"])):
+            parsed.error(None, f"ttl_hours: {out} ({ranges.HOURS.name}, spec/ranges.py):"
+                         " not stored")
             row["ttl_hours"] = None
         if row["opened_at"] is None:
             parsed.error(None, "claim without a valid opened_at: staleness cannot be judged",

@@ -28,6 +28,7 @@ from brainlab.sources.text import (
     split_table_row,
     strip_markup,
 )
+from brainlab.spec import ranges
 from brainlab.spec.vocabulary import METABOLISM_MANDATORY
 
 SESS_ID_PATTERN = re.compile(r"^sess-[0-9A-Za-z][\w.-]*$")  # SPEC §2.1
@@ -56,14 +57,31 @@ def _as_int(parser: ValueParser) -> ValueParser:
     return parse
 
 
+def _ranged(parser: ValueParser, bound: ranges.Range) -> ValueParser:
+    """``parser`` whose number must fall in ``bound`` (spec/ranges.py): else not stored."""
+    def parse(text: str):
+        value, problem = parser(text)
+        if value is not None and (out := bound.problem(value)):
+            return None, f"{out} ({bound.name}, spec/ranges.py): not stored"
+        return value, problem
+    return parse
+
+
 FIELDS: dict[str, ValueParser] = {
     "sess_id": parse_text, "log_date": parse_text, "type": parse_text, "mode": parse_text,
-    "project": parse_text, "tokens_used": _as_int(parse_number),
-    "context_peak_pct": parse_percent, "context_at_close": parse_percent,
-    "duration_min": parse_number, "commits": parse_int, "todos_closed": parse_int,
+    "project": parse_text,
+    "tokens_used": _ranged(_as_int(_ranged(parse_number, ranges.SESSION_TOKENS)),
+                           ranges.SESSION_TOKENS),
+    "context_peak_pct": _ranged(parse_percent, ranges.PERCENT),
+    "context_at_close": _ranged(parse_percent, ranges.PERCENT),
+    "duration_min": _ranged(parse_number, ranges.MINUTES),
+    "commits": _ranged(parse_int, ranges.SMALL_COUNT),
+    "todos_closed": _ranged(parse_int, ranges.SMALL_COUNT),
     "saturation_flag": parse_bool, "handoff_level": parse_text,
-    "cold_start_kpi_pass": parse_bool, "health_score": parse_number,
-    "kernel_files_touched": parse_int, "adrs_written": parse_int, "insights_captured": parse_int,
+    "cold_start_kpi_pass": parse_bool, "health_score": _ranged(parse_number, ranges.SCORE),
+    "kernel_files_touched": _ranged(parse_int, ranges.SMALL_COUNT),
+    "adrs_written": _ranged(parse_int, ranges.SMALL_COUNT),
+    "insights_captured": _ranged(parse_int, ranges.SMALL_COUNT),
 }
 _SECTIONS = {"agents": ("agents chargés", "agents charges", "agents loaded", "agents"),
              "signals": ("signaux", "signals", "seuils"), "notes": ("notes",)}
@@ -252,8 +270,8 @@ def _agent_row(name: str, tokens: str, line_no: int, agents: list[dict], parsed:
     if not agent or agent.lower().startswith("total") or _is_placeholder(agent):
         return
     value, problem = parse_number(tokens.split("tokens")[0])
-    if value is not None and int_range_problem(value, tokens):
-        value, problem = None, int_range_problem(value, tokens)
+    if value is not None and (out := ranges.SESSION_TOKENS.problem(value)):
+        value, problem = None, f"{out} ({ranges.SESSION_TOKENS.name}, spec/ranges.py)"
     if problem:
         parsed.error(line_no, f"agent {agent!r}: {problem}; tokens left empty", "warning")
     agents.append({"agent": agent, "tokens_logged": None if value is None else int(value),

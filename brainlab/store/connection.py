@@ -367,7 +367,8 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
     try:
         yield con
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
-        stale = _stale_error(con, path, exc)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        stale = _stale_error(con, path, exc) or _range_error(path, first)
         if stale is None:
             raise
         raise stale from exc
@@ -403,7 +404,18 @@ def query_error(con, path, exc: Exception) -> StoreError:
             f"database {path} has no brainlab tables (an ingest stopped before writing"
             " its schema?): run `brainlab ingest ...` on it again, or pass another --db")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return _stale_error(con, path, exc) or StoreError(f"query failed on {path}: {first}")
+    return _stale_error(con, path, exc) or _range_error(path, first) or StoreError(
+        f"query failed on {path}: {first}")
+
+
+def _range_error(path, first: str) -> StoreError | None:
+    """The error for a stored value out of range (a store an older brainlab filled), or None."""
+    if "Overflow" not in first and "out of range" not in first.lower():
+        return None
+    return StoreError(f"query failed on {path} ({first}): the store holds a value out of range"
+                      " that an older brainlab stored; run an ingest on it (e.g. `brainlab"
+                      f" ingest otel --db {path}`): it moves such values to ingest_errors"
+                      " (brainlab errors lists them)")
 
 
 def _stale_error(con, path, exc: Exception) -> StoreError | None:

@@ -303,6 +303,9 @@ def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
                               lock_wait=lock_wait))
     try:
         apply(con, describe=describe)
+        from brainlab.store.ranges_repair import repair
+
+        repair(con)  # values an older release stored out of range (issue 47): once a store
     except BaseException:
         con.close()
         raise
@@ -357,6 +360,9 @@ def _build_empty(path: Path) -> None:
     con = connect(StoreConfig(path=path, read_only=False))
     try:
         apply(con)
+        from brainlab.store.ranges_repair import repair
+
+        repair(con)  # nothing to move: records the ranges key every new store starts with
     finally:
         con.close()
 

@@ -19,6 +19,7 @@ import msgspec
 import orjson
 
 from brainlab.sources.redact import redact_truncate
+from brainlab.spec import ranges
 from brainlab.transcripts.build import KNOWN_TYPES, MARKED_TOOLS, Chunk, FileContext, line_rows
 from brainlab.transcripts.line import (
     NO_INPUT,
@@ -152,6 +153,10 @@ def _cost(value, ctx: FileContext, line_no: int, chunk: Chunk) -> float | None:
         return None
     if type(value) in (int, float) and 0 <= value <= MAX_COST:
         return float(value)
+    if type(value) in (int, float):  # a number out of range (NaN, inf, negative, huge)
+        chunk.error(ctx.path, line_no, f"costUSD: {ranges.COST_USD.problem(value)}"
+                    f" ({ranges.COST_USD.name}, spec/ranges.py): not stored, NULL")
+        return None
     chunk.error(ctx.path, line_no, f"costUSD is {shown(value)}, not a cost in USD: NULL",
                 "warning")
     return None

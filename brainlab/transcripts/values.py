@@ -3,7 +3,8 @@
 Both decoders and the row builder (:mod:`brainlab.transcripts.build`) use these helpers, so a
 value is checked one way whatever path its line took. Odd values (impossible timestamps,
 token counts that are text, fractions, negative or past BIGINT) are warning rows, the value
-kept when unambiguous, else NULL; every string kept goes through
+kept when unambiguous, else NULL; numbers and timestamps outside the ranges of
+:mod:`brainlab.spec.ranges` are error rows and NULL (issue 47 item 1); every string kept goes through
 :func:`brainlab.sources.redact.redact_truncate`. The memo tables (:data:`IDENTS`,
 :data:`DAYS`) are public so the builder can look a repeated value up inline: about 14
 microseconds per line is all the budget there is.
@@ -17,17 +18,20 @@ from typing import Protocol
 
 from brainlab.sources.redact import redact_truncate
 from brainlab.sources.secret_rules import has_candidate
+from brainlab.spec import ranges
 
 SOURCE = "claude"
-MAX_COST = 1e9  # USD: a larger costUSD is not one API call's cost
-MAX_TOKENS = 2**63 - 1  # BIGINT: a larger count is a warning and NULL, never a failed commit
-FUTURE_DAYS = 2  # a timestamp later than this many days after the run: a warning (value kept)
+MAX_COST = ranges.COST_USD.high  # USD: a larger costUSD is not one API call's cost
+MAX_TOKENS = ranges.TOKENS.high  # a larger count is an error row and NULL (spec/ranges.py)
+FUTURE_DAYS = ranges.FUTURE_DAYS  # a later timestamp: an error row and NULL
+EARLIEST_DAY = ranges.EARLIEST.date().isoformat()  # an earlier timestamp: the same
 UNDATED = "usage line without a usable timestamp: counted in totals, left out of dated views"
 # ...Z timestamps as Claude Code writes them, with a valid time of day (the date is checked
 # apart, once per distinct day: see day_state)
 UTC_TEXT = re.compile(
     r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?Z").fullmatch
-DAYS: dict[str, int] = {}  # "YYYY-MM-DD" -> 0 valid, 1 impossible date, 2 in the future
+DAYS: dict[str, int] = {}  # "YYYY-MM-DD" -> 0 valid, 1 impossible date, 2 in the future,
+# 3 before spec/ranges.py's EARLIEST
 _TODAY = datetime.now(UTC).date().toordinal()
 MEMO_MAX = 100_000  # entries of a memo table before it is cleared
 MISSING = object()  # a memo's "not seen yet"
@@ -47,7 +51,7 @@ class Where(Protocol):
 
 
 def day_state(day: str) -> int:
-    """0 for a valid day, 1 for an impossible date, 2 for one past FUTURE_DAYS (memoised)."""
+    """0 valid, 1 impossible date, 2 past FUTURE_DAYS, 3 before EARLIEST_DAY (memoised)."""
     state = DAYS.get(day)
     if state is None:
         try:
@@ -55,7 +59,7 @@ def day_state(day: str) -> int:
         except ValueError:
             state = 1
         else:
-            state = 2 if ordinal > _TODAY + FUTURE_DAYS else 0
+            state = 2 if ordinal > _TODAY + FUTURE_DAYS else 3 if day < EARLIEST_DAY else 0
         if len(DAYS) > MEMO_MAX:
             DAYS.clear()
         DAYS[day] = state
@@ -88,8 +92,9 @@ def to_utc(value) -> str | None:
 def checked_ts(value, ctx: Where, line_no: int, errors: Errors) -> str | None:
     """A line's ``timestamp`` as given when usable, else None; a warning row when it is not.
 
-    Unreadable or impossible timestamps load as NULL; timestamps more than FUTURE_DAYS ahead
-    are kept (the clock of the machine that wrote them may be wrong), both with a warning.
+    Unreadable or impossible timestamps load as NULL with a warning; timestamps outside the
+    window of spec/ranges.py (before 2020, more than FUTURE_DAYS after the run) are an error
+    row and NULL: a year-9999 moment would break every read that turns it into a datetime.
     """
     if value is None:
         return None
@@ -103,15 +108,19 @@ def checked_ts(value, ctx: Where, line_no: int, errors: Errors) -> str | None:
         if state == 0:
             if utc[:10] > datetime.fromordinal(_TODAY + FUTURE_DAYS).date().isoformat():
                 state = 2
+            elif utc[:10] < EARLIEST_DAY:
+                state = 3
             else:
                 return value
     if state == 1:
         errors.error(ctx.path, line_no, f"unreadable timestamp ({shown(value)}): NULL",
                      "warning")
         return None
-    errors.error(ctx.path, line_no, f"timestamp {shown(value)} is more than {FUTURE_DAYS}"
-                 " days in the future: kept", "warning")
-    return value
+    where = (f"more than {FUTURE_DAYS} days after the run" if state == 2
+             else f"before {EARLIEST_DAY}")
+    errors.error(ctx.path, line_no, f"timestamp {shown(value)} is {where} (spec/ranges.py):"
+                 " not stored, the line counts as undated")
+    return None
 
 
 def shown(value) -> str:
@@ -207,6 +216,12 @@ def tokens(value, name: str, path: str, line_no: int, errors: Errors) -> int | N
         errors.error(path, line_no, f"{name} given as text ({shown(value)}): read as"
                      " a number", "warning")
         return int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        problem = ranges.TOKENS.problem(value)
+        if problem:  # a number, out of range: not stored (spec/ranges.py)
+            errors.error(path, line_no, f"{name}: {problem} ({ranges.TOKENS.name},"
+                         " spec/ranges.py): not stored, NULL")
+            return None
     errors.error(path, line_no, f"{name} is {shown(value)}: not a token count, NULL",
                  "warning")
     return None
