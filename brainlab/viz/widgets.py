@@ -194,9 +194,62 @@ class Panel:
             handle.update(data, metadata=meta, raw=True)
 
     def _ipython_display_(self) -> None:
-        display(self.controls)
+        if widget_frontend():
+            display(self.controls)
+        else:  # papermill, nbconvert --execute, nbclient: no widget manager will ever draw them
+            display(static_controls(self.controls), raw=True)
         self._handles = [display(data, metadata=meta, raw=True, display_id=True)
                          for data, meta in (self.items or [(EMPTY, {})])]
+
+
+def widget_frontend() -> bool:
+    """True when a frontend that draws widgets (JupyterLab, Notebook 7, Voila) is connected.
+
+    Such a frontend's widget manager opens the ``jupyter.widget.control`` comm as soon as it
+    connects to the kernel (to restore the widgets' state), and ipywidgets keeps it; papermill's
+    engine, ``jupyter nbconvert --execute`` and nbclient never open it. Their executed notebook
+    would keep a widget view that no exported copy can draw (stock ``nbconvert --to html``
+    leaves an empty output area where the controls were): they get :func:`static_controls`.
+    """
+    return getattr(w.Widget, "_control_comm", None) is not None
+
+
+def _leaves(widget: w.Widget) -> list[w.Widget]:
+    children = getattr(widget, "children", None)
+    if children:
+        return [leaf for child in children for leaf in _leaves(child)]
+    return [widget] if hasattr(widget, "value") else []
+
+
+def _value_text(value) -> str:
+    if isinstance(value, tuple):
+        if not value:
+            return "all"
+        return " to ".join(str(v) for v in value) if len(value) == 2 and not isinstance(
+            value[0], str) else ", ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def static_controls(controls: w.Widget) -> dict:
+    """The controls as one line of text (HTML and plain): each one's label and current value.
+
+    What a panel shows in place of its controls where no widget manager runs (see
+    :func:`widget_frontend`): the reader of an exported notebook sees which values the outputs
+    below were drawn with, and where to move them.
+    """
+    import html
+
+    pairs = [(str(c.description or type(c).__name__), _value_text(c.value))
+             for c in _leaves(controls)]
+    plain = "; ".join(f"{name} = {value}" for name, value in pairs)
+    items = "; ".join(f"<code>{html.escape(name)}</code> = {html.escape(value)}"
+                      for name, value in pairs)
+    lead = "Drawn with"
+    tail = "(controls in JupyterLab: <code>brainlab lab</code>)"
+    return {"text/html": f"<p>{lead} {items} {tail}</p>",
+            "text/plain": f"{lead} {plain} (controls in JupyterLab: `brainlab lab`)"}
 
 
 def watch(controls: Sequence[w.Widget], panel: Panel) -> Panel:
