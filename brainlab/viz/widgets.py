@@ -202,16 +202,46 @@ class Panel:
                          for data, meta in (self.items or [(EMPTY, {})])]
 
 
-def widget_frontend() -> bool:
-    """True when a frontend that draws widgets (JupyterLab, Notebook 7, Voila) is connected.
+WIDGETS_ENV = "BRAINLAB_WIDGETS"  # 1: always show the controls as widgets; 0: never
+# What JupyterLab and Notebook 7 put in the metadata of each execute_request (Run, Run All);
+# nbclient (papermill's engine, `jupyter nbconvert --execute`) sends only the cell's id.
+LAB_REQUEST_KEYS = ("deletedCells", "recordTiming")
 
-    Such a frontend's widget manager opens the ``jupyter.widget.control`` comm as soon as it
-    connects to the kernel (to restore the widgets' state), and ipywidgets keeps it; papermill's
-    engine, ``jupyter nbconvert --execute`` and nbclient never open it. Their executed notebook
-    would keep a widget view that no exported copy can draw (stock ``nbconvert --to html``
-    leaves an empty output area where the controls were): they get :func:`static_controls`.
+
+def _request_metadata() -> dict:
+    """The metadata of the execute_request the kernel is answering ({} outside a kernel)."""
+    from IPython import get_ipython
+
+    get_parent = getattr(getattr(get_ipython(), "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return {}
+    try:
+        parent = get_parent("shell")
+    except TypeError:  # an ipykernel whose get_parent takes no channel
+        parent = get_parent()
+    return (parent or {}).get("metadata") or {}
+
+
+def widget_frontend() -> bool:
+    """True when the cell runs in a frontend that draws widgets (JupyterLab, Notebook 7).
+
+    Such a frontend says so in each execute_request (:data:`LAB_REQUEST_KEYS` in its
+    metadata), and a widget manager that connects after ipywidgets was imported opens the
+    ``jupyter.widget.control`` comm, which ipywidgets keeps. papermill's engine,
+    ``jupyter nbconvert --execute`` and nbclient do neither: their executed notebook would keep
+    a widget view (with its state) that stock ``nbconvert --to html`` can only draw with a
+    widget manager fetched from the network, an empty output area offline; they get
+    :func:`static_controls`. ``BRAINLAB_WIDGETS=1`` (another frontend with widgets: VS Code)
+    or ``0`` decides instead.
     """
-    return getattr(w.Widget, "_control_comm", None) is not None
+    import os
+
+    forced = os.environ.get(WIDGETS_ENV, "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    if getattr(w.Widget, "_control_comm", None) is not None:
+        return True
+    return any(key in _request_metadata() for key in LAB_REQUEST_KEYS)
 
 
 def _leaves(widget: w.Widget) -> list[w.Widget]:
