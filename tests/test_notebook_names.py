@@ -7,7 +7,8 @@ policies, rule sets, stops, compliance rules, all from spec/ and the policies' r
 is *used* where a reader meets it, in cell order: in a markdown cell (a name with a hyphen or an
 underscore, a rule code, anywhere; a plain word such as ``strict`` or ``noise`` only as code,
 `` `strict` ``), or in what a cell shows (printed text, tables, the chart's drawn labels: the
-names that cannot be words). Its first use must be
+names that cannot be words; a plain word as a whole table cell or chart value). Its first use
+must be
 
 - in markdown, a link in that cell to its glossary anchor or section
   (``[`strict`](../docs/glossary.md#rules-strict)``, ``[stops](../docs/glossary.md#stops)``) or
