@@ -241,6 +241,7 @@ __all__ = ["CORPUS", "SHARED", "TEMPLATE_BRAIN", "built_once", "cli_env", "inges
 KERNEL_GROUPS = {
     "test_notebooks.py": "notebooks",          # one kernel per store, shared (notebook_runs)
     "test_notebooks_export.py": "notebooks",   # exports the demo runs of notebook_runs
+    "test_notebook_names.py": "notebooks",     # reads the demo runs of notebook_runs
     "test_notebooks_measured.py": "papermill",  # fresh kernels (warnings show once per kernel)
     "test_measured_report.py": "measured",     # module store of the demo's transcripts
     "test_store_unavailable.py": "unavailable",

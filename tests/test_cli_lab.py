@@ -131,6 +131,20 @@ def test_copies_are_refreshed_unless_the_user_saved_them(tmp_path):
                for line in again.lines(work))
 
 
+def test_the_copies_links_to_the_glossary_resolve(tmp_path):
+    # the notebooks link names to ../docs/glossary.md#...: from the copies too (issue 44 item 2)
+    source, work = tmp_path / "repo" / "notebooks", tmp_path / "data" / "notebooks"
+    source.mkdir(parents=True)
+    (source / "01_a.ipynb").write_text('{"v": 1}')
+    (tmp_path / "repo" / "docs").mkdir()
+    (tmp_path / "repo" / "docs" / "glossary.md").write_text("# Glossary v1\n")
+    notebook_copies.sync_copies(source, work)
+    assert (work / ".." / "docs" / "glossary.md").read_text() == "# Glossary v1\n"
+    (tmp_path / "repo" / "docs" / "glossary.md").write_text("# Glossary v2\n")
+    notebook_copies.sync_copies(source, work)
+    assert (work.parent / "docs" / "glossary.md").read_text() == "# Glossary v2\n"
+
+
 def test_lab_print_command_with_db(demo, tmp_path):
     (tmp_path / "notebooks").mkdir()
     result = CliRunner().invoke(main, ["lab", "--dir", str(tmp_path / "notebooks"), "--db",

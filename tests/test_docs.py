@@ -105,11 +105,17 @@ def test_glossary_is_generated_from_spec_and_names_every_code():
 
     text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
     assert text == docgen.glossary(), "run: python -m brainlab.docgen"
-    assert "| 15 | `sans-livraison` | a developer session changed no file" in text
-    assert all(f"| `{r.id}` | `{r.name}` |" in text for r in RULES)
+    # each name with its own anchor, which the notebooks link to (tests/test_notebook_names.py)
+    assert ('| <a id="stop-sans-livraison"></a>15 | `sans-livraison` | a developer session '
+            "changed no file") in text
+    assert all(f'| <a id="rule-{r.id}"></a>`{r.id}` | `{r.name}` |' in text for r in RULES)
     own = [name for name, cls in REGISTRY.items() if cls.__module__.startswith("brainlab.")]
-    assert all(f"| `{name}` |" in text for name in [*own, *VARIANTS, *STOP_CODES])
+    assert all(f'<a id="policy-{name}"></a>`{name}` |' in text for name in own)
+    assert all(f'<a id="rules-{name}"></a>`{name}` |' in text for name in VARIANTS)
+    assert all(f"| `{name}` |" in text for name in STOP_CODES)
     # a policy a test or notebook registers (tests/test_broker_replay.py) is not brainlab's
-    assert "| `ab` |" not in text
+    assert "`ab` |" not in text
     for name in ("greedy-domain", "on-demand", "history", "recorded", "strict", "lenient"):
-        assert f"| `{name}` |" in text
+        assert f"></a>`{name}` |" in text
+    for section in docgen.SECTIONS.values():
+        assert f'<a id="{section}"></a>' in text

@@ -70,3 +70,27 @@ def test_a_render_with_more_items_than_outputs_merges_the_rest_into_the_last(she
     panel.refresh()
     last = panel._handles[-1].updates[-1]
     assert "text/html" in last and "line 2" in last["text/plain"]
+
+
+def test_without_a_widget_manager_the_controls_show_as_a_line_of_text(shell, monkeypatch):
+    """papermill / nbclient (no JupyterLab metadata, no control comm): a panel displays its
+    controls' labels and values, not a widget view (an empty area in stock nbconvert HTML)."""
+    from brainlab.spec.thresholds import Thresholds
+
+    shown: list[dict] = []
+    monkeypatch.setattr(widgets, "display",
+                        lambda obj, raw=False, **kw: shown.append(obj) or Handle())
+    panel = widgets.threshold_panel(lambda t: print(t.coach_ratio), Thresholds(),
+                                    ["coach_ratio", "coach_last_n"])
+    monkeypatch.delenv(widgets.WIDGETS_ENV, raising=False)
+    assert not widgets.widget_frontend()
+    panel._ipython_display_()
+    line = shown[0]
+    assert set(line) == {"text/html", "text/plain"}
+    assert "coach_ratio (§3.3) = 0.4" in line["text/plain"]
+    assert "coach_last_n (§3.3) = 3" in line["text/plain"]
+    assert "<code>coach_ratio (§3.3)</code> = 0.4" in line["text/html"]
+    monkeypatch.setenv(widgets.WIDGETS_ENV, "1")  # a frontend that draws widgets
+    shown.clear()
+    panel._ipython_display_()
+    assert shown[0] is panel.controls

@@ -9,7 +9,7 @@ Notebooks find their settings through :func:`notebook_settings` and their databa
 :func:`notebook_db` (their parameters cell calls it; papermill may override ``db_path``): the
 lab hands its kernels the settings it resolved (``$BRAINLAB_SETTINGS``, and ``$BRAINLAB_DB``).
 A notebook states the figures a test checks by :func:`record`, which publishes them as display
-data of a mimetype no frontend renders (:data:`RECORD_MIME`, beside an empty ``text/plain``):
+data of a mimetype no frontend renders (:data:`RECORD_MIME`, nothing beside it):
 the user sees nothing, the saved notebook keeps them, and :func:`read_records` collects them
 from an executed notebook.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 from brainlab.common.errors import BrainlabError
 from brainlab.common.paths import DB_ENV, DEFAULT_DB, DEMO_DIR, user_path  # noqa: F401  (re-exported)
 
-RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer, empty text
+RECORD_MIME = "application/vnd.brainlab.record+json"  # invisible: no renderer anywhere
 NOTEBOOK_DIR = Path("notebooks")  # the tracked notebooks (stored without outputs)
 WORK_DIR = Path("data/notebooks")  # the user's copies, which the lab opens (lab/copies.py)
 
@@ -98,13 +98,15 @@ def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> 
 def record(name: str, value) -> None:
     """Publish one machine-readable result (what tests read from an executed notebook), unseen.
 
-    Display data of :data:`RECORD_MIME` with an empty ``text/plain``: JupyterLab and papermill
-    show nothing, the output stays in the executed notebook for :func:`read_records`.
+    Display data of :data:`RECORD_MIME` alone: no frontend has a renderer for it, so JupyterLab
+    draws nothing and ``jupyter nbconvert --to html`` writes no output area for it (an empty
+    ``text/plain`` beside it was an empty output area in every export); the output stays in
+    the executed notebook for :func:`read_records`.
     """
     from IPython.display import display
 
     plain = json.loads(json.dumps({name: value}, default=_plain, ensure_ascii=False))
-    display({RECORD_MIME: plain, "text/plain": ""}, raw=True)
+    display({RECORD_MIME: plain}, raw=True)
 
 
 def _plain(value):

@@ -81,4 +81,19 @@ def sync_copies(source: Path, work: Path) -> SyncResult:
         manifest[name] = {"source": new, "copy": _digest(copy)}
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                                  encoding="utf-8")
+    _glossary_beside(source, work)
     return result
+
+
+def _glossary_beside(source: Path, work: Path) -> None:
+    """The glossary where the copies' links look for it: ``../docs/glossary.md`` of ``work``.
+
+    The notebooks link each name to ``../docs/glossary.md#...`` (docs/notebooks.md, Names),
+    which from ``notebooks/`` is the tracked glossary and from ``data/notebooks/`` would be
+    missing: the glossary is copied there, refreshed on each start.
+    """
+    glossary = source.parent / "docs" / "glossary.md"
+    if glossary.is_file():
+        target = work.parent / "docs" / "glossary.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(glossary, target)

@@ -1,7 +1,8 @@
 """Executed, self-contained HTML copies of the numbered notebooks, for handouts (issue 44 item 3).
 
-:func:`export_notebooks` runs each notebook with papermill (kernel in ``notebooks/``, the
-store in ``BRAINLAB_DB``, ``--engine brainlab``) and writes ``NN_name.html`` beside nothing
+:func:`export_notebooks` runs each notebook in one of ``jobs`` worker processes, each with one
+kernel in ``notebooks/`` reused from notebook to notebook (:func:`serve`; the store in
+``BRAINLAB_DB``, brainlab's wakeful kernel client) and writes ``NN_name.html`` beside nothing
 else. :func:`handout_html` is the conversion: nbconvert's HTML exporter with what a handout
 cannot use taken out first:
 
@@ -14,6 +15,7 @@ cannot use taken out first:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import tempfile
@@ -90,16 +92,92 @@ def numbered_notebooks(folder: Path, names: Iterable[str] = ()) -> list[Path]:
     return chosen
 
 
-def _papermill(path: Path, executed: Path, notebook_dir: Path, timeout: int, env: dict):
-    """A papermill process running ``path`` into ``executed`` (brainlab's engine, the belt)."""
+# What an export kernel imports before its first notebook (silent, no name left behind): the
+# notebooks' stack (pandas, altair, DuckDB, ipywidgets, brainlab.viz) and vl-convert's engine,
+# whose first chart costs ~0.5 CPU-s more than the next ones.
+WARM_UP = ("def _brainlab_warm_up():\n"
+           "    from brainlab.viz import explore, holdings, render, widgets  # noqa: F401\n"
+           "    render.svg_of({'mark': 'point', 'data': {'values': [{'a': 1}]},\n"
+           "                   'encoding': {'x': {'field': 'a', 'type': 'quantitative'}}})\n"
+           "_brainlab_warm_up()\n"
+           "del _brainlab_warm_up\n")
+
+
+def _last_lines(text: str, count: int = 3) -> str:
+    import re
+
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", str(text))  # the traceback's colours
+    return " ".join(line.strip() for line in plain.strip().splitlines()[-count:])
+
+
+def _write_page(nb, page: Path) -> None:
+    partial = page.with_suffix(".html.part")
+    partial.write_text(handout_html(nb), encoding="utf-8")
+    partial.replace(page)
+
+
+def serve(notebook_dir: Path, timeout: int, jobs, reply) -> None:
+    """Execute each job (``{"source", "page"}``) in one kernel, in turn; ``reply`` each result.
+
+    One export worker (``python -m brainlab.lab.export``): its kernel starts once, imports the
+    notebooks' stack once (:data:`WARM_UP`), and runs each notebook after ``%reset -f`` and a
+    ``chdir`` to ``notebook_dir`` (no notebook sees another's variables), as the test suite
+    and ``report weekly --all`` run theirs. A kernel start, ~1.5 CPU-s of imports and the chart
+    engine's start are paid once per worker instead of once per notebook, and no notebook is
+    written after each cell (papermill's default). A kernel that died is replaced.
+    """
+    import json
+
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    from brainlab.lab import kernels
+
+    kernel = None
+    try:
+        for line in jobs:
+            job = json.loads(line)
+            try:
+                if kernel is None or not kernel.km.is_alive():
+                    if kernel is not None:
+                        kernel.close()
+                    kernel = kernels.EarlyKernel(WARM_UP, cwd=str(notebook_dir))
+                    if not kernel.ready(str(notebook_dir)):
+                        raise BrainlabError("the notebook kernel did not start")
+                nb = nbformat.read(job["source"], as_version=4)
+                nb.cells.insert(0, nbformat.v4.new_code_cell(
+                    f"%reset -f\nimport os as _os\n_os.chdir({str(notebook_dir)!r})\ndel _os"))
+                client = NotebookClient(nb, km=kernel.km, timeout=timeout, kernel_name="python3")
+                try:
+                    client.execute()
+                finally:
+                    if client.kc is not None:
+                        client.kc.stop_channels()
+                nb.cells.pop(0)
+                _write_page(nb, Path(job["page"]))
+                reply({"source": job["source"]})
+            except CellExecutionError as exc:
+                reply({"source": job["source"], "error": _last_lines(exc)})
+            except Exception as exc:  # a dead kernel, a timeout: this notebook fails, not the next
+                reply({"source": job["source"], "error": f"{type(exc).__name__}: {exc}"})
+                if kernel is not None:
+                    kernel.close()
+                kernel = None
+    finally:
+        if kernel is not None:
+            kernel.close()
+
+
+def _worker(notebook_dir: Path, timeout: int, env: dict, log):
+    """An export worker process (:func:`serve`), jobs on its stdin, replies on its stdout."""
     import subprocess
     import sys
 
     return subprocess.Popen(
-        [sys.executable, "-m", "papermill", str(path), str(executed), "--cwd", str(notebook_dir),
-         "-k", "python3", "--engine", "brainlab", "--execution-timeout", str(timeout),
-         "--log-level", "ERROR", "--no-progress-bar"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [sys.executable, "-m", "brainlab.lab.export", str(notebook_dir), str(timeout)],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+        bufsize=1)
 
 
 def export_notebooks(db: Path, out_dir: Path, notebook_dir: Path,
@@ -107,11 +185,13 @@ def export_notebooks(db: Path, out_dir: Path, notebook_dir: Path,
                      timeout: int = 600, jobs: int = 2) -> list[Path]:
     """Execute each chosen notebook on ``db`` and write its handout ``out_dir/NN_name.html``.
 
-    ``jobs`` notebooks run at once (papermill processes, kernels in ``notebook_dir``); each
-    page is written atomically (a temporary file renamed). A notebook that fails raises a
-    BrainlabError naming it and papermill's last lines; the pages already written stay.
+    ``jobs`` worker processes (:func:`serve`: one kernel each, in ``notebook_dir``) take the
+    notebooks in turn, each the next one as soon as it is free; each page is written
+    atomically (a temporary file renamed). A notebook that fails raises a BrainlabError naming
+    it and the error's last lines; the pages already written stay.
     """
-    import nbformat
+    import json
+    import selectors
 
     from brainlab.lab import DB_ENV
 
@@ -119,27 +199,75 @@ def export_notebooks(db: Path, out_dir: Path, notebook_dir: Path,
     out_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, DB_ENV: str(Path(db).resolve())}
     written: list[Path] = []
-    with tempfile.TemporaryDirectory(prefix="brainlab-export-") as scratch:
-        waiting, running = list(paths), []
-        while waiting or running:
-            while waiting and len(running) < max(1, jobs):
-                path = waiting.pop(0)
-                executed = Path(scratch) / path.name
-                running.append((path, executed, _papermill(path, executed, notebook_dir,
-                                                           timeout, env)))
-            path, executed, proc = running.pop(0)
-            _out, err = proc.communicate()
-            if proc.returncode != 0:
-                for _p, _e, other in running:
-                    other.kill()
-                    other.wait()
-                last = " ".join(line.strip() for line in err.strip().splitlines()[-3:])
-                raise BrainlabError(f"{path.name} failed while exporting: {last}")
-            html = handout_html(nbformat.read(str(executed), as_version=4))
-            target = out_dir / f"{path.stem}.html"
-            partial = target.with_suffix(".html.part")
-            partial.write_text(html, encoding="utf-8")
-            partial.replace(target)
-            written.append(target)
-            progress(f"{path.name} -> {target}")
+    waiting = list(paths)
+    with tempfile.TemporaryDirectory(prefix="brainlab-export-") as scratch, \
+            selectors.DefaultSelector() as selector:
+        workers = []
+        try:
+            for number in range(min(max(1, jobs), len(paths))):
+                log = open(Path(scratch) / f"worker-{number}.log", "w+")  # noqa: SIM115
+                worker = _worker(notebook_dir, timeout, env, log)
+                workers.append((worker, log))
+                selector.register(worker.stdout, selectors.EVENT_READ, worker)
+
+            def give(worker) -> None:
+                if waiting:
+                    path = waiting.pop(0)
+                    page = out_dir / f"{path.stem}.html"
+                    worker.stdin.write(json.dumps({"source": str(path), "page": str(page)})
+                                       + "\n")
+                    worker.stdin.flush()
+                else:
+                    worker.stdin.close()
+                    selector.unregister(worker.stdout)
+
+            for worker, _log in workers:
+                give(worker)
+            while len(written) < len(paths):
+                for key, _events in selector.select():
+                    worker = key.data
+                    line = worker.stdout.readline()
+                    if not line:
+                        log = next(log for w, log in workers if w is worker)
+                        log.seek(0)
+                        raise BrainlabError("a notebook worker stopped while exporting: "
+                                            + (_last_lines(log.read()) or "no message"))
+                    done = json.loads(line)
+                    source = Path(done["source"])
+                    if "error" in done:
+                        raise BrainlabError(f"{source.name} failed while exporting: "
+                                            f"{done['error']}")
+                    target = out_dir / f"{source.stem}.html"
+                    written.append(target)
+                    progress(f"{source.name} -> {target}")
+                    give(worker)
+        finally:
+            for worker, log in workers:
+                if worker.poll() is None and worker.stdin and not worker.stdin.closed:
+                    with contextlib.suppress(OSError):
+                        worker.stdin.close()
+                try:
+                    worker.wait(timeout=30)
+                except Exception:  # noqa: BLE001  (stuck: killed; its kernel dies with it)
+                    worker.kill()
+                    worker.wait()
+                log.close()
     return written
+
+
+def main(argv: list[str]) -> int:
+    """A worker of :func:`export_notebooks`: ``python -m brainlab.lab.export DIR TIMEOUT``."""
+    import json
+    import sys
+
+    replies = os.fdopen(os.dup(1), "w", buffering=1)  # the protocol's own channel
+    os.dup2(2, 1)  # anything else printed goes to the log
+    serve(Path(argv[1]), int(argv[2]), sys.stdin,
+          lambda message: replies.write(json.dumps(message) + "\n"))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv))

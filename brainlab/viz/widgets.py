@@ -194,9 +194,92 @@ class Panel:
             handle.update(data, metadata=meta, raw=True)
 
     def _ipython_display_(self) -> None:
-        display(self.controls)
+        if widget_frontend():
+            display(self.controls)
+        else:  # papermill, nbconvert --execute, nbclient: no widget manager will ever draw them
+            display(static_controls(self.controls), raw=True)
         self._handles = [display(data, metadata=meta, raw=True, display_id=True)
                          for data, meta in (self.items or [(EMPTY, {})])]
+
+
+WIDGETS_ENV = "BRAINLAB_WIDGETS"  # 1: always show the controls as widgets; 0: never
+# What JupyterLab and Notebook 7 put in the metadata of each execute_request (Run, Run All);
+# nbclient (papermill's engine, `jupyter nbconvert --execute`) sends only the cell's id.
+LAB_REQUEST_KEYS = ("deletedCells", "recordTiming")
+
+
+def _request_metadata() -> dict:
+    """The metadata of the execute_request the kernel is answering ({} outside a kernel)."""
+    from IPython import get_ipython
+
+    get_parent = getattr(getattr(get_ipython(), "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return {}
+    try:
+        parent = get_parent("shell")
+    except TypeError:  # an ipykernel whose get_parent takes no channel
+        parent = get_parent()
+    return (parent or {}).get("metadata") or {}
+
+
+def widget_frontend() -> bool:
+    """True when the cell runs in a frontend that draws widgets (JupyterLab, Notebook 7).
+
+    Such a frontend says so in each execute_request (:data:`LAB_REQUEST_KEYS` in its
+    metadata), and a widget manager that connects after ipywidgets was imported opens the
+    ``jupyter.widget.control`` comm, which ipywidgets keeps. papermill's engine,
+    ``jupyter nbconvert --execute`` and nbclient do neither: their executed notebook would keep
+    a widget view (with its state) that stock ``nbconvert --to html`` can only draw with a
+    widget manager fetched from the network, an empty output area offline; they get
+    :func:`static_controls`. ``BRAINLAB_WIDGETS=1`` (another frontend with widgets: VS Code)
+    or ``0`` decides instead.
+    """
+    import os
+
+    forced = os.environ.get(WIDGETS_ENV, "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    if getattr(w.Widget, "_control_comm", None) is not None:
+        return True
+    return any(key in _request_metadata() for key in LAB_REQUEST_KEYS)
+
+
+def _leaves(widget: w.Widget) -> list[w.Widget]:
+    children = getattr(widget, "children", None)
+    if children:
+        return [leaf for child in children for leaf in _leaves(child)]
+    return [widget] if hasattr(widget, "value") else []
+
+
+def _value_text(value) -> str:
+    if isinstance(value, tuple):
+        if not value:
+            return "all"
+        return " to ".join(str(v) for v in value) if len(value) == 2 and not isinstance(
+            value[0], str) else ", ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def static_controls(controls: w.Widget) -> dict:
+    """The controls as one line of text (HTML and plain): each one's label and current value.
+
+    What a panel shows in place of its controls where no widget manager runs (see
+    :func:`widget_frontend`): the reader of an exported notebook sees which values the outputs
+    below were drawn with, and where to move them.
+    """
+    import html
+
+    pairs = [(str(c.description or type(c).__name__), _value_text(c.value))
+             for c in _leaves(controls)]
+    plain = "; ".join(f"{name} = {value}" for name, value in pairs)
+    items = "; ".join(f"<code>{html.escape(name)}</code> = {html.escape(value)}"
+                      for name, value in pairs)
+    lead = "Drawn with"
+    tail = "(controls in JupyterLab: <code>brainlab lab</code>)"
+    return {"text/html": f"<p>{lead} {items} {tail}</p>",
+            "text/plain": f"{lead} {plain} (controls in JupyterLab: `brainlab lab`)"}
 
 
 def watch(controls: Sequence[w.Widget], panel: Panel) -> Panel:
