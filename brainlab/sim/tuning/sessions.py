@@ -207,10 +207,10 @@ def breath_alert_flags(context_load: float | None, stale_ratio: float | None,
 
 LABEL_DEFINITION = (
     "bad = the next scored session (use-, build- or explore-brain with a health score, SPEC "
-    "§2.2) has health_score below {bad_health} (SPEC §3.2 v2; the SPEC §3.3 coach health "
-    "threshold's default); unlabelled when no scored session follows. It is what followed the "
-    "session, so it stays the same whatever thresholds are tried (view session_outcomes, "
-    "column is_next_unhealthy)")
+    "§2.2) has health_score below {bad_health} (SPEC §3.2 v2; " f"{BAD_HEALTH:.2f}"
+    " is the SPEC §3.3 coach health threshold); unlabelled when no scored session follows."
+    " It is what followed the session, so it stays the same whatever thresholds are tried"
+    " (view session_outcomes, column is_next_unhealthy)")
 
 
 def week_index(week_starts: pd.Series, iso_weeks: pd.Series) -> tuple[list[str], np.ndarray]:
