@@ -94,7 +94,8 @@ def replace_fields(obj: T, noun: str, changes: dict[str, Any], non_negative: boo
     known = {f.name for f in dataclasses.fields(obj)}
     unknown = sorted(set(changes) - known)
     if unknown:
-        names = ", ".join(shown(u)[1:-1] if len(u) > SHOWN_CHARS else u for u in unknown[:5])
+        names = ", ".join(u if len(u) <= SHOWN_CHARS else f"{u[:SHOWN_CHARS]}…({len(u):,}"
+                          " characters)" for u in unknown[:5])
         raise ConfigError(f"unknown {noun}(s): {names}; known: {sorted(known)}")
     word = noun.split()[-1]
     ranges, choices = ranges or {}, choices or {}
