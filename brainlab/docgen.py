@@ -131,6 +131,18 @@ def glossary() -> str:
                      (f"`{name}`", ", ".join(f"`{k}={v}`" for k, v in changes.items())
                       or "none (the SPEC values)")
                      for name, changes in regulator.VARIANTS.items()]))
+    from brainlab.spec.thresholds import THRESHOLD_CHOICES, THRESHOLD_RANGES, Thresholds
+
+    defaults = Thresholds()
+    parts.append("\n\n## Threshold ranges (`[thresholds]`, `--threshold`, docs/settings.md)\n\n"
+                 "A value outside its range, `nan`, `inf` or an integer no BIGINT holds is one"
+                 " `Error:` line naming the file (or variable) and the key.\n\n" + _rows(
+                     "threshold,default,accepted,why", [
+                         (f"`{name}`", f"`{getattr(defaults, name)}`",
+                          f"{low:g} to {high:g}", why)
+                         for name, (low, high, why) in THRESHOLD_RANGES.items()]
+                     + [(f"`{name}`", f"`{getattr(defaults, name)}`", " or ".join(words),
+                         "a word") for name, words in THRESHOLD_CHOICES.items()]))
     parts.append("\n\n## Stops (SPEC §6.2)\n\n" + _rows("code,name,raised when", [
         (code if code is not None else "(none)", f"`{name}`", stops.STOP_MEANINGS.get(name, ""))
         for name, code in stops.STOP_CODES.items()]))

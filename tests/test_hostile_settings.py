@@ -185,6 +185,19 @@ def test_every_hostile_class_is_one_error_line_through_the_console_script(tmp_pa
                           (("BRAINLAB_SETTINGS", "[" * 100_000), "BRAINLAB_SETTINGS"),
                           (("BRAINLAB_START_OF_WEEK", "x" * 10_000), "monday or sunday")):
         cases.append((f"${env[0]}", {"argv": daily, "env": dict([env])}, expected))
+    cases.append(("$BRAINLAB_REGULATOR 2^64", {"argv": daily, "env": {
+        "BRAINLAB_REGULATOR": "max_reviews=18446744073709551616"}}, "out of range"))
+    cases.append(("simulate --draws 10^30", {"argv": ["simulate", "regulator", "--db", db,
+                                                      "--draws", "9" * 30]}, "at most"))
+    for label, argv, expected in (
+            ("--miss-overhead 1e400", ["simulate", "broker", "--db", db, "--miss-overhead",
+                                       "1e400"], "finite"),
+            ("--default-bytes 1e400", ["simulate", "broker", "--db", db, "--default-bytes",
+                                       "1e400"], "finite"),
+            ("--prices 300 characters", ["prices", "--prices", "p" * 300], "price file"),
+            ("$BRAINLAB_PRICES a folder", ["prices"], "price file")):
+        cases.append((label, {"argv": argv, "env": {"BRAINLAB_PRICES": cwd}
+                              if label.startswith("$") else {}}, expected))
     cases.append(("--threshold nan", {"argv": ["simulate", "broker", "--db", db, "--threshold",
                                                "context_load_max=nan"]}, "finite"))
     for case in (c for _, c, _ in cases):

@@ -41,7 +41,8 @@ def tune_options(budget: float, unit: str):
                               "FILE), after showing the diff."),
             click.option("--dry-run", is_flag=True,
                          help="With --write: show the diff, change nothing."),
-            click.option("--seed", type=int, default=0, show_default=True,
+            click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0,
+                         show_default=True,
                          help="Seed of the week bootstrap (and the replay's draws)."),
         ]):
             command = option(command)
