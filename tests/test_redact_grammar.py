@@ -53,6 +53,9 @@ GONE = [
     (f"printf '%s' {PW} | gh auth login --with-token", [PW]),
     (f"TOKEN=$(echo {PW})", [PW]), (f"export API_KEY=`printf '%s' {PW}`", [PW]),
     (f"vault login username=bob password=$(echo {PW})", [PW]),
+    # prose: `is` / `was` between the name and the value
+    ("the password is hunter2abc", ["hunter2abc"]),
+    (f"my AWS key is {AK} and the secret is {SK}", [AK, SK]),
 ]
 
 # (text, what must stay as it is)
@@ -72,6 +75,7 @@ KEPT = [
     (f"{AK} created on 2024-01-01 by admin", "created on 2024-01-01 by admin"),
     (f"{AK} EXAMPLEKEYNAMEFORDOCS", "EXAMPLEKEYNAMEFORDOCS"),  # no digit: not a secret
     ("passphrase: correct horse, user: bob", ", user: bob"),
+    ("the token is expired", "the token is expired"), ("password is 12345678", "12345678"),
 ]
 
 

@@ -335,7 +335,8 @@ OWN_LAST: list[Rule] = [
     # `_`, `.`, `-` or a capital after the word; `tokens X` does not).
     _own("secret-word-value", r"(?:(?<![A-Za-z0-9])(?i:token|passw(?:or)?d|pwd|passphrase"
          r"|secret|api[ _-]?key)|(?<=[a-z0-9])(?:Token|Passw(?:or)?d|Pwd|Passphrase|Secret"
-         r"|Api[_-]?Key))(?:[_.\-A-Z][A-Za-z0-9_.\-]{0,40}+)?+[ \t]++(?!\[REDACTED)"
+         r"|Api[_-]?Key))(?:[_.\-A-Z][A-Za-z0-9_.\-]{0,40}+)?+(?:[ \t]++(?i:is|was))?+[ \t]++"
+         r"(?!\[REDACTED)"
          r"([A-Za-z0-9_\-!@#$%^&*+=.~/]{8,}+)(?=[\s,;:)\]'\"]|$)",
          ("token", "pass", "pwd", "secret", "api"), 1, nocase=True),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
