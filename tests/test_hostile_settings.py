@@ -249,3 +249,12 @@ def test_a_huge_line_in_a_brain_file_is_a_bounded_error_row_and_check_output(tmp
     assert f"({BIG:,} bytes)" in errors["out"] and errors["out_len"] < 20_000
     assert sarif["out_len"] < 60_000 and text["out_len"] < 20_000
     assert f"({BIG + 3:,} bytes)" in text["out"]
+
+
+def test_the_tuner_s_grids_lie_inside_the_ranges():
+    """`tune` writes its pick into brainlab.toml: every candidate must be a value the file takes."""
+    from brainlab.sim.tuning.grids import BREATH_GRID, SESSION_GRID
+
+    for key, values in {**SESSION_GRID, **BREATH_GRID}.items():
+        for value in values:
+            Thresholds().replace(**{key: value})

@@ -100,7 +100,7 @@ def tune_sessions(db: Path, budget: float, as_json: bool, show_all: bool, write:
 
 @tune.command("tickets")
 @tune_options(5.0, "supervisor wake-ups")
-@click.option("--draws", type=int, default=20, show_default=True,
+@click.option("--draws", type=click.IntRange(1, 100_000), default=20, show_default=True,
               help="Donor draws per continued ticket in the regulator replay.")
 @handle_errors
 def tune_tickets(db: Path, budget: float, as_json: bool, show_all: bool, write: str | None,
