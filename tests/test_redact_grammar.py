@@ -32,7 +32,7 @@ GONE = [
     (f"AccessKeyId {AK} SecretAccessKey {SK}", [SK]),
     (f'{{"AccessKeyId": "{ASIA}", "SecretAccessKey": "{SK2}"}}', [SK2]),
     (f"key id {AK}, secret {SK}", [SK]),
-    (f"awsSecretKey {SK2}", [SK2]),
+    ("password: `hunter2abc` (markdown)", ["hunter2abc"]),
     # multi-word passwords: quoted after any secret name; unquoted after a password name and `:`
     ('pass: "correct horse battery staple"', ["correct", "horse", "battery", "staple"]),
     ("password='two words'", ["two", "words"]),
@@ -76,6 +76,7 @@ KEPT = [
     (f"{AK} EXAMPLEKEYNAMEFORDOCS", "EXAMPLEKEYNAMEFORDOCS"),  # no digit: not a secret
     ("passphrase: correct horse, user: bob", ", user: bob"),
     ("the token is expired", "the token is expired"), ("password is 12345678", "12345678"),
+    ("PWD=$(shell pwd)", "PWD=$(shell pwd)"), ("--- PASS: TestFoo (0.01s)", "(0.01s)"),
 ]
 
 

@@ -127,18 +127,22 @@ def _assignments(rule: Rule, text: str, lowered: str) -> str:
             start -= 1
         while end < len(text) and text[end] in NAME_CHARS:
             end += 1
+        sub = _SUBSTITUTED.match(text, end)
+        if sub:  # `TOKEN=$(echo X)`: what the substitution prints; `$(cat f)` names a file.
+            # A backtick span that prints nothing is a markdown code span: its content goes.
+            group = 2 if sub.start(2) >= 0 else 3
+            spans = _printed(text, *sub.span(group)) or (
+                [sub.span(group)] if group == 3 and sub.end(3) - sub.start(3) >= 4 else [])
+            if spans:
+                out += [text[done:spans[0][0]], MARK.format(rule.kind)]
+                done = end = spans[0][1]
+            continue
         tail = rule.pattern.match(text, end)
-        if tail is None:  # `TOKEN=$(echo X)`: what the substitution prints
-            sub = _SUBSTITUTED.match(text, end)
-            if sub:
-                spans = _printed(text, *sub.span(2 if sub.start(2) >= 0 else 3))
-                if spans:
-                    out += [text[done:spans[0][0]], MARK.format(rule.kind)]
-                    done = end = spans[0][1]
         if tail:
             group = next(g for g in (2, 3, 4) if tail.start(g) >= 0)
             stop = tail.end(group)
-            if group == 4 and ":" in tail.group(1) and _PASSWORD_NAME.search(lowered, start, end):
+            if group == 4 and ":" in tail.group(1) and text[start:end] != "PASS" \
+                    and _PASSWORD_NAME.search(lowered, start, end):  # `PASS:` a test's status
                 stop = _passphrase_end(text, stop)
             out += [text[done:tail.start(group)], MARK.format(rule.kind)]
             done = end = stop

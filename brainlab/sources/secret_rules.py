@@ -300,7 +300,8 @@ OWN_LAST: list[Rule] = [
     # (`--token <<< X`), a here-document, a process or command substitution (`< <(echo X)`,
     # `=$(echo X)`, backticks): the echoed words go; a file (`< f`, `$(cat f)`) names where the
     # secret is and stays. A shell operator is never the value.
-    _own("flag-input", r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_-]*+)(?:=|[ \t]*+)(?:<<<[ \t]*+"
+    _own("flag-input", r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_-]*+)(?=[= \t]*+[<\"$`])(?:=|[ \t]*+)"
+         r"(?:<<<[ \t]*+"
          r"(\"[^\"\n]*+\"|'[^'\n]*+'|[^\s;|&)]++)|<[ \t]*+<\(([^()\n]*+)\)|(\"?+)\$\(([^()\n]*+)"
          r"\)\4|(\"?+)`([^`\n]*+)`\6|<<-?[ \t]*+(['\"]?+)(\w++)\8[^\n]*+\n(.{0,4096}?)(?:\n[ \t]*+\9(?=\n|$)"
          r"|\Z))", ("--",), flags=re.S),
@@ -331,13 +332,11 @@ OWN_LAST: list[Rule] = [
     # Prose: `token hunter2abc`, `password Xk9!mQ2z` (a secret word, blanks, a value with no
     # `=`/`:` between). The value must look like a credential (redact._word_value: letters and
     # a digit or symbol, 8+ characters, entropy), so `token budget exceeded` stays.
-    # The name may go on (`aws_secret_access_key X`, `SecretAccessKey X`, `awsSecretKey X`:
-    # `_`, `.`, `-` or a capital after the word; `tokens X` does not).
-    _own("secret-word-value", r"(?:(?<![A-Za-z0-9])(?i:token|passw(?:or)?d|pwd|passphrase"
-         r"|secret|api[ _-]?key)|(?<=[a-z0-9])(?:Token|Passw(?:or)?d|Pwd|Passphrase|Secret"
-         r"|Api[_-]?Key))(?:[_.\-A-Z][A-Za-z0-9_.\-]{0,40}+)?+(?:[ \t]++(?i:is|was))?+[ \t]++"
-         r"(?!\[REDACTED)"
-         r"([A-Za-z0-9_\-!@#$%^&*+=.~/]{8,}+)(?=[\s,;:)\]'\"]|$)",
+    # The name may go on (`aws_secret_access_key X`, `SecretAccessKey X`: `_`, `.`, `-` or a
+    # capital after the word; `tokens X` does not); `is`/`was` may stand before the value.
+    _own("secret-word-value", r"(?i)(?<![A-Za-z0-9])(?:token|passw(?:or)?d|pwd|passphrase"
+         r"|secret|api[ _-]?key)(?:(?-i:[_.\-A-Z])[A-Za-z0-9_.\-]{0,40}+)?+(?:[ \t]++(?:is|was))?+"
+         r"[ \t]++(?!\[REDACTED)([A-Za-z0-9_\-!@#$%^&*+=.~/]{8,}+)(?=[\s,;:)\]'\"]|$)",
          ("token", "pass", "pwd", "secret", "api"), 1, nocase=True),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
     _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED|\$\()((?:[^\s\"'`;&|]|;"
