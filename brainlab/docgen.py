@@ -191,6 +191,18 @@ def glossary() -> str:
                  + ", ".join(f"`{k}={v}`" for k, v in limits.items()) + ".\n\n"
                  + _rows("rule set,changes from the SPEC defaults",
                          [(_named(t, f"`{t.name}`"), t.meaning) for t in of("rules")]))
+    from brainlab.spec.thresholds import THRESHOLD_CHOICES, THRESHOLD_RANGES, Thresholds
+
+    defaults = Thresholds()
+    parts.append("\n\n## Threshold ranges (`[thresholds]`, `--threshold`, docs/settings.md)\n\n"
+                 "A value outside its range, `nan`, `inf` or an integer no BIGINT holds is one"
+                 " `Error:` line naming the file (or variable) and the key.\n\n" + _rows(
+                     "threshold,default,accepted,why", [
+                         (f"`{name}`", f"`{getattr(defaults, name)}`",
+                          f"{low:g} to {high:g}", why)
+                         for name, (low, high, why) in THRESHOLD_RANGES.items()]
+                     + [(f"`{name}`", f"`{getattr(defaults, name)}`", " or ".join(words),
+                         "a word") for name, words in THRESHOLD_CHOICES.items()]))
     parts.append(_section("stop", "Stops (SPEC §6.2)") + _rows("code,name,raised when", [
         (_named(t, t.code or "(none)"), f"`{t.name}`", t.meaning) for t in of("stop")]))
     parts.append(_section("rule", "Compliance rules (`brainlab check`, docs/compliance.md)")

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from brainlab.common.errors import ConfigError
+from brainlab.common.messages import quoted
 from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
     CONFIG_ENV,
     DB_ENV,
@@ -55,10 +57,11 @@ from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS,
 )
 from brainlab.spec.regulator import RegulatorRules
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
-from brainlab.spec.values import parse_overrides, typed_value  # noqa: F401  (re-exported)
+from brainlab.spec.values import parse_overrides, shown, typed_value  # noqa: F401  (re-exported)
 from brainlab.spec.weeks import FIRST_DAYS
 
 PATH_KEYS = ("db", "reports", "prices")
+CONFIG_MAX_BYTES = 1_000_000  # a settings file holds a few hundred bytes; past this, refused
 TOP_KEYS = ("thresholds", "regulator", "paths", "timezone", "start_of_week")
 
 
@@ -108,7 +111,7 @@ class Settings:
                 value[key] = None if value.get(key) is None else Path(value[key])
             return cls(thresholds=Thresholds().replace(**value.pop("thresholds")),
                        rules=RegulatorRules().replace(**value.pop("rules")), **value)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise ConfigError(f"${SETTINGS_ENV}: not the settings a brainlab command wrote"
                               f" ({exc}); unset it") from None
 
@@ -183,14 +186,30 @@ def _file_keys(settings: Settings) -> list[str]:
 def load_file(path: str | os.PathLike) -> Settings:
     """The settings of one TOML file over the SPEC defaults; ConfigError naming file and key."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path} (give an existing TOML file)")
+    shown_path = quoted(str(path))
+    try:
+        kind = path.stat().st_mode
+    except (OSError, ValueError):
+        raise ConfigError(f"config file not found: {shown_path} (give an existing TOML file)") \
+            from None
+    if not stat.S_ISREG(kind):  # a FIFO or a device would block or never end; a folder
+        raise ConfigError(f"{shown_path}: not a regular file (a folder, FIFO or device): give a"
+                          " TOML file")
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            raw = handle.read(CONFIG_MAX_BYTES + 1)
+        if len(raw) > CONFIG_MAX_BYTES:
+            raise ConfigError(f"{shown_path}: larger than {CONFIG_MAX_BYTES:,} bytes: not a"
+                              " settings file (a few hundred bytes hold every setting)")
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
+        raise ConfigError(f"{shown_path}: not a readable TOML file"
+                          f" ({quoted(str(exc).splitlines()[0] if str(exc) else exc)})") from None
+    except (RecursionError, MemoryError):  # 5,000-deep inline tables, a bomb of arrays
+        raise ConfigError(f"{shown_path}: not a readable TOML file (nested too deeply or too"
+                          " large for a settings file): give a plain TOML file") from None
     try:
         return _settings(data, path)
     except ConfigError as exc:
@@ -206,19 +225,21 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
     """Check every key of a parsed file and build its Settings."""
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
-        raise ConfigError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(TOP_KEYS)}")
+        raise ConfigError(f"unknown key(s) {', '.join(quoted(u, 40) for u in unknown[:5])};"
+                          f" known: {', '.join(TOP_KEYS)}")
     tables = {name: data.get(name, {}) for name in ("thresholds", "regulator", "paths")}
     for name, table in tables.items():
         if not isinstance(table, dict):
-            raise ConfigError(f"{name} must be a table ([{name}]), got {table!r}")
+            raise ConfigError(f"{name} must be a table ([{name}]), got {shown(table)}")
     paths = tables["paths"]
     unknown = sorted(set(paths) - set(PATH_KEYS))
     if unknown:
-        raise ConfigError(f"unknown path(s) {', '.join(unknown)}; known: {', '.join(PATH_KEYS)}")
+        raise ConfigError(f"unknown path(s) {', '.join(quoted(u, 40) for u in unknown[:5])};"
+                          f" known: {', '.join(PATH_KEYS)}")
     resolved = {}
     for key, value in paths.items():
         if not isinstance(value, str) or not value:
-            raise ConfigError(f"path {key} expects a file or folder name, got {value!r}")
+            raise ConfigError(f"path {key} expects a file or folder name, got {shown(value)}")
         resolved[key] = (source.parent / Path(value).expanduser())
     timezone = data.get("timezone")
     if timezone is not None:
@@ -232,25 +253,15 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
 
 
 def check_timezone(name: Any, where: str) -> str:
-    """``name`` when it is an IANA zone (``UTC`` for its spellings); ConfigError naming ``where``."""
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"{where} expects a name such as Europe/Paris, got {name!r}")
-    name = name.strip()
-    if name.upper() in ("UTC", "Z", "ETC/UTC"):
-        return "UTC"
-    import zoneinfo
+    """``name`` as a zone Python and DuckDB both know (:func:`brainlab.common.zones.check_zone`)."""
+    from brainlab.common.zones import check_zone
 
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"{where}: unknown time zone {name!r}: give an IANA name like"
-                          " Europe/Paris, America/New_York or UTC") from None
-    return name
+    return check_zone(name, where)
 
 
 def _first_day(value: Any, where: str) -> str:
     if value not in FIRST_DAYS:
-        raise ConfigError(f"{where} expects monday or sunday, got {value!r}")
+        raise ConfigError(f"{where} expects monday or sunday, got {shown(value)}")
     return value
 
 

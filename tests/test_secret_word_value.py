@@ -13,7 +13,7 @@ M = "[REDACTED:secret-word-value]"
 REDACTED = [  # (text, expected)
     ("token hunter2abc", f"token {M}"),
     ("excluded: token Xk9!mQ2zp leaked", f"excluded: token {M} leaked"),
-    ("the password is hunter2abc", "the password is hunter2abc"),  # `is`: not a value
+    ("the password is hunter2abc", f"the password is {M}"),  # `is` skipped (issue 47)
     ("password Sup3rS3cret!", f"password {M}"),
     ("passwd q8Vn3LmZ0", f"passwd {M}"),
     ("PWD hunter2abc.", f"PWD {M}."),

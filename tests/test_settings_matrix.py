@@ -114,7 +114,9 @@ def test_every_setting_follows_one_precedence(tmp_path, monkeypatch):
         default = getattr(Thresholds() if kind == "thresholds" else RegulatorRules(), key)
         if isinstance(default, bool):
             values[(kind, key)] = (not default, default, not default)
-        elif isinstance(default, int | float):
+        elif isinstance(default, float):  # inside each threshold's range (spec/thresholds.py)
+            values[(kind, key)] = (default / 2, default / 4, default / 8)
+        elif isinstance(default, int):
             values[(kind, key)] = (default + 1, default + 2, default + 3)
         elif key == "ratio_window_unit":
             values[(kind, key)] = ("sessions", "days", "sessions")

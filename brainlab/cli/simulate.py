@@ -20,6 +20,21 @@ def simulate() -> None:
     """Replay recorded history under other policies, rule sets and thresholds."""
 
 
+MAX_DRAWS = 1_000_000  # bootstrap draws: 1,000 give intervals to 0.1%; past this, hours of CPU
+MAX_SEED = 2**63 - 1  # numpy takes any non-negative integer; a seed is a label, not a size
+
+
+def _bounded(draws: int, seed: int) -> None:
+    """``--draws`` past :data:`MAX_DRAWS` (a run that never ends) or a huge ``--seed``: refused."""
+    from brainlab.common.errors import SimulationError
+
+    if draws > MAX_DRAWS:
+        raise SimulationError(f"--draws must be at most {MAX_DRAWS:,} (1,000 give intervals"
+                              " to 0.1%)")
+    if seed > MAX_SEED:
+        raise SimulationError(f"--seed must be at most {MAX_SEED:,}")
+
+
 @simulate.command("broker")
 @click.option("--policy", "policies", multiple=True, metavar="NAME[:k=v,...]",
               help="A policy to replay (repeatable), e.g. protocol, history:k=3. "
@@ -64,8 +79,12 @@ def simulate_broker(policies, contracts, draws, seed, backtest, change_date, cha
     change = named_change(change_date, change_to)
     if draws < 1 or seed < 0:
         raise SimulationError("--draws must be at least 1 and --seed at least 0")
-    if miss_overhead is not None and not miss_overhead >= 0:
-        raise SimulationError(f"miss overhead must be >= 0 tokens, got {miss_overhead}")
+    _bounded(draws, seed)
+    if miss_overhead is not None and not 0 <= miss_overhead < float("inf"):
+        raise SimulationError(f"miss overhead must be a finite number >= 0 tokens, got"
+                              f" {miss_overhead}")
+    if default_bytes is not None and not 0 <= default_bytes < float("inf"):
+        raise SimulationError(f"--default-bytes must be a finite number >= 0, got {default_bytes}")
     chosen = [make_policy(p) for p in (policies or broker.DEFAULT_POLICIES)]
     limits = settings().thresholds.replace(**parse_overrides(list(thresholds)))
     kwargs = {} if default_bytes is None else {"default_bytes": default_bytes}
@@ -117,6 +136,7 @@ def simulate_regulator(db: Path, rules: tuple[str, ...], draws: int, seed: int,
     rule_sets = named_rule_sets(list(rules), base=settings().rules)
     if draws < 1:
         raise SimulationError("draws must be at least 1")
+    _bounded(draws, max(seed, 0))
     if seed < 0:
         raise SimulationError(f"seed must be a non-negative integer, got {seed}")
     history = regulator_checks.load_history(db)

@@ -41,7 +41,8 @@ def tune_options(budget: float, unit: str):
                               "FILE), after showing the diff."),
             click.option("--dry-run", is_flag=True,
                          help="With --write: show the diff, change nothing."),
-            click.option("--seed", type=int, default=0, show_default=True,
+            click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0,
+                         show_default=True,
                          help="Seed of the week bootstrap (and the replay's draws)."),
         ]):
             command = option(command)
@@ -99,7 +100,7 @@ def tune_sessions(db: Path, budget: float, as_json: bool, show_all: bool, write:
 
 @tune.command("tickets")
 @tune_options(5.0, "supervisor wake-ups")
-@click.option("--draws", type=int, default=20, show_default=True,
+@click.option("--draws", type=click.IntRange(1, 100_000), default=20, show_default=True,
               help="Donor draws per continued ticket in the regulator replay.")
 @handle_errors
 def tune_tickets(db: Path, budget: float, as_json: bool, show_all: bool, write: str | None,

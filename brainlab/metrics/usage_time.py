@@ -16,54 +16,30 @@ settings, then the machine.
 
 from __future__ import annotations
 
-import os
-import zoneinfo
-
-from brainlab.common.errors import ConfigError
 from brainlab.common.paths import TZ_ENV, WEEK_ENV  # noqa: F401  (the settings' variables)
 from brainlab.spec.weeks import check_first_day
 
 
 def local_zone() -> str:
-    """The machine's IANA zone name (``TZ``, then the system's); UTC when it cannot be told.
+    """The machine's zone (:func:`brainlab.common.zones.machine_zone`): UTC when it is no zone."""
+    from brainlab.common.zones import machine_zone
 
-    Fast path (no import): ``TZ`` naming a zone, or /etc/localtime linking into a zoneinfo
-    folder (Linux, macOS); anything else is left to tzlocal (50 ms to import).
-    """
-    named = os.environ.get("TZ", "").lstrip(":")
-    if named and not os.path.isabs(named):
-        return named
-    if not named:
-        try:
-            target = os.path.realpath("/etc/localtime")
-        except OSError:
-            target = ""
-        if "/zoneinfo/" in target:
-            return target.split("/zoneinfo/", 1)[1]
-    try:
-        from tzlocal import get_localzone_name
-
-        return get_localzone_name() or "UTC"
-    except Exception:  # noqa: BLE001  (an odd system setting: fall back, as a clock would)
-        return "UTC"
+    return machine_zone()
 
 
 def resolve_timezone(option: str | None = None, configured: str | None = None) -> str:
-    """The zone to use: the option's, else the config file's, else the machine's; checked."""
-    name = option or configured or local_zone()
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"timezone must be an IANA name like Europe/Paris, got {name!r}")
-    name = name.strip()
-    if name.upper() in ("UTC", "Z", "ETC/UTC"):
-        return "UTC"
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        where = ("" if option else "brainlab.toml timezone: " if configured
-                 else "this machine's time zone: ")
-        raise ConfigError(f"{where}unknown time zone {name!r}: give an IANA name like"
-                          " Europe/Paris, America/New_York or UTC") from None
-    return name
+    """The zone to use: the option's, else the settings', else the machine's; checked.
+
+    One check for every zone (:func:`brainlab.common.zones.check_zone`, which the settings use
+    too): a name Python and DuckDB both know, or converted, or one ``Error:`` line.
+    """
+    from brainlab.common.zones import check_zone
+
+    if option:
+        return check_zone(option, "")  # the user's own option: the message need not name it
+    if configured:
+        return check_zone(configured, "settings timezone")
+    return local_zone()
 
 
 def resolve_week_start(option: str | None = None, configured: str | None = None) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from brainlab.common.errors import ConfigError, SourceError
+from brainlab.common.messages import bounded, bounded_data
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
 from brainlab.store import open_writer
 from brainlab.store.connection import raw_table_names, sql_ident
@@ -131,15 +132,18 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
         con.close()
         if scratch is not None:
             scratch.cleanup()
+    # a finding quotes the brain's files: each long run of it is cut with its byte count, so a
+    # 2 MB line is a short message in text, JSON and SARIF alike (issue 47)
     result = CheckResult(root=root, rules=rules, not_evaluated=skipped,
                          files_read=sum(summary.loaded.values()),
-                         parse_problems=[(_relative(f, root), line, reason)
+                         parse_problems=[(_relative(f, root), line, bounded(reason))
                                          for f, line, reason in problems])
     for rule, severity, kind, subject, file, line, message, spec, at, evidence in rows:
         result.violations.append(Violation(
-            rule=rule, severity=severity, subject_kind=kind, subject=subject,
+            rule=rule, severity=severity, subject_kind=kind, subject=bounded(subject),
             file=_relative(file, root), line=None if line is None else int(line),
-            message=message, spec=spec, at=at, evidence=json.loads(evidence or "{}")))
+            message=bounded(message), spec=spec, at=at,
+            evidence=bounded_data(json.loads(evidence or "{}"))))
     return result
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 from brainlab.sources.text import split_frontmatter
@@ -44,14 +45,14 @@ class AgentsSource(Source):
             return parsed
         front, _body, problem = split_frontmatter(text)
         if problem:
-            parsed.error(1, problem + "; size still recorded", "warning")
+            parsed.error(1, said("{}; size still recorded", problem), "warning")
         front = front or {}
         if str(front.get("type", "")).strip().lower() in NOT_AGENT_TYPES:
             return parsed  # an index or a reference beside the agents, not an agent
         tier = front.get("context_tier")
         tier = str(tier).strip().lower() if tier is not None else None
         if tier and tier not in CONTEXT_TIERS:
-            parsed.error(None, f"unknown context_tier {tier!r} (kept)", "warning")
+            parsed.error(None, said("unknown context_tier {!r} (kept)", tier), "warning")
         parsed.add("agents", {
             "source_file": str(path.resolve()),
             "agent": path.stem,

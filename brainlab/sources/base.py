@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brainlab.common.messages import said
+
 
 @dataclass(frozen=True)
 class ErrorRow:
@@ -65,12 +67,12 @@ def decode_text(data: bytes, parsed: Parsed) -> str | None:
     """
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
-        parsed.error(line, "binary file (NUL byte): not a text file, skipped")
+        parsed.error(line, said("binary file (NUL byte): not a text file, skipped"))
         return None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        parsed.error(line, f"invalid UTF-8 at byte {exc.start}: undecodable bytes replaced",
+        parsed.error(line, said(f"invalid UTF-8 at byte {exc.start}: undecodable bytes replaced"),
                      severity="warning")
         return data.decode("utf-8", errors="replace")

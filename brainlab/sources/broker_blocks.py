@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 
@@ -261,7 +262,7 @@ class BrokerBlockSource(Source):
         for number, reason in errors:
             parsed.error(number, reason)
         if not blocks and not errors:
-            parsed.error(None, "no context-broker inhale/expire block found", severity="warning")
+            parsed.error(None, said("no context-broker inhale/expire block found"), severity="warning")
         date = _FILE_DATE.match(Path(path).name)
         ts = datetime.fromisoformat(date.group(1)) if date else None
         for table, rows in block_rows(blocks, str(Path(path).resolve()), ts).items():

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from brainlab.common.messages import Verbatim, said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 from brainlab.spec import ranges
@@ -124,7 +125,7 @@ class CircuitsSource(Source):
                     "source_file": source_file, "line": number, "ticket": ticket.ticket,
                     "event": event, "effect": effect, "reason": reason})
                 cost = f"; {COSTS[effect]}" if effect in COSTS else ""
-                parsed.error(number, f"ticket {ticket.ticket}: {reason}{cost}",
+                parsed.error(number, said("ticket {}: {}{}", ticket.ticket, reason, Verbatim(cost)),
                              severity="warning" if effect == WARNING else "error")
         return parsed
 

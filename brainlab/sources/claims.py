@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source
 from brainlab.sources.files import list_files
 from brainlab.sources.text import parse_timestamp
@@ -41,29 +42,29 @@ class ClaimsSource(Source):
             value = claim.get(key)
             row[key] = str(value).strip() if value is not None else None
         if not row["sess_id"]:
-            parsed.error(None, "claim without sess_id (or name): not loaded")
+            parsed.error(None, said("claim without sess_id (or name): not loaded"))
             return parsed
         if row["status"]:
             row["status"] = row["status"].lower()
             if row["status"] not in CLAIM_STATUSES:
-                parsed.error(None, f"unknown claim status {row['status']!r} (kept)", "warning")
+                parsed.error(None, said("unknown claim status {!r} (kept)", row["status"]), "warning")
         for key in ("opened_at", "closed_at", "expires_at"):
             value, problem = parse_timestamp(claim.get(key))
             if problem:
-                parsed.error(None, f"{key}: {problem}", "warning")
+                parsed.error(None, said("{}: {}", key, problem), "warning")
             row[key] = value
         ttl = claim.get("ttl_hours")
         try:
             row["ttl_hours"] = float(ttl) if ttl is not None else None
         except (TypeError, ValueError, OverflowError):
-            parsed.error(None, f"ttl_hours: not a number: {str(ttl)[:40]!r}", "warning")
+            parsed.error(None, said("ttl_hours: not a number: {!r}", ttl), "warning")
             row["ttl_hours"] = None
         if row["ttl_hours"] is not None and (out := ranges.HOURS.problem(row["ttl_hours"])):
-            parsed.error(None, f"ttl_hours: {out} ({ranges.HOURS.name}, spec/ranges.py):"
-                         " not stored")
+            parsed.error(None, said("ttl_hours: {} ({}, spec/ranges.py): not stored", out,
+                                    ranges.HOURS.name))
             row["ttl_hours"] = None
         if row["opened_at"] is None:
-            parsed.error(None, "claim without a valid opened_at: staleness cannot be judged",
+            parsed.error(None, said("claim without a valid opened_at: staleness cannot be judged"),
                          "warning")
         parsed.add("claims", row)
         return parsed

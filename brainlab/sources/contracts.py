@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 
@@ -129,8 +130,8 @@ class ContractSource(Source):
         for line, reason in errors:
             parsed.error(line, reason)
         if contract is None:
-            parsed.error(None, "no `projet:` contract block: the project will use an inferred"
-                               " contract", severity="warning")
+            parsed.error(None, said("no `projet:` contract block: the project will use an inferred"
+                                    " contract"), severity="warning")
             return parsed
         alias = Path(path).stem
         project = contract["id"] or alias

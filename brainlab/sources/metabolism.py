@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 from brainlab.sources.text import (
@@ -151,7 +152,7 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
 
     def field(key: str, raw: str, line_no: int) -> None:
         if key in values or key in extra:
-            parsed.error(line_no, f"duplicate key {key!r}: first value kept", "warning")
+            parsed.error(line_no, said("duplicate key {!r}: first value kept", key), "warning")
             return
         parser = FIELDS.get(key)
         if parser is None:
@@ -159,7 +160,7 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
             return
         value, problem = parser(raw)
         if problem:
-            parsed.error(line_no, f"{key}: {problem}; field left empty", "warning")
+            parsed.error(line_no, said("{}: {}; field left empty", key, problem), "warning")
             problems.append(key)
         values[key] = value
 
@@ -185,7 +186,7 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
                 if first in {"clé", "cle", "key", "agent", "champ"}:
                     continue
             if len(cells) < 2 or (header_cells and len(cells) < header_cells):
-                parsed.error(line_no, f"truncated table row ({len(cells)} cell(s)): {stripped[:80]!r}")
+                parsed.error(line_no, said(f"truncated table row ({len(cells)} cell(s)): {{!r}}", stripped))
                 continue
             if section == "agents":
                 _agent_row(cells[0], cells[1], line_no, agents, parsed)
@@ -211,7 +212,7 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
                     continue
                 field(key, pair[1], line_no)
             elif not stripped.startswith(("```", ">")):
-                parsed.error(line_no, f"unrecognised line in header: {stripped[:80]!r}", "warning")
+                parsed.error(line_no, said("unrecognised line in header: {!r}", stripped), "warning")
         elif section == "signals" and stripped and not _is_placeholder(stripped):
             signals.append(stripped.lstrip("-* ").strip())
         elif section == "notes" and stripped and not _is_placeholder(stripped):
@@ -221,19 +222,20 @@ def _parse_log(path: Path, text: str, source_file: str, parsed: Parsed) -> None:
     sess_id = values.get("sess_id") or title_id or (file_match.group(2) if file_match else None)
     if not sess_id:
         sess_id = path.stem
-        parsed.error(None, "no session id in title, keys or file name: file name used", "warning")
+        parsed.error(None, said("no session id in title, keys or file name: file name used"),
+                     "warning")
     elif not SESS_ID_PATTERN.match(str(sess_id)):
-        parsed.error(None, f"session id {sess_id!r} does not follow sess-YYYYMMDD-HHMM-<slug>",
+        parsed.error(None, said("session id {!r} does not follow sess-YYYYMMDD-HHMM-<slug>", sess_id),
                      "warning")
     log_date = values.get("log_date") or title_date or (file_match.group(1) if file_match else None)
     if fmt is None:
-        parsed.error(None, "no metabolism fields found (no key/value table or key : value lines)")
+        parsed.error(None, said("no metabolism fields found (no key/value table or key : value lines)"))
         return
     # Absent keys are missing; an explicit <non mesuré> / N/A is a recorded "not measured".
     missing = [k for k in METABOLISM_MANDATORY if k not in values]
     if missing:
-        parsed.error(None, "missing mandatory field(s) " + ", ".join(missing)
-                     + ": loaded and flagged incomplete", "warning")
+        parsed.error(None, said("missing mandatory field(s) {}: loaded and flagged incomplete",
+                                ", ".join(missing)), "warning")
     has_v2_rows = "handoff_level" in values or "cold_start_kpi_pass" in values
     row = {
         "source_file": source_file, "sess_id": str(sess_id), "log_date": log_date,
@@ -273,7 +275,7 @@ def _agent_row(name: str, tokens: str, line_no: int, agents: list[dict], parsed:
     if value is not None and (out := ranges.SESSION_TOKENS.problem(value)):
         value, problem = None, f"{out} ({ranges.SESSION_TOKENS.name}, spec/ranges.py)"
     if problem:
-        parsed.error(line_no, f"agent {agent!r}: {problem}; tokens left empty", "warning")
+        parsed.error(line_no, said("agent {!r}: {}; tokens left empty", agent, problem), "warning")
     agents.append({"agent": agent, "tokens_logged": None if value is None else int(value),
                    "line": line_no})
 
@@ -300,14 +302,14 @@ def _parse_index(text: str, source_file: str, parsed: Parsed) -> None:
         if "sess_id" not in header:
             continue
         if len(cells) != len(header):
-            parsed.error(line_no, f"index row has {len(cells)} cells, header has {len(header)}")
+            parsed.error(line_no, said(f"index row has {len(cells)} cells, header has {len(header)}"))
             continue
         raw = {col: cell for col, cell in zip(header, cells, strict=True) if col}
         if not raw.get("sess_id") or raw["sess_id"].startswith("<") or raw["sess_id"] == "...":
             continue
         health, problem = parse_number(raw.get("health_score", ""))
         if problem:
-            parsed.error(line_no, f"health_score: {problem}", "warning")
+            parsed.error(line_no, said("health_score: {}", problem), "warning")
         kpi, _ = parse_bool(raw.get("cold_start_kpi_pass", ""))
         parsed.add("raw_metabolism_index", {
             "source_file": source_file, "line": line_no,

@@ -65,6 +65,8 @@ def _redact(text: str, prefilter: bool = True) -> str:
         before = text
         if rule.kind == "secret-assignment":
             text = _assignments(rule, text, text.lower())
+        elif rule.kind == "flag-input":
+            text = rule.pattern.sub(_flag_input, text)
         elif rule.kind == "flag-value":
             text = rule.pattern.sub(lambda m, r=rule: _flag(r, m), text)
         elif rule.kind == "secret-word-value":
@@ -76,7 +78,30 @@ def _redact(text: str, prefilter: bool = True) -> str:
             cased, nocase = hints_present(text, lowered)
     if "[REDACTED:" in text:
         text = _GLUED.sub(lambda m: m.group(1) + MARK.format("glued-secret"), text)
+        text = _PAIRED.sub(_paired, text)  # a key id's mark: the secret next to it goes too
     return text
+
+
+# A key id (AWS `AKIA...`, Alibaba `LTAI...`, a client or access id) and its secret written
+# side by side: after blanks, a comma, a colon or a pipe, quoted or not, possibly after the
+# secret's own name (`aws_secret_access_key`, `secret:`). The id is public-ish; the secret
+# next to it is what the pair is for (issue 47).
+_PAIRED = re.compile(
+    r"\[REDACTED:(?:aws-access-key|[a-z0-9-]*?(?:key-id|client-id|access-id|api-id))\]['\"]?+"
+    r"(?:[ \t]*+[,:;|=][ \t]*+|[ \t]++)(?:[A-Za-z_][A-Za-z0-9_.\-]{0,40}+[ \t]*+[:=]?+[ \t]*+)??"
+    r"(['\"]?+)(?!\[REDACTED)([A-Za-z0-9/+=_\-]{16,}+)\1(?![A-Za-z0-9/+=_\-])")
+PAIRED_MIN_ENTROPY = 3.0  # bits per character (an AWS secret: 4.5-5)
+
+
+def _paired(match: re.Match[str]) -> str:
+    """The secret after a key id's mark, when it looks like one (letters and digits, entropy)."""
+    value = match.group(2)
+    if not (any(c.isdigit() or c in "/+" for c in value) and any(c.isalpha() for c in value)
+            and entropy(value) >= PAIRED_MIN_ENTROPY):
+        return match.group(0)
+    start, end = match.span(2)
+    whole, base = match.group(0), match.start()
+    return whole[:start - base] + MARK.format("paired-secret") + whole[end - base:]
 
 
 def _redact_every_rule(text: str) -> str:
@@ -102,16 +127,106 @@ def _assignments(rule: Rule, text: str, lowered: str) -> str:
             start -= 1
         while end < len(text) and text[end] in NAME_CHARS:
             end += 1
+        sub = _SUBSTITUTED.match(text, end)
+        if sub:  # `TOKEN=$(echo X)`: what the substitution prints; `$(cat f)` names a file.
+            # A backtick span that prints nothing is a markdown code span: its content goes.
+            group = 2 if sub.start(2) >= 0 else 3
+            spans = _printed(text, *sub.span(group)) or (
+                [sub.span(group)] if group == 3 and sub.end(3) - sub.start(3) >= 4 else [])
+            if spans:
+                out += [text[done:spans[0][0]], MARK.format(rule.kind)]
+                done = end = spans[0][1]
+            continue
         tail = rule.pattern.match(text, end)
         if tail:
             group = next(g for g in (2, 3, 4) if tail.start(g) >= 0)
             stop = tail.end(group)
-            if "phrase" in lowered[start:word.end() + 8] and group == 4:  # words to line end
-                newline = text.find("\n", stop)
-                stop = len(text) if newline < 0 else newline
+            if group == 4 and ":" in tail.group(1) and text[start:end] != "PASS" \
+                    and _PASSWORD_NAME.search(lowered, start, end):  # `PASS:` a test's status
+                stop = _passphrase_end(text, stop)
             out += [text[done:tail.start(group)], MARK.format(rule.kind)]
             done = end = stop
     return "".join(out) + text[done:] if out else text
+
+
+# A name that holds a password (not a key or token) then `:` (YAML, prose; `=` is the shell's,
+# where a blank ends the value): its unquoted value may be several words (`pass: correct
+# horse battery staple`). It runs to the end of the line, or to the next `name:` / `name=`
+# (after a blank, `,` or `;`), or to a shell operator, whichever comes first; a count stays
+# (`pass: 3 tests`, a first word of digits).
+_PASSWORD_NAME = re.compile(r"(?:pass(?:wd|word|phrase|_phrase|-phrase)?|pwd)(?![a-z])")
+_NEXT_KEY = re.compile(r"[,;]?[ \t]++[A-Za-z_][A-Za-z0-9_.\-]*+[ \t]*+[:=]|[,;][ \t]|\n|\r"
+                       r"|[ \t]*+(?:[|&;<>`)]|\$\()")
+_WORD_GAP = re.compile(r"[ \t]++(?=[^\s])")
+
+
+def _passphrase_end(text: str, stop: int) -> int:
+    """Where an unquoted password value that started before ``stop`` ends (see _PASSWORD_NAME)."""
+    gap = _WORD_GAP.match(text, stop)
+    if gap is None:
+        return stop
+    first = text.rfind(" ", 0, stop) + 1
+    if text[max(first, text.rfind(":", 0, stop) + 1, text.rfind("=", 0, stop) + 1):stop] \
+            .strip().isdigit():
+        return stop
+    line_end = len(text)
+    for end in (text.find("\n", stop), text.find("\r", stop)):
+        if 0 <= end < line_end:
+            line_end = end
+    found = _NEXT_KEY.search(text, stop, line_end)
+    end = found.start() if found else line_end
+    value = text[stop:end]  # within one line
+    return stop + len(value.rstrip()) if end > stop else stop
+
+
+def _flag_input(match: re.Match[str]) -> str:
+    """What a secret-bearing flag receives through the shell (the flag-input rule).
+
+    A here-string's word and a here-document's body go whole; inside a process or command
+    substitution only the words ``echo``/``printf`` print go (``$(cat f)``, ``<(pass show x)``
+    name where the secret is and stay). A ``$VAR`` here-string stays (a name, not a value).
+    """
+    flag = match.group(1).lstrip("-").replace("-", "").replace("_", "").lower()
+    if flag.endswith("stdin"):
+        flag = flag[:-5]
+    if flag not in SECRET_FLAGS:
+        return match.group(0)
+    spans: list[tuple[int, int]] = []
+    if match.start(2) >= 0:
+        start, end = match.span(2)
+        if match.string[start] in "\"'":
+            start, end = start + 1, end - 1
+        if end > start and match.string[start] != "$":
+            spans.append((start, end))
+    elif match.start(10) >= 0:
+        if match.end(10) > match.start(10):
+            spans.append(match.span(10))
+    else:
+        group = next(g for g in (3, 5, 7) if match.start(g) >= 0)
+        spans += _printed(match.string, *match.span(group))
+    if not spans:
+        return match.group(0)
+    whole, base, out, done = match.group(0), match.start(), [], 0
+    for start, end in spans:
+        out += [whole[done:start - base], MARK.format("flag-value")]
+        done = end - base
+    return "".join(out) + whole[done:]
+
+
+_SUBSTITUTED = re.compile(r"\"?\s*+[:=]\s*+(\"?+)(?:\$\(([^()\n]*+)\)|`([^`\n]*+)`)")
+_PRINTER = re.compile(r"[ \t]*+(?:echo|printf)[ \t]++(?:-[A-Za-z]++[ \t]++)*+(?:(['\"])%s(?:\\n)?"
+                      r"\1[ \t]++)?+(.+?)[ \t]*+$")
+
+
+def _printed(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The span of the words ``echo``/``printf`` prints in ``text[start:end]`` (else none)."""
+    found = _PRINTER.match(text, start, end)
+    if not found:
+        return []
+    first, last = found.span(2)
+    if text[first] in "\"'" and text[last - 1] == text[first] and last - first > 1:
+        first, last = first + 1, last - 1
+    return [(first, last)] if last > first and text[first] != "$" else []
 
 
 def _flag(rule: Rule, match: re.Match[str]) -> str:

@@ -288,6 +288,7 @@ SECRET_FLAGS = frozenset({
     "dbpassword", "encryptionkey", "keypassword", "storepass", "keypass", "privatekey",
     "secretaccesskey", "awssecretaccesskey", "refreshtoken", "bearertoken", "botoken",
     "bottoken", "passphrase", "sessiontoken", "webhooksecret", "masterkey", "adminpassword",
+    "oauth2bearer", "bearer", "idtoken", "authkey", "accesskey", "secretid", "vaulttoken",
 })
 # Commands whose `-p X` (space between) is a password, not a port or a prompt.
 P_PASSWORD_COMMANDS = ("docker", "podman", "buildah", "skopeo", "nerdctl", "helm", "oras",
@@ -295,8 +296,23 @@ P_PASSWORD_COMMANDS = ("docker", "podman", "buildah", "skopeo", "nerdctl", "helm
 # Applied after them: command-line passwords and generic assignments.
 OWN_LAST: list[Rule] = [
     # A secret-bearing flag's next argument: `--token X`, `--apiKey=X`, `docker login -p X`.
-    _own("flag-value", r"(?<![\w-])(-p|--?[A-Za-z][A-Za-z0-9_-]*+)(?:=|[ \t]++)(?!-|\[REDACTED)"
-         r"(?:\"([^\"\n]++)\"|'([^'\n]++)'|([^\s'\";|&]++))", ("--", "-p ", "-p\t")),
+    # What a secret-bearing flag receives through the shell (redact._flag_input): a here-string
+    # (`--token <<< X`), a here-document, a process or command substitution (`< <(echo X)`,
+    # `=$(echo X)`, backticks): the echoed words go; a file (`< f`, `$(cat f)`) names where the
+    # secret is and stays. A shell operator is never the value.
+    _own("flag-input", r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_-]*+)(?=[= \t]*+[<\"$`])(?:=|[ \t]*+)"
+         r"(?:<<<[ \t]*+"
+         r"(\"[^\"\n]*+\"|'[^'\n]*+'|[^\s;|&)]++)|<[ \t]*+<\(([^()\n]*+)\)|(\"?+)\$\(([^()\n]*+)"
+         r"\)\4|(\"?+)`([^`\n]*+)`\6|<<-?[ \t]*+(['\"]?+)(\w++)\8[^\n]*+\n(.{0,4096}?)(?:\n[ \t]*+\9(?=\n|$)"
+         r"|\Z))", ("--",), flags=re.S),
+    # `echo X | cmd --password-stdin` / `--with-token`: what the flag reads from the pipe.
+    _own("piped-secret", r"(?<![\w-])(?:echo|printf)[ \t]++(?:-[a-zA-Z]++[ \t]++)?+(?:'%s\\?n?'"
+         r"[ \t]++)?+(['\"]?+)([^'\"\s|;&]++)\1[ \t]*+\|[^|\n;&]{0,200}?(?<![\w-])--?"
+         r"(?:password-stdin|passwd-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b",
+         ("-stdin", "with-token", "stdin-"), 2),
+    _own("flag-value", r"(?<![\w-])(-p|--?[A-Za-z][A-Za-z0-9_-]*+)(?:=|[ \t]++)(?!-|\[REDACTED"
+         r"|[<>|&;]|\"?+\$\(|\"?+`)(?:\"([^\"\n]++)\"|'([^'\n]++)'|([^\s'\";|&<>`]++))",
+         ("--", "-p ", "-p\t")),
     # mysql -p<pw> / mysqldump -p'pw' (the password glued to -p; `-p` alone prompts).
     _own("mysql-password", r"(?<![\w-])-p(['\"]?+)([^\s'\";|&]++)\1", ("mysql", "mariadb"), 2,
          nocase=True),
@@ -308,7 +324,7 @@ OWN_LAST: list[Rule] = [
     # KEY=value / KEY: value where the name says it is a secret: .env lines, `export
     # TOKEN=...`, `password: hunter2`, JSON "apiKey": "...". Found word first (SECRET_WORD),
     # then the name around it and this tail after it: see redact._assignments.
-    _own("secret-assignment", r"(\"?\s*+[:=]\s*+)(?!\[REDACTED)(?:\"([^\"\n]{4,}+)\"|'"
+    _own("secret-assignment", r"(\"?\s*+[:=]\s*+)(?!\[REDACTED|\"?+\$\(|\"?+`|<)(?:\"([^\"\n]{4,}+)\"|'"
          r"([^'\n]{4,}+)'|((?:[^\s\"',;&|]|;(?=[^\s;&|]))(?:[^\s\"',;&|]|;(?=[^\s;&|]))"
          r"{3,}+))",
          ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "session",
@@ -316,11 +332,14 @@ OWN_LAST: list[Rule] = [
     # Prose: `token hunter2abc`, `password Xk9!mQ2z` (a secret word, blanks, a value with no
     # `=`/`:` between). The value must look like a credential (redact._word_value: letters and
     # a digit or symbol, 8+ characters, entropy), so `token budget exceeded` stays.
+    # The name may go on (`aws_secret_access_key X`, `SecretAccessKey X`: `_`, `.`, `-` or a
+    # capital after the word; `tokens X` does not); `is`/`was` may stand before the value.
     _own("secret-word-value", r"(?i)(?<![A-Za-z0-9])(?:token|passw(?:or)?d|pwd|passphrase"
-         r"|secret|api[ _-]?key)[ \t]++(?!\[REDACTED)([A-Za-z0-9_\-!@#$%^&*+=.~]{8,}+)"
-         r"(?=[\s,;:)\]'\"]|$)", ("token", "pass", "pwd", "secret", "api"), 1, nocase=True),
+         r"|secret|api[ _-]?key)(?:(?-i:[_.\-A-Z])[A-Za-z0-9_.\-]{0,40}+)?+(?:[ \t]++(?:is|was))?+"
+         r"[ \t]++(?!\[REDACTED)([A-Za-z0-9_\-!@#$%^&*+=.~/]{8,}+)(?=[\s,;:)\]'\"]|$)",
+         ("token", "pass", "pwd", "secret", "api"), 1, nocase=True),
     # Any other UPPER_CASE=value assignment (the .env shape): the value goes, the name stays.
-    _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED)((?:[^\s\"'`;&|]|;"
+    _own("env-value", r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]{2,}+=(?!\[REDACTED|\$\()((?:[^\s\"'`;&|]|;"
          r"(?=[^\s;&|]))(?:[^\s\"'`;&|]|;(?=[^\s;&|])){5,}+)",
          ("=",), 1),
 ]

@@ -21,6 +21,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
 
@@ -58,7 +59,7 @@ class SprintRecordSource(Source):
             try:
                 record = json.loads(raw)
             except json.JSONDecodeError as exc:
-                parsed.error(number, f"invalid JSON: {exc.msg}")
+                parsed.error(number, said("invalid JSON: {}", exc.msg))
                 continue
             problem = _check(record)
             if problem:
@@ -66,19 +67,19 @@ class SprintRecordSource(Source):
                 continue
             sprint_id, agent = record["sprint"], record["agent"]
             if (sprint_id, agent) in seen:
-                parsed.error(number, f"duplicate line for sprint {sprint_id!r} agent {agent!r}")
+                parsed.error(number, said("duplicate line for sprint {!r} agent {!r}", sprint_id, agent))
                 continue
             known = sprints.get(sprint_id)
             if known and known["project"] != record["project"]:
-                parsed.error(number, f"sprint {sprint_id!r} has project {known['project']!r} "
-                                     f"on an earlier line, {record['project']!r} here")
+                parsed.error(number, said("sprint {!r} has project {!r} on an earlier line, {!r} here",
+                                           sprint_id, known["project"], record["project"]))
                 continue
             times = {}
             for key in ("started_at", "ended_at"):
                 try:
                     times[key] = _timestamp(record.get(key))
                 except ValueError:
-                    parsed.error(number, f"{key}: not an ISO timestamp: {record.get(key)!r}")
+                    parsed.error(number, said("{}: not an ISO timestamp: {!r}", key, record.get(key)))
                     times = None
                     break
             if times is None:

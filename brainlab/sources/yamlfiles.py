@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import yaml
 
+from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, decode_text
 from brainlab.sources.safeyaml import load_yaml
 from brainlab.sources.text import yaml_error_line, yaml_reason
@@ -17,9 +18,9 @@ def load_mapping(data: bytes, parsed: Parsed) -> dict | None:
     try:
         doc = load_yaml(text)
     except yaml.YAMLError as exc:
-        parsed.error(yaml_error_line(exc), f"invalid YAML: {yaml_reason(exc)}")
+        parsed.error(yaml_error_line(exc), said("invalid YAML: {}", yaml_reason(exc)))
         return None
     if not isinstance(doc, dict):
-        parsed.error(None, "file does not hold a YAML mapping")
+        parsed.error(None, said("file does not hold a YAML mapping"))
         return None
     return doc

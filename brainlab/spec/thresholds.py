@@ -56,8 +56,13 @@ class Thresholds:
     breath_depth_rising_sprints: int = 3
 
     def replace(self, **changes: Any) -> Thresholds:
-        """Return a copy with some fields changed; unknown names raise ConfigError."""
-        return replace_fields(self, "threshold", changes)
+        """Return a copy with some fields changed; every value checked (ConfigError naming it).
+
+        Unknown names, wrong types, non-finite numbers and values outside
+        :data:`THRESHOLD_RANGES` / :data:`THRESHOLD_CHOICES` are refused.
+        """
+        return replace_fields(self, "threshold", changes, ranges=THRESHOLD_RANGES,
+                              choices=THRESHOLD_CHOICES)
 
     def signal_arguments(self) -> tuple[str, list]:
         """``name := ?, ...`` of :data:`SIGNAL_PARAMETERS` and these thresholds' values.
@@ -80,3 +85,34 @@ SIGNAL_PARAMETERS: tuple[tuple[str, str], ...] = (
     ("conserve_health", "conserve_health"), ("conserve_close", "conserve_close"),
     ("saturation_peak_use", "saturation_peak_use"),
     ("saturation_peak_build", "saturation_peak_build"))
+
+
+# Each threshold's accepted range (low, high, why), inclusive; a value outside it, ``nan``,
+# ``inf`` or an integer no BIGINT holds is one ConfigError naming the file and the key
+# (issue 47 item 6). docs/settings.md shows this table (written by brainlab.docgen).
+_PERCENT = (0.0, 100.0, "a share of the context window, in percent")
+_SHARE = (0.0, 1.0, "a share of sessions or loads, 0 to 1")
+_RATIO = (0.0, 1000.0, "a ratio of session counts: 0 or more, 1000 is far past any brain")
+_DAYS = (1, 3660, "days or sessions in a window: at least 1, at most ten years of days")
+_COUNT = (1, 1000, "a number of sessions or sprints: at least 1")
+THRESHOLD_RANGES: dict[str, tuple[float, float, str]] = {
+    "saturation_peak_use": _PERCENT, "saturation_peak_build": _PERCENT,
+    "ratio_window": _DAYS,
+    "ratio_explore_weight": (0.0, 10.0, "how many build sessions one explore session counts"
+                                        " for (SPEC §3.3: 0.5)"),
+    "ratio_healthy": _RATIO, "ratio_watch": _RATIO, "coach_ratio": _RATIO,
+    "coach_health": (0.0, 1e6, "a health score: 0 or more, unbounded by SPEC §3.2"),
+    "coach_last_n": _COUNT,
+    "conserve_peak": _PERCENT,
+    "conserve_health": (0.0, 1e6, "a health score: 0 or more, unbounded by SPEC §3.2"),
+    "conserve_close": _PERCENT,
+    "cold_start_window": _COUNT, "cold_start_stable": _SHARE, "cold_start_watch": _SHARE,
+    "always_loaded_share": _SHARE, "little_use_share": _SHARE,
+    "context_load_max": (0.0, 1e6, "loaded over referenced files: 0 or more"),
+    "stale_ratio_max": _SHARE, "exhale_rate_min": _SHARE,
+    "breath_depth_rising_sprints": _COUNT,
+}
+THRESHOLD_CHOICES: dict[str, tuple[str, ...]] = {
+    "ratio_window_unit": ("days", "sessions"),
+    "coach_health_mode": ("each", "mean"),
+}

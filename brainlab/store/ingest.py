@@ -19,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from brainlab.common.errors import SourceError
+from brainlab.common.messages import Message, bounded, said
 from brainlab.sources import brain_sources, no_brain_message
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
@@ -252,8 +253,8 @@ def _parse_safely(source: Source, path: Path, data: bytes, root: Path) -> Parsed
     except Exception as exc:  # a parser bug must not cost the other files
         where = traceback.extract_tb(exc.__traceback__)[-1]
         parsed = Parsed(errors=[ErrorRow(
-            None, f"parser failure ({type(exc).__name__}: {exc}) at "
-            f"{Path(where.filename).name}:{where.lineno}")])
+            None, said(f"parser failure ({type(exc).__name__}: {{}}) at "
+                       f"{Path(where.filename).name}:{where.lineno}", exc))])
     parsed.bytes_read = len(data)
     _bound_integers(parsed)
     _redact_rows(parsed)
@@ -272,7 +273,9 @@ def _redact_rows(parsed: Parsed) -> None:
                     row[column] = redact(value)
                 elif isinstance(value, list) and any(isinstance(v, str) for v in value):
                     row[column] = [redact(v) if isinstance(v, str) else v for v in value]
-    parsed.errors = [ErrorRow(e.line, redact(e.reason), e.severity) for e in parsed.errors]
+    parsed.errors = [e if isinstance(e.reason, Message)
+                     else ErrorRow(e.line, bounded(redact(e.reason)), e.severity)
+                     for e in parsed.errors]  # brainlab's own words are not redacted (issue 47)
 
 
 INT64 = (-(2**63), 2**63 - 1)  # what a BIGINT column holds
@@ -286,5 +289,5 @@ def _bound_integers(parsed: Parsed) -> None:
                 if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
                     row[column] = None
                     parsed.error(row.get("line") if isinstance(row.get("line"), int) else None,
-                                 f"{table}.{column}: a {value.bit_length()}-bit integer is too "
-                                 "large to store: left empty", "warning")
+                                 said(f"{table}.{column}: a {value.bit_length()}-bit integer"
+                                      " is too large to store: left empty"), "warning")

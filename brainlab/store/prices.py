@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.common.errors import ConfigError
+from brainlab.common.messages import quoted
 
 if TYPE_CHECKING:
     import duckdb
@@ -128,9 +129,14 @@ def load_prices(user_file: str | os.PathLike | None = None) -> tuple[list[dict],
     user_file = user_file or os.environ.get(PRICES_ENV)
     if user_file:
         path = Path(user_file)
-        if not path.is_file():
-            raise ConfigError(f"price file not found: {path}")
-        tables.append((str(path.resolve()), path.read_text(encoding="utf-8")))
+        try:
+            if not path.is_file():
+                raise ConfigError(f"price file not found: {quoted(str(path))}")
+            tables.append((str(path.resolve()), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:  # a name too long, a folder, bad bytes
+            raise ConfigError(f"price file {quoted(str(path))} cannot be read"
+                              f" ({getattr(exc, 'strerror', None) or exc.__class__.__name__})")\
+                from None
     merged: dict[str, list[dict]] = {}
     for name, text in tables:
         rows = parse_prices(name, text)
