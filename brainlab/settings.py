@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from brainlab.common.errors import ConfigError
-from brainlab.common.messages import quoted
 from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS, DEMO_DIR re-exported)
     CONFIG_ENV,
     DB_ENV,
@@ -55,6 +54,7 @@ from brainlab.common.paths import (  # noqa: F401  (DEFAULT_DB, DEFAULT_REPORTS,
     config_requested,
     user_path,
 )
+from brainlab.sources.messages import quoted
 from brainlab.spec.regulator import RegulatorRules
 from brainlab.spec.thresholds import CONTEXT_WINDOW_TOKENS, Thresholds  # noqa: F401
 from brainlab.spec.values import parse_overrides, shown, typed_value  # noqa: F401  (re-exported)
@@ -253,8 +253,8 @@ def _settings(data: dict[str, Any], source: Path) -> Settings:
 
 
 def check_timezone(name: Any, where: str) -> str:
-    """``name`` as a zone Python and DuckDB both know (:func:`brainlab.common.zones.check_zone`)."""
-    from brainlab.common.zones import check_zone
+    """``name`` as a zone Python and DuckDB both know (:func:`brainlab.store.zones.check_zone`)."""
+    from brainlab.store.zones import check_zone
 
     return check_zone(name, where)
 

@@ -24,7 +24,9 @@ ALLOWED: dict[str, set[str]] = {
     "spec": set(),
     "common": SPEC,  # the ground floor: errors, paths, plaintext, terminal, tables
     "brainlab": set(),
-    "settings": BASE,  # the one settings object (issue 40 item 1)
+    # the one settings object (issue 40 item 1); it quotes values as every message does
+    # (sources/messages.py) and checks zones against DuckDB's list (store/zones.py)
+    "settings": BASE | {"sources", "store"},
     "sources": BASE,
     "store": BASE | {"sources"},
     # the transcript pipeline (issue 23 item 3): discovery to writer, above the store it fills

@@ -23,9 +23,9 @@ import pytest
 from conftest import write
 
 from brainlab.common.errors import ConfigError
-from brainlab.common.zones import ZONE_MAX_CHARS, check_zone, machine_zone, posix_rule_zone
 from brainlab.spec.thresholds import THRESHOLD_CHOICES, THRESHOLD_RANGES, Thresholds
 from brainlab.store.connection import memory
+from brainlab.store.zones import ZONE_MAX_CHARS, check_zone, machine_zone, posix_rule_zone
 
 
 def test_every_zone_python_opens_is_one_duckdb_takes_or_a_config_error():

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from conftest import write
 
-from brainlab.common.messages import QUOTE_MAX_CHARS, Message, bounded, quoted, said
 from brainlab.rules.check import check
 from brainlab.rules.formats import render
+from brainlab.sources.messages import QUOTE_MAX_CHARS, Message, bounded, quoted, said
 from brainlab.sources.metabolism import MetabolismSource
 from brainlab.store.ingest import _parse_safely
 

@@ -21,8 +21,8 @@ from brainlab.spec.weeks import check_first_day
 
 
 def local_zone() -> str:
-    """The machine's zone (:func:`brainlab.common.zones.machine_zone`): UTC when it is no zone."""
-    from brainlab.common.zones import machine_zone
+    """The machine's zone (:func:`brainlab.store.zones.machine_zone`): UTC when it is no zone."""
+    from brainlab.store.zones import machine_zone
 
     return machine_zone()
 
@@ -30,10 +30,10 @@ def local_zone() -> str:
 def resolve_timezone(option: str | None = None, configured: str | None = None) -> str:
     """The zone to use: the option's, else the settings', else the machine's; checked.
 
-    One check for every zone (:func:`brainlab.common.zones.check_zone`, which the settings use
+    One check for every zone (:func:`brainlab.store.zones.check_zone`, which the settings use
     too): a name Python and DuckDB both know, or converted, or one ``Error:`` line.
     """
-    from brainlab.common.zones import check_zone
+    from brainlab.store.zones import check_zone
 
     if option:
         return check_zone(option, "")  # the user's own option: the message need not name it

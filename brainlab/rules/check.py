@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 
 from brainlab.common.errors import ConfigError, SourceError
-from brainlab.common.messages import bounded, bounded_data
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
+from brainlab.sources.messages import bounded, bounded_data
 from brainlab.store import open_writer
 from brainlab.store.connection import raw_table_names, sql_ident
 from brainlab.store.ingest import ingest_brain

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 from brainlab.sources.text import split_frontmatter
 
 CONTEXT_TIERS = ("always", "hot", "warm", "cold", "boot")

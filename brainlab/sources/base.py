@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.common.messages import said
+from brainlab.sources.messages import said
 
 
 @dataclass(frozen=True)

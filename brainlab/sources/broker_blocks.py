@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 
 _DASH = r"[—–-]{1,2}"
 _HEADER = re.compile(

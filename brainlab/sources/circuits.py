@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from brainlab.common.messages import Verbatim, said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import Verbatim, said
 from brainlab.spec import ranges
 from brainlab.spec.stops import STOP_CODES  # SPEC §6.2
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 from brainlab.sources.text import parse_timestamp
 from brainlab.sources.yamlfiles import load_mapping
 from brainlab.spec import ranges

@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 
 _START = re.compile(r"^(\s*)(projet|project)\s*:\s*$")
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 from brainlab.sources.text import (
     int_range_problem,
     is_separator_row,

@@ -21,9 +21,9 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, Source, decode_text
 from brainlab.sources.files import list_files
+from brainlab.sources.messages import said
 
 REF_KINDS = ("read", "search", "edit", "write")  # SPEC §4.4 "referenced"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from brainlab.common.messages import said
 from brainlab.sources.base import Parsed, decode_text
+from brainlab.sources.messages import said
 from brainlab.sources.safeyaml import load_yaml
 from brainlab.sources.text import yaml_error_line, yaml_reason
 

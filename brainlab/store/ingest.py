@@ -19,10 +19,10 @@ import duckdb
 import pyarrow as pa
 
 from brainlab.common.errors import SourceError
-from brainlab.common.messages import Message, bounded, said
 from brainlab.sources import brain_sources, no_brain_message
 from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
+from brainlab.sources.messages import Message, bounded, said
 from brainlab.sources.redact import redact
 
 ProgressFn = Callable[[str, Path, str], None]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.common.errors import ConfigError
-from brainlab.common.messages import quoted
+from brainlab.sources.messages import quoted
 
 if TYPE_CHECKING:
     import duckdb

@@ -29,7 +29,7 @@ import sys
 from functools import cache
 
 from brainlab.common.errors import ConfigError
-from brainlab.common.messages import quoted
+from brainlab.sources.messages import quoted
 
 ZONE_MAX_CHARS = 64  # the longest IANA name is 32 characters (America/Argentina/ComodRivadavia)
 UTC_SPELLINGS = ("UTC", "Z", "ETC/UTC", "ZULU", "UCT", "ETC/ZULU", "ETC/UCT", "GMT", "ETC/GMT",
