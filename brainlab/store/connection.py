@@ -212,10 +212,12 @@ def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
     lake = None
     if "brainlab_meta" not in views:
         try:
-            row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'lake'").fetchone()
+            meta = dict(con.execute("SELECT key, value FROM brainlab_meta WHERE key IN"
+                                    " ('lake', 'schema_version', 'release')").fetchall())
         except engine().CatalogException:  # no brainlab_meta: not a store, or one being made
-            row = None
-        lake = row[0] if row and row[0] else None
+            meta = {}
+        lake = meta.get("lake") or None
+        _warn_newer(meta, path)
     if lake is None:
         views = sorted(n for n in raw_table_names() if n in views)
         if views:
@@ -235,6 +237,28 @@ def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
         con.execute("SET allowed_directories = ?", [dirs])
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
+
+
+_WARNED: set[str] = set()  # the newer stores this process has warned about
+
+
+def _warn_newer(meta: dict, path: Path) -> None:
+    """Warn once per process and store when a newer brainlab wrote the store being read.
+
+    Reading a newer store is allowed (issue 47 item 5): a read never changes the record, and
+    a team on two releases still sees its figures; the warning says a figure the newer
+    release added may be missing, and to upgrade. Writing it is refused (schema.apply).
+    """
+    from brainlab.store.catalog import SCHEMA_VERSION, newer_store
+
+    if meta.get("schema_version") in (None, str(SCHEMA_VERSION)) or str(path) in _WARNED:
+        return
+    text = newer_store(meta, str(path), writing=False)
+    if text:
+        _WARNED.add(str(path))
+        from brainlab.common.plaintext import visible
+
+        print(f"Warning: {visible(text)}", file=sys.stderr)
 
 
 def sql_literal(text: str) -> str:
@@ -420,11 +444,19 @@ def _range_error(path, first: str) -> StoreError | None:
 
 def _stale_error(con, path, exc: Exception) -> StoreError | None:
     """The error for a failed query on a store of another schema (issue 24), else None."""
-    from brainlab.store.catalog import stale_schema
+    from brainlab.store.catalog import newer_store, stale_schema
 
     if not stale_schema(con):
         return None
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    try:
+        meta = dict(con.execute("SELECT key, value FROM brainlab_meta WHERE key IN"
+                                " ('schema_version', 'release')").fetchall())
+    except engine().Error:
+        meta = {}
+    newer = newer_store(meta, str(path), writing=False)
+    if newer:  # upgrading brainlab, not the store, is the way out
+        return StoreError(f"query failed on {path} ({first}): {newer}")
     return StoreError(f"query failed on {path} ({first}): the store was written by another"
                       " brainlab version; run an ingest on it (e.g. `brainlab ingest claude"
                       f" --db {path}`) to upgrade it in place, keeping its rows")
