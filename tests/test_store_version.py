@@ -23,8 +23,7 @@ from conftest import cli_env
 from brainlab import __version__
 from brainlab.common.errors import StoreError
 from brainlab.store import open_writer, query
-from brainlab.store.catalog import (SCHEMA_VERSION, SCHEMA_VERSION_FINGERPRINT,
-                                    schema_fingerprint)
+from brainlab.store.catalog import SCHEMA_VERSION, SCHEMA_VERSION_FINGERPRINT, schema_fingerprint
 
 # the older release: run with ``python OLD lowered|same ARGS...``; lowers the version
 # constants (``lowered``) and points the store code at the older model files, then runs the CLI
