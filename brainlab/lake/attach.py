@@ -57,7 +57,7 @@ class AttachSummary:
 def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
                 users: tuple[str, ...] = (), machines: tuple[str, ...] = ()) -> AttachSummary:
     """Write ``db``: the store's schema with each raw table a view over ``lake``."""
-    uri = layout.normalize(lake)
+    uri = layout.check_lake(layout.normalize(lake))
     if not layout.is_remote(uri) and not Path(uri).is_dir():
         raise LakeError(f"no lake at {uri}: run `brainlab export` or `brainlab spark"
                         " ingest-claude` first")
@@ -78,7 +78,8 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
             files = [r[0] for r in con.execute("SELECT file FROM glob(?)", [glob]).fetchall()]
             good = []
             for file in files:
-                problem = _file_problem(con, file, columns)
+                problem = (layout.misplaced(table, layout.table_uri(uri, table), file)
+                           or _file_problem(con, file, columns))
                 if problem:
                     summary.bad_files.append((file, f"lake file of {table} skipped: {problem}"))
                 else:

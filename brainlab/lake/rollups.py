@@ -39,6 +39,24 @@ CALL_COLUMNS = ("message_id", "source_file", "line", "user", "machine", "session
 WINDOW_DAYS = 3  # how far apart (UTC days) two copies of one call may be and still count once
 
 
+PENDING = "_rollups.pending"  # at the lake's root while the raw tables are ahead of the roll-ups
+
+
+def pending(lake: str) -> bool:
+    """True when a run committed its raw tables but not its roll-ups (it failed there)."""
+    return staging.exists(*staging.arrow_filesystem(f"{layout.normalize(lake)}/{PENDING}"))
+
+
+def mark_pending(lake: str, on: bool) -> None:
+    """Set or clear the mark that the roll-ups must be recomputed in full."""
+    fs, path = staging.arrow_filesystem(f"{layout.normalize(lake)}/{PENDING}")
+    if on:
+        with fs.open_output_stream(path) as out:
+            out.write(b"the raw tables were committed; the roll-ups were not yet written\n")
+    elif staging.exists(fs, path):
+        fs.delete_file(path)
+
+
 def call_key():
     """The SPEC §7 key of a request line: message.id, else its own file and line."""
     from pyspark.sql import functions as F

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from brainlab.common.errors import LakeError
 from brainlab.lake import layout, rollups, staging
 from brainlab.lake.driver_read import read_arrow
+from brainlab.lake.lock import locked
 from brainlab.lake.refused import stored_as_refused, write_refused
 from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
 from brainlab.lake.spark_parse import parse_jobs
@@ -143,12 +144,20 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     or a function making one, called only when the run has work: the plan reads the manifest
     with pyarrow, so a run with nothing new starts no JVM (~1 s instead of ~10).
     """
+    lake = layout.check_lake(layout.normalize(lake))
+    staging.check_scheme(lake)  # the parse tasks write with pyarrow: refuse what it cannot
+    if layout.is_remote(lake):  # no lock on an object store: runs serialised by their scheduler
+        return _ingest(spark, root, lake, user, machine, prices, prune)
+    with locked(lake, 0.0, "Spark run"):  # before anything is written (issue 47 item 7)
+        return _ingest(spark, root, lake, user, machine, prices, prune)
+
+
+def _ingest(spark, root, lake: str, user, machine, prices, prune) -> LakeSummary:
+    """:func:`ingest_claude_spark` once the lake is checked and locked."""
     from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
     from brainlab.transcripts.ingest import load_prices
 
     clock = time.perf_counter()
-    lake = layout.normalize(lake)
-    staging.check_scheme(lake)  # the parse tasks write with pyarrow: refuse what it cannot
     refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
@@ -160,18 +169,29 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     rollup = staging.arrow_filesystem(layout.table_uri(lake, layout.ROLLUPS[0]))
     prefix = stored_path(layout.normalize(root)) + os.sep
     if not jobs and not removed and prices is None and staging.exists(*rollup) and (
-            not refused or stored_as_refused(lake, prefix, refused, columns)):
-        staging.clear_without_spark(lake)  # a failed run's staged files: never data
+            not refused or stored_as_refused(lake, prefix, refused, columns)) and not (
+            staging.pending(lake) or rollups.pending(lake)):
         summary.unchanged = unchanged  # decided on the driver: no JVM, no write
         summary.errors = len(refused)  # their rows already in the lake, as this run's
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
-    from pyspark.sql import functions as F
-
     if not hasattr(spark, "sparkContext"):  # a function making the session: work to do
         spark = spark()
-    staging.clear(spark, lake)  # a failed run's staged files: never data
+    staging.undo_unfinished(spark, lake)  # a failed run's files: never data
     run = staging.new_run(lake)
+    try:
+        return _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns,
+                       price_rows, prices, summary, clock)
+    except BaseException:  # the files this run moved in go with its staging: none is left
+        staging.undo_unfinished(spark, lake)
+        raise
+
+
+def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns, price_rows,
+            prices, summary, clock) -> LakeSummary:
+    """Parse into ``run``'s staging, commit every raw table, then the roll-ups."""
+    from pyspark.sql import functions as F
+
     # the one job: the tasks parse and write the staged files; the marks of the attempts
     # Spark accepted come back (a failed or duplicate attempt's files are never named)
     marks = parse_jobs(spark, jobs, WRITTEN, columns, run).collect() if jobs else []
@@ -208,13 +228,16 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
                                   columns)
     write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
     write_prices(spark, lake, price_rows, columns["cc_prices"])
+    rollups.mark_pending(lake, True)  # until they are written: a failure there is redone
     staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
-    if (tally.touched or prices is not None
+    stale = rollups.pending(lake)  # a former run failed before its roll-ups were written
+    if (tally.touched or prices is not None or stale
             or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
         summary.rollups = rollups.write_rollups(
             spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
-            full=bool(summary.reset or removed or prices is not None))
+            full=bool(summary.reset or removed or prices is not None or stale))
+        rollups.mark_pending(lake, False)
     summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
     return summary
 

@@ -8,8 +8,9 @@ collects the marks of the attempts Spark accepted and, only after that job succe
 commits: :func:`commit_files` moves those files into their tables (Hadoop ``FileSystem``
 renames, so any Hadoop file system works), or the caller reads them as the new rows of a
 rewritten partition (:func:`read_staged`). The staging folder is deleted once every table
-is written (one run writes a lake at a time); a failed run's is left, and the next run
-deletes it before it starts (:func:`clear`). Files of attempts not accepted are named by
+is written (one run writes a lake at a time, :mod:`brainlab.lake.lock`); a failed run's is
+left, and the next run removes the files it had moved in, then the folder, before it starts
+(:func:`undo_unfinished`). Files of attempts not accepted are named by
 no mark, so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM
 reads (:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
 """
@@ -39,6 +40,38 @@ def new_run(lake: str) -> str:
 def clear(spark, lake: str) -> None:
     """Delete every staging folder of the lake (a failed run's leftovers: never data)."""
     delete_path(spark, f"{layout.normalize(lake)}/{STAGING}")
+
+
+def undo_unfinished(spark, lake: str) -> list[str]:
+    """Remove what unfinished runs moved into the lake, then their staging; the files removed.
+
+    A run's staging folder is deleted once all its raw tables are written: one still there is
+    a run that failed or was killed while committing (issue 47 item 7: a failed run leaves no
+    file behind). The files it moved into its tables carry its run id
+    (``part-...-<run id>.parquet``, :func:`commit_files`): they go, so its rows are not kept
+    beside those the next run reads again (the manifest, written last, never named them).
+    """
+    root = f"{layout.normalize(lake)}/{STAGING}"
+    path, fs = hadoop_path(spark, root)
+    removed = []
+    if fs.exists(path):
+        for status in fs.listStatus(path):
+            run_id = status.getPath().getName()
+            if not re.fullmatch(r"[0-9a-f]+", run_id):
+                continue
+            for depth in ("*/*/*", "*/*/*/*"):  # <table>/user=/machine=[/source=]/<file>
+                pattern, _ = hadoop_path(spark, f"{layout.normalize(lake)}/{depth}/"
+                                                f"*-{run_id}.parquet")
+                for found in fs.globStatus(pattern) or []:
+                    fs.delete(found.getPath(), False)
+                    removed.append(str(found.getPath()))
+    delete_path(spark, root)
+    return removed
+
+
+def pending(lake: str) -> bool:
+    """True when a failed run left its staging folder (the next run undoes it with Spark)."""
+    return exists(*arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}"))
 
 
 def clear_without_spark(lake: str) -> None:

@@ -392,7 +392,8 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
         yield con
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        stale = _stale_error(con, path, exc) or _range_error(path, first)
+        stale = (_stale_error(con, path, exc) or _range_error(path, first)
+                 or _refused_read(path, exc))
         if stale is None:
             raise
         raise stale from exc
@@ -428,8 +429,8 @@ def query_error(con, path, exc: Exception) -> StoreError:
             f"database {path} has no brainlab tables (an ingest stopped before writing"
             " its schema?): run `brainlab ingest ...` on it again, or pass another --db")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return _stale_error(con, path, exc) or _range_error(path, first) or StoreError(
-        f"query failed on {path}: {first}")
+    return (_stale_error(con, path, exc) or _range_error(path, first)
+            or _refused_read(path, exc) or StoreError(f"query failed on {path}: {first}"))
 
 
 def _range_error(path, first: str) -> StoreError | None:
@@ -440,6 +441,20 @@ def _range_error(path, first: str) -> StoreError | None:
                       " that an older brainlab stored; run an ingest on it (e.g. `brainlab"
                       f" ingest otel --db {path}`): it moves such values to ingest_errors"
                       " (brainlab errors lists them)")
+
+
+def _refused_read(path, exc: Exception) -> StoreError | None:
+    """The refusal of a store whose view reads a file its seal does not allow (issue 47).
+
+    A reader may read its attached lake alone; a store edited to read another file (a view
+    over ``/etc/passwd``) is stopped by DuckDB's seal and named here, not a brainlab bug.
+    """
+    if not isinstance(exc, engine().PermissionException):
+        return None
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"database {path} is refused: one of its views reads a file outside the"
+                      f" folders it may read ({first}); a store reads no local file: rebuild"
+                      " an attached store with `brainlab attach`, or ingest into a new store")
 
 
 def _stale_error(con, path, exc: Exception) -> StoreError | None:
