@@ -192,9 +192,13 @@ def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns
     """Parse into ``run``'s staging, commit every raw table, then the roll-ups."""
     from pyspark.sql import functions as F
 
+    stale = rollups.pending(lake)  # a former run failed before its roll-ups were written
+
     # the one job: the tasks parse and write the staged files; the marks of the attempts
     # Spark accepted come back (a failed or duplicate attempt's files are never named)
-    marks = parse_jobs(spark, jobs, WRITTEN, columns, run).collect() if jobs else []
+    version, new_prices = price_version(lake, price_rows, columns)
+    fill = {("cc_request_lines", VERSION): version}  # the prices in force at this run
+    marks = parse_jobs(spark, jobs, WRITTEN, columns, run, fill).collect() if jobs else []
     tally = Tally.of(marks, removed)
     summary.unchanged = unchanged + tally.counts.get("_unchanged", 0)
     summary.read = len(tally.read)
@@ -227,11 +231,10 @@ def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns
                 new_lines = typed(spark.read.option("basePath", uri).parquet(*moved), table,
                                   columns)
     write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
-    write_prices(spark, lake, price_rows, columns["cc_prices"])
+    write_prices(spark, lake, price_rows, columns["cc_prices"], version, new_prices)
     rollups.mark_pending(lake, True)  # until they are written: a failure there is redone
     staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
-    stale = rollups.pending(lake)  # a former run failed before its roll-ups were written
     if (tally.touched or prices is not None or stale
             or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
         summary.rollups = rollups.write_rollups(
@@ -309,11 +312,48 @@ def plan_jobs(lake: str, root, files: list, columns: dict):
     return jobs, unchanged, gone
 
 
-def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
-    """Replace the team-wide price table (the package's prices, or the file given)."""
+VERSION = "price_version"
+
+
+def price_version(lake: str, rows: list[dict], columns: dict) -> tuple[int, bool]:
+    """(the price table version this run's lines are priced with, whether it is new).
+
+    As a local store keeps it (:func:`brainlab.store.prices.write_prices`, issue 45): the
+    lake's latest version when its rows are this run's prices, else the next one. Read on
+    the driver with pyarrow; a lake written before versions (rows without one) starts at 1.
+    """
+    names = [c for c, _ in columns["cc_prices"]]
+    stored = read_arrow(lake, "cc_prices", columns, names)
+    versions = [r[VERSION] for r in stored if r[VERSION] is not None]
+    latest = max(versions) if versions else None
+    if latest is None:
+        return 1, True
+
+    def key(row: dict) -> tuple:
+        return tuple((row.get(n) is None, str(row.get(n))) for n in names if n != VERSION)
+
+    kept = sorted(key(r) for r in stored if r[VERSION] == latest)
+    return (latest, False) if kept == sorted(key(r) for r in rows) else (latest + 1, True)
+
+
+def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]],
+                 version: int = 1, new: bool = True) -> None:
+    """Add this run's price table as version ``version`` to the team-wide ones, when ``new``.
+
+    Earlier versions stay: the lines name the version in force at their run (issue 45); a
+    lake written before versions has its unversioned rows replaced by version 1.
+    """
+    if not new:
+        return
+    from pyspark.sql import functions as F
+
     schema = ", ".join(f"{c} {SPARK_TYPES[t]}" for c, t in columns)
-    data = [tuple(row.get(c) for c, _ in columns) for row in rows]
-    (spark.createDataFrame(data, schema).coalesce(1).write.mode("overwrite")
+    data = [tuple(version if c == VERSION else row.get(c) for c, _ in columns) for row in rows]
+    out = spark.createDataFrame(data, schema)
+    old = read_table(spark, lake, "cc_prices", {"cc_prices": columns})
+    if old is not None and version > 1:
+        out = old.filter(F.col(VERSION).isNotNull()).unionByName(out)
+    (out.localCheckpoint(eager=True).coalesce(1).write.mode("overwrite")  # read first
      .parquet(layout.table_uri(lake, "cc_prices")))
 
 
