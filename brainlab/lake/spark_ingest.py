@@ -171,6 +171,7 @@ def _ingest(spark, root, lake: str, user, machine, prices, prune) -> LakeSummary
     if not jobs and not removed and prices is None and staging.exists(*rollup) and (
             not refused or stored_as_refused(lake, prefix, refused, columns)) and not (
             staging.pending(lake) or rollups.pending(lake)):
+        staging.clear_without_spark(lake)  # an empty staging folder left by the roll-ups
         summary.unchanged = unchanged  # decided on the driver: no JVM, no write
         summary.errors = len(refused)  # their rows already in the lake, as this run's
         summary.seconds["plan+parse"] = time.perf_counter() - clock
@@ -232,11 +233,13 @@ def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns
                                   columns)
     write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
     write_prices(spark, lake, price_rows, columns["cc_prices"], version, new_prices)
-    rollups.mark_pending(lake, True)  # until they are written: a failure there is redone
+    redo = (tally.touched or prices is not None or stale
+            or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])))
+    if redo:
+        rollups.mark_pending(lake, True)  # until they are written: a failure there is redone
     staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
-    if (tally.touched or prices is not None or stale
-            or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
+    if redo:
         summary.rollups = rollups.write_rollups(
             spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
             full=bool(summary.reset or removed or prices is not None or stale))

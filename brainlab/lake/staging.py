@@ -70,8 +70,14 @@ def undo_unfinished(spark, lake: str) -> list[str]:
 
 
 def pending(lake: str) -> bool:
-    """True when a failed run left its staging folder (the next run undoes it with Spark)."""
-    return exists(*arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}"))
+    """True when a failed run left its staging folder (the next run undoes it with Spark).
+
+    An empty ``_staging`` (the roll-ups' own staging removed) is no failed run's.
+    """
+    from pyarrow.fs import FileSelector
+
+    fs, path = arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}")
+    return bool(fs.get_file_info(FileSelector(path, allow_not_found=True)))
 
 
 def clear_without_spark(lake: str) -> None:
