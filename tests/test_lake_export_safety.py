@@ -280,3 +280,39 @@ def test_lake_housekeeping_and_hostile_lake_files(tmp_path):
     (line,) = done.stderr.strip().splitlines()
     assert done.returncode == 1 and "another export or Spark run is writing" in line, line
     assert sorted(str(p) for p in lake.rglob("*")) == before  # nothing written
+
+
+def test_a_lake_written_before_the_newest_usage_columns_still_attaches(tmp_path):
+    """Issue 45 leftover: a lake exported before cc_request_lines had plugin, skill and
+    price_version (files without them) attaches; those columns read as NULL (as an upgraded
+    store's new column) and every figure stays; a newer file beside it keeps its values."""
+    from brainlab.lake import attach_lake, export_store
+    from brainlab.store import open_writer, query
+    from brainlab.transcripts.ingest import ingest_claude
+
+    root = tmp_path / "projects"
+    write(root / "-home-a" / "s1.jsonl", [
+        assistant("s1", "2026-06-01T10:00:00.000Z", "m1", "r1", usage(10, 5)),
+        assistant("s1", "2026-06-01T10:01:00.000Z", "m2", "r2", usage(20, 5),
+                  attributionPlugin="plug")])
+    db = tmp_path / "a.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, root, workers=1)
+    finally:
+        con.close()
+    lake = tmp_path / "lake"
+    export_store(db, lake, "alice", "m")
+    export_store(db, lake, "alice", "newer")
+    (old,) = (lake / "cc_request_lines" / "user=alice" / "machine=m").glob("*.parquet")
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * EXCLUDE (plugin, skill, price_version) FROM read_parquet("
+                f"'{old}')) TO '{old}.tmp' (FORMAT parquet)")
+    os.replace(f"{old}.tmp", old)
+    team = tmp_path / "team.duckdb"
+    summary = attach_lake(lake, team)
+    assert not summary.bad_files
+    assert query(team, "SELECT sum(requests) AS n FROM usage_daily")["n"][0] == 2  # one copy
+    lines = query(team, "SELECT count(*) AS n, count(plugin) AS p, count(price_version) AS v"
+                        " FROM cc_request_lines")
+    assert tuple(lines.iloc[0]) == (4, 1, 2)  # the old file's two lines: NULL; the newer's kept

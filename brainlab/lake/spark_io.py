@@ -20,14 +20,19 @@ def read_table(spark, lake: str, table: str, columns: dict):
     uri = layout.table_uri(lake, table)
     if not path_exists(spark, uri):
         return None
-    return typed(spark.read.option("basePath", uri).parquet(uri), table, columns)
+    # mergeSchema: a lake holds files written before a column was added (issue 45's usage
+    # columns) beside newer ones; one file's schema would drop the newer columns' values
+    return typed(spark.read.option("basePath", uri).option("mergeSchema", "true").parquet(uri),
+                 table, columns)
 
 
 def typed(df, table: str, columns: dict):
     """``df`` (a table's files) with the store's columns and types, then its partitions."""
     from pyspark.sql import functions as F
 
-    cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
+    have = set(df.columns)  # a column no file has (an older lake): NULL, as attach reads it
+    cols = [(F.col(c) if c in have else F.lit(None))
+            .cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
             .alias(c) for c, t in columns[table]]
     names = {c for c, _ in columns[table]}
     return df.select(*cols, *[F.col(p).cast("string") for p in layout.partitions(table)
