@@ -116,6 +116,11 @@ def test_a_failed_runs_staging_folder_is_removed_and_never_read(spark, ada):
                 / "machine=box" / "part-00000-7.parquet")
     leftover.parent.mkdir(parents=True)
     pq.write_table(ghost, leftover)
+    # ... and it had moved one file into its table before it died (issue 47 item 7: a failed
+    # run leaves no file behind; its lines would be read again by the next run, twice)
+    moved = first.parent / "part-00003-9-deadbeef.parquet"
+    pq.write_table(ghost.set_column(ghost.schema.get_field_index("message_id"), "message_id",
+                                    pa.array(["moved ghost"], pa.string())), moved)
     grown = next(root.rglob("*.jsonl"))
     with open(grown, "ab") as handle:  # something new, so the next run writes and commits
         handle.write(grown.read_bytes().splitlines(keepends=True)[-1])
@@ -123,6 +128,7 @@ def test_a_failed_runs_staging_folder_is_removed_and_never_read(spark, ada):
     assert summary.read == 1
     assert not (lake / staging.STAGING).exists()
     assert lake_rows(lake, "cc_request_lines", "message_id = 'ghost'") == 0
+    assert not moved.exists()
     assert lake_rows(lake, "cc_request_lines") == good + summary.rows["cc_request_lines"]
 
 

@@ -22,8 +22,16 @@ def read_table(spark, lake: str, table: str, columns: dict):
         return None
     # mergeSchema: a lake holds files written before a column was added (issue 45's usage
     # columns) beside newer ones; one file's schema would drop the newer columns' values
-    return typed(spark.read.option("basePath", uri).option("mergeSchema", "true").parquet(uri),
-                 table, columns)
+    try:
+        df = spark.read.option("basePath", uri).option("mergeSchema", "true").parquet(uri)
+    except Exception as exc:  # noqa: BLE001 - Spark's AnalysisException, a Py4J error
+        from brainlab.common.errors import LakeError
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise LakeError(f"Spark cannot read the lake's {table} at {uri} ({first}): a file at"
+                        " the wrong folder depth, or not Parquet? `brainlab attach` names each"
+                        " bad file; move it out of the lake and run again") from None
+    return typed(df, table, columns)
 
 
 def typed(df, table: str, columns: dict):
