@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import uuid
 from dataclasses import dataclass, field
@@ -158,7 +159,8 @@ def recover(root: Path) -> None:
     for stale in root.glob("_staging-*"):
         remove(stale)
     for stale in [*root.glob("*.old-*"), *root.glob("*/*/*.old-*")]:
-        remove(stale)
+        if re.search(r"\.old-[0-9a-f]{32}$", stale.name):  # an export's (a Spark run's
+            remove(stale)  # have 16 hex digits: its next run restores or removes them)
 
 
 def remove(path: Path) -> None:

@@ -24,7 +24,7 @@ from brainlab.lake import layout, rollups, staging
 from brainlab.lake.driver_read import read_arrow
 from brainlab.lake.lock import locked
 from brainlab.lake.refused import stored_as_refused, write_refused
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
+from brainlab.lake.spark_io import SPARK_TYPES, path_exists, read_table, typed
 from brainlab.lake.spark_parse import parse_jobs
 from brainlab.transcripts import broker as claude_broker
 
@@ -218,6 +218,7 @@ def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns
             if tally.reset or removed else None
         replaced = keys(tally.read)
         cleared = keys(tally.cleared) if tally.cleared else None
+        rewrites: list[tuple[str, set]] = []  # tables whose partitions were staged whole
         for table in WRITTEN:
             drops = {"all": drop_all,
                      "file": replaced if table in ("cc_files", "ingest_files") else None,
@@ -226,11 +227,12 @@ def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns
             if not tally.rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
                 continue  # nothing new and nothing to drop: the table is untouched
             moved = _write_table(spark, lake, table, columns, run, tally.files.get(table, []),
-                                 tally.touched, drops)
+                                 tally.touched, drops, rewrites)
             if table == "cc_request_lines" and moved:  # appended: the dedup reads them
                 uri = layout.table_uri(lake, table)
                 new_lines = typed(spark.read.option("basePath", uri).parquet(*moved), table,
                                   columns)
+        staging.publish(spark, lake, run, rewrites)  # every raw table's partitions at once
     write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
     write_prices(spark, lake, price_rows, columns["cc_prices"], version, new_prices)
     redo = (tally.touched or prices is not None or stale
@@ -361,16 +363,17 @@ def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, st
 
 
 def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: list[str],
-                 touched: set, drops: dict) -> list[str]:
+                 touched: set, drops: dict, rewrites: list) -> list[str]:
     """Commit ``table``'s staged files: moved in, or its touched partitions rewritten.
 
     Moved in when no old row goes (new files, new tails): the files' URIs in the table are
-    returned. Else the touched partitions are rewritten from the kept old rows and the
-    staged rows (dynamic partition overwrite); returns [].
+    returned. Else the touched partitions are written whole, from the kept old rows and the
+    staged rows, into the run's staging (``<run>/_rewrite/<table>``) and ``(table, touched)``
+    added to ``rewrites``: :func:`staging.publish` swaps them in with every other table's
+    (issue 47 item 7: a failed run leaves the lake as it was); returns [].
     """
     from pyspark.sql import functions as F
 
-    uri = layout.table_uri(lake, table)
     parts = layout.partitions(table)
     rewrite = any(d is not None for d in drops.values())
     old = read_table(spark, lake, table, columns) if rewrite else None
@@ -398,11 +401,8 @@ def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: 
     if staged:
         out = out.unionByName(typed(staging.read_staged(spark, run, table, staged), table,
                                     columns))
-    out = out.localCheckpoint(eager=True)  # read fully before overwriting
-    if drops["all"] is not None:  # a partition may be left empty: its old files must go
-        kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
-                .collect()}
-        for u, m in touched - kept:
-            delete_path(spark, f"{uri}/{layout.partition_path(layout.PARTITIONS, (u, m))}")
-    out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
+    # written beside the lake: a touched partition left without rows is staged as none,
+    # so the publish removes it
+    out.write.mode("overwrite").partitionBy(*parts).parquet(staging.rewrite_uri(run, table))
+    rewrites.append((table, set(touched)))
     return []

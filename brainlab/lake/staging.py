@@ -42,16 +42,60 @@ def clear(spark, lake: str) -> None:
     delete_path(spark, f"{layout.normalize(lake)}/{STAGING}")
 
 
+REWRITE = "_rewrite"  # <run>/_rewrite/<table>/user=/machine=/...: partitions written whole
+PUBLISHED = "_published"  # <run>/_published: every partition of the run was swapped in
+OLD = ".old-"  # <table>/user=<u>/machine=<m>.old-<run id>: a partition a run replaced
+
+
+def rewrite_uri(run: str, table: str) -> str:
+    """Where a run writes the partitions of ``table`` it rewrites whole."""
+    return f"{run}/{REWRITE}/{table}"
+
+
+def publish(spark, lake: str, run: str, rewrites: list[tuple[str, set]]) -> None:
+    """Swap the rewritten partitions in: each old one aside, the staged one in, by rename.
+
+    Then the mark ``<run>/_published`` and the old partitions removed. A run killed before
+    the mark is rolled back by the next (:func:`undo_unfinished`), after it rolled forward.
+    """
+    lake = layout.normalize(lake)
+    run_id = run.rsplit("/", 1)[1]
+    _, fs = hadoop_path(spark, lake)
+    aside = []
+    for table, touched in rewrites:
+        for values in sorted(touched):
+            folder = layout.partition_path(layout.PARTITIONS, values)
+            target, _ = hadoop_path(spark, f"{lake}/{table}/{folder}")
+            old, _ = hadoop_path(spark, f"{lake}/{table}/{folder}{OLD}{run_id}")
+            new, _ = hadoop_path(spark, f"{rewrite_uri(run, table)}/{folder}")
+            if fs.exists(target):
+                if not fs.rename(target, old):
+                    raise LakeError(f"could not move {lake}/{table}/{folder} aside")
+                aside.append(old)
+            if fs.exists(new):
+                fs.mkdirs(target.getParent())
+                if not fs.rename(new, target):
+                    raise LakeError(f"could not move {run}/{REWRITE}/{table}/{folder} into"
+                                    " the lake")
+    mark, _ = hadoop_path(spark, f"{run}/{PUBLISHED}")
+    fs.create(mark, True).close()
+    for old in aside:
+        fs.delete(old, True)
+
+
 def undo_unfinished(spark, lake: str) -> list[str]:
-    """Remove what unfinished runs moved into the lake, then their staging; the files removed.
+    """Undo or finish what unfinished runs did to the lake, then remove their staging.
 
     A run's staging folder is deleted once all its raw tables are written: one still there is
     a run that failed or was killed while committing (issue 47 item 7: a failed run leaves no
-    file behind). The files it moved into its tables carry its run id
-    (``part-...-<run id>.parquet``, :func:`commit_files`): they go, so its rows are not kept
-    beside those the next run reads again (the manifest, written last, never named them).
+    file behind). Before its ``_published`` mark, the run is rolled back: the files it moved
+    into its tables (named by its run id, ``part-...-<run id>.parquet``, :func:`commit_files`)
+    go, and each partition it had set aside (``...<.old-run id>``) comes back in place of the
+    one it had moved in, so the manifest and the rows agree again. After the mark, only the
+    partitions set aside are removed. Returns the paths removed.
     """
-    root = f"{layout.normalize(lake)}/{STAGING}"
+    lake = layout.normalize(lake)
+    root = f"{lake}/{STAGING}"
     path, fs = hadoop_path(spark, root)
     removed = []
     if fs.exists(path):
@@ -59,12 +103,25 @@ def undo_unfinished(spark, lake: str) -> list[str]:
             run_id = status.getPath().getName()
             if not re.fullmatch(r"[0-9a-f]+", run_id):
                 continue
-            for depth in ("*/*/*", "*/*/*/*"):  # <table>/user=/machine=[/source=]/<file>
-                pattern, _ = hadoop_path(spark, f"{layout.normalize(lake)}/{depth}/"
-                                                f"*-{run_id}.parquet")
-                for found in fs.globStatus(pattern) or []:
-                    fs.delete(found.getPath(), False)
-                    removed.append(str(found.getPath()))
+            published = fs.exists(hadoop_path(spark, f"{root}/{run_id}/{PUBLISHED}")[0])
+            if not published:
+                for depth in ("*/*/*", "*/*/*/*"):  # <table>/user=/machine=[/source=]/<file>
+                    pattern, _ = hadoop_path(spark, f"{lake}/{depth}/*-{run_id}.parquet")
+                    for found in fs.globStatus(pattern) or []:
+                        fs.delete(found.getPath(), False)
+                        removed.append(str(found.getPath()))
+            pattern, _ = hadoop_path(spark, f"{lake}/*/*/*{OLD}{run_id}")
+            for found in fs.globStatus(pattern) or []:
+                old = found.getPath()
+                if not published:
+                    target = hadoop_path(spark, str(old)[:-len(OLD + run_id)])[0]
+                    if fs.exists(target):
+                        fs.delete(target, True)
+                        removed.append(str(target))
+                    fs.rename(old, target)
+                else:
+                    fs.delete(old, True)
+                    removed.append(str(old))
     delete_path(spark, root)
     return removed
 
