@@ -158,6 +158,7 @@ def _ingest(spark, root, lake: str, user, machine, prices, prune) -> LakeSummary
     from brainlab.transcripts.ingest import load_prices
 
     clock = time.perf_counter()
+    staging.undo_unfinished(lake)  # a failed run's files and partitions: before the plan
     refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
@@ -170,21 +171,19 @@ def _ingest(spark, root, lake: str, user, machine, prices, prune) -> LakeSummary
     prefix = stored_path(layout.normalize(root)) + os.sep
     if not jobs and not removed and prices is None and staging.exists(*rollup) and (
             not refused or stored_as_refused(lake, prefix, refused, columns)) and not (
-            staging.pending(lake) or rollups.pending(lake)):
-        staging.clear_without_spark(lake)  # an empty staging folder left by the roll-ups
+            rollups.pending(lake)):
         summary.unchanged = unchanged  # decided on the driver: no JVM, no write
         summary.errors = len(refused)  # their rows already in the lake, as this run's
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
     if not hasattr(spark, "sparkContext"):  # a function making the session: work to do
         spark = spark()
-    staging.undo_unfinished(spark, lake)  # a failed run's files: never data
     run = staging.new_run(lake)
     try:
         return _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns,
                        price_rows, prices, summary, clock)
     except BaseException:  # the files this run moved in go with its staging: none is left
-        staging.undo_unfinished(spark, lake)
+        staging.undo_unfinished(lake)
         raise
 
 

@@ -7,9 +7,10 @@ writes only under its own attempt id and returns one mark per file it wrote. The
 collects the marks of the attempts Spark accepted and, only after that job succeeded,
 commits: :func:`commit_files` moves those files into their tables (Hadoop ``FileSystem``
 renames, so any Hadoop file system works), or the caller reads them as the new rows of a
-rewritten partition (:func:`read_staged`). The staging folder is deleted once every table
-is written (one run writes a lake at a time, :mod:`brainlab.lake.lock`); a failed run's is
-left, and the next run removes the files it had moved in, then the folder, before it starts
+rewritten partition (:func:`read_staged`), whose partitions are written whole beside the
+lake and swapped in together by :func:`publish`. The staging folder is deleted once every
+table is written (one run writes a lake at a time, :mod:`brainlab.lake.lock`); a failed
+run's is left, and the next run rolls it back (or, published, forward) before it plans
 (:func:`undo_unfinished`). Files of attempts not accepted are named by
 no mark, so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM
 reads (:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
@@ -56,7 +57,8 @@ def publish(spark, lake: str, run: str, rewrites: list[tuple[str, set]]) -> None
     """Swap the rewritten partitions in: each old one aside, the staged one in, by rename.
 
     Then the mark ``<run>/_published`` and the old partitions removed. A run killed before
-    the mark is rolled back by the next (:func:`undo_unfinished`), after it rolled forward.
+    the mark is rolled back by the next (:func:`undo_unfinished`), one killed after it is
+    rolled forward.
     """
     lake = layout.normalize(lake)
     run_id = run.rsplit("/", 1)[1]
@@ -83,7 +85,7 @@ def publish(spark, lake: str, run: str, rewrites: list[tuple[str, set]]) -> None
         fs.delete(old, True)
 
 
-def undo_unfinished(spark, lake: str) -> list[str]:
+def undo_unfinished(lake: str) -> list[str]:
     """Undo or finish what unfinished runs did to the lake, then remove their staging.
 
     A run's staging folder is deleted once all its raw tables are written: one still there is
@@ -92,56 +94,43 @@ def undo_unfinished(spark, lake: str) -> list[str]:
     into its tables (named by its run id, ``part-...-<run id>.parquet``, :func:`commit_files`)
     go, and each partition it had set aside (``...<.old-run id>``) comes back in place of the
     one it had moved in, so the manifest and the rows agree again. After the mark, only the
-    partitions set aside are removed. Returns the paths removed.
+    partitions set aside are removed. With pyarrow, on the driver, before the run plans: a
+    run with nothing new still starts no JVM. Returns the paths removed.
     """
-    lake = layout.normalize(lake)
-    root = f"{lake}/{STAGING}"
-    path, fs = hadoop_path(spark, root)
-    removed = []
-    if fs.exists(path):
-        for status in fs.listStatus(path):
-            run_id = status.getPath().getName()
-            if not re.fullmatch(r"[0-9a-f]+", run_id):
-                continue
-            published = fs.exists(hadoop_path(spark, f"{root}/{run_id}/{PUBLISHED}")[0])
-            if not published:
-                for depth in ("*/*/*", "*/*/*/*"):  # <table>/user=/machine=[/source=]/<file>
-                    pattern, _ = hadoop_path(spark, f"{lake}/{depth}/*-{run_id}.parquet")
-                    for found in fs.globStatus(pattern) or []:
-                        fs.delete(found.getPath(), False)
-                        removed.append(str(found.getPath()))
-            pattern, _ = hadoop_path(spark, f"{lake}/*/*/*{OLD}{run_id}")
-            for found in fs.globStatus(pattern) or []:
-                old = found.getPath()
-                if not published:
-                    target = hadoop_path(spark, str(old)[:-len(OLD + run_id)])[0]
-                    if fs.exists(target):
-                        fs.delete(target, True)
-                        removed.append(str(target))
-                    fs.rename(old, target)
-                else:
-                    fs.delete(old, True)
-                    removed.append(str(old))
-    delete_path(spark, root)
+    from pyarrow.fs import FileSelector, FileType
+
+    fs, root = arrow_filesystem(layout.normalize(lake))
+    stage = f"{root}/{STAGING}"
+    runs = [i for i in fs.get_file_info(FileSelector(stage, allow_not_found=True))
+            if i.type == FileType.Directory and re.fullmatch(r"[0-9a-f]+", i.base_name)]
+    removed: list[str] = []
+    if runs:
+        listing = [i for i in fs.get_file_info(FileSelector(root, recursive=True))
+                   if not i.path[len(root) + 1:].startswith(STAGING + "/")]
+        for run in runs:
+            run_id = run.base_name
+            published = exists(fs, f"{run.path}/{PUBLISHED}")
+            for info in listing:
+                depth = info.path[len(root) + 1:].count("/")
+                if (not published and info.type == FileType.File and depth in (3, 4)
+                        and info.base_name.endswith(f"-{run_id}.parquet")
+                        and exists(fs, info.path)):
+                    fs.delete_file(info.path)  # <table>/user=/machine=[/source=]/<file>
+                    removed.append(info.path)
+                elif (info.type == FileType.Directory and depth == 2
+                      and info.base_name.endswith(OLD + run_id)):
+                    target = info.path[:-len(OLD + run_id)]
+                    if not published:
+                        if exists(fs, target):
+                            fs.delete_dir(target)
+                            removed.append(target)
+                        fs.move(info.path, target)
+                    else:
+                        fs.delete_dir(info.path)
+                        removed.append(info.path)
+    if exists(fs, stage):
+        fs.delete_dir(stage)
     return removed
-
-
-def pending(lake: str) -> bool:
-    """True when a failed run left its staging folder (the next run undoes it with Spark).
-
-    An empty ``_staging`` (the roll-ups' own staging removed) is no failed run's.
-    """
-    from pyarrow.fs import FileSelector
-
-    fs, path = arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}")
-    return bool(fs.get_file_info(FileSelector(path, allow_not_found=True)))
-
-
-def clear_without_spark(lake: str) -> None:
-    """:func:`clear` with pyarrow, for a run that starts no JVM (nothing new to ingest)."""
-    fs, path = arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}")
-    if exists(fs, path):
-        fs.delete_dir(path)
 
 
 def exists(fs, path: str) -> bool:
