@@ -157,3 +157,21 @@ def test_an_older_store_is_upgraded_and_records_the_version(empty_store, tmp_pat
     meta = _meta(store)
     assert meta["schema_version"] == str(SCHEMA_VERSION) and meta["release"] == __version__
     assert meta["schema"] == schema_fingerprint()
+
+
+def test_a_duckdb_file_that_is_no_store_is_one_line(tmp_path):
+    """Issue 47 item 4, the store's part: a DuckDB file of another program read by a command
+    that queries the store directly ended in "This is a brainlab bug" (exit 70)."""
+    from click.testing import CliRunner
+
+    from brainlab.cli import main
+
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE x (a INTEGER)")
+    con.close()
+    done = CliRunner().invoke(main, ["usage", "daily", "--db", str(other)])
+    assert done.exit_code == 1
+    assert done.output.strip().splitlines() == [
+        f"Error: database {other} is not a brainlab store (no brainlab_meta table): pass the"
+        " --db of a store, or make one with `brainlab ingest ...` or `brainlab demo`"]

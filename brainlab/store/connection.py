@@ -393,7 +393,7 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         stale = (_stale_error(con, path, exc) or _range_error(path, first)
-                 or _refused_read(path, exc))
+                 or _refused_read(path, exc) or _not_a_store(con, path))
         if stale is None:
             raise
         raise stale from exc
@@ -441,6 +441,17 @@ def _range_error(path, first: str) -> StoreError | None:
                       " that an older brainlab stored; run an ingest on it (e.g. `brainlab"
                       f" ingest otel --db {path}`): it moves such values to ingest_errors"
                       " (brainlab errors lists them)")
+
+
+def _not_a_store(con, path) -> StoreError | None:
+    """The error for a failed query on a DuckDB file that is no brainlab store, else None."""
+    try:
+        con.execute("SELECT 1 FROM brainlab_meta LIMIT 0")
+        return None
+    except engine().Error:
+        return StoreError(f"database {path} is not a brainlab store (no brainlab_meta table):"
+                          " pass the --db of a store, or make one with `brainlab ingest ...`"
+                          " or `brainlab demo`")
 
 
 def _refused_read(path, exc: Exception) -> StoreError | None:
