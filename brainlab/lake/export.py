@@ -159,8 +159,8 @@ def recover(root: Path) -> None:
     for stale in root.glob("_staging-*"):
         remove(stale)
     for stale in [*root.glob("*.old-*"), *root.glob("*/*/*.old-*")]:
-        if re.search(r"\.old-[0-9a-f]{32}$", stale.name):  # an export's (a Spark run's
-            remove(stale)  # have 16 hex digits: its next run restores or removes them)
+        if not re.search(r"\.old-[0-9a-f]{16}$", stale.name):  # a Spark run's (16 hex
+            remove(stale)  # digits) are its next run's to restore or remove
 
 
 def remove(path: Path) -> None:
