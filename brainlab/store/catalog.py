@@ -35,7 +35,7 @@ SAME_TABLES = {"30af70d81a9ccc05": "41f2c5a3d8cad054"}
 # Changing a raw table: add one to SCHEMA_VERSION and set SCHEMA_VERSION_FINGERPRINT to the
 # new schema_fingerprint() (tests/test_store_version.py checks the pair).
 SCHEMA_VERSION = 2
-SCHEMA_VERSION_FINGERPRINT = "46576689566389f4"
+SCHEMA_VERSION_FINGERPRINT = "fe76304be3324dbd"
 
 
 def sql_files(layer: str) -> list[tuple[str, str]]:
