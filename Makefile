@@ -27,9 +27,12 @@ java:
 	    apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || \
 	  echo "java missing: Spark tests will fail (apt-get install openjdk-17-jre-headless)"
 
-# the test tools, the Spark extra and the price base's package, on top of the demo's install
-$(VENV)/.test-extras: $(BIN)/brainlab
-	$(BIN)/pip install --quiet -e '.[dev,spark,prices]'
+# the test tools, the Spark extra and the price base's package, on top of the demo's install;
+# pyspark at the lower bound pyproject.toml declares, so the tests run on the oldest version
+# a user may have (tests/test_lake.py checks the two agree)
+PYSPARK_LOWEST = $(shell sed -n 's/^spark = \["pyspark>=\([0-9.]*\)".*/\1/p' pyproject.toml)
+$(VENV)/.test-extras: $(BIN)/brainlab pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev,spark,prices]' 'pyspark==$(PYSPARK_LOWEST)'
 	touch $@
 
 # --durations=25: the slowest tests, printed after every run (a slow test shows up at once)

@@ -176,6 +176,28 @@ def test_spark_and_the_lake_stay_optional():
         assert not any((m or "").startswith("brainlab.lake") for m in top_level), module
 
 
+def test_the_declared_pyspark_range_is_the_one_tested():
+    """Issue 47 item 7: the spark extra declared pyspark>=3.5 while the roll-ups need 4
+    (groupingSets, DataFrame.toArrow). The lower bound is declared once in pyproject.toml,
+    environment.yml says the same, and the tests run on exactly that version (the Makefile's
+    test extras pin it), so the oldest version a user may have is the one tested."""
+    import importlib.metadata
+    import re
+    import tomllib
+
+    root = PACKAGE.parent
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["spark"]
+    (lowest,) = [re.fullmatch(r"pyspark>=([0-9.]+)", d).group(1) for d in extra]
+    assert f"pyspark>={lowest} " in (root / "environment.yml").read_text()
+    assert "pyspark==$(PYSPARK_LOWEST)" in (root / "Makefile").read_text()
+    pytest.importorskip("pyspark")
+    assert importlib.metadata.version("pyspark") == lowest
+    from pyspark.sql import DataFrame
+
+    assert hasattr(DataFrame, "groupingSets") and hasattr(DataFrame, "toArrow")
+
+
 def test_a_vanished_transcript_keeps_its_rows_through_export_and_attach(tmp_path):
     """Issue 24's rule at team scale (27.3): a transcript Claude Code deleted keeps its rows in
     the store, so `export` writes them to the lake and `attach` shows them; the attached

@@ -194,3 +194,125 @@ def test_bad_lake_files_become_error_rows_and_the_rest_loads(tmp_path):
     for name in ("truncated", "corrupt", "empty", "text", "wrong"):
         assert f"{name}.parquet: error: lake file of cc_request_lines skipped" in errors, errors
     assert "is VARCHAR, the store's is" in errors
+
+
+def test_lake_housekeeping_and_hostile_lake_files(tmp_path):
+    """Issue 47 item 7 (and item 4's lake part); the library in-process, the CLI for the
+    three refusals a user reads (one line each, batched: subprocesses are the cost here).
+
+    A partition folder replaced by a file leaves no ``.old-*``; a lake path with glob
+    characters is refused at export and attach with one line; a file at the wrong folder
+    depth (three ways) and a truncated one are skipped with an error row naming each; an
+    attached store edited to read a local file is one named refusal; a Spark run on a lake
+    whose lock another writer holds is refused before it writes (and before any JVM)."""
+    import fcntl
+
+    from brainlab.common.errors import LakeError
+    from brainlab.lake import attach_lake, export_store
+    from brainlab.lake.lock import LOCK
+    from brainlab.store import open_writer, query
+    from brainlab.transcripts.ingest import ingest_claude
+
+    root = tmp_path / "cfg-alice"
+    lines = []
+    for i in range(3):
+        t = f"2026-06-01T10:{i:02d}:00.000Z"
+        lines += [user("s1", t, text="task"), assistant("s1", t, f"m{i}", f"r{i}", usage(10, 5))]
+    write(root / "projects" / "-home-alice" / "s1.jsonl", lines)
+    db = tmp_path / "alice.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, root / "projects", workers=1)
+    finally:
+        con.close()
+    lake = tmp_path / "lake"
+    export_store(db, lake, "alice", "m")
+    part = lake / "cc_spans" / "user=alice" / "machine=m"
+    for child in part.iterdir():
+        child.unlink()
+    part.rmdir()
+    part.write_text("a file where a partition folder was\n")
+    export_store(db, lake, "alice", "m")
+    assert part.is_dir() and list(part.glob("*.parquet"))
+    assert not [p for p in lake.rglob("*") if ".old-" in p.name or "_staging" in p.name]
+
+    for bad in ("lake[1]", "la*ke", "lake{a,b}", "lake?"):
+        with pytest.raises(LakeError, match="^lake path .* holds"):
+            export_store(db, tmp_path / bad, "alice", "m")
+        assert not (tmp_path / bad).exists()
+    with pytest.raises(LakeError, match="^lake path .* holds"):
+        attach_lake(tmp_path / "lake[1]", tmp_path / "x.duckdb")
+    done = cli(tmp_path, "export", "--db", str(db), "--lake", str(tmp_path / "l*"), check=False)
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and line.startswith("Error: lake path"), done.stderr
+
+    table = lake / "cc_request_lines"
+    good = next(table.rglob("*.parquet"))
+    data = good.read_bytes()
+    (table / "top.parquet").write_bytes(data)  # no partition folder
+    (table / "user=alice" / "stray.parquet").write_bytes(data)  # one level short
+    (good.parent / "deeper").mkdir()
+    (good.parent / "deeper" / "x.parquet").write_bytes(data)  # one level too deep
+    (good.parent / "notes.txt").write_text("not a table file\n")  # not *.parquet: not read
+    (good.parent / "cut.parquet").write_bytes(data[: len(data) // 2])
+    team = tmp_path / "team.duckdb"
+    summary = attach_lake(lake, team)
+    assert len(summary.bad_files) == 4, summary.bad_files
+    errors = dict(query(team, "SELECT file, reason FROM ingest_errors").itertuples(index=False))
+    for name in ("top.parquet", "user=alice/stray.parquet", "deeper/x.parquet"):
+        (reason,) = [r for f, r in errors.items() if f.endswith(name)]
+        assert reason.startswith("lake file of cc_request_lines skipped: at the wrong folder")
+    assert any(f.endswith("cut.parquet") for f in errors)
+    assert query(team, "SELECT sum(requests) AS n FROM usage_daily")["n"][0] == 3  # the good
+
+    con = duckdb.connect(str(team))
+    con.execute("CREATE OR REPLACE VIEW cc_request_lines AS SELECT * FROM read_csv('/etc/hostname')")
+    con.close()
+    done = cli(tmp_path, "usage", "daily", "--db", str(team), check=False)
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and line.startswith(f"Error: database {team} is refused"), line
+
+    before = sorted(str(p) for p in lake.rglob("*"))
+    with open(lake / LOCK, "a+") as held:  # another writer holds the lake
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        done = cli(tmp_path, "spark", "ingest-claude", str(root), "--lake", str(lake),
+                   check=False)
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and "another export or Spark run is writing" in line, line
+    assert sorted(str(p) for p in lake.rglob("*")) == before  # nothing written
+
+
+def test_a_lake_written_before_the_newest_usage_columns_still_attaches(tmp_path):
+    """Issue 45 leftover: a lake exported before cc_request_lines had plugin, skill and
+    price_version (files without them) attaches; those columns read as NULL (as an upgraded
+    store's new column) and every figure stays; a newer file beside it keeps its values."""
+    from brainlab.lake import attach_lake, export_store
+    from brainlab.store import open_writer, query
+    from brainlab.transcripts.ingest import ingest_claude
+
+    root = tmp_path / "projects"
+    write(root / "-home-a" / "s1.jsonl", [
+        assistant("s1", "2026-06-01T10:00:00.000Z", "m1", "r1", usage(10, 5)),
+        assistant("s1", "2026-06-01T10:01:00.000Z", "m2", "r2", usage(20, 5),
+                  attributionPlugin="plug")])
+    db = tmp_path / "a.duckdb"
+    con = open_writer(db)
+    try:
+        ingest_claude(con, root, workers=1)
+    finally:
+        con.close()
+    lake = tmp_path / "lake"
+    export_store(db, lake, "alice", "m")
+    export_store(db, lake, "alice", "newer")
+    (old,) = (lake / "cc_request_lines" / "user=alice" / "machine=m").glob("*.parquet")
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * EXCLUDE (plugin, skill, price_version) FROM read_parquet("
+                f"'{old}')) TO '{old}.tmp' (FORMAT parquet)")
+    os.replace(f"{old}.tmp", old)
+    team = tmp_path / "team.duckdb"
+    summary = attach_lake(lake, team)
+    assert not summary.bad_files
+    assert query(team, "SELECT sum(requests) AS n FROM usage_daily")["n"][0] == 2  # one copy
+    lines = query(team, "SELECT count(*) AS n, count(plugin) AS p, count(price_version) AS v"
+                        " FROM cc_request_lines")
+    assert tuple(lines.iloc[0]) == (4, 1, 2)  # the old file's two lines: NULL; the newer's kept

@@ -204,9 +204,7 @@ def attached(tmp_path: Path, lake: str) -> Path:
 
 
 def frame(db: Path, relation: str, where: str = "true") -> pd.DataFrame:
-    # the store's price history (issue 45) is not kept by the Spark lake yet: not compared
-    cols = "* EXCLUDE (price_version)" if relation == "cc_request_lines" else "*"
-    return query(db, f"SELECT {cols} FROM {relation} WHERE {where} ORDER BY ALL"
+    return query(db, f"SELECT * FROM {relation} WHERE {where} ORDER BY ALL"
                  ).reset_index(drop=True)
 
 

@@ -116,13 +116,26 @@ def test_a_failed_runs_staging_folder_is_removed_and_never_read(spark, ada):
                 / "machine=box" / "part-00000-7.parquet")
     leftover.parent.mkdir(parents=True)
     pq.write_table(ghost, leftover)
+    # ... and it died while publishing (issue 47 item 7: a failed run leaves no file behind):
+    # it had set this partition aside and moved its rewrite in, and moved one more file in
+    part = first.parent
+    aside = part.with_name(part.name + ".old-deadbeef")
+    shutil.copytree(part, aside)
+    for old in part.glob("*.parquet"):
+        old.unlink()
+    message = ghost.schema.get_field_index("message_id")
+    pq.write_table(ghost.set_column(message, "message_id", pa.array(["swapped ghost"])),
+                   part / "part-00000-0e7f.c000.snappy.parquet")
+    moved = part / "part-00003-9-deadbeef.parquet"
+    pq.write_table(ghost.set_column(message, "message_id", pa.array(["moved ghost"])), moved)
     grown = next(root.rglob("*.jsonl"))
     with open(grown, "ab") as handle:  # something new, so the next run writes and commits
         handle.write(grown.read_bytes().splitlines(keepends=True)[-1])
     summary = ingest_claude_spark(spark, root, lake, user="ada", machine="box")
     assert summary.read == 1
     assert not (lake / staging.STAGING).exists()
-    assert lake_rows(lake, "cc_request_lines", "message_id = 'ghost'") == 0
+    assert lake_rows(lake, "cc_request_lines", "message_id LIKE '%ghost'") == 0
+    assert not moved.exists() and not aside.exists()
     assert lake_rows(lake, "cc_request_lines") == good + summary.rows["cc_request_lines"]
 
 

@@ -57,7 +57,7 @@ class AttachSummary:
 def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
                 users: tuple[str, ...] = (), machines: tuple[str, ...] = ()) -> AttachSummary:
     """Write ``db``: the store's schema with each raw table a view over ``lake``."""
-    uri = layout.normalize(lake)
+    uri = layout.check_lake(layout.normalize(lake))
     if not layout.is_remote(uri) and not Path(uri).is_dir():
         raise LakeError(f"no lake at {uri}: run `brainlab export` or `brainlab spark"
                         " ingest-claude` first")
@@ -76,21 +76,27 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         for table, columns in sorted(layout.store_columns().items()):
             glob = f"{layout.table_uri(uri, table)}/**/*.parquet"
             files = [r[0] for r in con.execute("SELECT file FROM glob(?)", [glob]).fetchall()]
-            good = []
+            good, present = [], set()
             for file in files:
-                problem = _file_problem(con, file, columns)
+                found: dict[str, str] = {}
+                problem = (layout.misplaced(table, layout.table_uri(uri, table), file)
+                           or _file_problem(con, file, columns, found))
                 if problem:
                     summary.bad_files.append((file, f"lake file of {table} skipped: {problem}"))
                 else:
                     good.append(file)
+                    present.update(found)
             if not good:
                 summary.empty.append(table)
                 continue
             source = _quote(glob) if len(good) == len(files) else \
                 "[" + ", ".join(_quote(f) for f in good) + "]"
             sources[table] = source
-            select = ", ".join(f"CAST({sql_ident(c)} AS {t}) AS {sql_ident(c)}"
-                               for c, t in columns)
+            # a column no file has (a lake written before it was added: issue 45's usage
+            # columns) reads as NULL, as an upgraded store's new column
+            present.update(layout.partitions(table))  # from the folders (source=...)
+            select = ", ".join(f"CAST({sql_ident(c) if c in present else 'NULL'} AS {t})"
+                               f" AS {sql_ident(c)}" for c, t in columns)
             where = _filter(table, users, machines)
             con.execute(f"DROP TABLE {sql_ident(table)}")
             bodies[table] = (f"SELECT {select} FROM read_parquet({source},"
@@ -166,11 +172,17 @@ def _owners(con, source: str | None, where: str) -> None:
                 f" source_file ORDER BY \"user\", machine) = 1")
 
 
-def _file_problem(con, file: str, columns: list[tuple[str, str]]) -> str | None:
-    """Why ``file`` cannot be read as part of a table with ``columns``, or None."""
+def _file_problem(con, file: str, columns: list[tuple[str, str]],
+                  seen: dict | None = None) -> str | None:
+    """Why ``file`` cannot be read as part of a table with ``columns``, or None.
+
+    ``seen`` receives the file's columns and types.
+    """
     try:
         found = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM"
                                  " read_parquet(?, hive_partitioning = false))", [file]).fetchall())
+        if seen is not None:
+            seen.update(found)
     except Exception as exc:  # noqa: BLE001 - any DuckDB error: corrupt, empty, not Parquet
         text = str(exc).strip().splitlines()
         return text[0] if text else type(exc).__name__

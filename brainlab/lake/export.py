@@ -6,30 +6,29 @@ rows removes them. Rows are written sorted (``ORDER BY ALL``), which makes the b
 repeatable and the Parquet row-group statistics useful.
 
 One export is one atomic, locked operation (issue 29): it takes the lake's lock file
-(``_export.lock``, an ``flock``), writes every table to staging first (a full disk or a kill
-then leaves the lake as it was), records the swaps in ``_export.journal`` and then swaps all
-partitions; the next export finishes a journal a killed one left and removes its leftover
+(``_lake.lock``, an ``flock``: :mod:`brainlab.lake.lock`), writes every table to staging
+first (a full disk or a kill then leaves the lake as it was), records the swaps in
+``_export.journal`` and then swaps all partitions; the next export finishes a journal a
+killed one left and removes its leftover
 ``_staging-*`` and ``*.old-*`` folders. Paths reach SQL only through :func:`sql_literal`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
+import re
 import shutil
-import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainlab.common.errors import LakeError, StoreMissingError
 from brainlab.lake import layout
+from brainlab.lake.lock import locked
 from brainlab.store import reader
 from brainlab.store.connection import engine, sql_ident, sql_literal
 
-LOCK = "_export.lock"
 JOURNAL = "_export.journal"
 LOCK_WAIT = 60.0  # seconds an export waits for another one on the same lake
 
@@ -60,35 +59,15 @@ def export_store(db: str | os.PathLike, lake: str | os.PathLike, user: str | Non
     user = layout.check_name("user", layout.default_user() if user is None else user)
     machine = layout.check_name("machine", layout.default_machine() if machine is None
                                 else machine)
-    root = Path(layout.normalize(lake))
+    root = Path(layout.check_lake(layout.normalize(lake)))
     try:
         root.mkdir(parents=True, exist_ok=True)
-        with _locked(root, lock_wait):
+        with locked(root, lock_wait, "export"):
             recover(root)
             return _export(db, root, user, machine)
     except OSError as exc:
         raise LakeError(f"export to {root} failed, the lake is left as it was: {exc.strerror or exc}"
                         " (free space or fix permissions, then export again)") from None
-
-
-@contextlib.contextmanager
-def _locked(root: Path, wait: float):
-    """Hold the lake's export lock (waiting up to ``wait`` seconds for another export)."""
-    with open(root / LOCK, "a+") as handle:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LakeError(f"another export is writing to {root} (lock {LOCK}):"
-                                    " wait for it to end and export again") from None
-                time.sleep(0.1)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _export(db, root: Path, user: str, machine: str) -> ExportSummary:
@@ -178,6 +157,19 @@ def recover(root: Path) -> None:
     for leftover in root.glob(f"{JOURNAL}.*"):
         leftover.unlink(missing_ok=True)
     for stale in root.glob("_staging-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        remove(stale)
     for stale in [*root.glob("*.old-*"), *root.glob("*/*/*.old-*")]:
-        shutil.rmtree(stale, ignore_errors=True)
+        if not re.search(r"\.old-[0-9a-f]{16}$", stale.name):  # a Spark run's (16 hex
+            remove(stale)  # digits) are its next run's to restore or remove
+
+
+def remove(path: Path) -> None:
+    """Remove a leftover, a folder or a file.
+
+    A partition folder replaced by a file, moved aside as ``machine=m.old-<hex>``, was left
+    forever by ``rmtree`` (issue 47 item 7).
+    """
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)

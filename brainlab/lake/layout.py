@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from brainlab.common.errors import SourceError
+from brainlab.common.errors import LakeError, SourceError
 from brainlab.store.schema import LOOKUP_TABLES, empty_store
 from brainlab.transcripts import discovery as claude_files
 
@@ -71,6 +71,41 @@ def normalize(uri: str | Path) -> str:
     if text.startswith("file://"):
         text = text[len("file://"):]
     return str(Path(text).expanduser().resolve())
+
+
+# what DuckDB's and Spark's readers take as a pattern in a path (issue 47 item 7): a lake path
+# holding one exported, then attached as 0 tables; refused instead, before anything is written
+GLOB_CHARACTERS = "*?[]{}"
+
+
+def check_lake(uri: str) -> str:
+    """``uri`` (normalized) when usable as a lake; :class:`LakeError` when it holds a glob."""
+    found = [c for c in GLOB_CHARACTERS if c in uri]
+    if found:
+        from brainlab.common.plaintext import visible
+
+        raise LakeError(f"lake path {visible(uri)[:300]} holds {' '.join(found)}: DuckDB and"
+                        " Spark read these as file patterns, so the lake could not be read"
+                        " back; choose a folder whose path has none of * ? [ ] { }")
+    return uri
+
+
+def misplaced(table: str, table_root: str, file: str) -> str | None:
+    """Why ``file`` (found under ``table_root``) is not where ``table``'s files go, or None.
+
+    A file's folders below its table must be exactly the table's partitions, in order
+    (``user=<u>/machine=<m>/<file>.parquet``; team-wide tables: no folder): a file at another
+    depth would make DuckDB's hive reader stop the whole attach (issue 47 item 7).
+    """
+    relative = file[len(table_root):].lstrip("/") if file.startswith(table_root) else file
+    folders = relative.split("/")[:-1]
+    names = partitions(table)
+    if len(folders) == len(names) and all(f.startswith(f"{n}=") for f, n in
+                                          zip(folders, names, strict=True)):
+        return None
+    want = "/".join(f"{n}=<{n}>" for n in names)
+    return (f"at the wrong folder depth (a file of {table} goes in"
+            f" {table}/{want + '/' if want else ''}<name>.parquet)")
 
 
 def table_uri(lake: str, table: str) -> str:

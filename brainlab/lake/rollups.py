@@ -1,9 +1,10 @@
 """Usage roll-ups written beside the lake's raw tables: daily, weekly, per user, per model.
 
-The SPEC §7 deduplication (one line per message.id: the main chain's copy, then the latest,
-then the largest output_tokens) is global across users and machines: a transcript copied to
-a second machine counts once. Its result, the kept calls with their day, price row and
-cost, is kept in ``rollup_calls`` (partitioned by day), and the four roll-ups are computed
+The SPEC §7 deduplication (the store's cc_request_dedup: one call per message.id and
+requestId in the main chain, issue 45 rules 2 and 3, :func:`rank`) is global across users
+and machines: a transcript copied to a second machine counts once. Its result, the kept
+calls with their day, price row and cost, is kept in ``rollup_calls`` (partitioned by
+day), and the four roll-ups are computed
 from it: Spark the daily rows and each user's and model's distinct values, the driver the
 daily, weekly, user and model sums of those small daily rows with the store's ``usage_by``
 macro, the one place usage is summed (fewer Spark jobs, :func:`finish`).
@@ -39,31 +40,129 @@ CALL_COLUMNS = ("message_id", "source_file", "line", "user", "machine", "session
 WINDOW_DAYS = 3  # how far apart (UTC days) two copies of one call may be and still count once
 
 
+PENDING = "_rollups.pending"  # at the lake's root while the raw tables are ahead of the roll-ups
+
+
+def pending(lake: str) -> bool:
+    """True when a run committed its raw tables but not its roll-ups (it failed there)."""
+    return staging.exists(*staging.arrow_filesystem(f"{layout.normalize(lake)}/{PENDING}"))
+
+
+def mark_pending(lake: str, on: bool) -> None:
+    """Set or clear the mark that the roll-ups must be recomputed in full."""
+    fs, path = staging.arrow_filesystem(f"{layout.normalize(lake)}/{PENDING}")
+    if on:
+        with fs.open_output_stream(path) as out:
+            out.write(b"the raw tables were committed; the roll-ups were not yet written\n")
+    elif staging.exists(fs, path):
+        fs.delete_file(path)
+
+
 def call_key():
-    """The SPEC §7 key of a request line: message.id, else its own file and line."""
+    """The lines re-ranked together: a message.id's, else one line (its file and line).
+
+    A message's calls (:func:`call_keys`) all fall in its group, so a run re-ranks whole
+    groups and keeps the others' calls as they are.
+    """
     from pyspark.sql import functions as F
 
     return F.coalesce(F.col("message_id"),
                       F.concat(F.col("source_file"), F.lit(":"), F.col("line").cast("string")))
 
 
-def rank(lines, prices):
-    """SPEC §7 over ``lines``: one row per call (:data:`CALL_COLUMNS`), day, price row, cost."""
+def call_keys(lines):
+    """``lines`` with ``_call``: the call of each line, as the store's cc_request_dedup says.
+
+    Issue 45 rules 2 and 3 (docs/transcripts.md): a main-chain line's call is its (message.id,
+    requestId), so one message.id under two requestIds in the main chain is two calls; a
+    sidechain or subagent line joins the main-chain call of its message.id with the same
+    requestId, else the first other one (a /btw replay), else its own message.id; a line
+    without message.id is its own call.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    window = Window.partitionBy(call_key()).orderBy(
-        F.col("agent_id").isNull().desc(), F.col("ts").desc_nulls_last(),
-        F.col("output_tokens").desc_nulls_last(), F.col("source_file").desc(),
-        F.col("line").desc())
-    kept = (lines.withColumn("_rank", F.row_number().over(window))
-            .filter(F.col("_rank") == 1).drop("_rank"))
-    names = [r["model"] for r in prices.select("model").collect()]
+    sep, none = "\x1f", "\x1e"
+    mains = (lines.filter(F.col("agent_id").isNull() & F.col("message_id").isNotNull())
+             .select("message_id", F.col("request_id").alias("_main_request")).distinct())
+    side = (lines.filter(F.col("agent_id").isNotNull() & F.col("message_id").isNotNull())
+            .select("message_id", "request_id").distinct().join(mains, "message_id"))
+    prefer = Window.partitionBy("message_id", "request_id").orderBy(
+        (~F.col("_main_request").eqNullSafe(F.col("request_id"))).asc(),
+        F.coalesce(F.col("_main_request"), F.lit("")).asc())
+    side = (side.withColumn("_n", F.row_number().over(prefer)).filter(F.col("_n") == 1)
+            .select(F.col("message_id").alias("_side_message"),
+                    F.col("request_id").alias("_side_request"),
+                    F.concat(F.col("message_id"), F.lit(sep),
+                             F.coalesce(F.col("_main_request"), F.lit(""))).alias("_side_key")))
+    joined = lines.join(side,
+                        F.col("agent_id").isNotNull()
+                        & (F.col("_side_message") == F.col("message_id"))
+                        & F.col("_side_request").eqNullSafe(F.col("request_id")), "left")
+    key = (F.when(F.col("message_id").isNull(),
+                  F.concat(F.col("source_file"), F.lit(":"), F.col("line").cast("string")))
+           .when(F.col("agent_id").isNull(),
+                 F.concat(F.col("message_id"), F.lit(sep),
+                          F.coalesce(F.col("request_id"), F.lit(""))))
+           .otherwise(F.coalesce(F.col("_side_key"),
+                                 F.concat(F.col("message_id"), F.lit(sep + none)))))
+    return joined.withColumn("_call", key).drop("_side_message", "_side_request", "_side_key")
+
+
+def rank(lines, prices, spans=None):
+    """SPEC §7 over ``lines``: one row per call (:data:`CALL_COLUMNS`), day, price row, cost.
+
+    The survivor of a call's copies and the session it belongs to are the store's
+    (cc_request_dedup, issue 45 rules 2 and 3): the main chain's copy, then the larger token
+    total, then the larger reported cost, then the latest, then file and line; the session
+    of its earliest copy (main-chain copies first; equal times: the session whose main-chain
+    spans end first, from ``spans``, the lake's cc_spans) when its copies lie in several.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    keyed = call_keys(lines)
+    total = sum((F.coalesce(F.col(c), F.lit(0)) for c in MEASURES[1:]),
+                F.coalesce(F.col(MEASURES[0]), F.lit(0)))
+    window = Window.partitionBy("_call").orderBy(
+        F.col("agent_id").isNull().desc(), total.desc(),
+        F.col("reported_cost_usd").desc_nulls_last(), F.col("ts").desc_nulls_last(),
+        F.col("source_file").desc(), F.col("line").desc())
+    far = F.lit("9999-12-31 00:00:00").cast("timestamp_ntz")
+    if spans is not None:
+        ends = (spans.filter(F.col("agent_id").isNull()).groupBy("session_id")
+                .agg(F.max("last_ts").alias("_session_end"))
+                .withColumnRenamed("session_id", "_end_session"))
+        keyed = keyed.join(ends, keyed["session_id"].eqNullSafe(ends["_end_session"]), "left")
+    else:
+        keyed = keyed.withColumn("_session_end", F.lit(None).cast("timestamp_ntz"))
+    earliest = Window.partitionBy("_call").orderBy(
+        F.col("agent_id").isNotNull().asc(), F.coalesce(F.col("ts"), far).asc(),
+        F.coalesce(F.col("_session_end"), far).asc(), F.col("source_file").asc(),
+        F.col("line").asc())
+    whole = Window.partitionBy("_call")
+    kept = (keyed.withColumn("_rank", F.row_number().over(window))
+            .withColumn("_first_session", F.first("session_id").over(
+                earliest.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)))
+            .withColumn("_sessions", F.size(F.collect_set(
+                F.when(F.col("message_id").isNotNull(), F.col("session_id"))).over(whole)))
+            .filter(F.col("_rank") == 1)
+            .withColumn("session_id", F.when(F.col("_sessions") > 1, F.col("_first_session"))
+                        .otherwise(F.col("session_id")))
+            .drop("_rank", "_first_session", "_sessions", "_session_end", "_end_session",
+                  "_call"))
+    seen = prices.select("model", "price_version").collect()
+    versions = [r["price_version"] for r in seen if r["price_version"] is not None]
+    top = max(versions) if versions else None
+    names = sorted({r["model"] for r in seen if r["price_version"] == top})  # cc_model_prices
+    latest = F.lit(top).cast("bigint")
     priced_as = F.when(F.col("model").isin(names), F.col("model")).otherwise(
         F.regexp_replace(F.col("model"), "-[0-9]{8}$", ""))
     p = F.broadcast(prices.select(*[F.col(c).alias(f"p_{c}") for c in prices.columns]))
     day = F.coalesce(F.to_date("ts"), F.lit("9999-12-30").cast("date"))  # the row in force
-    in_force = ((F.col("_priced_as") == F.col("p_model"))
+    # the price table in force at the line's run (issue 45; NULL: the latest), as cc_requests
+    version = F.col("p_price_version").eqNullSafe(F.coalesce(F.col("price_version"), latest))
+    in_force = (version & (F.col("_priced_as") == F.col("p_model"))
                 & (day >= F.coalesce(F.col("p_valid_from"), F.lit("0001-01-01").cast("date")))
                 & (day < F.coalesce(F.col("p_valid_until"), F.lit("9999-12-31").cast("date"))))
     d = (kept.withColumn("_priced_as", priced_as)
@@ -93,7 +192,8 @@ def dedup_requests(spark, lake: str, columns: dict):
     lines = read_table(spark, lake, "cc_request_lines", columns)
     if lines is None:
         return None
-    return rank(lines, read_table(spark, lake, "cc_prices", columns))
+    return rank(lines, read_table(spark, lake, "cc_prices", columns),
+                read_table(spark, lake, "cc_spans", columns))
 
 
 def _measures():
@@ -174,7 +274,8 @@ def update_calls(spark, lake: str, columns: dict, new_lines) -> set | None:
         in_days = in_days | F.col("ts").isNull()
     candidates = (lines.filter(in_days).withColumn("_key", call_key())
                   .join(keys, "_key", "left_semi").drop("_key"))
-    ranked = rank(candidates, read_table(spark, lake, "cc_prices", columns))
+    ranked = rank(candidates, read_table(spark, lake, "cc_prices", columns),
+                  read_table(spark, lake, "cc_spans", columns))
     old = _read_calls(spark, lake, days)
     kept = (old.withColumn("_key", call_key()).join(keys, "_key", "left_anti").drop("_key")
             .select(*ranked.columns))

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from brainlab.common.errors import LakeError
 from brainlab.lake import layout, rollups, staging
 from brainlab.lake.driver_read import read_arrow
+from brainlab.lake.lock import locked
 from brainlab.lake.refused import stored_as_refused, write_refused
-from brainlab.lake.spark_io import SPARK_TYPES, delete_path, path_exists, read_table, typed
+from brainlab.lake.spark_io import SPARK_TYPES, path_exists, read_table, typed
 from brainlab.lake.spark_parse import parse_jobs
 from brainlab.transcripts import broker as claude_broker
 
@@ -143,12 +144,21 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     or a function making one, called only when the run has work: the plan reads the manifest
     with pyarrow, so a run with nothing new starts no JVM (~1 s instead of ~10).
     """
+    lake = layout.check_lake(layout.normalize(lake))
+    staging.check_scheme(lake)  # the parse tasks write with pyarrow: refuse what it cannot
+    if layout.is_remote(lake):  # no lock on an object store: runs serialised by their scheduler
+        return _ingest(spark, root, lake, user, machine, prices, prune)
+    with locked(lake, 0.0, "Spark run"):  # before anything is written (issue 47 item 7)
+        return _ingest(spark, root, lake, user, machine, prices, prune)
+
+
+def _ingest(spark, root, lake: str, user, machine, prices, prune) -> LakeSummary:
+    """:func:`ingest_claude_spark` once the lake is checked and locked."""
     from brainlab.sources.redact import stored_path  # the manifest's key (issue 29)
     from brainlab.transcripts.ingest import load_prices
 
     clock = time.perf_counter()
-    lake = layout.normalize(lake)
-    staging.check_scheme(lake)  # the parse tasks write with pyarrow: refuse what it cannot
+    staging.undo_unfinished(lake)  # a failed run's files and partitions: before the plan
     refused: list[layout.Refused] = []
     files = layout.discover_team(root, user, machine, refused)
     summary = LakeSummary(files=len(files), refused=refused)
@@ -160,21 +170,35 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
     rollup = staging.arrow_filesystem(layout.table_uri(lake, layout.ROLLUPS[0]))
     prefix = stored_path(layout.normalize(root)) + os.sep
     if not jobs and not removed and prices is None and staging.exists(*rollup) and (
-            not refused or stored_as_refused(lake, prefix, refused, columns)):
-        staging.clear_without_spark(lake)  # a failed run's staged files: never data
+            not refused or stored_as_refused(lake, prefix, refused, columns)) and not (
+            rollups.pending(lake)):
         summary.unchanged = unchanged  # decided on the driver: no JVM, no write
         summary.errors = len(refused)  # their rows already in the lake, as this run's
         summary.seconds["plan+parse"] = time.perf_counter() - clock
         return summary
-    from pyspark.sql import functions as F
-
     if not hasattr(spark, "sparkContext"):  # a function making the session: work to do
         spark = spark()
-    staging.clear(spark, lake)  # a failed run's staged files: never data
     run = staging.new_run(lake)
+    try:
+        return _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns,
+                       price_rows, prices, summary, clock)
+    except BaseException:  # the files this run moved in go with its staging: none is left
+        staging.undo_unfinished(lake)
+        raise
+
+
+def _commit(spark, lake, run, jobs, removed, refused, unchanged, prefix, columns, price_rows,
+            prices, summary, clock) -> LakeSummary:
+    """Parse into ``run``'s staging, commit every raw table, then the roll-ups."""
+    from pyspark.sql import functions as F
+
+    stale = rollups.pending(lake)  # a former run failed before its roll-ups were written
+
     # the one job: the tasks parse and write the staged files; the marks of the attempts
     # Spark accepted come back (a failed or duplicate attempt's files are never named)
-    marks = parse_jobs(spark, jobs, WRITTEN, columns, run).collect() if jobs else []
+    version, new_prices = price_version(lake, price_rows, columns)
+    fill = {("cc_request_lines", VERSION): version}  # the prices in force at this run
+    marks = parse_jobs(spark, jobs, WRITTEN, columns, run, fill).collect() if jobs else []
     tally = Tally.of(marks, removed)
     summary.unchanged = unchanged + tally.counts.get("_unchanged", 0)
     summary.read = len(tally.read)
@@ -193,6 +217,7 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
             if tally.reset or removed else None
         replaced = keys(tally.read)
         cleared = keys(tally.cleared) if tally.cleared else None
+        rewrites: list[tuple[str, set]] = []  # tables whose partitions were staged whole
         for table in WRITTEN:
             drops = {"all": drop_all,
                      "file": replaced if table in ("cc_files", "ingest_files") else None,
@@ -201,20 +226,25 @@ def ingest_claude_spark(spark, root, lake, user: str | None = None, machine: str
             if not tally.rows.get(table) and all(drops[k] is None for k in ("all", "null_line")):
                 continue  # nothing new and nothing to drop: the table is untouched
             moved = _write_table(spark, lake, table, columns, run, tally.files.get(table, []),
-                                 tally.touched, drops)
+                                 tally.touched, drops, rewrites)
             if table == "cc_request_lines" and moved:  # appended: the dedup reads them
                 uri = layout.table_uri(lake, table)
                 new_lines = typed(spark.read.option("basePath", uri).parquet(*moved), table,
                                   columns)
+        staging.publish(spark, lake, run, rewrites)  # every raw table's partitions at once
     write_refused(spark, lake, prefix, refused, columns["ingest_errors"])  # issue 29: rows
-    write_prices(spark, lake, price_rows, columns["cc_prices"])
+    write_prices(spark, lake, price_rows, columns["cc_prices"], version, new_prices)
+    redo = (tally.touched or prices is not None or stale
+            or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0])))
+    if redo:
+        rollups.mark_pending(lake, True)  # until they are written: a failure there is redone
     staging.clear(spark, lake)  # committed: the staged files are in their tables
     summary.seconds["write"] = time.perf_counter() - clock - summary.seconds["plan+parse"]
-    if (tally.touched or prices is not None
-            or not path_exists(spark, layout.table_uri(lake, layout.ROLLUPS[0]))):
+    if redo:
         summary.rollups = rollups.write_rollups(
             spark, lake, columns, new_lines,  # rows gone or prices changed: re-rank all
-            full=bool(summary.reset or removed or prices is not None))
+            full=bool(summary.reset or removed or prices is not None or stale))
+        rollups.mark_pending(lake, False)
     summary.seconds["rollups"] = time.perf_counter() - clock - sum(summary.seconds.values())
     return summary
 
@@ -286,25 +316,63 @@ def plan_jobs(lake: str, root, files: list, columns: dict):
     return jobs, unchanged, gone
 
 
-def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]]) -> None:
-    """Replace the team-wide price table (the package's prices, or the file given)."""
+VERSION = "price_version"
+
+
+def price_version(lake: str, rows: list[dict], columns: dict) -> tuple[int, bool]:
+    """(the price table version this run's lines are priced with, whether it is new).
+
+    As a local store keeps it (:func:`brainlab.store.prices.write_prices`, issue 45): the
+    lake's latest version when its rows are this run's prices, else the next one. Read on
+    the driver with pyarrow; a lake written before versions (rows without one) starts at 1.
+    """
+    names = [c for c, _ in columns["cc_prices"]]
+    stored = read_arrow(lake, "cc_prices", columns, names)
+    versions = [r[VERSION] for r in stored if r[VERSION] is not None]
+    latest = max(versions) if versions else None
+    if latest is None:
+        return 1, True
+
+    def key(row: dict) -> tuple:
+        return tuple((row.get(n) is None, str(row.get(n))) for n in names if n != VERSION)
+
+    kept = sorted(key(r) for r in stored if r[VERSION] == latest)
+    return (latest, False) if kept == sorted(key(r) for r in rows) else (latest + 1, True)
+
+
+def write_prices(spark, lake: str, rows: list[dict], columns: list[tuple[str, str]],
+                 version: int = 1, new: bool = True) -> None:
+    """Add this run's price table as version ``version`` to the team-wide ones, when ``new``.
+
+    Earlier versions stay: the lines name the version in force at their run (issue 45); a
+    lake written before versions has its unversioned rows replaced by version 1.
+    """
+    if not new:
+        return
+    from pyspark.sql import functions as F
+
     schema = ", ".join(f"{c} {SPARK_TYPES[t]}" for c, t in columns)
-    data = [tuple(row.get(c) for c, _ in columns) for row in rows]
-    (spark.createDataFrame(data, schema).coalesce(1).write.mode("overwrite")
+    data = [tuple(version if c == VERSION else row.get(c) for c, _ in columns) for row in rows]
+    out = spark.createDataFrame(data, schema)
+    old = read_table(spark, lake, "cc_prices", {"cc_prices": columns})
+    if old is not None and version > 1:
+        out = old.filter(F.col(VERSION).isNotNull()).unionByName(out)
+    (out.localCheckpoint(eager=True).coalesce(1).write.mode("overwrite")  # read first
      .parquet(layout.table_uri(lake, "cc_prices")))
 
 
 def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: list[str],
-                 touched: set, drops: dict) -> list[str]:
+                 touched: set, drops: dict, rewrites: list) -> list[str]:
     """Commit ``table``'s staged files: moved in, or its touched partitions rewritten.
 
     Moved in when no old row goes (new files, new tails): the files' URIs in the table are
-    returned. Else the touched partitions are rewritten from the kept old rows and the
-    staged rows (dynamic partition overwrite); returns [].
+    returned. Else the touched partitions are written whole, from the kept old rows and the
+    staged rows, into the run's staging (``<run>/_rewrite/<table>``) and ``(table, touched)``
+    added to ``rewrites``: :func:`staging.publish` swaps them in with every other table's
+    (issue 47 item 7: a failed run leaves the lake as it was); returns [].
     """
     from pyspark.sql import functions as F
 
-    uri = layout.table_uri(lake, table)
     parts = layout.partitions(table)
     rewrite = any(d is not None for d in drops.values())
     old = read_table(spark, lake, table, columns) if rewrite else None
@@ -332,11 +400,8 @@ def _write_table(spark, lake: str, table: str, columns: dict, run: str, staged: 
     if staged:
         out = out.unionByName(typed(staging.read_staged(spark, run, table, staged), table,
                                     columns))
-    out = out.localCheckpoint(eager=True)  # read fully before overwriting
-    if drops["all"] is not None:  # a partition may be left empty: its old files must go
-        kept = {(r["user"], r["machine"]) for r in out.select("user", "machine").distinct()
-                .collect()}
-        for u, m in touched - kept:
-            delete_path(spark, f"{uri}/{layout.partition_path(layout.PARTITIONS, (u, m))}")
-    out.write.mode("overwrite").partitionBy(*parts).parquet(uri)
+    # written beside the lake: a touched partition left without rows is staged as none,
+    # so the publish removes it
+    out.write.mode("overwrite").partitionBy(*parts).parquet(staging.rewrite_uri(run, table))
+    rewrites.append((table, set(touched)))
     return []

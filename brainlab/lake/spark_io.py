@@ -20,14 +20,27 @@ def read_table(spark, lake: str, table: str, columns: dict):
     uri = layout.table_uri(lake, table)
     if not path_exists(spark, uri):
         return None
-    return typed(spark.read.option("basePath", uri).parquet(uri), table, columns)
+    # mergeSchema: a lake holds files written before a column was added (issue 45's usage
+    # columns) beside newer ones; one file's schema would drop the newer columns' values
+    try:
+        df = spark.read.option("basePath", uri).option("mergeSchema", "true").parquet(uri)
+    except Exception as exc:  # noqa: BLE001 - Spark's AnalysisException, a Py4J error
+        from brainlab.common.errors import LakeError
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise LakeError(f"Spark cannot read the lake's {table} at {uri} ({first}): a file at"
+                        " the wrong folder depth, or not Parquet? `brainlab attach` names each"
+                        " bad file; move it out of the lake and run again") from None
+    return typed(df, table, columns)
 
 
 def typed(df, table: str, columns: dict):
     """``df`` (a table's files) with the store's columns and types, then its partitions."""
     from pyspark.sql import functions as F
 
-    cols = [F.col(c).cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
+    have = set(df.columns)  # a column no file has (an older lake): NULL, as attach reads it
+    cols = [(F.col(c) if c in have else F.lit(None))
+            .cast("timestamp_ntz" if t == "TIMESTAMP" else SPARK_TYPES.get(t, "string"))
             .alias(c) for c, t in columns[table]]
     names = {c for c, _ in columns[table]}
     return df.select(*cols, *[F.col(p).cast("string") for p in layout.partitions(table)

@@ -58,7 +58,8 @@ def pack(jobs: list[dict], bins: int) -> list[list[dict]]:
     return [b for b in out if b]
 
 
-def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, run: str):
+def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, run: str,
+               fill: dict | None = None):
     """The marks of parsing ``jobs`` into the staging folder ``run``: one task per core.
 
     Bins of ~BIN_BYTES (at least one per core) travel in a broadcast made on the driver,
@@ -67,7 +68,8 @@ def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, 
     of bins and writes one file per table and partition (row groups of up to
     128 MB of rows, :data:`brainlab.lake.staging.BUFFER_BYTES`): a run adds
     at most cores x partitions files per table. Lazy: the caller's one action (the tally)
-    runs it; nothing is cached.
+    runs it; nothing is cached. ``fill``: {(table, column): value} the driver decided (the
+    price table version in force), written in every row.
     """
     total = sum(j["size"] for j in jobs)
     cores = max(spark.sparkContext.defaultParallelism, 1)
@@ -76,7 +78,7 @@ def parse_jobs(spark, jobs: list[dict], tables: tuple[str, ...], columns: dict, 
     tasks = max(min(len(bins), cores), 1)
     work = spark.range(0, max(len(bins), 1), 1, tasks)
     parse = functools.partial(_parse_bins, shared, tables, {t: columns[t] for t in tables},
-                              run)
+                              run, fill or {})
     return work.mapInArrow(parse, head_ddl())
 
 
@@ -106,11 +108,19 @@ def _spark_ts(value: str | None) -> dt.datetime | None:
         return None
 
 
-def _conform(arrow: pa.Table, columns: list[tuple[str, str]]) -> list[pa.Array]:
-    """``arrow``'s columns in the store's order and types (a missing column: nulls)."""
+def _conform(arrow: pa.Table, columns: list[tuple[str, str]], fill: dict | None = None
+             ) -> list[pa.Array]:
+    """``arrow``'s columns in the store's order and types (a missing column: nulls).
+
+    ``fill``: {column: value} written in every row (what a local store's column default
+    gives: the price table version in force).
+    """
     out = []
     for name, typ in columns:
         target = ARROW_TYPES.get(typ, pa.string())
+        if fill and name in fill:
+            out.append(pa.array([fill[name]] * arrow.num_rows, target))
+            continue
         if name not in arrow.column_names:
             out.append(pa.nulls(arrow.num_rows, target))
             continue
@@ -161,7 +171,8 @@ def _mark(marks: dict, kind: str, user: str, machine: str, source_file: str | No
         marks[key].append(value)
 
 
-def _parse_bins(shared, tables: tuple[str, ...], columns: dict, run: str, batches):
+def _parse_bins(shared, tables: tuple[str, ...], columns: dict, run: str, fill: dict,
+                batches):
     """Executor side: parse each file of its bins, write the tables, yield the marks."""
     from pyspark import TaskContext
 
@@ -197,8 +208,9 @@ def _parse_bins(shared, tables: tuple[str, ...], columns: dict, run: str, batche
                 mark("_read", key=parsed["cc_files"].column("source_file")[0].as_py())
                 for table, arrow in parsed.items():
                     if arrow.num_rows:
-                        pieces[table].append((_conform(arrow, columns[table]), job["user"],
-                                              job["machine"]))
+                        filled = {c: v for (t, c), v in fill.items() if t == table}
+                        pieces[table].append((_conform(arrow, columns[table], filled),
+                                              job["user"], job["machine"]))
                     if table == "ingest_errors" and "severity" in arrow.column_names:
                         mark("_warnings", arrow.column("severity").to_pylist().count(
                             "warning"))  # counted apart: a warning is not an error

@@ -7,9 +7,11 @@ writes only under its own attempt id and returns one mark per file it wrote. The
 collects the marks of the attempts Spark accepted and, only after that job succeeded,
 commits: :func:`commit_files` moves those files into their tables (Hadoop ``FileSystem``
 renames, so any Hadoop file system works), or the caller reads them as the new rows of a
-rewritten partition (:func:`read_staged`). The staging folder is deleted once every table
-is written (one run writes a lake at a time); a failed run's is left, and the next run
-deletes it before it starts (:func:`clear`). Files of attempts not accepted are named by
+rewritten partition (:func:`read_staged`), whose partitions are written whole beside the
+lake and swapped in together by :func:`publish`. The staging folder is deleted once every
+table is written (one run writes a lake at a time, :mod:`brainlab.lake.lock`); a failed
+run's is left, and the next run rolls it back (or, published, forward) before it plans
+(:func:`undo_unfinished`). Files of attempts not accepted are named by
 no mark, so never moved nor read. pyspark is imported lazily; pyarrow writes where the JVM
 reads (:func:`arrow_filesystem`: ``s3a://`` is ``s3://`` to pyarrow).
 """
@@ -41,11 +43,94 @@ def clear(spark, lake: str) -> None:
     delete_path(spark, f"{layout.normalize(lake)}/{STAGING}")
 
 
-def clear_without_spark(lake: str) -> None:
-    """:func:`clear` with pyarrow, for a run that starts no JVM (nothing new to ingest)."""
-    fs, path = arrow_filesystem(f"{layout.normalize(lake)}/{STAGING}")
-    if exists(fs, path):
-        fs.delete_dir(path)
+REWRITE = "_rewrite"  # <run>/_rewrite/<table>/user=/machine=/...: partitions written whole
+PUBLISHED = "_published"  # <run>/_published: every partition of the run was swapped in
+OLD = ".old-"  # <table>/user=<u>/machine=<m>.old-<run id>: a partition a run replaced
+
+
+def rewrite_uri(run: str, table: str) -> str:
+    """Where a run writes the partitions of ``table`` it rewrites whole."""
+    return f"{run}/{REWRITE}/{table}"
+
+
+def publish(spark, lake: str, run: str, rewrites: list[tuple[str, set]]) -> None:
+    """Swap the rewritten partitions in: each old one aside, the staged one in, by rename.
+
+    Then the mark ``<run>/_published`` and the old partitions removed. A run killed before
+    the mark is rolled back by the next (:func:`undo_unfinished`), one killed after it is
+    rolled forward.
+    """
+    lake = layout.normalize(lake)
+    run_id = run.rsplit("/", 1)[1]
+    _, fs = hadoop_path(spark, lake)
+    aside = []
+    for table, touched in rewrites:
+        for values in sorted(touched):
+            folder = layout.partition_path(layout.PARTITIONS, values)
+            target, _ = hadoop_path(spark, f"{lake}/{table}/{folder}")
+            old, _ = hadoop_path(spark, f"{lake}/{table}/{folder}{OLD}{run_id}")
+            new, _ = hadoop_path(spark, f"{rewrite_uri(run, table)}/{folder}")
+            if fs.exists(target):
+                if not fs.rename(target, old):
+                    raise LakeError(f"could not move {lake}/{table}/{folder} aside")
+                aside.append(old)
+            if fs.exists(new):
+                fs.mkdirs(target.getParent())
+                if not fs.rename(new, target):
+                    raise LakeError(f"could not move {run}/{REWRITE}/{table}/{folder} into"
+                                    " the lake")
+    mark, _ = hadoop_path(spark, f"{run}/{PUBLISHED}")
+    fs.create(mark, True).close()
+    for old in aside:
+        fs.delete(old, True)
+
+
+def undo_unfinished(lake: str) -> list[str]:
+    """Undo or finish what unfinished runs did to the lake, then remove their staging.
+
+    A run's staging folder is deleted once all its raw tables are written: one still there is
+    a run that failed or was killed while committing (issue 47 item 7: a failed run leaves no
+    file behind). Before its ``_published`` mark, the run is rolled back: the files it moved
+    into its tables (named by its run id, ``part-...-<run id>.parquet``, :func:`commit_files`)
+    go, and each partition it had set aside (``...<.old-run id>``) comes back in place of the
+    one it had moved in, so the manifest and the rows agree again. After the mark, only the
+    partitions set aside are removed. With pyarrow, on the driver, before the run plans: a
+    run with nothing new still starts no JVM. Returns the paths removed.
+    """
+    from pyarrow.fs import FileSelector, FileType
+
+    fs, root = arrow_filesystem(layout.normalize(lake))
+    stage = f"{root}/{STAGING}"
+    runs = [i for i in fs.get_file_info(FileSelector(stage, allow_not_found=True))
+            if i.type == FileType.Directory and re.fullmatch(r"[0-9a-f]+", i.base_name)]
+    removed: list[str] = []
+    if runs:
+        listing = [i for i in fs.get_file_info(FileSelector(root, recursive=True))
+                   if not i.path[len(root) + 1:].startswith(STAGING + "/")]
+        for run in runs:
+            run_id = run.base_name
+            published = exists(fs, f"{run.path}/{PUBLISHED}")
+            for info in listing:
+                depth = info.path[len(root) + 1:].count("/")
+                if (not published and info.type == FileType.File and depth in (3, 4)
+                        and info.base_name.endswith(f"-{run_id}.parquet")
+                        and exists(fs, info.path)):
+                    fs.delete_file(info.path)  # <table>/user=/machine=[/source=]/<file>
+                    removed.append(info.path)
+                elif (info.type == FileType.Directory and depth == 2
+                      and info.base_name.endswith(OLD + run_id)):
+                    target = info.path[:-len(OLD + run_id)]
+                    if not published:
+                        if exists(fs, target):
+                            fs.delete_dir(target)
+                            removed.append(target)
+                        fs.move(info.path, target)
+                    else:
+                        fs.delete_dir(info.path)
+                        removed.append(info.path)
+    if exists(fs, stage):
+        fs.delete_dir(stage)
+    return removed
 
 
 def exists(fs, path: str) -> bool:

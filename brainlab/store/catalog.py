@@ -26,6 +26,17 @@ META = "brainlab_meta"  # raw/brainlab_meta.sql: the store's bookkeeping, create
 # the pair no longer matches and the store is upgraded as usual.
 SAME_TABLES = {"30af70d81a9ccc05": "41f2c5a3d8cad054"}
 
+# The store's schema version (issue 47 item 5): an integer that only grows, one step for each
+# change of the raw tables' definitions (each new schema fingerprint). A store records the
+# version and the release that last wrote it in brainlab_meta (``schema_version``,
+# ``release``); a brainlab whose version is lower never writes that store (it would "upgrade"
+# it to its older tables and drop the columns it does not know) and reads it with a warning.
+# Stores written before the version was recorded are version 1 or older: upgraded as before.
+# Changing a raw table: add one to SCHEMA_VERSION and set SCHEMA_VERSION_FINGERPRINT to the
+# new schema_fingerprint() (tests/test_store_version.py checks the pair).
+SCHEMA_VERSION = 2
+SCHEMA_VERSION_FINGERPRINT = "fe76304be3324dbd"
+
 
 def sql_files(layer: str) -> list[tuple[str, str]]:
     """``(file name, text)`` of every ``.sql`` file of a layer folder, in name order.
@@ -58,6 +69,41 @@ def current_schema(stored: str | None) -> bool:
     """True when a store's schema fingerprint is this package's (or the same tables' older one)."""
     fingerprint = schema_fingerprint()
     return stored == fingerprint or SAME_TABLES.get(stored or "") == fingerprint
+
+
+def version_number(value: str | None) -> int | None:
+    """A store's recorded ``schema_version`` as an int (None: not recorded, an older store)."""
+    if value is None:
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return -1  # not a number: never taken as older, never as this package's
+
+
+def newer_store(stored: dict, path: str, writing: bool) -> str | None:
+    """Why this brainlab must not write (or may only read) a store, from its brainlab_meta.
+
+    None when the store's schema version is not above this package's :data:`SCHEMA_VERSION`.
+    """
+    from brainlab import __version__
+
+    version = version_number(stored.get("schema_version"))
+    if version is None or (0 <= version <= SCHEMA_VERSION):
+        return None
+    release = str(stored.get("release") or "of an unknown release")[:40]
+    if version < 0:
+        return (f"store {path} records schema version {str(stored.get('schema_version'))[:40]!r}, not a"
+                " version number: this brainlab does not write it; use the brainlab that wrote it, or"
+                " ingest into a new store")
+    head = (f"store {path} was written by brainlab {release} (schema version {version}), newer"
+            f" than this brainlab {__version__} (schema version {SCHEMA_VERSION})")
+    if writing:
+        return (f"{head}: this brainlab never writes a newer store (it would drop the columns"
+                " it does not know); upgrade brainlab (pip install -U brainlab) and run the"
+                " command again")
+    return (f"{head}: read only; a figure the newer version added may be missing or a query"
+            " may fail: upgrade brainlab (pip install -U brainlab)")
 
 
 def stale_schema(con) -> str | None:

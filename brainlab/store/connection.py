@@ -212,10 +212,12 @@ def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
     lake = None
     if "brainlab_meta" not in views:
         try:
-            row = con.execute("SELECT value FROM brainlab_meta WHERE key = 'lake'").fetchone()
+            meta = dict(con.execute("SELECT key, value FROM brainlab_meta WHERE key IN"
+                                    " ('lake', 'schema_version', 'release')").fetchall())
         except engine().CatalogException:  # no brainlab_meta: not a store, or one being made
-            row = None
-        lake = row[0] if row and row[0] else None
+            meta = {}
+        lake = meta.get("lake") or None
+        _warn_newer(meta, path)
     if lake is None:
         views = sorted(n for n in raw_table_names() if n in views)
         if views:
@@ -235,6 +237,28 @@ def seal(con, path: Path, allowed: tuple[str, ...] = ()) -> None:
         con.execute("SET allowed_directories = ?", [dirs])
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
+
+
+_WARNED: set[str] = set()  # the newer stores this process has warned about
+
+
+def _warn_newer(meta: dict, path: Path) -> None:
+    """Warn once per process and store when a newer brainlab wrote the store being read.
+
+    Reading a newer store is allowed (issue 47 item 5): a read never changes the record, and
+    a team on two releases still sees its figures; the warning says a figure the newer
+    release added may be missing, and to upgrade. Writing it is refused (schema.apply).
+    """
+    from brainlab.store.catalog import SCHEMA_VERSION, newer_store
+
+    if meta.get("schema_version") in (None, str(SCHEMA_VERSION)) or str(path) in _WARNED:
+        return
+    text = newer_store(meta, str(path), writing=False)
+    if text:
+        _WARNED.add(str(path))
+        from brainlab.common.plaintext import visible
+
+        print(f"Warning: {visible(text)}", file=sys.stderr)
 
 
 def sql_literal(text: str) -> str:
@@ -368,7 +392,8 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
         yield con
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        stale = _stale_error(con, path, exc) or _range_error(path, first)
+        stale = (_stale_error(con, path, exc) or _range_error(path, first)
+                 or _refused_read(path, exc) or _not_a_store(con, path))
         if stale is None:
             raise
         raise stale from exc
@@ -404,8 +429,8 @@ def query_error(con, path, exc: Exception) -> StoreError:
             f"database {path} has no brainlab tables (an ingest stopped before writing"
             " its schema?): run `brainlab ingest ...` on it again, or pass another --db")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return _stale_error(con, path, exc) or _range_error(path, first) or StoreError(
-        f"query failed on {path}: {first}")
+    return (_stale_error(con, path, exc) or _range_error(path, first)
+            or _refused_read(path, exc) or StoreError(f"query failed on {path}: {first}"))
 
 
 def _range_error(path, first: str) -> StoreError | None:
@@ -418,13 +443,46 @@ def _range_error(path, first: str) -> StoreError | None:
                       " (brainlab errors lists them)")
 
 
+def _not_a_store(con, path) -> StoreError | None:
+    """The error for a failed query on a DuckDB file that is no brainlab store, else None."""
+    try:
+        con.execute("SELECT 1 FROM brainlab_meta LIMIT 0")
+        return None
+    except engine().Error:
+        return StoreError(f"database {path} is not a brainlab store (no brainlab_meta table):"
+                          " pass the --db of a store, or make one with `brainlab ingest ...`"
+                          " or `brainlab demo`")
+
+
+def _refused_read(path, exc: Exception) -> StoreError | None:
+    """The refusal of a store whose view reads a file its seal does not allow (issue 47).
+
+    A reader may read its attached lake alone; a store edited to read another file (a view
+    over ``/etc/passwd``) is stopped by DuckDB's seal and named here, not a brainlab bug.
+    """
+    if not isinstance(exc, engine().PermissionException):
+        return None
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"database {path} is refused: one of its views reads a file outside the"
+                      f" folders it may read ({first}); a store reads no local file: rebuild"
+                      " an attached store with `brainlab attach`, or ingest into a new store")
+
+
 def _stale_error(con, path, exc: Exception) -> StoreError | None:
     """The error for a failed query on a store of another schema (issue 24), else None."""
-    from brainlab.store.catalog import stale_schema
+    from brainlab.store.catalog import newer_store, stale_schema
 
     if not stale_schema(con):
         return None
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    try:
+        meta = dict(con.execute("SELECT key, value FROM brainlab_meta WHERE key IN"
+                                " ('schema_version', 'release')").fetchall())
+    except engine().Error:
+        meta = {}
+    newer = newer_store(meta, str(path), writing=False)
+    if newer:  # upgrading brainlab, not the store, is the way out
+        return StoreError(f"query failed on {path} ({first}): {newer}")
     return StoreError(f"query failed on {path} ({first}): the store was written by another"
                       " brainlab version; run an ingest on it (e.g. `brainlab ingest claude"
                       f" --db {path}`) to upgrade it in place, keeping its rows")

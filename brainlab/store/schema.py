@@ -29,7 +29,9 @@ from brainlab.store.catalog import (  # noqa: F401  (LOOKUP_TABLES, stale_schema
     FOLDER,
     LOOKUP_TABLES,
     META,
+    SCHEMA_VERSION,
     current_schema,
+    newer_store,
     schema_fingerprint,
     sql_files,
     stale_schema,
@@ -143,12 +145,19 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     """
     con.execute((FOLDER / "raw" / f"{META}.sql").read_text(encoding="utf-8"))
     stored = dict(con.execute("SELECT key, value FROM brainlab_meta").fetchall())
+    refused = None
+    if stored.get("schema_version") not in (None, str(SCHEMA_VERSION)):
+        refused = newer_store(stored, _store_path(con), writing=True)
+    if refused:  # an older brainlab never "upgrades" a newer store (issue 47 item 5)
+        raise StoreError(refused)
     files = catalog_files_key()
     if stored.get("catalog") and stored.get("catalog_files") == files:
+        _record_release(con, stored)
         return False  # checked against these very files before
     catalog = catalog_fingerprint()
     if stored.get("catalog") == catalog:
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)", [files])
+        _record_release(con, stored)
         return False
     from brainlab.store import graph, rulebook
 
@@ -175,6 +184,7 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
             _write_comments(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema', ?), ('catalog', ?),"
                     " ('catalog_files', ?)", [fingerprint, catalog, files])
+        _record_release(con, {})
         if rebuilt:
             upgrade.kill_point("commit")
         con.execute("COMMIT")
@@ -184,6 +194,16 @@ def apply(con: duckdb.DuckDBPyConnection, describe: bool = True) -> bool:
     if rebuilt:
         upgrade.DONE.append(summary)
     return rebuilt
+
+
+def _record_release(con: duckdb.DuckDBPyConnection, stored: dict) -> None:
+    """Record this package's schema version and release in brainlab_meta (when they differ)."""
+    from brainlab import __version__
+
+    if (stored.get("schema_version") != str(SCHEMA_VERSION)
+            or stored.get("release") != __version__):
+        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('schema_version', ?),"
+                    " ('release', ?)", [str(SCHEMA_VERSION), __version__])
 
 
 def _store_path(con: duckdb.DuckDBPyConnection) -> str:
