@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import emit, median_span
+from benchkit import checkout, emit, median_span
 
 FILLER = "".join(random.Random(0).choice("abcdefghij klmnop\n") for _ in range(64_000))
 REPO = Path(__file__).resolve().parent.parent
@@ -223,14 +223,6 @@ sys.argv[0] = "brainlab"
 main()
 """
 
-
-def checkout(rev: str, into: Path) -> Path:
-    """The ``brainlab`` package of git revision ``rev`` under ``into`` (for a before/after run)."""
-    into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def brainlab(*args: str, orjson_only: bool = False) -> list[str]:

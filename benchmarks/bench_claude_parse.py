@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchkit import emit, span
+from benchkit import checkout, emit, span
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,13 +67,6 @@ for group in groups:
 print(time.process_time() - start, sum(job.size for job in jobs))
 """
 
-
-def checkout(rev: str, into: Path) -> Path:
-    """The ``brainlab`` package of git revision ``rev`` under ``into``."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def child(code: Path, tree: Path, files: int, digest: bool) -> str:

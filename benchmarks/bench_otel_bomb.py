@@ -32,19 +32,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchkit import emit
+from benchkit import checkout, emit
 
 REPO = Path(__file__).resolve().parent.parent
 MB = 1 << 20
 
-
-def checkout(rev: str, into: Path) -> Path:
-    """The ``brainlab`` package of git revision ``rev`` under ``into``."""
-    into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def write_inputs(folder: Path, bomb_gb: float, lines_gb: float, line_mb: int) -> dict[str, Path]:

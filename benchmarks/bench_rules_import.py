@@ -13,16 +13,14 @@ machine's load hits both alike. Prints the median and range of each, and their d
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
-from benchkit import emit, span
+from benchkit import checkout, emit, span
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
@@ -36,14 +34,6 @@ out = [r.redact(t) for t in texts]
 print(json.dumps({"import": imported, "total": time.process_time() - start, "out": out}))
 """
 
-
-def checkout(commit: str, into: Path) -> Path:
-    """``commit``'s ``brainlab/`` package unpacked under ``into``."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "brainlab"],
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 def probe(tree: Path) -> dict:

@@ -9,13 +9,32 @@ average and its headline figures, for scripts that compare runs.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import statistics
+import subprocess
+import tarfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 MARKER = "BENCH"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def checkout(rev: str, into: Path) -> Path:
+    """The ``brainlab`` package of git revision ``rev`` under ``into`` (a before/after run).
+
+    ``PYTHONPATH=into`` then imports that revision's code beside today's in the same run.
+    """
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
 
 
 def median_span(values: list[float], unit: str = "s") -> str:
