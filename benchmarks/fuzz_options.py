@@ -16,11 +16,14 @@ holds one case of each class found here.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from benchkit import emit
 
 HERE = Path(__file__).resolve().parent.parent
 VALUES = ("nan", "-1", "9" * 30, "1e400", "\x1b[2J", "x" * 300, "2026-13-45", "0")
@@ -56,14 +59,20 @@ def cases(db: str, cwd: str) -> list[dict]:
     return found
 
 
+def suite_driver() -> str:
+    """tests/test_hostile_settings.py's DRIVER (the child that runs every case), read from the
+    file's syntax tree: the suite and this script run cases the same way."""
+    tree = ast.parse((HERE / "tests" / "test_hostile_settings.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "DRIVER" for t in node.targets))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", default=str(HERE / "data" / "demo" / "brainlab.duckdb"))
     args = parser.parse_args()
-    sys.path.insert(0, str(HERE / "tests"))
-    from test_hostile_settings import DRIVER
-
-    driver = DRIVER.replace("import contextlib, io, json, os, sys\n",
+    driver = suite_driver().replace("import contextlib, io, json, os, sys\n",
                             "import contextlib, io, json, os, signal, sys\n"
                             "def _alarm(*a):\n    raise TimeoutError('CASE TIMEOUT 60 s')\n"
                             "signal.signal(signal.SIGALRM, _alarm)\n")
@@ -81,6 +90,7 @@ def main() -> int:
           " characters")
     for argv, err in bad:
         print(" ", [a[:30] for a in argv], err.splitlines()[0] if err else "")
+    emit("fuzz_options", cases=len(todo), bugs=len(bad))
     return 1 if bad else 0
 
 
