@@ -13,6 +13,7 @@ import binascii
 import json
 import os
 import re
+import stat
 import time
 
 # brainlab.common.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
@@ -25,6 +26,12 @@ SPOOL_NAME = "spool.jsonl"
 LIMITS_NAME = "limit_snapshots.jsonl"
 DIGEST_NAME = "digest.json"
 LOG_MAX_BYTES = 1_000_000  # past it the log starts over (it is for diagnosis, not a record)
+JSON_MAX_BYTES = 8 << 20  # a state or digest file larger than this is not one of ours
+# a file of the live folder is opened without blocking or following a link (issue 46: a FIFO
+# or a link planted there fails at once instead of hanging the status line)
+_SAFE = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | _SAFE
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _SAFE
 
 
 def live_dir(create: bool = True) -> str:
@@ -62,13 +69,39 @@ def state_path(session_id: str) -> str:
 
 
 def read_json(path: str) -> dict | None:
-    """A JSON object read from ``path``, or None (missing, unreadable or not an object)."""
+    """A JSON object read from ``path``, or None.
+
+    None: missing, unreadable, not a regular file (opened without blocking or following a
+    link), larger than :data:`JSON_MAX_BYTES`, not strict JSON (``NaN``) or not an object.
+    """
     try:
-        with open(path, "rb") as handle:
-            value = json.loads(handle.read())
-    except (OSError, ValueError):
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            raw = handle.read(JSON_MAX_BYTES + 1)
+        if len(raw) > JSON_MAX_BYTES:
+            return None
+        value = json.loads(raw, parse_constant=_not_a_number, parse_float=_finite)
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
     return value if isinstance(value, dict) else None
+
+
+def _not_a_number(word: str):
+    raise ValueError(f"{word} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400
+        raise ValueError(f"{text} is not a finite number")
+    return value
 
 
 def write_json(path: str, value: dict) -> None:
@@ -79,7 +112,7 @@ def write_json(path: str, value: dict) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(value, handle, separators=(",", ":"))
+            json.dump(value, handle, separators=(",", ":"), allow_nan=False)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -90,13 +123,29 @@ def write_json(path: str, value: dict) -> None:
 
 
 def append_line(path: str, value: dict) -> None:
-    """Append ``value`` as one JSON line with a single ``write`` on an ``O_APPEND`` file."""
-    data = (json.dumps(value, separators=(",", ":")) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    """Append ``value`` as one JSON line with a single ``write`` on an ``O_APPEND`` file.
+
+    Never a non-finite number (``NaN``, ``Infinity`` are not JSON): ValueError instead.
+    """
+    data = (json.dumps(value, separators=(",", ":"), allow_nan=False) + "\n").encode()
+    fd = _open_append(path)
     try:
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def _open_append(path: str) -> int:
+    """A descriptor appending to the regular file ``path`` (created 0600).
+
+    A FIFO, a device or a link planted in its place is an OSError at once, never a blocked
+    ``open``.
+    """
+    fd = os.open(path, _APPEND_FLAGS, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd
 
 
 def log(message: str) -> None:
@@ -109,7 +158,7 @@ def log(message: str) -> None:
         except OSError:
             pass
         line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} pid={os.getpid()} {message}"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = _open_append(path)
         try:
             os.write(fd, (line.replace("\n", " ") + "\n").encode("utf-8", "replace"))
         finally:

@@ -14,6 +14,55 @@ import os
 import sys
 
 FAST = ("statusline", "hook")
+# The hard deadline of each command (issue 46 item 2): past it the process prints its degraded
+# output and exits 0, even from inside a blocked system call (a FIFO, a pipe never closed). The
+# status line runs after every message and must not hold the display; session start is a
+# hook `hooks install` gives HOOK_TIMEOUT (10 s), so it ends well inside that.
+STATUSLINE_BUDGET_S = 2.0
+SESSION_START_BUDGET_S = 6.0
+_DEGRADED = [b""]  # what the deadline prints (the minimal line; session start: its fallback)
+
+
+def arm(seconds: float, degraded: str) -> None:
+    """Start the deadline: ``seconds`` from now the process prints ``degraded`` and exits 0.
+
+    ``signal.setitimer`` (a real-time timer): its signal interrupts any blocking call of the
+    main thread (``open`` of a FIFO, ``read`` of a pipe), whose handler then ends the run.
+    Nowhere without ``SIGALRM`` (Windows): nothing armed.
+    """
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        return
+    degrade(degraded)
+    signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def degrade(text: str) -> None:
+    """What the deadline prints from now on (a better fallback once one is known)."""
+    _DEGRADED[0] = text.encode("utf-8", "backslashreplace")
+
+
+def disarm() -> None:
+    """Stop the deadline (before the command prints its own output)."""
+    import signal
+
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _expire(signum, frame) -> None:
+    try:
+        os.write(1, _DEGRADED[0])
+    except OSError:
+        pass
+    try:
+        from brainlab.live.cache import log
+
+        log("deadline: the command ran out of its budget; printed its degraded output")
+    finally:
+        os._exit(0)
 
 
 def parse_statusline_args(args: list[str]) -> dict | None:
@@ -57,10 +106,11 @@ def terminal_width(explicit: int | None) -> int | None:
 
 
 def statusline_main(options: dict) -> int:
-    """Read stdin, print the line; 0 whatever happens."""
+    """Read stdin, print the line; 0 whatever happens, within :data:`STATUSLINE_BUDGET_S`."""
     from brainlab.live import statusline
 
     line = statusline.MINIMAL
+    arm(STATUSLINE_BUDGET_S, line + "\n")
     try:
         data = statusline.parse(statusline.read_stdin(sys.stdin.buffer))
         line = statusline.render(data, options["segments"], options["plain"],
@@ -69,8 +119,26 @@ def statusline_main(options: dict) -> int:
         from brainlab.live.cache import log
 
         log(f"statusline: {type(exc).__name__}: {exc}")
+    disarm()
     _write(line + "\n")
     return 0
+
+
+def session_start_main(db: str | None, write=None) -> int:
+    """``hook session-start`` within :data:`SESSION_START_BUDGET_S`; 0 whatever happens.
+
+    The deadline is armed in a real process only (stdin is the process's own: click's test runner swaps it).
+    """
+    from brainlab.live.session_start import main as session_start
+
+    armed = sys.stdin is sys.__stdin__
+    if armed:
+        arm(SESSION_START_BUDGET_S, "")
+    try:
+        return session_start(sys.stdin.buffer, write or _write, db)
+    finally:
+        if armed:
+            disarm()
 
 
 def hook_main(args: list[str]) -> int | None:
@@ -79,9 +147,7 @@ def hook_main(args: list[str]) -> int | None:
     None: arguments this parser does not know; click handles them.
     """
     if args[:1] == ["session-start"] and (len(args) == 1 or (len(args) == 3 and args[1] == "--db")):
-        from brainlab.live.session_start import main as session_start
-
-        return session_start(sys.stdin.buffer, _write, args[2] if len(args) == 3 else None)
+        return session_start_main(args[2] if len(args) == 3 else None)
     if args[:1] == ["ingest"]:
         foreground, db, rest = False, None, args[1:]
         while rest:
@@ -100,8 +166,19 @@ def hook_main(args: list[str]) -> int | None:
 
 
 def _write(text: str) -> None:
+    """``text`` to stdout as UTF-8 whatever the locale.
+
+    A character it cannot encode (a lone surrogate) is written as its escape: the whole line
+    is never dropped.
+    """
     try:
-        sys.stdout.write(text)
+        data = text.encode("utf-8", "backslashreplace")
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            sys.stdout.flush()
+            stream.write(data)
         sys.stdout.flush()
     except (OSError, ValueError):  # Claude Code cancelled the run and closed the pipe
         pass
