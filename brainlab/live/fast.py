@@ -14,55 +14,8 @@ import os
 import sys
 
 FAST = ("statusline", "hook")
-# The hard deadline of each command (issue 46 item 2): past it the process prints its degraded
-# output and exits 0, even from inside a blocked system call (a FIFO, a pipe never closed). The
-# status line runs after every message and must not hold the display; session start is a
-# hook `hooks install` gives HOOK_TIMEOUT (10 s), so it ends well inside that.
-STATUSLINE_BUDGET_S = 2.0
-SESSION_START_BUDGET_S = 6.0
-_DEGRADED = [b""]  # what the deadline prints (the minimal line; session start: its fallback)
-
-
-def arm(seconds: float, degraded: str) -> None:
-    """Start the deadline: ``seconds`` from now the process prints ``degraded`` and exits 0.
-
-    ``signal.setitimer`` (a real-time timer): its signal interrupts any blocking call of the
-    main thread (``open`` of a FIFO, ``read`` of a pipe), whose handler then ends the run.
-    Nowhere without ``SIGALRM`` (Windows): nothing armed.
-    """
-    import signal
-
-    if not hasattr(signal, "setitimer"):
-        return
-    degrade(degraded)
-    signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-
-
-def degrade(text: str) -> None:
-    """What the deadline prints from now on (a better fallback once one is known)."""
-    _DEGRADED[0] = text.encode("utf-8", "backslashreplace")
-
-
-def disarm() -> None:
-    """Stop the deadline (before the command prints its own output)."""
-    import signal
-
-    if hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _expire(signum, frame) -> None:
-    try:
-        os.write(1, _DEGRADED[0])
-    except OSError:
-        pass
-    try:
-        from brainlab.live.cache import log
-
-        log("deadline: the command ran out of its budget; printed its degraded output")
-    finally:
-        os._exit(0)
+STATUSLINE_BUDGET_S = 2.0  # the status line's hard deadline (brainlab.live.deadline)
+SESSION_START_BUDGET_S = 6.0  # session start's: well inside the 10 s `hooks install` gives it
 
 
 def parse_statusline_args(args: list[str]) -> dict | None:
@@ -108,6 +61,7 @@ def terminal_width(explicit: int | None) -> int | None:
 def statusline_main(options: dict) -> int:
     """Read stdin, print the line; 0 whatever happens, within :data:`STATUSLINE_BUDGET_S`."""
     from brainlab.live import statusline
+    from brainlab.live.deadline import arm, disarm
 
     line = statusline.MINIMAL
     arm(STATUSLINE_BUDGET_S, line + "\n")
@@ -129,6 +83,7 @@ def session_start_main(db: str | None, write=None) -> int:
 
     The deadline is armed in a real process only (stdin is the process's own: click's test runner swaps it).
     """
+    from brainlab.live.deadline import arm, disarm
     from brainlab.live.session_start import main as session_start
 
     armed = sys.stdin is sys.__stdin__

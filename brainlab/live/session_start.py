@@ -92,7 +92,7 @@ def main(stream, write, db: str | None = None) -> int:
     """Print the SessionStart context when there is something to say; 0 whatever happens."""
     try:
         from brainlab.live import digest
-        from brainlab.live.fast import degrade, disarm
+        from brainlab.live.deadline import degrade, disarm
         from brainlab.live.hook_ingest import store_path
         from brainlab.live.statusline import parse, read_stdin
 
