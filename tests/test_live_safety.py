@@ -185,7 +185,7 @@ NAMES = {
 }
 
 
-def test_every_printed_character_is_inert(tmp_path, env):
+def test_every_printed_character_is_inert(tmp_path, env, monkeypatch):
     live = Path(env["BRAINLAB_CACHE_DIR"]) / "live"
     live.mkdir(parents=True, exist_ok=True)
     (live / "digest.json").write_text(json.dumps({"coach": "coach (\x1b]8;;http://x\x07ratio)",
@@ -201,6 +201,16 @@ def test_every_printed_character_is_inert(tmp_path, env):
     cases.append((LAUNCH + ["statusline"], b'{"session_id": "s-sur", "model": {"display_name":'
                   b' "Op\\ud800us\\udfff"}, "effort": {"level": "\\udc00"}}'))
     cases.append((LAUNCH + ["statusline"], b'{"model": {"display_name": "Op\xff\xfeus"}}'))
+    # a state planted with a bad offset and a non-finite cost; a session id that climbs out
+    from brainlab.live.cache import state_path
+
+    monkeypatch.setenv("BRAINLAB_CACHE_DIR", env["BRAINLAB_CACHE_DIR"])
+    Path(state_path("s-esc-clear")).parent.mkdir()
+    Path(state_path("s-esc-clear")).write_text('{"offset": -5, "last_cost_usd": NaN}')
+    cases.append((LAUNCH + ["statusline"], status({"transcript_path": "/x/../../etc/a.jsonl",
+                                                   "cost": {"total_cost_usd": 1}},
+                                                  "../../../../escape")))
+    cases.append((LAUNCH + ["statusline"], b"[" * 200_000))  # deeper than any parser goes
     for (_cmd, data), done in zip(cases, run_all(cases, env), strict=True):
         assert (done.returncode, done.stderr) == (0, b""), data
         line = done.stdout.decode("utf-8")  # strict: never a lone surrogate or raw byte
@@ -208,9 +218,13 @@ def test_every_printed_character_is_inert(tmp_path, env):
         body = SGR.sub("", line[:-1])
         assert not UNSAFE.search(body), (data, line)
         assert len(body) <= 200, (data, len(body))
+        if data.startswith(b"[[["):
+            assert line == "brainlab\n"
         if b"s-sur" in data:
             assert "Op\\ud800us" in body, body  # shown as its escape, not a line gone blank
     assert "\\x1b" in run_all([cases[0]], env)[0].stdout.decode()  # as escapes, visibly
+    assert [p for p in tmp_path.rglob("*escape*")  # the climbing session id: a state file
+            if not str(p).startswith(str(live / "sessions"))] == []  # in the folder only
 
 
 BAD_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e308", "-1e308", "1e400", "-1",
@@ -253,6 +267,16 @@ def test_non_finite_numbers_are_shown_missing_and_never_snapshotted(tmp_path, en
     con = duckdb.connect(str(tmp_path / "s.duckdb"), read_only=True)
     assert con.execute("SELECT count(*) FROM limit_snapshots").fetchone() == (len(rows),)
     con.close()
+
+
+def test_the_status_line_prints_through_the_printer_of_every_command():
+    """Its missing marker is the tables'; its segments go through plaintext.visible."""
+    from brainlab.common import plaintext, tables
+    from brainlab.live import statusline
+
+    assert statusline.MISSING == plaintext.MISSING == tables.MISSING
+    for text in [*NAMES.values(), "Op\ud800us", "plain ↻ text"]:
+        assert statusline._paint(text, None, True)[0] == plaintext.visible(text)
 
 
 def test_ranges_are_the_ingests():

@@ -88,22 +88,28 @@ def output(lines: list[str]) -> str:
                                               "additionalContext": "\n".join(map(visible, lines))}}) + "\n"
 
 
-def main(stream, write, db: str | None = None) -> int:
-    """Print the SessionStart context when there is something to say; 0 whatever happens."""
+def main(stream, write, db: str | None = None, degrade=None, disarm=None) -> int:
+    """Print the SessionStart context when there is something to say; 0 whatever happens.
+
+    ``degrade(text)``: what the deadline (:func:`brainlab.live.fast.arm`) prints from now on,
+    the boot context of the last digest once it is known; ``disarm()``: stop the deadline
+    before printing. Both None: no deadline (click's test runner).
+    """
     try:
         from brainlab.live import digest
-        from brainlab.live.deadline import degrade, disarm
         from brainlab.live.hook_ingest import store_path
         from brainlab.live.statusline import parse, read_stdin
 
         data = parse(read_stdin(stream)) or {}
         mode = declared_mode(data)
         cached = cache.read_json(cache.file(cache.DIGEST_NAME)) or {}
-        degrade(output(context_lines(cached, mode)))  # past the deadline: the last digest's
+        if degrade is not None:  # past the deadline: the last digest's context
+            degrade(output(context_lines(cached, mode)))
         store = store_path(db)
         value = digest.refresh(store) if Path(store).exists() else None
         text = output(context_lines(cached if value is None else value, mode))
-        disarm()
+        if disarm is not None:
+            disarm()
         if text:
             write(text)
     except Exception as exc:  # noqa: BLE001 - a hook never fails the session

@@ -21,12 +21,10 @@ protocol's keyword parser the first time a session's first prompt is read.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import time
 
-from brainlab.common.plaintext import MISSING, visible
 from brainlab.live import cache
 from brainlab.transcripts import roots
 
@@ -36,6 +34,8 @@ HEAD_BYTES = 256 << 10  # a transcript seen first: its head (first prompt) and .
 TAIL_BYTES = 256 << 10  # ... its tail (last call), never the middle
 STEP_BYTES = 4 << 20  # at most this much new transcript read per run (the rest next run)
 MINIMAL = "brainlab"
+MISSING = "—"  # brainlab.common.plaintext.MISSING (tests/test_live_safety.py checks they agree)
+_INF = float("inf")
 MAX_WIDTH = 200  # columns of the line when neither --width nor $COLUMNS says (one line, bounded)
 MAX_COLUMNS = 1000  # and never more, whatever they say
 # a worktree .claude/worktrees/<ticket> (or a folder below it) works on that circuit ticket:
@@ -77,7 +77,7 @@ def field(obj, *keys, kind=None):
             return None
         if isinstance(obj, int):  # a 400-digit integer: no float holds it
             return float(obj) if -1e300 < obj < 1e300 else None
-        return obj if math.isfinite(obj) else None
+        return obj if obj == obj and obj not in (_INF, -_INF) else None
     if kind is not None and not isinstance(obj, kind):
         return None
     return obj
@@ -103,8 +103,8 @@ def number(obj, *keys, bounds=PERCENT):
     value = field(obj, *keys)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return INVALID
+    if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+        return INVALID  # NaN, ±Infinity (``math`` is a shared library: not loaded for this)
     if not bounds[0] <= value <= bounds[1]:  # an int compares whole: 10**400 too
         return INVALID
     return float(value)
@@ -146,7 +146,10 @@ def _paint(text: str, tone: str | None, plain: bool) -> tuple[str, str]:
     Control characters as escapes: :func:`brainlab.common.plaintext.visible`, the printer
     of every command.
     """
-    text = visible(text)
+    if not text.isprintable():  # printable text holds nothing visible() escapes: the usual
+        from brainlab.common.plaintext import visible  # segment skips its import
+
+        text = visible(text)
     if plain or not tone:
         return text, text
     return text, f"\x1b[{_COLOURS[tone]}m{text}\x1b[0m"
@@ -192,8 +195,9 @@ def read_tail(state: dict, transcript: str | int) -> bool:
     try:
         with open(transcript, "rb", closefd=True) as handle:
             size = os.fstat(handle.fileno()).st_size
-            offset = state.get("offset") if isinstance(state.get("offset"), int) else 0
-            if offset > size:  # rewritten or truncated: start over
+            offset = state.get("offset")
+            offset = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
+            if not 0 <= offset <= size:  # rewritten or truncated (or a bad state): start over
                 offset = 0
                 for key in ("type", "mode", "budget", "commits", "prompt_seen"):
                     state.pop(key, None)
@@ -461,7 +465,7 @@ def _cost(data, state, digest, now, plain):
 def _usd(value) -> bool:
     """A cost read back from the state or the digest: a finite number in range."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value) and COST_USD[0] <= value <= COST_USD[1]
+        and COST_USD[0] <= value <= COST_USD[1]  # NaN fails the comparison
 
 
 def _today(data, state, digest, now, plain):

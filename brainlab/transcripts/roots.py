@@ -54,6 +54,22 @@ def projects_folders() -> tuple[list[str], list[str]]:
     return list(found), tried
 
 
+_FOUND: dict[tuple, list[str]] = {}  # the settings it depends on -> the folders found
+
+
+def _found() -> list[str]:
+    """:func:`projects_folders`' existing folders, looked up once per process and setting.
+
+    An empty answer is asked again: the folder may be made meanwhile.
+    """
+    key = tuple(os.environ.get(k) for k in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME"))
+    found = _FOUND.get(key)
+    if not found:
+        _FOUND.clear()
+        found = _FOUND[key] = projects_folders()[0]
+    return found
+
+
 def inside(resolved: str, bases) -> bool:
     """Whether the resolved path ``resolved`` is one of ``bases`` (resolved) or lies below one."""
     return any(resolved == base or resolved.startswith(base.rstrip(os.sep) + os.sep)
@@ -109,7 +125,7 @@ def claude_transcript(path) -> tuple[str | None, str | None]:
         return None, "skipped: not an absolute *.jsonl path"
     if "\0" in path:
         return None, "skipped: not a path"
-    found, _tried = projects_folders()
+    found = _found()
     if not found:
         return None, "skipped: outside Claude's transcript folders (there are none)"
     resolved, reason = check(path, found)
@@ -140,7 +156,7 @@ def open_transcript(path) -> tuple[int | None, str | None]:
             opened = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:
             opened = None  # no /proc: the checks above stand
-        if opened is not None and not inside(opened, projects_folders()[0]):
+        if opened is not None and not inside(opened, _found()):
             raise ValueError("skipped: moved outside Claude's transcript folders")
     except (OSError, ValueError) as exc:
         os.close(fd)
