@@ -108,7 +108,7 @@ def main(stream, foreground: bool = False, db: str | None = None) -> int:
         if data is None:
             cache.log(f"hook ingest: input is not a JSON object ({len(raw)} bytes)")
         elif not paths:
-            cache.log("hook ingest: no transcript_path in the hook input")
+            cache.log("hook ingest: no usable transcript_path in the hook input")
         if paths:
             from brainlab.live import spool
 
