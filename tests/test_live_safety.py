@@ -403,3 +403,15 @@ def test_hook_input_outside_the_roots_is_refused_and_its_path_redacted(tmp_path,
     spool = Path(env["BRAINLAB_CACHE_DIR"]) / "live"
     assert str(target) not in cache_text(env) and not list(spool.glob("spool*"))  # where the
     # links led: never written anywhere
+
+
+def test_state_file_names_are_the_ones_binascii_gave():
+    """cache.crc32 replaces binascii.crc32 (a shared library to load at every status line):
+    the state files of sessions already running keep their names."""
+    import binascii
+
+    from brainlab.live.cache import crc32
+
+    for text in ["", SID, "sess-live-1", "../../../../escape", "é" * 100, "x" * 300, "\ud800"]:
+        raw = text.encode("utf-8", "replace")
+        assert crc32(raw) == binascii.crc32(raw), text

@@ -9,7 +9,6 @@ file, never half of one. Standard library only: the status line imports this at 
 
 from __future__ import annotations
 
-import binascii
 import json
 import os
 import re
@@ -57,6 +56,24 @@ def file(name: str) -> str:
     return os.path.join(live_dir(), name)
 
 
+def crc32(data: bytes) -> int:
+    """``binascii.crc32(data)``, computed here for a short id.
+
+    binascii is a shared library whose loading cost the status line half a millisecond at
+    each run (issue 46: its CPU per call must not grow).
+    """
+    if len(data) > 256:  # a long (hostile) id: the library's loop, not this one
+        import binascii
+
+        return binascii.crc32(data)
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
 def state_path(session_id: str) -> str:
     """The state file of one session: its id made safe (hashlib costs 20 ms to import).
 
@@ -64,7 +81,7 @@ def state_path(session_id: str) -> str:
     by the CRC-32 of the whole id.
     """
     raw = session_id.encode("utf-8", "replace")
-    name = f"{_UNSAFE.sub('_', session_id)[:64]}-{binascii.crc32(raw):08x}"
+    name = f"{_UNSAFE.sub('_', session_id)[:64]}-{crc32(raw):08x}"
     return os.path.join(live_dir(), "sessions", f"{name}.json")
 
 

@@ -11,9 +11,9 @@ Every hook command must still run through it (issue 46 item 5): ``hook ingest --
 and ``hook session-start`` need DuckDB, which lives in site-packages. So the first import that
 nothing on the bare path satisfies runs ``site`` then
 (:class:`brainlab.live.fast.SiteOnDemand`, in a module so that its code is not compiled at
-each run as this script's is) and is looked up again: the status line, which imports nothing
-outside the standard library and this package, never pays for it; a command that needs DuckDB
-gets it.
+each run as this script's is) and is looked up again: a hook command that needs DuckDB gets
+it. The status line, which imports nothing outside the standard library and this package,
+runs without it (not even the look a probe such as ``copy``'s ``org.python.core`` costs).
 """
 
 import os
@@ -24,8 +24,8 @@ if __name__ == "__main__":
     sys.path[0] = ROOT  # not brainlab/live/: its modules would shadow the standard library
     from brainlab.live import fast
 
-    if sys.flags.no_site:
-        sys.meta_path.append(fast.SiteOnDemand)
+    if sys.flags.no_site and sys.argv[1:2] != ["statusline"]:  # the line needs none: its
+        sys.meta_path.append(fast.SiteOnDemand)  # optional imports (copy's) cost nothing
     fast.dispatch(["brainlab", *sys.argv[1:]])
     if sys.argv[1:2] == ["statusline"]:
         print("brainlab")

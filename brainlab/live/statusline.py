@@ -40,7 +40,7 @@ MAX_WIDTH = 200  # columns of the line when neither --width nor $COLUMNS says (o
 MAX_COLUMNS = 1000  # and never more, whatever they say
 # a worktree .claude/worktrees/<ticket> (or a folder below it) works on that circuit ticket:
 # the rule of `usage tickets` (brainlab/metrics/usage_groups.py TICKET, ticket_usage.sql)
-_TICKET = re.compile(r"[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)")
+_TICKET = r"[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)"  # compiled when a path holds "worktrees"
 _COLOURS = {"ok": "32", "watch": "33", "over": "31", "dim": "2", "alert": "35"}
 
 
@@ -296,6 +296,7 @@ def day_cost(state: dict, total: float | str | None, now: float) -> None:
     state["last_cost_usd"] = total
 
 
+ID_MAX = 200  # characters of a session or model id a snapshot keeps (a UUID is 36)
 RESETS_AHEAD_S = 40 * 86400  # ranges.RESETS_AHEAD_DAYS: a limit resets at most this far ahead
 LIMIT_FIELDS = (("five_hour_pct", ("rate_limits", "five_hour", "used_percentage"), PERCENT),
                 ("five_hour_resets_at", ("rate_limits", "five_hour", "resets_at"), None),
@@ -330,10 +331,12 @@ def record_limits(session_id: str | None, state: dict, data: dict, now: float) -
     if all(v is None for v in values.values()) or state.get("limits") == values:
         return
     state["limits"] = values
+    model = field(data, "model", "id", kind=str)
     try:
-        cache.append_line(cache.file(cache.LIMITS_NAME), {
-            "ts": round(now, 3), "session_id": session_id,
-            "model_id": field(data, "model", "id", kind=str), **values})
+        cache.append_line(cache.file(cache.LIMITS_NAME), {  # ids of a sane length only
+            "ts": round(now, 3), "session_id": session_id if session_id and len(
+                session_id) <= ID_MAX else None,
+            "model_id": model if model and len(model) <= ID_MAX else None, **values})
     except (OSError, ValueError) as exc:
         cache.log(f"statusline: limit snapshot not written: {exc}")
 
@@ -434,7 +437,7 @@ def ticket_of(data: dict) -> str | None:
     """
     for keys in (("worktree", "path"), ("workspace", "current_dir"), ("cwd",)):
         path = field(data, *keys, kind=str)
-        found = _TICKET.search(path) if path else None
+        found = re.search(_TICKET, path) if path and "worktrees" in path else None
         if found:
             return found.group(1)
     return None
