@@ -38,17 +38,27 @@ def live_dir(create: bool = True) -> str:
 
     :func:`brainlab.common.paths.cache_dir`'s rule, with ``os.path`` strings.
     """
-    base = os.environ.get(CACHE_ENV)
+    key = (os.environ.get(CACHE_ENV), os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+    made = _MADE.get(key)
+    if made is not None:  # this process made or saw it already (a status line asks 3 times)
+        return made
+    base = key[0]
     if base:
         base = os.path.expanduser(base)
     else:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        xdg = key[1] or os.path.join(os.path.expanduser("~"), ".cache")
         base = os.path.join(xdg, "brainlab")
     path = os.path.join(base, "live")
     if create and not os.path.isdir(path):
         os.makedirs(path, mode=0o700, exist_ok=True)
         os.chmod(path, 0o700)  # makedirs' mode is masked by the umask
+    if create:
+        _MADE.clear()
+        _MADE[key] = path
     return path
+
+
+_MADE: dict[tuple, str] = {}  # the settings live_dir depends on -> the folder it made
 
 
 def file(name: str) -> str:
