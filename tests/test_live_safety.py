@@ -409,9 +409,13 @@ def test_state_file_names_are_the_ones_binascii_gave():
     """cache.crc32 replaces binascii.crc32 (a shared library to load at every status line):
     the state files of sessions already running keep their names."""
     import binascii
+    import re
 
-    from brainlab.live.cache import crc32
+    from brainlab.live.cache import crc32, state_path
 
-    for text in ["", SID, "sess-live-1", "../../../../escape", "é" * 100, "x" * 300, "\ud800"]:
+    for text in ["", SID, "sess-live-1", "../../../../escape", "é" * 100, "x" * 300, "\ud800",
+                 "a b\x1b[2J/c", "Z" * 70]:
         raw = text.encode("utf-8", "replace")
         assert crc32(raw) == binascii.crc32(raw), text
+        name = f"{re.sub(r'[^A-Za-z0-9_-]', '_', text)[:64]}-{binascii.crc32(raw):08x}.json"
+        assert os.path.basename(state_path(text)) == name, text

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import time
 
 # brainlab.common.paths.CACHE_ENV, spelled here: importing that module means importing pathlib, a
 # tenth of a status line started without site (tests/test_live_statusline.py checks both)
 CACHE_ENV = "BRAINLAB_CACHE_DIR"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+# the characters a state file's name keeps of a session id (any other becomes "_"): a set, not
+# a pattern, so the status line compiles no regular expression of its own
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 LOG_NAME = "live.log"
 SPOOL_NAME = "spool.jsonl"
@@ -91,7 +92,8 @@ def state_path(session_id: str) -> str:
     by the CRC-32 of the whole id.
     """
     raw = session_id.encode("utf-8", "replace")
-    name = f"{_UNSAFE.sub('_', session_id)[:64]}-{crc32(raw):08x}"
+    safe = "".join(c if c in _NAME_CHARS else "_" for c in session_id[:64])
+    name = f"{safe}-{crc32(raw):08x}"
     return os.path.join(live_dir(), "sessions", f"{name}.json")
 
 
