@@ -288,6 +288,7 @@ def test_ranges_are_the_ingests():
                          (sl.TOKENS, ranges.TOKENS), (sl.SESSION_TOKENS, ranges.SESSION_TOKENS)):
         assert mine == (theirs.low, theirs.high), theirs.name
     assert sl.RESETS_AHEAD_S == ranges.RESETS_AHEAD_DAYS * 86400
+    assert sl.EPOCH_S[0] == (ranges.EARLIEST - ranges._EPOCH).total_seconds()
 
 
 # --- items 4 and 5: the sealed writer, hook input outside the roots, the launcher -------------
