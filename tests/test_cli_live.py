@@ -151,7 +151,8 @@ def test_scopes_name_claude_codes_files(tmp_path, env):
 
 # --- hook ingest ------------------------------------------------------------------------------
 def write_transcript(root: Path, n: int) -> Path:
-    path = root / "projects" / "-home-u-projets-alpha" / f"{SID}.jsonl"
+    """A transcript of ``n`` calls under ``root``/claude (the env's CLAUDE_CONFIG_DIR)."""
+    path = root / "claude" / "projects" / "-home-u-projets-alpha" / f"{SID}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(assistant(
         SID, f"2026-04-01T10:{i:02d}:00.000Z", f"m{i}", f"r{i}", usage(10, 5, 0, 100)),
@@ -267,7 +268,8 @@ def test_session_start_silent_without_anything_to_say(tmp_path, env):
 
 
 def test_session_start_budget_and_coach(tmp_path, env):
-    path = tmp_path / "t.jsonl"
+    path = tmp_path / "claude" / "projects" / "p" / "t.jsonl"  # in CLAUDE_CONFIG_DIR
+    path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"type": "user", "sessionId": SID, "isSidechain": False,
                                 "message": {"role": "user", "content": "brain work +conserve"},
                                 "timestamp": "2026-04-01T10:00:00.000Z"}) + "\n")

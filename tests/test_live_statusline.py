@@ -79,7 +79,8 @@ def replaced(obj: dict, path: tuple, value) -> dict:
 
 @pytest.fixture
 def live_env(tmp_path) -> dict:
-    env = dict(os.environ, BRAINLAB_CACHE_DIR=str(tmp_path / "cache"), COLUMNS="200")
+    env = dict(os.environ, BRAINLAB_CACHE_DIR=str(tmp_path / "cache"), COLUMNS="200",
+               CLAUDE_CONFIG_DIR=str(tmp_path))  # transcripts under tmp_path/projects
     return env
 
 

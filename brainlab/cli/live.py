@@ -102,9 +102,9 @@ def hook_ingest(foreground: bool, db: str | None) -> None:
               " else data/brainlab.duckdb).")
 def hook_session_start(db: str | None) -> None:
     """SessionStart: print the protocol's boot context (coach, KPI, claims, budget) if any."""
-    from brainlab.live.session_start import main
+    from brainlab.live.fast import session_start_main
 
-    sys.exit(main(sys.stdin.buffer, lambda text: click.echo(text, nl=False), db))
+    sys.exit(session_start_main(db, lambda text: click.echo(text, nl=False)))
 
 
 @click.command("statusline")

@@ -18,22 +18,39 @@ from __future__ import annotations
 
 import re
 
-# DEL, C1, line/paragraph separators, bidi embeddings/overrides/isolates, BOM; and C0.
-_OTHER = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff"
-_CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f{_OTHER}]")  # a tab kept
-_CONTROL_WITH_TAB = re.compile(f"[\x00-\x1f{_OTHER}]")
+MISSING = "—"  # the one missing-value marker (tables, the status line: a value not shown)
+
+# DEL, C1, line/paragraph separators, bidi embeddings/overrides/isolates and marks (LRM, RLM,
+# ALM), the other invisible format characters (soft hyphen, zero-width space and joiners,
+# word joiner, invisible operators, interlinear annotation, BOM, tag characters), and lone
+# surrogates (a JSON ``\ud800`` escape: unprintable, it made a whole line vanish); and C0.
+_OTHER = ("\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+          "\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f")
+_PATTERNS: dict[bool, re.Pattern[str]] = {}  # keep_tabs -> the pattern, compiled on first need
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: object, keep_tabs: bool = False) -> str:
-    """``text`` with every control character shown as its escape (``\\x1b``, ``\\u009b``)."""
+    """``text`` with every control character shown as its escape (``\\x1b``, ``\\u009b``).
+
+    Text Python calls printable is returned as it is: every character escaped here is of a
+    category ``str.isprintable`` refuses (Cc, Cf, Cs, Zl, Zp), so the usual name or number
+    costs no regular expression (the status line prints through this at every message).
+    """
     text = "" if text is None else str(text)
-    pattern = _CONTROL if keep_tabs else _CONTROL_WITH_TAB
+    if text.isprintable():
+        return text
+    pattern = _PATTERNS.get(keep_tabs)
+    if pattern is None:
+        low = "\x00-\x08\x0a-\x1f" if keep_tabs else "\x00-\x1f"  # a tab kept, or not
+        pattern = _PATTERNS[keep_tabs] = re.compile(f"[{low}{_OTHER}]")
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 

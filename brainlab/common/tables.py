@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from brainlab.common.plaintext import json_safe, visible
-
-MISSING = "—"  # the one missing-value marker of every table (terminal and HTML)
+# MISSING: the one missing-value marker of every table (terminal and HTML), the status line's
+from brainlab.common.plaintext import MISSING, json_safe, visible
 
 COUNT_WORDS = ("tokens", "requests", "sessions", "loads", "count", "calls", "tickets",
                "wakeups", "stops", "decisions", "rows", "files", "triggers", "loaded")

@@ -36,16 +36,29 @@ def build(db: str | Path, now: float | None = None) -> dict:
 def collect(con, now: float | None = None) -> tuple[dict, tuple | None]:
     """The digest's values read on ``con`` (a reader, or the ingest's own writer).
 
+    A writer is sealed here first (external access off, settings locked: issue 46), and a
+    query over a view that fails (a view reading a file) is a StoreError.
+
     Also returns the running sprint (id, start), whose breath :func:`with_breath` adds once
     ``con`` is closed (the report's function opens the store itself).
     """
+    from brainlab.common.errors import StoreError
+    from brainlab.common.plaintext import visible
+    from brainlab.store.connection import engine, seal_writer
+
+    seal_writer(con)  # the hook's worker passes its writer: sealed as a reader (issue 46)
     now = time.time() if now is None else now
     day = time.strftime("%Y-%m-%d", time.gmtime(now))
     out: dict = {"built_at": round(now, 3), "day": day, "sessions": {}, "coach": None,
                  "breath": None, "cold_start": None, "claims": None}
 
     def one(sql, params=()):
-        return con.execute(sql, list(params)).fetchall()
+        try:
+            return con.execute(sql, list(params)).fetchall()
+        except engine().Error as exc:  # a view that reads a file: refused by the seal
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise StoreError(f"digest not built: a query over the store's views failed"
+                             f" ({visible(first)})") from None
 
     out["sessions"] = {sid: float(cost) for sid, cost in one(
         "SELECT session_id, cost_usd FROM usage_by(calls := cc_usage_rollup, grain := 'day',"

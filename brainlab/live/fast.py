@@ -14,6 +14,91 @@ import os
 import sys
 
 FAST = ("statusline", "hook")
+# The hard deadline of each command (issue 46 item 2): past it the process prints its degraded
+# output (the minimal status line; session start: the boot context of the last digest, or
+# nothing) and exits 0, even from inside a blocked system call: a real-time timer's SIGALRM
+# interrupts the main thread's ``open`` of a FIFO or ``read`` of a pipe never closed, and its
+# handler ends the run. The status line runs after every message and must not hold the
+# display; session start is a hook `hooks install` gives 10 s.
+STATUSLINE_BUDGET_S = 2.0
+SESSION_START_BUDGET_S = 9.0  # inside the 10 s `hooks install` gives the hook (HOOK_TIMEOUT)
+_DEGRADED = [b""]  # what the deadline prints (the minimal line; session start: its fallback)
+
+
+def arm(seconds: float, degraded: str) -> None:
+    """Start the deadline: ``seconds`` from now the process prints ``degraded`` and exits 0.
+
+    ``signal.setitimer`` (a real-time timer): its signal interrupts any blocking call of the
+    main thread (``open`` of a FIFO, ``read`` of a pipe), whose handler then ends the run.
+    Nowhere without ``SIGALRM`` (Windows): nothing armed.
+    """
+    import _signal  # noqa: PLC2701 - the C module: ``signal`` builds enums at import (1 ms)
+
+    if not hasattr(_signal, "setitimer"):
+        return
+    degrade(degraded)
+    _signal.signal(_signal.SIGALRM, _expire)
+    _signal.setitimer(_signal.ITIMER_REAL, seconds)
+
+
+def degrade(text: str) -> None:
+    """What the deadline prints from now on (a better fallback once one is known)."""
+    _DEGRADED[0] = text.encode("utf-8", "backslashreplace")
+
+
+def disarm() -> None:
+    """Stop the deadline (before the command prints its own output)."""
+    import _signal  # noqa: PLC2701
+
+    if hasattr(_signal, "setitimer"):
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
+def _expire(signum, frame) -> None:
+    try:
+        os.write(1, _DEGRADED[0])
+    except OSError:
+        pass
+    try:
+        from brainlab.live.cache import log
+
+        log("deadline: the command ran out of its budget; printed its degraded output")
+    finally:
+        os._exit(0)
+
+
+class SiteOnDemand:
+    """The last finder of ``sys.meta_path``: site-packages added on the first need.
+
+    A top-level module no other finder resolves and that site-packages holds (``duckdb``)
+    adds site-packages as a start without ``-S`` would have (``site.main()``: ``.pth`` files
+    too), then is looked up again. A module of the standard library missing on this platform
+    (``nt``) costs nothing, one missing everywhere (``org.python.core``, which ``copy``
+    tries) a look at the site-packages folders, never ``site.main()``.
+    """
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        """The module's spec once site-packages are on the path (None: not there either)."""
+        if path is not None or cls not in sys.meta_path or name in sys.stdlib_module_names:
+            return None  # a submodule (its package was found), or a platform's module (nt)
+        import site  # with -S its import runs nothing
+        from importlib.machinery import PathFinder
+
+        prefixes = [sys.prefix]  # a virtual environment's: site.venv() sets it, so look
+        here = os.path.dirname(sys.executable)  # for its pyvenv.cfg as that function does
+        for folder in (here, os.path.dirname(here)):
+            if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+                prefixes.insert(0, folder)
+                break
+        folders = [f for f in site.getsitepackages(prefixes) + [site.getusersitepackages()]
+                   if os.path.isdir(f)]
+        found = PathFinder.find_spec(name, folders)
+        if found is None or found.origin is None:  # not there, or a bare folder (``org``)
+            return None
+        sys.meta_path.remove(cls)
+        site.main()
+        return PathFinder.find_spec(name, None, target)
 
 
 def parse_statusline_args(args: list[str]) -> dict | None:
@@ -57,10 +142,10 @@ def terminal_width(explicit: int | None) -> int | None:
 
 
 def statusline_main(options: dict) -> int:
-    """Read stdin, print the line; 0 whatever happens."""
+    """Read stdin, print the line; 0 whatever happens, within :data:`STATUSLINE_BUDGET_S`."""
     from brainlab.live import statusline
-
     line = statusline.MINIMAL
+    arm(STATUSLINE_BUDGET_S, line + "\n")
     try:
         data = statusline.parse(statusline.read_stdin(sys.stdin.buffer))
         line = statusline.render(data, options["segments"], options["plain"],
@@ -69,8 +154,29 @@ def statusline_main(options: dict) -> int:
         from brainlab.live.cache import log
 
         log(f"statusline: {type(exc).__name__}: {exc}")
+    disarm()
     _write(line + "\n")
     return 0
+
+
+def session_start_main(db: str | None, write=None) -> int:
+    """``hook session-start`` within :data:`SESSION_START_BUDGET_S`; 0 whatever happens.
+
+    The deadline is armed in a real process only (stdin is the process's own: click's test
+    runner swaps it).
+    """
+    from brainlab.live.session_start import main as session_start
+
+    armed = sys.stdin is sys.__stdin__
+    if armed:
+        arm(SESSION_START_BUDGET_S, "")
+    try:
+        return session_start(sys.stdin.buffer, write or _write, db,
+                             degrade=degrade if armed else None,
+                             disarm=disarm if armed else None)
+    finally:
+        if armed:
+            disarm()
 
 
 def hook_main(args: list[str]) -> int | None:
@@ -79,9 +185,7 @@ def hook_main(args: list[str]) -> int | None:
     None: arguments this parser does not know; click handles them.
     """
     if args[:1] == ["session-start"] and (len(args) == 1 or (len(args) == 3 and args[1] == "--db")):
-        from brainlab.live.session_start import main as session_start
-
-        return session_start(sys.stdin.buffer, _write, args[2] if len(args) == 3 else None)
+        return session_start_main(args[2] if len(args) == 3 else None)
     if args[:1] == ["ingest"]:
         foreground, db, rest = False, None, args[1:]
         while rest:
@@ -100,8 +204,19 @@ def hook_main(args: list[str]) -> int | None:
 
 
 def _write(text: str) -> None:
+    """``text`` to stdout as UTF-8 whatever the locale.
+
+    A character it cannot encode (a lone surrogate) is written as its escape: the whole line
+    is never dropped.
+    """
     try:
-        sys.stdout.write(text)
+        data = text.encode("utf-8", "backslashreplace")
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            sys.stdout.flush()
+            stream.write(data)
         sys.stdout.flush()
     except (OSError, ValueError):  # Claude Code cancelled the run and closed the pipe
         pass

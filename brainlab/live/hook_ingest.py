@@ -41,14 +41,30 @@ WORKER_PREFIX = "worker-"
 
 
 def transcript_paths(data: dict | None) -> list[str]:
-    """The transcript files a hook object names (absolute ``*.jsonl`` strings)."""
+    """The transcript files a hook object names (absolute ``*.jsonl`` strings).
+
+    Only files ``ingest claude`` would read (:func:`brainlab.transcripts.roots.claude_transcript`:
+    regular ``*.jsonl`` files inside Claude's transcript folders, a link followed only inside
+    them): any other path is refused with a log line giving the reason and the path as the
+    store would keep it (redacted: :func:`brainlab.sources.redact.stored_path`), never where
+    a link leads.
+    """
     if not isinstance(data, dict):
         return []
+    from brainlab.transcripts.roots import claude_transcript
+
     paths = []
     for key in ("transcript_path", "agent_transcript_path"):
         value = data.get(key)
         if isinstance(value, str) and value.endswith(".jsonl") and os.path.isabs(value) \
                 and value not in paths:
+            resolved, reason = claude_transcript(value)
+            if resolved is None:
+                from brainlab.common.plaintext import visible
+                from brainlab.sources.redact import stored_path
+
+                cache.log(f"hook ingest: {key} refused ({reason}): {visible(stored_path(value))}")
+                continue
             paths.append(value)
     return paths
 
@@ -92,7 +108,7 @@ def main(stream, foreground: bool = False, db: str | None = None) -> int:
         if data is None:
             cache.log(f"hook ingest: input is not a JSON object ({len(raw)} bytes)")
         elif not paths:
-            cache.log("hook ingest: no transcript_path in the hook input")
+            cache.log("hook ingest: no usable transcript_path in the hook input")
         if paths:
             from brainlab.live import spool
 

@@ -74,22 +74,44 @@ def declared_mode(data: dict) -> str | None:
     return state.get("mode")
 
 
-def main(stream, write, db: str | None = None) -> int:
-    """Print the SessionStart context when there is something to say; 0 whatever happens."""
+def output(lines: list[str]) -> str:
+    """The hook's JSON line for ``lines`` (empty: nothing to print).
+
+    Each line's control characters shown as escapes (:func:`brainlab.common.plaintext.visible`):
+    the digest's words come from the store, which transcripts fill.
+    """
+    if not lines:
+        return ""
+    from brainlab.common.plaintext import visible
+
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                              "additionalContext": "\n".join(map(visible, lines))}}) + "\n"
+
+
+def main(stream, write, db: str | None = None, degrade=None, disarm=None) -> int:
+    """Print the SessionStart context when there is something to say; 0 whatever happens.
+
+    ``degrade(text)``: what the deadline (:func:`brainlab.live.fast.arm`) prints from now on,
+    the boot context of the last digest once it is known; ``disarm()``: stop the deadline
+    before printing. Both None: no deadline (click's test runner).
+    """
     try:
         from brainlab.live import digest
         from brainlab.live.hook_ingest import store_path
         from brainlab.live.statusline import parse, read_stdin
 
         data = parse(read_stdin(stream)) or {}
+        mode = declared_mode(data)
+        cached = cache.read_json(cache.file(cache.DIGEST_NAME)) or {}
+        if degrade is not None:  # past the deadline: the last digest's context
+            degrade(output(context_lines(cached, mode)))
         store = store_path(db)
         value = digest.refresh(store) if Path(store).exists() else None
-        if value is None:
-            value = cache.read_json(cache.file(cache.DIGEST_NAME)) or {}
-        lines = context_lines(value, declared_mode(data))
-        if lines:
-            write(json.dumps({"hookSpecificOutput": {
-                "hookEventName": "SessionStart", "additionalContext": "\n".join(lines)}}) + "\n")
+        text = output(context_lines(cached if value is None else value, mode))
+        if disarm is not None:
+            disarm()
+        if text:
+            write(text)
     except Exception as exc:  # noqa: BLE001 - a hook never fails the session
         cache.log(f"hook session-start: {type(exc).__name__}: {exc}")
     return 0

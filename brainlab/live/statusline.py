@@ -26,6 +26,7 @@ import re
 import time
 
 from brainlab.live import cache
+from brainlab.transcripts import roots
 
 SEGMENTS = ("model", "effort", "context", "cost", "today", "limit", "ticket", "protocol")
 MAX_INPUT = 1 << 20  # bytes of stdin read; more is not a status line object
@@ -33,9 +34,13 @@ HEAD_BYTES = 256 << 10  # a transcript seen first: its head (first prompt) and .
 TAIL_BYTES = 256 << 10  # ... its tail (last call), never the middle
 STEP_BYTES = 4 << 20  # at most this much new transcript read per run (the rest next run)
 MINIMAL = "brainlab"
+MISSING = "—"  # brainlab.common.plaintext.MISSING (tests/test_live_safety.py checks they agree)
+_INF = float("inf")
+MAX_WIDTH = 200  # columns of the line when neither --width nor $COLUMNS says (one line, bounded)
+MAX_COLUMNS = 1000  # and never more, whatever they say
 # a worktree .claude/worktrees/<ticket> (or a folder below it) works on that circuit ticket:
 # the rule of `usage tickets` (brainlab/metrics/usage_groups.py TICKET, ticket_usage.sql)
-_TICKET = re.compile(r"[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)")
+_TICKET = r"[/\\]\.claude[/\\]worktrees[/\\]([^/\\]+)"  # compiled when a path holds "worktrees"
 _COLOURS = {"ok": "32", "watch": "33", "over": "31", "dim": "2", "alert": "35"}
 
 
@@ -53,23 +58,56 @@ def parse(raw: bytes) -> dict | None:
         return None
     try:
         value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # 1 MB of [[[[ too
         return None
     return value if isinstance(value, dict) else None
 
 
 def field(obj, *keys, kind=None):
-    """``obj[k1][k2]...`` when every level is a dict and the leaf is of ``kind``; else None."""
+    """``obj[k1][k2]...`` when every level is a dict and the leaf is of ``kind``; else None.
+
+    ``kind=float``: a finite number (NaN, ±Infinity and ``1e400`` are None).
+    """
     for key in keys:
         if not isinstance(obj, dict):
             return None
         obj = obj.get(key)
     if kind is float:
-        return float(obj) if isinstance(obj, (int, float)) and not isinstance(obj, bool) \
-            and obj == obj else None
+        if isinstance(obj, bool) or not isinstance(obj, (int, float)):
+            return None
+        if isinstance(obj, int):  # a 400-digit integer: no float holds it
+            return float(obj) if -1e300 < obj < 1e300 else None
+        return obj if obj == obj and obj not in (_INF, -_INF) else None
     if kind is not None and not isinstance(obj, kind):
         return None
     return obj
+
+
+# The range each number Claude Code gives must fall in to be shown or recorded: the ingest's
+# (brainlab/spec/ranges.py, checked equal by tests/test_live_safety.py), spelled here because
+# importing that module (dataclasses, datetime) would cost the status line a tenth of its run.
+PERCENT = (0.0, 1000.0)  # ranges.PERCENT: above 100 happens when a limit is overrun
+COST_USD = (0.0, 1e5)  # ranges.COST_USD
+TOKENS = (0.0, 1e9)  # ranges.TOKENS: one call's (a context window's size)
+SESSION_TOKENS = (0.0, 1e12)  # ranges.SESSION_TOKENS: a session's totals
+EPOCH_S = (1577836800.0, 4102444800.0)  # 2020-01-01 .. 2100-01-01: a reset time
+INVALID = "invalid"  # a number given but not a reading: shown as the missing marker
+
+
+def number(obj, *keys, bounds=PERCENT):
+    """A number field: the float, None when absent or not a number, or :data:`INVALID`.
+
+    :data:`INVALID`: not finite or outside ``bounds`` (NaN, ±Infinity, ``1e308``, a
+    negative percentage, a 400-digit integer).
+    """
+    value = field(obj, *keys)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+        return INVALID  # NaN, ±Infinity (``math`` is a shared library: not loaded for this)
+    if not bounds[0] <= value <= bounds[1]:  # an int compares whole: 10**400 too
+        return INVALID
+    return float(value)
 
 
 def render(data: dict | None, segments=SEGMENTS, plain: bool = False, width: int | None = None,
@@ -86,7 +124,7 @@ def render(data: dict | None, segments=SEGMENTS, plain: bool = False, width: int
         piece = _SEGMENT_FUNCS.get(name, lambda *_: None)(data, state, digest, now, plain)
         if piece:
             parts.append(piece)
-    return fit(parts, width)
+    return fit(parts, min(width or MAX_WIDTH, MAX_COLUMNS))
 
 
 def fit(parts: list[tuple[str, str]], width: int | None) -> str:
@@ -103,6 +141,15 @@ def fit(parts: list[tuple[str, str]], width: int | None) -> str:
 
 
 def _paint(text: str, tone: str | None, plain: bool) -> tuple[str, str]:
+    """(text, coloured text) of a segment, its data made inert first.
+
+    Control characters as escapes: :func:`brainlab.common.plaintext.visible`, the printer
+    of every command.
+    """
+    if not text.isprintable():  # printable text holds nothing visible() escapes: the usual
+        from brainlab.common.plaintext import visible  # segment skips its import
+
+        text = visible(text)
     if plain or not tone:
         return text, text
     return text, f"\x1b[{_COLOURS[tone]}m{text}\x1b[0m"
@@ -117,25 +164,40 @@ def advance(session_id: str | None, transcript: str | None, data: dict, now: flo
     path = cache.state_path(session_id)
     state = cache.read_json(path) or {}
     before = json.dumps(state, sort_keys=True)
+    fd = None
+    if transcript:  # only a transcript in Claude's folders: never recorded, never read else
+        fd, _reason = roots.open_transcript(transcript)
+        transcript = transcript if fd is not None else None
     if transcript and transcript != state.get("transcript"):
         state = {"day": state.get("day"), "day_base_usd": state.get("day_base_usd"),
                  "limits": state.get("limits"), "transcript": transcript, "offset": 0}
-    if transcript:
-        read_tail(state, transcript)
-    day_cost(state, field(data, "cost", "total_cost_usd", kind=float), now)
+    if fd is not None:
+        read_tail(state, fd)
+    day_cost(state, number(data, "cost", "total_cost_usd", bounds=COST_USD), now)
     record_limits(session_id, state, data, now)
     if json.dumps(state, sort_keys=True) != before:
         cache.write_json(path, state)
     return state
 
 
-def read_tail(state: dict, transcript: str) -> None:
-    """Advance ``state`` over the transcript's complete new lines (bounded per run)."""
+def read_tail(state: dict, transcript: str | int) -> bool:
+    """Advance ``state`` over the transcript's complete new lines (bounded per run).
+
+    ``transcript``: a path, opened only through
+    :func:`brainlab.transcripts.roots.open_transcript` (a regular ``*.jsonl`` file inside
+    Claude's folders, without blocking or following a link out), or a descriptor it gave
+    (closed here). False when the path was refused (``state`` unchanged).
+    """
+    if isinstance(transcript, str):
+        transcript, _reason = roots.open_transcript(transcript)
+        if transcript is None:
+            return False
     try:
-        with open(transcript, "rb") as handle:
+        with open(transcript, "rb", closefd=True) as handle:
             size = os.fstat(handle.fileno()).st_size
-            offset = state.get("offset") if isinstance(state.get("offset"), int) else 0
-            if offset > size:  # rewritten or truncated: start over
+            offset = state.get("offset")
+            offset = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
+            if not 0 <= offset <= size:  # rewritten or truncated (or a bad state): start over
                 offset = 0
                 for key in ("type", "mode", "budget", "commits", "prompt_seen"):
                     state.pop(key, None)
@@ -146,15 +208,16 @@ def read_tail(state: dict, transcript: str) -> None:
                 scan(state, chunk[chunk.find(b"\n") + 1:])
                 state["offset"] = size - len(chunk) + chunk.rfind(b"\n") + 1
                 state["partial"] = True  # commits counted on the tail only
-                return
+                return True
             handle.seek(offset)
             chunk = handle.read(min(size - offset, STEP_BYTES))
     except OSError:
-        return
+        return True
     end = chunk.rfind(b"\n") + 1  # an unfinished last line waits for the next run
     if end:
         scan(state, chunk[:end])
         state["offset"] = offset + end
+    return True
 
 
 def scan(state: dict, chunk: bytes) -> None:
@@ -187,7 +250,8 @@ def scan(state: dict, chunk: bytes) -> None:
         if usage and obj.get("type") == "assistant":
             tokens = sum(v for k in ("input_tokens", "cache_creation_input_tokens",
                                      "cache_read_input_tokens")
-                         if isinstance(v := field(message, "usage", k), int))
+                         if isinstance(v := field(message, "usage", k), int)
+                         and not isinstance(v, bool) and TOKENS[0] <= v <= TOKENS[1])
             if tokens:
                 state["context_tokens"] = tokens
 
@@ -220,9 +284,9 @@ def _first_prompt(state: dict, obj: dict) -> None:
     state["budget"] = budget_of(mark[5], mark[4])
 
 
-def day_cost(state: dict, total: float | None, now: float) -> None:
+def day_cost(state: dict, total: float | str | None, now: float) -> None:
     """Keep the session's cost at the start of today's UTC day (``day_base_usd``)."""
-    if total is None:
+    if not isinstance(total, float):  # absent, or not a cost (NaN, 1e308, negative)
         return
     today = time.strftime("%Y-%m-%d", time.gmtime(now))
     if state.get("day") != today:
@@ -232,29 +296,48 @@ def day_cost(state: dict, total: float | None, now: float) -> None:
     state["last_cost_usd"] = total
 
 
-LIMIT_FIELDS = (("five_hour_pct", ("rate_limits", "five_hour", "used_percentage"), float),
-                ("five_hour_resets_at", ("rate_limits", "five_hour", "resets_at"), float),
-                ("seven_day_pct", ("rate_limits", "seven_day", "used_percentage"), float),
-                ("seven_day_resets_at", ("rate_limits", "seven_day", "resets_at"), float),
-                ("context_used_pct", ("context_window", "used_percentage"), float),
-                ("context_window_size", ("context_window", "context_window_size"), float),
+ID_MAX = 200  # characters of a session or model id a snapshot keeps (a UUID is 36)
+RESETS_AHEAD_S = 40 * 86400  # ranges.RESETS_AHEAD_DAYS: a limit resets at most this far ahead
+LIMIT_FIELDS = (("five_hour_pct", ("rate_limits", "five_hour", "used_percentage"), PERCENT),
+                ("five_hour_resets_at", ("rate_limits", "five_hour", "resets_at"), None),
+                ("seven_day_pct", ("rate_limits", "seven_day", "used_percentage"), PERCENT),
+                ("seven_day_resets_at", ("rate_limits", "seven_day", "resets_at"), None),
+                ("context_used_pct", ("context_window", "used_percentage"), PERCENT),
+                ("context_window_size", ("context_window", "context_window_size"), TOKENS),
                 # what the user saw the session cost (usage reconcile, issue 45)
-                ("total_cost_usd", ("cost", "total_cost_usd"), float),
-                ("total_input_tokens", ("context_window", "total_input_tokens"), float),
-                ("total_output_tokens", ("context_window", "total_output_tokens"), float))
+                ("total_cost_usd", ("cost", "total_cost_usd"), COST_USD),
+                ("total_input_tokens", ("context_window", "total_input_tokens"), SESSION_TOKENS),
+                ("total_output_tokens", ("context_window", "total_output_tokens"),
+                 SESSION_TOKENS))
+
+
+def limit_values(data: dict, now: float) -> dict:
+    """The snapshot's values: each a number inside its range, else None (issue 47 item 1).
+
+    A non-finite or out-of-range number (``context_window_size: -Infinity``,
+    ``used_percentage: -1e308``) is never written: the next ingest would refuse the line.
+    A reset time lies between 2020 and :data:`RESETS_AHEAD_S` after ``now``.
+    """
+    values = {}
+    for name, keys, bounds in LIMIT_FIELDS:
+        value = number(data, *keys, bounds=bounds or (EPOCH_S[0], now + RESETS_AHEAD_S))
+        values[name] = None if value is INVALID else value
+    return values
 
 
 def record_limits(session_id: str | None, state: dict, data: dict, now: float) -> None:
     """Append the limit and context values seen, when they changed, to the snapshot file."""
-    values = {name: field(data, *keys, kind=kind) for name, keys, kind in LIMIT_FIELDS}
+    values = limit_values(data, now)
     if all(v is None for v in values.values()) or state.get("limits") == values:
         return
     state["limits"] = values
+    model = field(data, "model", "id", kind=str)
     try:
-        cache.append_line(cache.file(cache.LIMITS_NAME), {
-            "ts": round(now, 3), "session_id": session_id,
-            "model_id": field(data, "model", "id", kind=str), **values})
-    except OSError as exc:
+        cache.append_line(cache.file(cache.LIMITS_NAME), {  # ids of a sane length only
+            "ts": round(now, 3), "session_id": session_id if session_id and len(
+                session_id) <= ID_MAX else None,
+            "model_id": model if model and len(model) <= ID_MAX else None, **values})
+    except (OSError, ValueError) as exc:
         cache.log(f"statusline: limit snapshot not written: {exc}")
 
 
@@ -264,14 +347,22 @@ def _model(data, state, digest, now, plain):
     return _paint(name[:30], None, plain) if name else None
 
 
-def context_pct(data: dict, state: dict) -> float | None:
-    """Context used: Claude Code's figure, else the last call's tokens over the window size."""
-    pct = field(data, "context_window", "used_percentage", kind=float)
+def context_pct(data: dict, state: dict) -> float | str | None:
+    """Context used: Claude Code's figure, else the last call's tokens over the window size.
+
+    :data:`INVALID` when Claude Code's figure is not a percentage (NaN, -1e308).
+    """
+    pct = number(data, "context_window", "used_percentage")
     if pct is not None:
         return pct
-    size = field(data, "context_window", "context_window_size", kind=float) or 200_000
+    size = number(data, "context_window", "context_window_size", bounds=TOKENS)
+    size = size if isinstance(size, float) and size > 0 else 200_000
     tokens = state.get("context_tokens")
-    return 100.0 * tokens / size if isinstance(tokens, int) and size > 0 else None
+    if not isinstance(tokens, int) or isinstance(tokens, bool) \
+            or not TOKENS[0] <= tokens <= TOKENS[1]:
+        return None
+    pct = 100.0 * tokens / size
+    return pct if PERCENT[0] <= pct <= PERCENT[1] else INVALID
 
 
 def budget_of(mode: str | None, session_type: str | None) -> dict | None:
@@ -346,7 +437,7 @@ def ticket_of(data: dict) -> str | None:
     """
     for keys in (("worktree", "path"), ("workspace", "current_dir"), ("cwd",)):
         path = field(data, *keys, kind=str)
-        found = _TICKET.search(path) if path else None
+        found = re.search(_TICKET, path) if path and "worktrees" in path else None
         if found:
             return found.group(1)
     return None
@@ -361,13 +452,23 @@ def _context(data, state, digest, now, plain):
     pct = context_pct(data, state)
     if pct is None:
         return None
+    if pct is INVALID:
+        return _paint(f"ctx {MISSING}", None, plain)
     tone = budget_tone(pct, state.get("budget"), state.get("commits", 0))
     return _paint(f"ctx {pct:.0f}%", tone, plain)
 
 
 def _cost(data, state, digest, now, plain):
-    total = field(data, "cost", "total_cost_usd", kind=float)
+    total = number(data, "cost", "total_cost_usd", bounds=COST_USD)
+    if total is INVALID:
+        return _paint(f"${MISSING}", None, plain)
     return _paint(f"${total:.2f}", None, plain) if total is not None else None
+
+
+def _usd(value) -> bool:
+    """A cost read back from the state or the digest: a finite number in range."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and COST_USD[0] <= value <= COST_USD[1]  # NaN fails the comparison
 
 
 def _today(data, state, digest, now, plain):
@@ -376,23 +477,29 @@ def _today(data, state, digest, now, plain):
     others = 0.0
     if digest.get("day") == today and isinstance(digest.get("sessions"), dict):
         sid = field(data, "session_id", kind=str)
-        others = sum(v for k, v in digest["sessions"].items()
-                     if k != sid and isinstance(v, (int, float)))
+        others = sum(v for k, v in digest["sessions"].items() if k != sid and _usd(v))
     mine = 0.0
-    if state.get("day") == today and isinstance(state.get("last_cost_usd"), (int, float)):
-        mine = state["last_cost_usd"] - (state.get("day_base_usd") or 0.0)
+    if state.get("day") == today and _usd(state.get("last_cost_usd")):
+        base = state.get("day_base_usd")
+        mine = state["last_cost_usd"] - (base if _usd(base) else 0.0)
     if not others and not mine and digest.get("day") != today:
         return None
-    return _paint(f"today ${others + mine:.2f}", None, plain)
+    total = others + mine
+    if not -COST_USD[1] <= total <= COST_USD[1] * 1000:  # a thousand sessions' worth
+        return _paint(f"today ${MISSING}", None, plain)
+    return _paint(f"today ${total:.2f}", None, plain)
 
 
 def _limit(data, state, digest, now, plain):
-    pct = field(data, "rate_limits", "five_hour", "used_percentage", kind=float)
+    pct = number(data, "rate_limits", "five_hour", "used_percentage")
     if pct is None:
         return None
+    if pct is INVALID:
+        return _paint(f"5h {MISSING}", None, plain)
     text = f"5h {pct:.0f}%"
-    resets = field(data, "rate_limits", "five_hour", "resets_at", kind=float)
-    if resets is not None and resets > now:
+    resets = number(data, "rate_limits", "five_hour", "resets_at",
+                    bounds=(EPOCH_S[0], now + RESETS_AHEAD_S))
+    if isinstance(resets, float) and resets > now:
         left = int(resets - now) // 60
         text += f" ↻{left // 60}h{left % 60:02d}" if left >= 60 else f" ↻{left}m"
     return _paint(text, "over" if pct >= 80 else "watch" if pct >= 50 else None, plain)

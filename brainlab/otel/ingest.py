@@ -134,6 +134,9 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
         if progress:
             progress()
     if wrote:
+        from brainlab.store.connection import seal_writer
+
+        seal_writer(con)  # the roll-up runs the store's views: external access off (issue 46)
         usage_rollup.refresh(con)
     return summary
 

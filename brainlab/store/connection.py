@@ -261,6 +261,27 @@ def _warn_newer(meta: dict, path: Path) -> None:
         print(f"Warning: {visible(text)}", file=sys.stderr)
 
 
+def seal_writer(con) -> None:
+    """Seal a writer before it runs queries over views: as a reader is (issue 46 item 4).
+
+    A store's views are code a ``.duckdb`` file carries: the derived tables an ingest
+    rewrites from them (the usage roll-up, measures), the unpriced-models summary and the
+    live digest run them on the writer, where a view replaced by ``read_text('/some/file')``
+    would read any local file. From here the connection runs with external access off and
+    its configuration locked (:func:`seal`: a store whose raw table is a view is refused); its
+    own database file it still writes. Called once its ingest has read its sources; a
+    connection already sealed is left as it is.
+    """
+    row = con.execute("SELECT path FROM duckdb_databases()"
+                      " WHERE database_name = current_database()").fetchone()
+    seal(con, Path(row[0]) if row and row[0] else Path(":memory:"))
+
+
+def sealed(con) -> bool:
+    """Whether ``con``'s configuration is locked (a sealed reader or writer)."""
+    return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
+
+
 def sql_literal(text: str) -> str:
     """``text`` as a SQL string literal (quotes doubled; NUL refused).
 

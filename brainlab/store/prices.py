@@ -226,6 +226,9 @@ def reprice_store(db: str | os.PathLike) -> str:
     try:
         moved, version = reprice(con)
         if moved:
+            from brainlab.store.connection import seal_writer
+
+            seal_writer(con)  # the roll-up and measures run the store's views (issue 46)
             refresh(con)
             refresh_measures(con)
     finally:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+from brainlab.transcripts import roots
 
 # a session id as Claude Code names its files (sessionId, a UUID)
 _SESSION_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
@@ -40,24 +41,11 @@ def fallback_session(stem_path: Path) -> str:
 def default_roots() -> tuple[list[Path], list[Path]]:
     """The ``projects/`` folders Claude Code writes to, as ccusage reads them; and those tried.
 
-    ``$CLAUDE_CONFIG_DIR`` may name several config folders, comma-separated (each holding
-    ``projects/``, or a ``projects/`` folder itself); when it is set, only those are read.
-    Else ``$XDG_CONFIG_HOME/claude/projects`` (``~/.config/claude/projects``) and
-    ``~/.claude/projects``. Returns (existing folders, without repeats; every folder tried).
+    :func:`brainlab.transcripts.roots.projects_folders` (the hooks' and the status line's
+    rule too) as paths: (existing folders, resolved, without repeats; every folder tried).
     """
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    if env is not None and env.strip(",").strip():
-        configs = [Path(part.strip()).expanduser() for part in env.split(",") if part.strip()]
-        configs = [c.parent if c.name == "projects" and c.is_dir() else c for c in configs]
-    else:
-        xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-        configs = [Path(xdg) / "claude", Path.home() / ".claude"]
-    tried = [config / "projects" for config in configs]
-    found: dict[str, Path] = {}
-    for folder in tried:
-        if folder.is_dir():
-            found.setdefault(str(folder.resolve()), folder.resolve())
-    return list(found.values()), tried
+    found, tried = roots.projects_folders()
+    return [Path(folder) for folder in found], [Path(folder) for folder in tried]
 
 
 def discover(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -123,31 +111,12 @@ def _plain(entry: os.DirEntry) -> bool:
 
 
 def _check(path: Path, base: Path) -> tuple[Path | None, str | None]:
-    """The resolved path of a readable regular file inside ``base``, or why it is refused."""
-    try:
-        resolved = path.resolve(strict=True)
-    except FileNotFoundError:
-        return None, "skipped: dangling symlink (its target does not exist)"
-    except RuntimeError:
-        return None, "skipped: symlink loop"
-    except OSError as exc:
-        if exc.errno == 40:  # ELOOP
-            return None, "skipped: symlink loop"
-        return None, f"skipped: cannot resolve ({_why(exc)})"
-    if not resolved.is_relative_to(base):
-        return None, "skipped: symlink to a file outside the transcript root"
-    try:
-        mode = resolved.stat().st_mode
-    except OSError as exc:
-        return None, f"skipped: cannot stat ({_why(exc)})"
-    if stat.S_ISDIR(mode):
-        return None, "skipped: a directory named like a transcript"
-    if not stat.S_ISREG(mode):
-        return None, "skipped: not a regular file (FIFO, socket or device)"
-    if not os.access(resolved, os.R_OK):
-        return None, "skipped: no read permission"
-    return resolved, None
+    """The resolved path of a readable regular file inside ``base``, or why it is refused.
+
+    :func:`brainlab.transcripts.roots.check`: the rule a hook's path is held to too.
+    """
+    resolved, reason = roots.check(str(path), [str(base)])
+    return (Path(resolved) if resolved is not None else None), reason
 
 
-def _why(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__
+_why = roots.why

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from brainlab.common.errors import SourceError
 from brainlab.store import usage_rollup
-from brainlab.store.connection import engine
+from brainlab.store.connection import engine, seal_writer, sealed
 from brainlab.store.measured import refresh_measures
 from brainlab.store.prices import PRICES_ENV, load_prices, write_prices  # noqa: F401
 from brainlab.transcripts import discovery
@@ -193,7 +193,8 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         # with them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at
         # the end. A run parsed here keeps DuckDB's threads (setting them: 4 ms each way)
         threads = None
-        if streamed or pool.uses_pool(pooled, workers):
+        if (streamed or pool.uses_pool(pooled, workers)) and not sealed(con):  # a second
+            # ingest on a connection the first one sealed (the hooks' spool) keeps them
             threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
             con.execute("SET threads = 1")
         try:
@@ -242,6 +243,7 @@ def _finish(con: duckdb.DuckDBPyConnection, summary: ClaudeSummary, rollup_stale
     Also for a run with nothing new (no jobs): a new price file, or a roll-up or measures a
     rebuilt catalogue dropped, still get their tables rewritten.
     """
+    seal_writer(con)  # the rest runs the store's views: with external access off (issue 46)
     if rollup_stale:
         usage_rollup.refresh(con)
     elif jobs or removed:  # only the groups the new and deleted lines can change
