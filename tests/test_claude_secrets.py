@@ -114,7 +114,9 @@ def test_no_secret_in_database_bytes_or_exports(tmp_path):
     assert con.execute("SELECT count(*) FROM cc_tool_calls WHERE tool = 'Bash'").fetchone()[0] \
         == len(SECRETS) + 1
     con.execute("CHECKPOINT")
+    con.close()  # the ingest sealed its writer (issue 46 item 4): export on a fresh one
     export = tmp_path / "export"
+    con = open_writer(db)
     con.execute(f"EXPORT DATABASE '{export}' (FORMAT csv)")
     con.close()
 

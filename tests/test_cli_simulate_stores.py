@@ -40,7 +40,7 @@ def one_error_line(res, *expected):
     (["--policy", "history:k=-1"], "parameter k must be >= 0"),
     (["--policy", "protocol:stale_overrides_todo=3"], "expects true or false"),
     (["--threshold", "stale_ratio_max=abc"], "threshold stale_ratio_max expects a number"),
-    (["--miss-overhead", "-5"], "miss overhead must be >= 0"),
+    (["--miss-overhead", "-5"], "miss overhead must be a finite number >= 0"),
     (["--default-bytes", "0"], "default file size must be > 0"),
     (["--project", "no-such-project"], "no sprints of project 'no-such-project'"),
 ])

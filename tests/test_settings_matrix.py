@@ -307,6 +307,7 @@ def test_the_hook_ingests_into_the_settings_store_at_its_prices_under_its_thresh
     db = project / "stores" / "team.duckdb"
     shutil.copy(demo["db"], db)
     path = hook_transcript(tmp_path)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))  # the hook reads only Claude's folders
     plant(source, project, other, db, monkeypatch)
     hook_ingest.main(io.BytesIO(json.dumps({"transcript_path": str(path)}).encode()),
                      foreground=True)  # Claude Code runs it in the project's folder
@@ -329,6 +330,7 @@ def test_the_status_line_colours_by_the_settings_thresholds(source, folders, mon
                                                             tmp_path):
     project, other = folders
     path = hook_transcript(tmp_path, "sess-line-1")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))  # the status line reads only there
     data = {"session_id": "sess-line-1", "transcript_path": str(path),
             "context_window": {"used_percentage": 60}}
     monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(tmp_path / "before"))
@@ -443,6 +445,7 @@ def test_a_user_project_folder_drives_every_entry_point(how, tmp_path, demo, mon
     # the live commands first: a kernel the report or papermill left shutting down would
     # still hold the store, and the hook never waits for it (it spools instead)
     transcript = hook_transcript(tmp_path, "sess-user-1")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))  # Claude's folders (issue 46 item 2)
     hook = shell(where, f"{BRAINLAB} {opt}hook ingest --foreground",
                  json.dumps({"transcript_path": str(transcript)}))
     assert hook.returncode == 0 and hook.stdout == "", hook.stderr
