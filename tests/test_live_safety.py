@@ -420,3 +420,32 @@ def test_state_file_names_are_the_ones_binascii_gave():
         assert crc32(raw) == binascii.crc32(raw), text
         name = f"{re.sub(r'[^A-Za-z0-9_-]', '_', text)[:64]}-{binascii.crc32(raw):08x}.json"
         assert os.path.basename(state_path(text)) == name, text
+
+
+def test_a_spooled_path_swapped_for_a_link_out_is_refused_at_the_drain(tmp_path, env,
+                                                                       monkeypatch):
+    """The hook checked the path when it spooled it; the drain checks it again: a transcript
+    replaced meanwhile by a link out of Claude's folders is dropped, never read."""
+    from brainlab.live import spool
+    from brainlab.store import open_writer
+
+    for key in ("HOME", "CLAUDE_CONFIG_DIR", "BRAINLAB_CACHE_DIR"):
+        monkeypatch.setenv(key, env[key])
+    inside = projects(tmp_path)
+    good, swapped = inside / "good.jsonl", inside / "swapped.jsonl"
+    good.write_text(transcript_text())
+    swapped.write_text(transcript_text().replace(SID, "sess-swapped"))
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(transcript_text().replace(SID, "sess-outside"))
+    swapped.unlink()
+    swapped.symlink_to(outside)  # after the hook spooled it
+    con = open_writer(tmp_path / "store.duckdb")
+    try:
+        assert spool.ingest_paths(con, [str(good), str(swapped)]) == 1
+        sessions = {r[0] for r in con.execute("SELECT DISTINCT session_id FROM cc_requests"
+                                              ).fetchall()}
+    finally:
+        con.close()
+    assert sessions == {SID}
+    assert "swapped.jsonl refused (no longer a transcript inside Claude's folders)" in \
+        cache_text(env)

@@ -35,6 +35,8 @@ WAIT_S = 120  # the longest any step may take on a loaded machine (a bound, not 
 def env(tmp_path, monkeypatch) -> dict:
     cache = seeded_cache(tmp_path / "cache")
     monkeypatch.setenv("BRAINLAB_CACHE_DIR", str(cache))  # spool.add here writes its spool
+    # a worker run in this process checks its spooled paths against Claude's folders too
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     return dict(os.environ, BRAINLAB_CACHE_DIR=str(cache), HOME=str(tmp_path),
                 CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
 

@@ -98,6 +98,7 @@ def ingest_paths(con, paths: list[str], prices=None,
     they were spooled (the ingest of their root records that).
     """
     from brainlab.transcripts.ingest import ingest_claude
+    from brainlab.transcripts.roots import claude_transcript
 
     skip = str(Path(skip_under).resolve()) + os.sep if skip_under else None
     files = []
@@ -106,6 +107,15 @@ def ingest_paths(con, paths: list[str], prices=None,
             continue
         if not Path(path).is_file():
             cache.log(f"spool: {path} no longer exists, dropped")
+            continue
+        # checked again as the hook checked it (issue 46 item 4): a link swapped since the
+        # hook spooled the path must not lead the drain out of Claude's folders
+        if claude_transcript(path)[0] is None:
+            from brainlab.common.plaintext import visible
+            from brainlab.sources.redact import stored_path
+
+            cache.log(f"spool: {visible(stored_path(path))} refused (no longer a transcript"
+                      " inside Claude's folders), dropped")
             continue
         files.append(path)
     if files:
