@@ -21,6 +21,7 @@ import pandas as pd
 
 from brainlab.common.errors import SimulationError
 from brainlab.sim.intervals import excludes_zero, percentile_interval, triple
+from brainlab.sim.named_change import change_day
 from brainlab.sim.policies import make_policy
 from brainlab.sim.sprintset import SprintSet
 
@@ -394,15 +395,8 @@ def change_check(ss: SprintSet, change: Change, draws: int = DEFAULT_DRAWS, seed
 
 def named_change(day: str | None, to: str | None) -> Change | None:
     """The change ``--change-date DAY --to POLICY`` names (both or neither), or None."""
-    if day is None and to is None:
+    stamp = change_day(day, to, "the day a policy changed and the policy from that day")
+    if stamp is None:
         return None
-    if day is None or to is None:
-        raise SimulationError("--change-date and --to go together: the day a policy changed"
-                              " and the policy from that day")
-    try:
-        stamp = pd.Timestamp(day)
-    except ValueError as exc:
-        raise SimulationError(f"--change-date must be a day (YYYY-MM-DD), got {day!r}") \
-            from exc
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
     return Change(stamp, make_policy(to).label, None, False)

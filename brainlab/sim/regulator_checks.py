@@ -24,6 +24,7 @@ import pandas as pd
 from brainlab.common.errors import SimulationError
 from brainlab.sim.circuit_arrays import compile_journals
 from brainlab.sim.intervals import percentile_interval, triple
+from brainlab.sim.named_change import change_day
 from brainlab.sim.regulator import METRICS, replay
 from brainlab.spec.regulator import RegulatorRules, named_rule_sets
 
@@ -178,16 +179,9 @@ def find_change(history: History) -> Change | None:
 
 def named_change(day: str | None, to: str | None) -> Change | None:
     """The change ``--change-date DAY --to RULES`` names (both or neither), or None."""
-    if day is None and to is None:
+    stamp = change_day(day, to, "the day the rules changed and the rule set from that day")
+    if stamp is None:
         return None
-    if day is None or to is None:
-        raise SimulationError("--change-date and --to go together: the day the rules changed"
-                              " and the rule set from that day")
-    try:
-        stamp = pd.Timestamp(day)
-    except ValueError as exc:
-        raise SimulationError(f"--change-date must be a day (YYYY-MM-DD), got {day!r}") \
-            from exc
     named_rule_sets([to])  # a bad specification fails here, with its message
     return Change(stamp.tz_localize(None) if stamp.tzinfo else stamp, to, False)
 
