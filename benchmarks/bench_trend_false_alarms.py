@@ -22,13 +22,11 @@ from pathlib import Path
 
 from benchkit import emit, load_average
 
+from brainlab.demo import build_store
 from brainlab.metrics import changepoints, trends
 from brainlab.metrics.intervals import wilson
 from brainlab.spec.weeks import Week
-from brainlab.store import open_writer
-from brainlab.store.ingest import ingest_brain
-from brainlab.synth import SynthOptions, synthesize
-from brainlab.transcripts.ingest import ingest_claude
+from brainlab.synth import SynthOptions
 
 
 def build(folder: Path, seed: int, weeks: int, plants: tuple[str, ...]) -> Path:
@@ -39,13 +37,7 @@ def build(folder: Path, seed: int, weeks: int, plants: tuple[str, ...]) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     options = SynthOptions(weeks=weeks, seed=seed, plants=plants)
-    synthesize(folder / "brain", options)
-    ingest_brain(db, folder / "brain")
-    con = open_writer(db)
-    try:
-        ingest_claude(con, folder / "brain" / "claude", workers=1)
-    finally:
-        con.close()
+    build_store(folder / "brain", db, weeks=weeks, seed=seed, workers=1, plants=plants)
     shutil.rmtree(folder / "brain")
     (folder / "done").write_text(Week.of(options.start + _days(7 * options.planted_week)).label)
     return db

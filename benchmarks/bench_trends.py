@@ -28,14 +28,12 @@ from pathlib import Path
 from benchkit import emit, load_average
 
 from brainlab import metrics
+from brainlab.demo import build_store
 from brainlab.metrics import report as data
 from brainlab.metrics import trends, week_over_week
 from brainlab.spec.thresholds import Thresholds
 from brainlab.spec.weeks import Week
-from brainlab.store import open_writer, reader
-from brainlab.store.ingest import ingest_brain
-from brainlab.synth import SynthOptions, synthesize
-from brainlab.transcripts.ingest import ingest_claude
+from brainlab.store import reader
 
 
 def build(folder: Path, weeks: int) -> Path:
@@ -44,13 +42,7 @@ def build(folder: Path, weeks: int) -> Path:
     if (folder / "done").exists():
         return db
     shutil.rmtree(folder, ignore_errors=True)
-    synthesize(folder / "brain", SynthOptions(weeks=weeks, seed=7))
-    ingest_brain(db, folder / "brain")
-    con = open_writer(db)
-    try:
-        ingest_claude(con, folder / "brain" / "claude", workers=1)
-    finally:
-        con.close()
+    build_store(folder / "brain", db, weeks=weeks, seed=7, workers=1)
     shutil.rmtree(folder / "brain")
     (folder / "done").write_text("")
     return db

@@ -58,18 +58,21 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
 
 
 def build_store(brain_dir: Path, db: Path, weeks: int = 12, seed: int = 7,
-                workers: int | None = None, transcripts: bool = True):
+                workers: int | None = None, transcripts: bool = True,
+                plants: tuple[str, ...] | None = None):
     """Synthesize a brain into ``brain_dir`` and ingest it into ``db``; return the manifest.
 
     The brain files through :func:`~brainlab.store.ingest.ingest_brain`, then (unless
     ``transcripts`` is false) its Claude Code transcripts, as ``brainlab demo`` does, with
-    ``workers`` parse workers. The one way tests and benchmarks build a synthetic store.
+    ``workers`` parse workers; ``plants`` as ``SynthOptions.plants`` (None: the default
+    plants). The one way tests and benchmarks build a synthetic store.
     """
     from brainlab.store import open_writer
     from brainlab.store.ingest import ingest_brain
     from brainlab.transcripts.ingest import ingest_claude
 
-    manifest = synthesize(Path(brain_dir), SynthOptions(weeks=weeks, seed=seed))
+    chosen = {} if plants is None else {"plants": plants}
+    manifest = synthesize(Path(brain_dir), SynthOptions(weeks=weeks, seed=seed, **chosen))
     ingest_brain(db, brain_dir)
     if transcripts:
         con = open_writer(db)
