@@ -86,8 +86,14 @@ def notebook_db(default: str | os.PathLike = "../data/demo/brainlab.duckdb") -> 
     The settings' store is ``$BRAINLAB_DB`` (a relative one is a path from the folder where
     the user typed the command: the kernel itself runs in ``notebooks/``), else the settings
     file's ``[paths] db``.
+
+    Every notebook calls it first, so it also makes the kernel print whole lines
+    (:func:`brainlab.lab.output.whole_lines`: no lone-newline output in an nbclient run).
     """
     from brainlab.common.paths import config_requested
+    from brainlab.lab.output import whole_lines
+
+    whole_lines()
 
     if not config_requested():  # nothing set: no settings code to import
         return str(default)
