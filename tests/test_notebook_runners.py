@@ -103,15 +103,19 @@ def test_papermill_engine_sends_on_the_shell_channel_for_an_output_widget_not_fo
     monkeypatch.setattr(Session, "send", spy)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PANEL_CELL),
                                          nbformat.v4.new_code_cell(OUTPUT_CELL)])
-    client = NotebookClient(nb, kernel_name="python3", timeout=120, resources={
-        "metadata": {"path": str(ROOT)}})
-    with client.setup_kernel():
-        sent.clear()
-        client.execute_cell(nb.cells[0], 0)
-        panel_sent = list(sent)
-        sent.clear()
-        client.execute_cell(nb.cells[1], 1)
-        output_sent = list(sent)
+    # brainlab's client (kernels.ipc_config): the stock one may sleep on the Output cell's
+    # reply until the timeout, which is the bug itself (120 s of a busy run's worker)
+    with kernels.ipc_config() as config:
+        client = NotebookClient(nb, kernel_name="python3", timeout=120, config=config,
+                                resources={"metadata": {"path": str(ROOT)}})
+        with client.setup_kernel():
+            assert isinstance(client.kc, kernels.WakefulClient)
+            sent.clear()
+            client.execute_cell(nb.cells[0], 0)
+            panel_sent = list(sent)
+            sent.clear()
+            client.execute_cell(nb.cells[1], 1)
+            output_sent = list(sent)
     assert panel_sent == ["execute_request"], panel_sent
     assert "comm_msg" in output_sent, output_sent
     panel = [o for o in nb.cells[0].outputs if o.output_type == "display_data"]
