@@ -374,16 +374,20 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     where = "WHERE project = ?" if project else ""
     params = [project] if project else []
     with reader(db) as con:
-        agents = con.execute(f"SELECT * FROM sprint_agent_inputs {where}", params).df()
+        # every read in a stated order: DuckDB's parallel scans return rows in any order, and
+        # the replay's rows (``--out``) follow its inputs' (the same run twice, the same file)
+        agents = con.execute(f"SELECT * FROM sprint_agent_inputs {where} ORDER BY seq",
+                             params).df()
         refs = con.execute(
             "SELECT r.sprint_id, r.agent, r.path, r.kind FROM sprint_refs r "
             "JOIN (SELECT DISTINCT sprint_id, project FROM sprints) s USING (sprint_id) "
-            + (" WHERE s.project = ?" if project else ""), params).df()
+            + (" WHERE s.project = ?" if project else "")
+            + " ORDER BY r.sprint_id, r.agent, r.path, r.kind", params).df()
         contract_rows = con.execute(
             f"SELECT project, domain, path, position, inferred FROM project_contract_files "
-            f"{where}", params).df()
-        sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where}",
-                            params).df()
+            f"{where} ORDER BY project, domain, position, path", params).df()
+        sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where} "
+                            "ORDER BY project, path, bytes", params).df()
         extra = transcript_inputs(con, project, unknown_project=True)
         info = broker_scope.session_info(con)
         printed = broker_scope.printed_metrics(con)

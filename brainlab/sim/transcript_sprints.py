@@ -59,6 +59,7 @@ WITH calls AS (
 SELECT sprint_id, project, session_id, agent, path, kind, started_at, ended_at
 FROM (SELECT * FROM marked UNION ALL SELECT * FROM unmarked)
 WHERE {{known}} {{where}}
+ORDER BY started_at NULLS LAST, sprint_id, ts, agent, path, kind
 """
 
 
