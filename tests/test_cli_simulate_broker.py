@@ -65,16 +65,17 @@ def test_the_rows_file_lists_sprints_in_their_recorded_order(demo, tmp_path):
     assert done.exit_code == 0, done.output
     rows = pd.read_csv(out_csv)
     recorded = query(demo["db"], "SELECT sprint_id, agent FROM sprint_agent_inputs ORDER BY seq")
-    order = {key: n for n, key in enumerate(zip(recorded.sprint_id, recorded.agent))}
+    order = {key: n for n, key in enumerate(zip(recorded.sprint_id, recorded.agent, strict=True))}
     starts = query(demo["db"], "SELECT session_id, min(ts) AS start FROM cc_requests"
                                " WHERE project IS NOT NULL GROUP BY session_id")
-    start = dict(zip(starts.session_id, starts.start))
+    start = dict(zip(starts.session_id, starts.start, strict=True))
     firsts = query(demo["db"], "SELECT session_id, coalesce(subagent_type, CASE WHEN agent_id"
                                " IS NULL THEN 'main' ELSE 'agent-' || agent_id END) AS agent,"
                                " min(ts) AS first FROM cc_tool_calls GROUP BY ALL")
-    first = {(s, a): (t, a) for s, a, t in zip(firsts.session_id, firsts.agent, firsts.first)}
+    first = {(s, a): (t, a) for s, a, t in zip(firsts.session_id, firsts.agent, firsts.first,
+                                                        strict=True)}
     for _policy, part in rows.groupby("policy", sort=False):
-        keys = list(zip(part.sprint_id, part.agent))
+        keys = list(zip(part.sprint_id, part.agent, strict=True))
         seen = [order[key] for key in keys if key in order]
         assert len(seen) > 50 and seen == sorted(seen)
         sessions = [s for s, _agent in keys if s in start]

@@ -38,6 +38,7 @@ class WholeLines:
         return len(text)
 
     def writelines(self, lines) -> None:
+        """Write each of ``lines`` (held to whole lines as :meth:`write` does)."""
         for line in lines:
             self.write(line)
 
