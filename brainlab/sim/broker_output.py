@@ -3,7 +3,8 @@
 :func:`broker_report` runs the replay with its intervals, back-test and change check and
 returns one JSON-ready dict; the CLI prints it as JSON or through :func:`format_report`, and
 notebook 02 reads the same dict. Keys (docs/broker.md, "Output"): ``policies``, ``total``,
-``replayed``, ``skipped``, ``contracts``, ``boot_tokens``, ``missed_files``, ``escalations``,
+``replayed``, ``skipped``, ``contracts``, ``boot_tokens``, ``project_signals``, ``focus``,
+``missed_files``, ``escalations``,
 ``backtest``, ``change_check`` (when a change was found or named), ``interval``.
 """
 
@@ -54,6 +55,8 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
         "contracts": sc.contract_counts if sc is not None else _contract_counts(ss),
         "contracts_replayed": sc.contracts if sc is not None else "all",
         "boot_tokens": float(summary["boot_tokens"].iloc[0]) if len(summary) else 0.0,
+        "project_signals": sc.project_signals if sc is not None else {},
+        "focus": focus_summary(sc),
         "missed_files": missed_files(result),
         "escalations": escalations(result),
         "exclusions": exclusion_rows(ss),
@@ -88,6 +91,23 @@ def broker_report(ss: SprintSet, policies: Sequence[str], *, draws: int =
              "before_sprints": int(r["before_sprints"]),
              "after_sprints": int(r["after_sprints"])} for r in check.to_dict("records")]
     return report, result
+
+
+def focus_summary(scope) -> dict:
+    """The focus (helloWorld) as the replay used it (seed lines 56-61, third signal).
+
+    ``file`` None: no focus.md in the store (the signal is absent); ``project`` None: it names
+    no known project, or several (``projects``); ``decided``: sprints whose project it decided.
+    """
+    focus = getattr(scope, "focus", None)
+    if focus is None:
+        return {"file": None, "modified_at": None, "projects": [], "project": None,
+                "decided": 0}
+    return {"file": focus.source_file,
+            "modified_at": None if focus.modified_at is None
+            else f"{focus.modified_at:%Y-%m-%dT%H:%M:%S}",
+            "projects": list(focus.projects), "project": focus.project,
+            "decided": int(scope.project_signals.get("focus", 0))}
 
 
 def _contract_counts(ss: SprintSet) -> dict[str, int]:
@@ -212,6 +232,8 @@ def format_report(report: dict, width: int = 80) -> str:
     if other:
         note += f" ({other} not replayed: --contracts {other} or all)"
     lines.append(_wrap(note, width))
+    if report.get("project_signals"):
+        lines.append(_wrap(_signals_text(report), width))
     lines.append(_wrap(f"boot context: {report['boot_tokens']:,.0f} tokens already in context "
                        "since boot (SPEC §2.3), the same under every policy, not counted below",
                        width))
@@ -255,6 +277,27 @@ def format_report(report: dict, width: int = 80) -> str:
     if report.get("change_check") is not None:
         lines += ["", _change_text(report, level, width)]
     return "\n".join(lines)
+
+
+def _signals_text(report: dict) -> str:
+    """Which signal decided the sprints' projects, and what the focus told."""
+    from brainlab.sim.broker_scope import describe_focus
+
+    counts = ", ".join(f"{n:,} {s}" for s, n in report["project_signals"].items() if n)
+    focus = report.get("focus") or {}
+    if not focus.get("file"):
+        said = describe_focus(None)
+    elif focus.get("project"):
+        said = (f"focus: {focus['project']} for sessions booted since "
+                f"{focus['modified_at'][:16].replace('T', ' ')}, {focus['decided']:,} sprint(s)"
+                " decided by it; older sessions: unknown (the file keeps no history)")
+    elif focus.get("projects"):
+        said = (f"focus: names {len(focus['projects'])} projects ({', '.join(focus['projects'])}):"
+                " ambiguous, decides no sprint")
+    else:
+        said = "focus: names no known project, decides no sprint"
+    return (f"project detected by (first signal that holds, {SEED}:56-61): "
+            f"{counts or 'none'}; {said}")
 
 
 def _extras_text(report: dict, width: int) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from brainlab.spec.broker import (
     BOOT_LAYER0,
     FORBIDDEN_MODES,
     ORCHESTRATOR_AGENT,
+    PROJECT_SIGNALS,
     SKIP_REASONS,
 )
 from brainlab.spec.vocabulary import category_of
@@ -43,6 +45,38 @@ class SessionInfo:
         columns=["session_type", "path"]))  # boot files per session type (all layers)
     blocks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["sprint_id", "mode", "project"]))  # the broker's inhale blocks per sprint
+    known: set[str] = field(default_factory=set)  # projects the brain names (contracts, records)
+    focus: Focus | None = None  # helloWorld's focus.md; None: no focus file in the store
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The focus file of helloWorld (seed lines 56-61, third signal), as the store holds it.
+
+    The file keeps only its current state: it tells the project of the sessions booted at or
+    after ``modified_at`` (they read this very text), and nothing of older ones.
+    """
+
+    source_file: str
+    modified_at: pd.Timestamp | None  # the file's mtime when read; None: dated to no session
+    projects: tuple[str, ...]  # the known projects its text names, first named first
+
+    @property
+    def brain_folder(self) -> str:
+        """The brain's own folder name (the focus file's): a session run there names no repo."""
+        return PurePath(self.source_file).parent.name
+
+    @property
+    def project(self) -> str | None:
+        """The project it names when it names exactly one (more: ambiguous, no decision)."""
+        return self.projects[0] if len(self.projects) == 1 else None
+
+    def applies(self, started_at) -> bool:
+        """Whether a session started at ``started_at`` booted with this text."""
+        if self.project is None or self.modified_at is None:
+            return False
+        started = pd.Timestamp(started_at) if started_at is not None else pd.NaT
+        return bool(pd.notna(started) and started >= self.modified_at)
 
 
 @dataclass
@@ -51,6 +85,13 @@ class Scope:
 
     sprints: pd.DataFrame  # one row per sprint: see SPRINT_COLUMNS
     contracts: str = "declared"  # which contracts the replay took (CONTRACT_CHOICES)
+    focus: Focus | None = None  # helloWorld's focus file, if the store holds one
+
+    @property
+    def project_signals(self) -> dict[str, int]:
+        """Sprints by the signal that decided their project (PROJECT_SIGNALS order, zeros kept)."""
+        counts = self.sprints["project_signal"].value_counts()
+        return {s: int(counts.get(s, 0)) for s in PROJECT_SIGNALS}
 
     @property
     def total(self) -> int:
@@ -109,14 +150,20 @@ def scope(agents: pd.DataFrame, refs: pd.DataFrame, declared: set[str], info: Se
     agents = agents[(agents["agent"] != ORCHESTRATOR_AGENT) | ~has_sub].reset_index(drop=True)
     refs = refs.merge(agents[["sprint_id", "agent"]], on=["sprint_id", "agent"])
     sessions = _session_table(info.sessions)
+    if "started_at" not in agents:
+        agents = agents.assign(started_at=pd.NaT)
     sprint = agents.groupby("sprint_id", sort=False).agg(
         project=("project", "first"), session_id=("session_id", "first"),
-        agents=("agent", "nunique")).reset_index()
+        started_at=("started_at", "min"), agents=("agent", "nunique")).reset_index()
     sprint = sprint.merge(sessions, on="session_id", how="left")
     blocks = info.blocks.dropna(subset=["sprint_id"]).drop_duplicates("sprint_id")
     sprint = sprint.merge(blocks.rename(columns={"mode": "block_mode",
                                                  "project": "block_project"}),
                           on="sprint_id", how="left")
+    # The seed's project detection (lines 56-61): the deciding signal may name the project.
+    sprint["project"], sprint["project_signal"] = _detect(sprint, info)
+    decided = sprint.set_index("sprint_id")["project"]
+    agents = agents.assign(project=agents["sprint_id"].map(decided).to_numpy(dtype=object))
     # Boot context: per reference, is it in context since boot for its sprint's session type?
     refs = refs.merge(sprint[["sprint_id", "project", "session_type"]], on="sprint_id",
                       how="left")
@@ -128,13 +175,12 @@ def scope(agents: pd.DataFrame, refs: pd.DataFrame, declared: set[str], info: Se
     sprint["contract"] = np.where(sprint["project"].isna(), None,
                                   np.where(sprint["project"].isin(declared), "declared",
                                            "inferred"))
-    sprint["project_signal"] = _project_signal(sprint)
     sprint["skip_reason"] = _skip_reasons(sprint, contracts)
     keep = set(sprint.loc[sprint["skip_reason"].isna(), "sprint_id"])
     agents = agents[agents["sprint_id"].isin(keep)].reset_index(drop=True)
     refs = refs[refs["sprint_id"].isin(keep)].reset_index(drop=True)
     agents = _boot_columns(agents, boot_refs, sizes, default_bytes)
-    out = Scope(sprint[SPRINT_COLUMNS].reset_index(drop=True), contracts)
+    out = Scope(sprint[SPRINT_COLUMNS].reset_index(drop=True), contracts, info.focus)
     return agents, refs, out
 
 
@@ -201,25 +247,48 @@ def _boot_columns(agents: pd.DataFrame, boot_refs: pd.DataFrame, sizes: pd.DataF
     return agents
 
 
-def _project_signal(sprint: pd.DataFrame) -> list[str | None]:
-    """Which of the seed's signals identified the project (lines 56-61), per sprint.
+def _detect(sprint: pd.DataFrame, info: SessionInfo) -> tuple[list, list]:
+    """Each sprint's project and the signal that decided it (seed lines 56-61).
 
-    ``broker block`` (the broker printed ``Projet détecté``), ``claim slug`` (the session id's
-    slug contains the project name), ``repo file`` (the sprint's files are in the project's
-    repository: a sprint record's project, a transcript's working directory); None: none.
+    The seed lists three signals, any of which detects a project, and says nothing of a
+    conflict; they are tried in its order, the most specific first: ``repo file`` (the
+    repository a sprint record names, or a transcript's working directory, unless that is the
+    brain's own folder), ``claim slug`` (the session id contains the name of a project the
+    brain knows: a declared contract or a sprint record), ``focus`` (helloWorld's focus.md
+    names exactly one known project and the session booted after the file was last written).
+    Before them, ``broker block``: the broker itself printed that project (``Projet
+    détecté``). After them, ``brain folder``: a session in the brain's own folder that no
+    signal decided keeps that folder as its project, as before. None: no project.
     """
-    out: list[str | None] = []
-    for project, session, block in zip(sprint["project"], sprint["session_id"],
-                                       sprint["block_project"], strict=True):
-        if not isinstance(project, str):
-            out.append(None)
-        elif isinstance(block, str) and block == project:
-            out.append("broker block")
-        elif isinstance(session, str) and project.lower() in session.lower():
-            out.append("claim slug")
+    by_name = sorted({str(p) for p in info.known}, key=lambda p: (-len(p), p))
+    focus = info.focus
+    brain = focus.brain_folder if focus is not None else None
+    projects: list = []
+    signals: list = []
+    for project, session, block, started in zip(sprint["project"], sprint["session_id"],
+                                                sprint["block_project"], sprint["started_at"],
+                                                strict=True):
+        named = project if isinstance(project, str) else None
+        if named is not None and isinstance(block, str) and block == named:
+            projects.append(named)
+            signals.append("broker block")
+            continue
+        if named is not None and named != brain:
+            projects.append(named)
+            signals.append("repo file")
+            continue
+        slug = (next((p for p in by_name if p.lower() in session.lower()), None)
+                if isinstance(session, str) else None)
+        if slug is not None:
+            projects.append(slug)
+            signals.append("claim slug")
+        elif focus is not None and focus.applies(started):
+            projects.append(focus.project)
+            signals.append("focus")
         else:
-            out.append("repo file")
-    return out
+            projects.append(named)
+            signals.append("brain folder" if named is not None else None)
+    return projects, signals
 
 
 def _skip_reasons(sprint: pd.DataFrame, contracts: str) -> list[str | None]:
@@ -283,7 +352,51 @@ def session_info(con) -> SessionInfo:
             " arg_max(project, coalesce(ts, TIMESTAMP '1970-01-01')) AS project"
             " FROM broker_blocks WHERE kind = 'inhale' GROUP BY sprint",
             [list(FORBIDDEN_MODES)]).df()
+    known: set[str] = set()
+    if has_tables(con, "project_contracts"):
+        known |= {r[0] for r in con.execute("SELECT DISTINCT project FROM project_contracts"
+                                            " WHERE project IS NOT NULL").fetchall()}
+    if has_tables(con, "sprints"):
+        known |= {r[0] for r in con.execute("SELECT DISTINCT project FROM sprints"
+                                            " WHERE project IS NOT NULL").fetchall()}
+    info.known = known
+    info.focus = read_focus(con)
     return info
+
+
+def read_focus(con) -> Focus | None:
+    """The newest focus file in the store and the known projects it names; None: none stored.
+
+    Several brains ingested into one store: the focus written last speaks for the sessions
+    booted after it (a focus with no modification time is taken last).
+    """
+    from brainlab.sim.transcript_sprints import has_tables
+
+    if not has_tables(con, "focus_files", "focus_projects"):
+        return None
+    row = con.execute("SELECT source_file, modified_at FROM focus_files"
+                      " ORDER BY modified_at DESC NULLS LAST, source_file LIMIT 1").fetchone()
+    if row is None:
+        return None
+    named = [r[0] for r in con.execute(
+        "SELECT project FROM focus_projects WHERE source_file = ?"
+        " ORDER BY first_line, project", [row[0]]).fetchall()]
+    return Focus(row[0], pd.Timestamp(row[1]) if row[1] is not None else None, tuple(named))
+
+
+def describe_focus(focus: Focus | None) -> str:
+    """One line: what helloWorld's focus tells the replay (or that it is absent)."""
+    if focus is None:
+        return ("focus: no focus.md in the store, the third project signal is absent"
+                " (`brainlab ingest brain BRAIN` reads it)")
+    when = (f"sessions booted since {focus.modified_at:%Y-%m-%d %H:%M}"
+            if focus.modified_at is not None else "no session (no modification time)")
+    if focus.project is not None:
+        return f"focus: {focus.project} for {when}; older sessions: unknown (no history)"
+    if focus.projects:
+        return (f"focus: names {len(focus.projects)} projects ({', '.join(focus.projects)}):"
+                " ambiguous, decides no sprint")
+    return "focus: names no known project, decides no sprint"
 
 
 PRINTED_COLUMNS = ["sprint_id", "context_load", "stale_ratio", "breath_depth", "exhale_rate"]

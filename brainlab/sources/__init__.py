@@ -19,19 +19,22 @@ def brain_sources() -> list[Source]:
     from brainlab.sources.circuits import BrainCircuitsSource
     from brainlab.sources.claims import ClaimsSource
     from brainlab.sources.contexts import ContextsSource
+    from brainlab.sources.focus import FocusSource
     from brainlab.sources.handoffs import HandoffsSource
     from brainlab.sources.metabolism import MetabolismSource
     from brainlab.sources.sprints import sprint_sources
     from brainlab.sources.workspaces import WorkspacesSource
 
     return [MetabolismSource(), AgentsSource(), ContextsSource(), ClaimsSource(),
-            HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources()]
+            HandoffsSource(), WorkspacesSource(), BrainCircuitsSource(), *sprint_sources(),
+            FocusSource()]
 
 
 # Where ``brainlab ingest brain`` looks, relative to the folder given (said when it finds nothing).
 BRAIN_PLACES = ("progression/metabolism/*.md", "metabolism/*.md", "agents/*.md",
                 "contexts/session-*.yml", "claims/*.yml", "handoffs/*.md", "workspace/*/**",
-                "circuits/**/*.jsonl", "projets/*.md", "progression/sprints/*.jsonl")
+                "circuits/**/*.jsonl", "projets/*.md", "progression/sprints/*.jsonl",
+                "focus.md")
 
 
 def find_brains(root: Path, depth: int = 2, limit: int = 200) -> list[Path]:

@@ -36,3 +36,17 @@ SKIP_REASONS: dict[str, str] = {
     "no declared contract": f"the project has no projets/<p>.md contract: no routing ({SEED}:76)",
     "declared contract": "the project has a declared contract (--contracts inferred)",
 }
+
+# seed lines 56-61 "Un projet est détecté si l'une des conditions suivantes est vraie": the
+# signal that decided a sprint's project, in the order tried (the seed's table order; the
+# broker's own printed detection first; a session in the brain's own folder that no signal
+# decided keeps that folder, last).
+PROJECT_SIGNALS: dict[str, str] = {
+    "broker block": "the broker printed the project (Projet détecté)",
+    "repo file": f"a repository of the request: a sprint record's project or a transcript's"
+                 f" working directory, not the brain's own folder ({SEED}:59)",
+    "claim slug": f"the BSI claim slug (session id) contains a known project ({SEED}:60)",
+    "focus": f"helloWorld's focus.md names one known project and the session booted after it"
+             f" was written ({SEED}:61)",
+    "brain folder": "a session in the brain's own folder that no signal decided: that folder",
+}

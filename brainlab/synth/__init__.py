@@ -30,6 +30,7 @@ from brainlab.synth import (  # noqa: F401
 )
 from brainlab.synth.circuits import circuit_files
 from brainlab.synth.files import stream
+from brainlab.synth.focus import focus_files
 from brainlab.synth.model import SynthOptions, SynthSession, plan_sessions
 from brainlab.synth.sprint_transcripts import write_sprint_transcripts
 from brainlab.synth.sprints import plan_for, sprint_files
@@ -92,6 +93,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     planted += registry.run("files", ctx)  # breaches, changed in memory before any write
     # otel (issue 26): the telemetry the final transcripts' sessions would have sent
     planted += telemetry_files(files, stream(seed, "telemetry"))
+    # helloWorld's focus and the sprints only it names: after every other writer (own stream)
+    planted += focus_files(files, _last_end(sessions, ctx.sprint_plan), stream(seed, "focus"))
     files.put(MANIFEST, json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,
@@ -103,3 +106,9 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
 __all__ = ["PLANTS", "SynthManifest", "SynthOptions", "SynthSession", "synthesize"]
 
 PLANTS = registry.PLANTS
+
+
+def _last_end(sessions: list[SynthSession], sprint_plan: list[dict]) -> datetime:
+    """When the history's last session or sprint ended (the focus is written then)."""
+    ends = [s.ended_at for s in sessions] + [s["ended_at"] for s in sprint_plan]
+    return max(ends)

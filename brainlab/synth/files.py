@@ -11,11 +11,12 @@ their historic seeds, :data:`AREA_SEEDS`, so the demo's figures do not move).
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import uuid
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
@@ -74,6 +75,11 @@ class BrainFiles:
 
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
+        self.mtimes: dict[str, datetime] = {}  # files given a modification time (UTC)
+
+    def touch(self, relative: str, when: datetime) -> None:
+        """Give ``relative`` the modification time ``when`` (naive UTC) once written."""
+        self.mtimes[relative] = when
 
     def put(self, relative: str, text: str) -> None:
         """Set the text of ``relative`` (a new file, or the new text of one not yet written)."""
@@ -140,6 +146,9 @@ class BrainFiles:
         """Write every file under ``root`` once, through :func:`write_file`; the count."""
         for relative in sorted(self.texts, key=_sort_key):
             write_file(root / relative, self.texts[relative])
+            if relative in self.mtimes:
+                stamp = self.mtimes[relative].replace(tzinfo=UTC).timestamp()
+                os.utime(root / relative, (stamp, stamp))
         return len(self.texts)
 
 

@@ -1,0 +1,72 @@
+"""The focus file (helloWorld) and the sprints only it names (seed context-broker lines 56-61).
+
+The seed detects a sprint's project from three signals; the third is "helloWorld a identifié
+un projet actif au boot — focus.md". :func:`focus_files` writes the brain's ``focus.md`` in
+the template's shape (free text, current state only), dated by its modification time to the
+end of the history's last session (the scribe updates it at a session's end), and then a few
+multi-agent sprints run from the brain's own folder (``/home/user/brain``: no project
+repository as working directory, no broker block, a UUID session id: no claim slug), on the
+project the focus names. The replay can only learn their project from the focus
+(``simulate broker``: ``project_signals``). It draws from its own stream and runs after
+every other writer, telemetry included, so no other synthetic file changes.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from brainlab.synth.files import BrainFiles
+from brainlab.synth.sprint_transcripts import sprint_session
+from brainlab.synth.sprints import CONTRACT, PLANTED_DOMAIN, PROJECT, ROLES, _repo_path
+from brainlab.synth.transcripts import put_session
+
+FOCUS = "focus.md"
+BRAIN_FOLDER = "/home/user/brain"  # the synthetic brain sessions' working directory
+FOCUS_SPRINTS = 3
+NOT_A_REPO = "(brain folder)"  # the sprint dict's project: no contract routing, no blocks
+
+
+def focus_text(project: str) -> str:
+    """The focus as helloWorld reads it: the template's heading and note, one active project."""
+    return ("# Focus\n\n"
+            "> Direction actuelle du brain. Mis a jour par le scribe en fin de session.\n\n"
+            f"## Projet actif : {project}\n\n"
+            "- auth : durcir le middleware avant la mise en production\n"
+            "- video : pagination des routes a tester\n\n"
+            "⚠️ revue de securite en attente\n")
+
+
+def focus_files(files: BrainFiles, last_end: datetime, rng: random.Random) -> list[dict]:
+    """``focus.md`` dated ``last_end`` and the sprints after it; return the manifest entry."""
+    written = last_end + timedelta(minutes=2)
+    files.put(FOCUS, focus_text(PROJECT))
+    files.touch(FOCUS, written)
+    domains = sorted(set(CONTRACT) - {PLANTED_DOMAIN})
+    sessions = []
+    at = written + timedelta(minutes=5)
+    for k in range(FOCUS_SPRINTS):
+        minutes = rng.randint(8, 14)
+        chosen = rng.sample(domains, 2)
+        agents, sizes = [], {}
+        for role, domain in zip(ROLES, chosen, strict=False):
+            paths = [_repo_path(domain, f) for f in CONTRACT[domain]]
+            sizes |= {p: rng.randrange(1_000, 12_000) // 4 * 4 for p in paths}
+            agents.append({"agent": role, "domain": domain,
+                           "referenced": [{"path": p, "kind": "read"} for p in paths]})
+        sprint = {"sprint": f"focus-{k + 1:02d}", "project": NOT_A_REPO, "domain": chosen[0],
+                  "started_at": at, "ended_at": at + timedelta(minutes=minutes),
+                  "repo": BRAIN_FOLDER, "files": sizes, "agents": agents}
+        writer = sprint_session(sprint, rng)
+        put_session(files, writer)
+        sessions.append(writer.id)
+        at += timedelta(minutes=minutes + 3)
+    return [{
+        "effect": "focus: helloWorld's focus.md names the project of sprints no other signal"
+                  " names",
+        "where": f"{FOCUS} (project {PROJECT}, modified {written:%Y-%m-%d %H:%M} UTC) and "
+                 f"{FOCUS_SPRINTS} multi-agent sessions run from {BRAIN_FOLDER} after it, with"
+                 " no broker block: simulate broker decides their project by the focus",
+        "project": PROJECT, "modified_at": written.isoformat(timespec="minutes"),
+        "sessions": sessions,
+    }]
