@@ -88,9 +88,10 @@ def test_manifest_lists_the_plants(demo):
     manifest = json.loads((demo["root"] / "synth_manifest.json").read_text())
     # brain 6, sprints 2, circuits 1, transcripts 2, sprint transcripts 1 (issue 4 §6),
     # logged-versus-measured 4 (issue 13), compliance breaches in the files above (issue 14),
-    # telemetry 1 (issue 26), a broker policy and a regulator rules change (issue 41)
+    # telemetry 1 (issue 26), a broker policy and a regulator rules change (issue 41),
+    # the focus file and the sprints only it names (issue 41 item 3)
     compliance = [p for p in manifest["planted"] if p["effect"].startswith("compliance:")]
-    assert manifest["seed"] == 7 and len(manifest["planted"]) - len(compliance) == 19
+    assert manifest["seed"] == 7 and len(manifest["planted"]) - len(compliance) == 20
     assert compliance and all(p["violations"] for p in compliance)
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from brainlab.synth.files import BrainFiles
 from brainlab.synth.sprint_transcripts import sprint_session
-from brainlab.synth.sprints import CONTRACT, PLANTED_DOMAIN, PROJECT, ROLES, _repo_path
+from brainlab.synth.sprints import CONTRACT, PLANTED_DOMAIN, PROJECT, ROLES
 from brainlab.synth.transcripts import put_session
 
 FOCUS = "focus.md"
@@ -50,7 +50,7 @@ def focus_files(files: BrainFiles, last_end: datetime, rng: random.Random) -> li
         chosen = rng.sample(domains, 2)
         agents, sizes = [], {}
         for role, domain in zip(ROLES, chosen, strict=False):
-            paths = [_repo_path(domain, f) for f in CONTRACT[domain]]
+            paths = [f"src/{domain}/{f}" for f in CONTRACT[domain]]  # as the sprints name them
             sizes |= {p: rng.randrange(1_000, 12_000) // 4 * 4 for p in paths}
             agents.append({"agent": role, "domain": domain,
                            "referenced": [{"path": p, "kind": "read"} for p in paths]})
