@@ -1,14 +1,15 @@
 """Replay one million agent-sprints under four broker policies; compare with a per-row baseline.
 
 Run: PYTHONPATH=. python benchmarks/bench_broker.py [--rows 1000000] [--baseline-rows 20000]
-     [--repeat 3]
+     [--repeat 3] [--before REV]
 
 Prints, for each of ``--repeat`` runs, the time to encode the sprint frames (SprintSet.build)
 and the vectorised replay time for protocol, greedy-domain, on-demand and history (per-agent
 rows, per-sprint breath, per-file counts, per-policy summary), then their range; the same
 replay as ``simulate broker`` runs it since issue 41 (the recorded baseline added, paired
 bootstrap intervals over sprints, the back-test against printed metrics) timed in the same
-run, and its ratio to the replay alone (target: at most 1.5x); and the
+run, and its ratio to the replay alone (target: at most 1.5x); with ``--before REV``, the
+CPU time of both under REV's code and this checkout's (child processes, alternating); and the
 straightforward per-row Python replay (brainlab.sim.broker_reference) on a subset,
 extrapolated linearly to the full size (it is not run at full size).
 """
@@ -16,7 +17,14 @@ extrapolated linearly to the full size (it is not run at full size).
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -77,61 +85,62 @@ def make_frames(n_rows: int, seed: int = 1):
 
 DRAWS = broker_checks.DEFAULT_DRAWS
 
+# --before REV: the same replay and checked replay timed in a child process running that
+# revision's brainlab (benchkit.checkout) beside one running this checkout's, round after
+# round, so a busy machine slows both alike. The child prints one JSON line per round.
+CHILD = """
+import json, os, sys, time
+sys.path.append(sys.argv[3])  # benchmarks/: this bench's frames and checked replay
+from bench_broker import POLICIES, checked_replay, make_frames
+from brainlab.sim import broker_checks
+from brainlab.sim.broker import replay
+from brainlab.sim.sprintset import SprintSet
 
-# --- the checks' helpers as they were before the speed pass (commit 8453ad2), for the
-# before/after figure of one run: the sums stacked after a pd.unique over every sprint row's
-# policy, the group totals one bincount per column, the back-test's merge on sprint ids.
+def cpu():
+    t = os.times()
+    return t.user + t.system
 
-def _sprint_sums_before(result, labels):
-    frame = result.sprints
-    order = list(pd.unique(frame["policy"]))
-    n = len(frame) // max(len(order), 1)
-    ref, miss, loaded, waste, t_loaded, t_miss, alerts, agents = (
-        frame[c].to_numpy(dtype=float) for c in ("referenced", "misses", "loaded", "waste",
-                                                 "tokens_loaded", "tokens_miss",
-                                                 "alerts_fired", "agents"))
-    stacked = np.stack([ref, miss, loaded, waste, t_loaded + t_miss, alerts, agents], axis=-1)
-    stacked = stacked.reshape(len(order), n, 7)
-    return np.stack([stacked[order.index(label)] for label in labels], axis=1)
-
-
-def _draw_sums_before(values, draws, rng):
-    n = values.shape[0]
-    flat = values.reshape(n, -1)
-    if n >= broker_checks.GROUP_FROM:
-        group = rng.permutation(n) % broker_checks.GROUPS
-        flat = np.stack([np.bincount(group, weights=flat[:, j], minlength=broker_checks.GROUPS)
-                         for j in range(flat.shape[1])], axis=1)
-    units = flat.shape[0]
-    out = np.empty((draws, flat.shape[1]))
-    step = max(1, broker_checks.CHUNK_CELLS // max(units, 1))
-    for lo in range(0, draws, step):
-        size = min(step, draws - lo)
-        out[lo:lo + size] = broker_checks.resample_weights(rng, units, size) @ flat
-    return out.reshape((draws, *values.shape[1:]))
+agents, refs, contracts = make_frames(int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    result = None
+    ss = SprintSet.build(agents, refs, contracts)
+    ss.printed = broker_checks.sprint_breath(ss).drop(columns="known")
+    c0 = cpu(); result = replay(ss, POLICIES); c1 = cpu()
+    checked = checked_replay(ss); c2 = cpu()
+    print(json.dumps({"replay": c1 - c0, "checked": c2 - c1}), flush=True)
+"""
 
 
-def _backtest_before(ss, draws, seed, result):
-    replayed = broker_checks.sprint_breath(ss, maps=result.maps["recorded"])
-    both = replayed[replayed["known"]].merge(ss.printed, on="sprint_id",
-                                             suffixes=("", "_printed"))
-    both = both.dropna(subset=[f"{f}_printed" for f in broker_checks.BREATH])
-    values = both[list(broker_checks.BREATH)].to_numpy(dtype=float)
-    boot = _draw_sums_before(values, draws, broker_checks._rng(seed, 42)) / len(both)
-    return broker_checks.percentile_interval(boot, broker_checks.LEVEL)
+def child_runs(code: Path, rows: int, rounds: int) -> list[dict]:
+    """CPU seconds (user + system) of the replay alone and the checked replay, per round."""
+    env = dict(os.environ, PYTHONPATH=str(code))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(rows), str(rounds),
+                           str(Path(__file__).resolve().parent)],
+                          env=env, capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
-def checked_replay_before(ss: SprintSet) -> None:
-    """:func:`checked_replay` with the helpers as they were (the same figures, slower)."""
-    sums, draw = broker_checks.sprint_sums, broker_checks._draw_sums
-    broker_checks.sprint_sums, broker_checks._draw_sums = _sprint_sums_before, \
-        _draw_sums_before
-    try:
-        result = replay(ss, [*POLICIES, "recorded"])
-        broker_checks.intervals(result, draws=DRAWS, seed=0)
-        _backtest_before(ss, DRAWS, 0, result)
-    finally:
-        broker_checks.sprint_sums, broker_checks._draw_sums = sums, draw
+def before_after(rev: str, rows: int, repeat: int) -> dict:
+    """The checked replay's CPU time and ratio under ``rev`` and this checkout, alternating."""
+    from benchkit import REPO, checkout
+
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        code = {"before": checkout(rev, Path(tmp)), "after": REPO}
+        for _ in range(repeat):
+            for side in ("before", "after"):
+                runs[side] += child_runs(code[side], rows, 1)
+    out = {}
+    for side, values in runs.items():
+        replay_cpu = statistics.median(r["replay"] for r in values)
+        checked_cpu = statistics.median(r["checked"] for r in values)
+        ratio = statistics.median(r["checked"] / r["replay"] for r in values)
+        out[side] = (replay_cpu, checked_cpu, ratio)
+        print(f"{side:6s} ({rev if side == 'before' else 'this checkout'}): CPU of the replay"
+              f" alone {replay_cpu:5.2f} s, of simulate broker's checked replay"
+              f" {checked_cpu:5.2f} s, ratio x{ratio:.2f} (medians of {len(values)} rounds,"
+              f" load average {os.getloadavg()[0]:.1f})")
+    return out
 
 
 def checked_replay(ss: SprintSet) -> dict:
@@ -150,6 +159,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--baseline-rows", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (the machine is shared)")
+    parser.add_argument("--before", metavar="REV", help="also time REV's code (a git revision)"
+                        " and this checkout in child processes, round after round")
     args = parser.parse_args()
     agents, refs, contracts = make_frames(args.rows)
     print(f"agent-sprints: {len(agents):,}  references: {len(refs):,}  policies: {POLICIES}")
@@ -170,25 +181,22 @@ def main() -> None:
         checked = checked_replay(ss)
         t_checked = time.perf_counter() - t0
         cpu_checked = time.process_time() - c0
-        c0 = time.process_time()
-        checked_replay_before(ss)
-        cpu_before = time.process_time() - c0
         runs.append((t_build, t_replay, t_build + t_replay, t_checked))
-        cpu_ratios.append((cpu_before / cpu_replay, cpu_checked / cpu_replay))
+        cpu_ratios.append(cpu_checked / cpu_replay)
         print(f"run {run + 1}: encode (SprintSet.build) {t_build:5.2f} s + replay, 4 policies "
               f"{t_replay:5.2f} s = {t_build + t_replay:5.2f} s; with recorded, intervals and "
               f"back-test {t_checked:5.2f} s (x{t_checked / t_replay:.2f} the replay alone;"
-              f" CPU time x{cpu_checked / cpu_replay:.2f}, which a shared machine disturbs less;"
-              f" with the helpers before the speed pass x{cpu_before / cpu_replay:.2f})")
+              f" CPU time x{cpu_checked / cpu_replay:.2f}, which a shared machine disturbs less)")
     t_build, t_replay, t_total, t_checked = (sorted(x)[len(x) // 2]
                                              for x in zip(*runs, strict=True))
     print(f"simulate broker's replay (4 policies + recorded, {DRAWS} draws, back-test): "
           f"median {t_checked:.2f} s = x{t_checked / t_replay:.2f} the replay alone "
           f"(target <= 1.5x); intervals: {checked['intervals']}, back-test covered: "
           f"{checked['covered']}")
-    before, after = (sorted(x)[len(x) // 2] for x in zip(*cpu_ratios, strict=True))
+    after = sorted(cpu_ratios)[len(cpu_ratios) // 2]
     print(f"CPU time of simulate broker's replay over the replay alone, median: x{after:.2f}"
-          f" (target <= 1.5x); with the checks' helpers before the speed pass x{before:.2f}")
+          f" (target <= 1.5x)")
+    compared = before_after(args.before, args.rows, args.repeat) if args.before else None
 
     def spread(i: int) -> str:
         values = [r[i] for r in runs]
@@ -219,7 +227,10 @@ def main() -> None:
           f"x{t_ref * scale / t_total:.0f} faster, replay alone x{t_ref * scale / t_replay:.0f}")
     emit("broker", rows=len(agents), encode_s=t_build, replay_s=t_replay, total_s=t_total,
          checked_replay_s=t_checked, checked_ratio=t_checked / t_replay,
-         checked_cpu_ratio=after, checked_cpu_ratio_before=before,
+         checked_cpu_ratio=after,
+         **({f"{side}_{name}": value for side, figures in compared.items()
+             for name, value in zip(("replay_cpu_s", "checked_cpu_s", "checked_cpu_ratio"),
+                                    figures, strict=True)} if compared else {}),
          baseline_extrapolated_s=t_ref * scale, speedup=t_ref * scale / t_total)
 
 

@@ -58,25 +58,60 @@ def _figures(sums: np.ndarray) -> np.ndarray:
     return np.stack([tokens, miss_rate, waste_rate, alerts], axis=-1)
 
 
-def sprint_sums(result, labels: Sequence[str]) -> np.ndarray:
-    """(sprints, policies, 7) per-sprint sums of a replay (``ReplayResult.sprints``).
+_SUM_COLUMNS = (("referenced",), ("misses",), ("loaded",), ("waste",),
+                ("tokens_loaded", "tokens_miss"), ("alerts_fired",), ("agents",))
+
+
+def sum_columns(result, labels: Sequence[str]) -> list[np.ndarray]:
+    """The per-sprint sums of a replay as one array per (policy, sum), policy-major.
 
     The replay stacks its policies' sprint frames in ``result.summary``'s order, each with
-    the same sprints in the same order; each sum is written once into its slot.
+    the same sprints in the same order: each (policy, sum) is a contiguous slice, no copy.
     """
     frame = result.sprints
     order = list(result.summary["policy"])
     n = len(frame) // max(len(order), 1)  # each policy's sprints, in the same order
-    out = np.empty((n, len(labels), len(_SUMS)))
-    at = [order.index(label) for label in labels]
-    for k, names in enumerate((("referenced",), ("misses",), ("loaded",), ("waste",),
-                               ("tokens_loaded", "tokens_miss"), ("alerts_fired",),
-                               ("agents",))):
+    columns = []
+    for names in _SUM_COLUMNS:
         column = frame[names[0]].to_numpy(dtype=float)
         if len(names) > 1:
             column = column + frame[names[1]].to_numpy(dtype=float)
-        for p, i in enumerate(at):
-            out[:, p, k] = column[i * n:(i + 1) * n]
+        columns.append(column)
+    at = [order.index(label) for label in labels]
+    return [columns[k][i * n:(i + 1) * n] for i in at for k in range(len(_SUMS))]
+
+
+def sprint_sums(result, labels: Sequence[str]) -> np.ndarray:
+    """(sprints, policies, 7) per-sprint sums of a replay (``ReplayResult.sprints``)."""
+    columns = sum_columns(result, labels)
+    n = len(columns[0]) if columns else 0
+    return np.stack(columns, axis=-1).reshape(n, len(labels), len(_SUMS)) if columns \
+        else np.empty((0, len(labels), len(_SUMS)))
+
+
+def _unit_totals(columns: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """(units, columns): the resampling units' totals of each column (see :func:`_draw_sums`).
+
+    Fewer than GROUP_FROM rows: the rows themselves. Else the rows dealt at random into
+    GROUPS groups (one permutation), each column's group totals one bincount over it; every
+    value is a sum of whole counts and quarter tokens, exact in any order.
+    """
+    n = len(columns[0])
+    if n >= GROUP_FROM:
+        group = rng.permutation(n) % GROUPS
+        return np.stack([np.bincount(group, weights=c, minlength=GROUPS) for c in columns],
+                        axis=1)
+    return np.stack(columns, axis=1)
+
+
+def _resample(flat: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """(draws, columns) bootstrap sums of the unit totals: count matrices times ``flat``."""
+    units = flat.shape[0]
+    out = np.empty((draws, flat.shape[1]))
+    step = max(1, CHUNK_CELLS // max(units, 1))
+    for lo in range(0, draws, step):
+        size = min(step, draws - lo)
+        out[lo:lo + size] = resample_weights(rng, units, size) @ flat
     return out
 
 
@@ -91,18 +126,9 @@ def _draw_sums(values: np.ndarray, draws: int, rng: np.random.Generator) -> np.n
     n = values.shape[0]
     flat = values.reshape(n, -1)
     if n >= GROUP_FROM:
-        group = rng.permutation(n) % GROUPS
-        cells = flat.shape[1]  # every column's group totals in one pass over the rows
-        index = (group[:, None] * cells + np.arange(cells)).ravel()
-        flat = np.bincount(index, weights=flat.ravel(), minlength=GROUPS * cells).reshape(
-            GROUPS, cells)
-    units = flat.shape[0]
-    out = np.empty((draws, flat.shape[1]))
-    step = max(1, CHUNK_CELLS // max(units, 1))
-    for lo in range(0, draws, step):
-        size = min(step, draws - lo)
-        out[lo:lo + size] = resample_weights(rng, units, size) @ flat
-    return out.reshape((draws, *values.shape[1:]))
+        flat = _unit_totals([np.ascontiguousarray(flat[:, j]) for j in range(flat.shape[1])],
+                            rng)
+    return _resample(flat, draws, rng).reshape((draws, *values.shape[1:]))
 
 
 @dataclass
@@ -144,9 +170,12 @@ def intervals(result, baseline: str = "recorded", draws: int = DEFAULT_DRAWS, se
     if draws < 1:
         raise SimulationError("draws must be at least 1")
     labels = list(result.summary["policy"])
-    sums = sprint_sums(result, labels)
-    est = _figures(sums.sum(axis=0))  # (P, F)
-    boot = _figures(_draw_sums(sums, draws, _rng(seed, 41)))  # (B, P, F)
+    columns = sum_columns(result, labels)  # (policy, sum) slices: no (sprints, P, 7) copy
+    shape = (len(labels), len(_SUMS))
+    est = _figures(np.array([c.sum() for c in columns]).reshape(shape))  # (P, F)
+    rng = _rng(seed, 41)
+    totals = _resample(_unit_totals(columns, rng), draws, rng)
+    boot = _figures(totals.reshape((draws, *shape)))  # (B, P, F)
     low, high = percentile_interval(boot, level)
     base = labels.index(baseline) if baseline in labels else None
     rows = []
