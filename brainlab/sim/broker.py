@@ -86,15 +86,17 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
     for policy in policies:
         policy.prepare(ss)
     base = _sprint_base(ss)
+    shared = _shared(ss, base)
     parts, sprint_parts, file_parts, maps = [], [], [], {}
     for policy, label in zip(policies, labels, strict=True):
-        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps)
-        sprint_frame = _sprint_breath(ss, columns, thresholds, label, base)
+        columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps,
+                                  shared)
+        sprint_frame = _sprint_breath(ss, columns, thresholds, label, base, shared)
         columns["alert_accumulation"] = \
             sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
         agent_alerts = columns["alert_overload"].astype(np.int64) \
             + columns["alert_noise"] + columns["alert_retention"]
-        sprint_frame["agents"] = np.bincount(ss.row_sprint, minlength=base["n"])
+        sprint_frame["agents"] = shared["sprint_agents"]
         sprint_frame["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
                                              minlength=base["n"]).astype(np.int64)
         sprint_frame["alerts_fired"] = np.bincount(
@@ -171,10 +173,35 @@ def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
     return sums
 
 
+def _shared(ss: SprintSet, base: dict) -> dict:
+    """What every policy's measure reads and no policy changes, computed once per replay.
+
+    Per row: files referenced and their tokens (SPEC §2.5 bytes/4; a policy may register new
+    files, never change a referenced one's size), the boot columns; per sprint: references
+    and agents. ``ref_keys`` (the reference pairs as keys) is kept per file count.
+    """
+    n = ss.n_rows
+    referenced = np.bincount(ss.ref_row, minlength=n)
+    boot = {name: ss.rows[name].to_numpy(dtype=kind) if name in ss.rows else
+            np.zeros(n, dtype=kind) for name, kind in (("boot_files", np.int64),
+                                                      ("boot_tokens", float))}
+    return {
+        "referenced": referenced,
+        "ref_tokens": np.bincount(ss.ref_row, weights=ss.file_bytes[ss.ref_file] / 4.0,
+                                  minlength=n),
+        "boot": boot,
+        "sprint_referenced": np.bincount(ss.row_sprint, weights=referenced.astype(float),
+                                         minlength=base["n"]).astype(np.int64),
+        "sprint_agents": np.bincount(ss.row_sprint, minlength=base["n"]),
+        "ref_keys": {},
+    }
+
+
 def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
-             thresholds: Thresholds, maps: dict) -> tuple[dict, pd.DataFrame]:
+             thresholds: Thresholds, maps: dict,
+             shared: dict | None = None) -> tuple[dict, pd.DataFrame]:
     """Counts, tokens and breath metrics of one policy, per row; and per-file counts."""
-    inhale, row, file, hit, kept, pos = source_maps(ss, policy)
+    inhale, row, file, hit, kept, pos = source_maps(ss, policy, shared)
     maps[label] = (row, file, kept)
     n = ss.n_rows
     ref_loaded = np.zeros(len(ss.ref_row), dtype=bool)
@@ -182,14 +209,15 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
     tokens = ss.file_bytes / 4.0  # SPEC §2.5
     loaded = np.bincount(row, minlength=n)
     hits = np.bincount(row[hit], minlength=n)
-    referenced = np.bincount(ss.ref_row, minlength=n)
+    referenced = shared["referenced"] if shared else np.bincount(ss.ref_row, minlength=n)
     kept_n = np.bincount(row[kept], minlength=n)
     misses = referenced - hits
     waste = loaded - hits
     released = loaded - kept_n
     tokens_loaded = np.bincount(row, weights=tokens[file], minlength=n)
     hit_tokens = np.bincount(row[hit], weights=tokens[file[hit]], minlength=n)
-    ref_tokens = np.bincount(ss.ref_row, weights=tokens[ss.ref_file], minlength=n)
+    ref_tokens = shared["ref_tokens"] if shared else \
+        np.bincount(ss.ref_row, weights=tokens[ss.ref_file], minlength=n)
     tokens_miss = ref_tokens - hit_tokens + overhead * misses
     with np.errstate(divide="ignore", invalid="ignore"):
         context_load = np.where(referenced > 0, loaded / np.maximum(referenced, 1), np.nan)
@@ -212,13 +240,13 @@ def _measure(ss: SprintSet, policy: Policy, label: str, overhead: float,
         out[name] = np.asarray(values)
     # boot context (broker_scope): in context since boot, the same for every policy
     for name, kind in (("boot_files", np.int64), ("boot_tokens", float)):
-        out[name] = ss.rows[name].to_numpy(dtype=kind) if name in ss.rows else \
-            np.zeros(n, dtype=kind)
+        out[name] = shared["boot"][name] if shared else \
+            ss.rows[name].to_numpy(dtype=kind) if name in ss.rows else np.zeros(n, dtype=kind)
     files = _file_counts(ss, label, file, hit, ~ref_loaded)
     return out, files
 
 
-def source_maps(ss: SprintSet, policy: Policy):
+def source_maps(ss: SprintSet, policy: Policy, shared: dict | None = None):
     """One policy's inhale and expire: (inhale, row, file, hit, kept, pos into the references).
 
     ``row``/``file`` are the unique loaded pairs in key order, ``hit`` whether the row
@@ -226,7 +254,10 @@ def source_maps(ss: SprintSet, policy: Policy):
     """
     inhale = policy.inhale(ss)  # may register new files: keys use n_files from here on
     nf = ss.n_files
-    ref_keys = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
+    cache = shared["ref_keys"] if shared else {}
+    if nf not in cache:
+        cache[nf] = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
+    ref_keys = cache[nf]
     keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
     row, file = keys // max(nf, 1), keys % max(nf, 1)
     pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
@@ -278,7 +309,7 @@ def _sprint_base(ss: SprintSet) -> dict[str, np.ndarray]:
 
 
 def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
-                   base: dict) -> pd.DataFrame:
+                   base: dict, shared: dict | None = None) -> pd.DataFrame:
     """SPEC §4.4 per sprint, and the accumulation alert.
 
     The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
@@ -289,6 +320,9 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
                         "project": base["project"], "policy": label if n else None})
     for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
                    "tokens_miss"):
+        if column == "referenced" and shared:  # the same for every policy
+            agg[column] = shared["sprint_referenced"]
+            continue
         total = np.bincount(sprint, weights=np.asarray(rows[column], dtype=float),
                             minlength=n)
         agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
