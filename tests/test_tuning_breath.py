@@ -101,3 +101,42 @@ def test_overload_fires_when_a_sprint_loads_files_and_references_none():
     assert not got.loc["near", "alert_overload"]  # 2 / 1 = 2.0 is not > 2.0
     agents = broker.replay(ss, ["recorded"]).rows.set_index("sprint_id")
     assert agents.loc["blind", "alert_overload"]
+
+
+def test_each_threshold_set_is_replayed_once_per_sprint_set(sprints, monkeypatch):
+    """Notebook 04's breath cells (issue 44 speed): the panel, the sweep, the baseline and the
+    tune given the sprints replay each threshold set once; every figure as a fresh replay."""
+    fresh = broker.sprints_from_records([  # the same records: nothing replayed for it yet
+        record("s1", 5, "ab", "a", []), record("s2", 7, "a", "abc", ["core"]),
+        record("s3", 12, "ab", "ab", ["core"]), record("s4", 14, "abc", "abc", ["core"])])
+    replayed = []
+    real = broker.replay
+
+    def counting(ss, policies, **kwargs):
+        replayed.append(kwargs.get("thresholds"))
+        return real(ss, policies, **kwargs)
+
+    monkeypatch.setattr(broker, "replay", counting)
+    spec = Thresholds()
+    scored = tuning_breath.evaluate(fresh, spec)  # the panel: score and weekly chart
+    weekly = tuning_breath.weekly_alerts(fresh, spec)
+    by_run = tuning.sweep(fresh, {"breath_depth_rising_sprints": [2, 3, 4, 5]}, kind="breath")
+    assert tuning_breath.evaluate(fresh, spec) == scored
+    assert replayed.count(spec) == 1
+    assert len(replayed) == 4  # the defaults, then rising 2, 4 and 5
+    result = tuning_breath.tune("no store is read", spec, sprints=fresh)
+    assert replayed.count(spec) == 1  # the tune's baseline: no replay
+    # the same answers as the uncached replays of the other SprintSet
+    monkeypatch.setattr(broker, "replay", real)
+    assert weekly.equals(tuning_breath.weekly_alerts(sprints, spec))
+    assert by_run.equals(tuning.sweep(sprints, {"breath_depth_rising_sprints": [2, 3, 4, 5]},
+                                      kind="breath"))
+    assert result == tuning_breath.tune(sprints)
+
+
+def test_a_kept_replay_is_not_changed_by_its_caller(sprints):
+    first = tuning_breath.sprint_alerts(sprints)
+    first["is_alert"] = False
+    first.loc[first.index[0], "sprint_id"] = "changed"
+    again = tuning_breath.sprint_alerts(sprints)
+    assert again["is_alert"].any() and "changed" not in set(again["sprint_id"])

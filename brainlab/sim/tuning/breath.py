@@ -13,12 +13,18 @@ the broker actually loaded.
   undated sprints count in the totals but in no week.
 Breath alerts have no outcome label: brainlab scores them by volume only (no precision or
 recall), so :func:`brainlab.sim.tuning.recommend` refuses a breath sweep.
+
+A replay is a pure function of its sprints, thresholds and policy: :func:`sprint_alerts`
+keeps each one it ran for a SprintSet (as long as that SprintSet lives), so the notebook's
+panel, sweep, baseline and :func:`tune` given the same ``sprints`` replay each threshold set
+once (notebook 04 replayed the defaults five times and loaded the sprints twice).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from collections.abc import Iterable
 
 import numpy as np
@@ -58,11 +64,38 @@ def _sprint_starts(ss: SprintSet) -> pd.Series:
     return started.groupby(ss.row_sprint).min()
 
 
+# id(SprintSet) -> {(thresholds, policy): sprint_alerts frame}; an entry goes with its SprintSet
+_REPLAYS: dict[int, dict[tuple[Thresholds, str], pd.DataFrame]] = {}
+MAX_REPLAYS = 64  # threshold sets kept per SprintSet (a tune grid holds ~20)
+
+
+def _replays_of(ss: SprintSet) -> dict[tuple[Thresholds, str], pd.DataFrame]:
+    key = id(ss)
+    if key not in _REPLAYS:
+        _REPLAYS[key] = {}
+        weakref.finalize(ss, _REPLAYS.pop, key, None)
+    return _REPLAYS[key]
+
+
 def sprint_alerts(sprints, thresholds: Thresholds | None = None,
                   policy: str = DEFAULT_POLICY) -> pd.DataFrame:
-    """One row per sprint: breath metrics, the four SPEC §4.4 alerts, ``is_alert``, its week."""
+    """One row per sprint: breath metrics, the four SPEC §4.4 alerts, ``is_alert``, its week.
+
+    Replayed once per SprintSet, thresholds and policy (see the module's docstring); each
+    call returns its own copy.
+    """
     ss = _sprints(sprints)
-    frame = broker.replay(ss, [policy], thresholds=thresholds or Thresholds()).sprints.copy()
+    thresholds = thresholds or Thresholds()
+    kept = _replays_of(ss)
+    if (thresholds, policy) not in kept:
+        if len(kept) >= MAX_REPLAYS:
+            kept.pop(next(iter(kept)))
+        kept[(thresholds, policy)] = _replay_alerts(ss, thresholds, policy)
+    return kept[(thresholds, policy)].copy()
+
+
+def _replay_alerts(ss: SprintSet, thresholds: Thresholds, policy: str) -> pd.DataFrame:
+    frame = broker.replay(ss, [policy], thresholds=thresholds).sprints.copy()
     # one policy: the replay's sprint rows are in sprint index order 0 .. n-1
     frame["started_at"] = pd.Series(range(len(frame))).map(_sprint_starts(ss)).to_numpy()
     week = frame["started_at"].dt.to_period("W-SUN").dt.start_time
@@ -160,11 +193,14 @@ def rereleased_labels(ss: SprintSet) -> np.ndarray:
 
 def tune(db, thresholds: Thresholds | None = None, budget: float = 3.0,
          policy: str = DEFAULT_POLICY, grid: dict | None = None,
-         confirm_share: float | None = None, seed: int = 0) -> dict:
+         confirm_share: float | None = None, seed: int = 0,
+         sprints: SprintSet | None = None) -> dict:
     """Judge every one-threshold change of the SPEC §4.4 grid on held-out weeks (``tune breath``).
 
     Alerts as :func:`sprint_alerts`; the label is what followed the sprint
     (:func:`rereleased_labels`); the decision is :func:`brainlab.sim.tuning.judge.judge_alerts`.
+    ``sprints``: the store's sprints already loaded (:func:`load`), so a caller that holds
+    them (notebook 04) neither loads nor replays them again; ``db`` is then not read.
     """
     import dataclasses
 
@@ -179,7 +215,8 @@ def tune(db, thresholds: Thresholds | None = None, budget: float = 3.0,
     if inert:
         raise ConfigError(f"{inert} are not SPEC §4.4 breath thresholds")
     grid = {k: [type(values[k])(v) for v in vs] for k, vs in grid.items()}
-    ss = load(db) if not isinstance(db, SprintSet) else db
+    ss = sprints if sprints is not None else (
+        db if isinstance(db, SprintSet) else load(db))
     label = {"definition": LABEL_DEFINITION, "spec": "§4.3, §4.4, §4.5", "sprints": 0,
              "labelled": 0, "bad": 0, "unlabelled": 0,
              "alert": "a sprint raising any SPEC §4.4 alert (overload, noise, retention, "
