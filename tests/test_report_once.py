@@ -193,6 +193,26 @@ def test_materialized_views_hold_the_rows_of_the_views(demo):
                            for x, y in zip(r, t, strict=True)), name
 
 
+def test_a_held_render_lists_the_stores_relations_once(demo, empty_store, monkeypatch):
+    """``has_rows`` on a render's connection: one catalog query for every name asked (there
+    were 14 a demo week), the answers those of a plain path: rows, no row, absent."""
+    from brainlab.metrics import report as data
+
+    names = ("sprints", "broker_recorded_releases", "limit_snapshots", "no_such_table",
+             "tickets", "cc_requests")
+    for db in (demo["db"], empty_store):
+        plain = {name: data.has_rows(db, name) for name in names}
+        listed = []
+        real = data._relations
+        monkeypatch.setattr(data, "_relations", lambda d: listed.append(d) or real(d))
+        with HeldReader(db, setup=once.materialize) as held:
+            assert {name: data.has_rows(held, name) for name in names} == plain
+        assert len(listed) == 1
+        monkeypatch.setattr(data, "_relations", real)
+    assert plain == dict.fromkeys(names, False)  # the empty store
+    assert data.has_rows(demo["db"], "sprints") and not data.has_rows(demo["db"], "no_such_table")
+
+
 def _fragments(db, week: str) -> dict[str, str]:
     """Every section's HTML of ``week``, in this process (what the notebook's cells show)."""
     from brainlab.report.people import people

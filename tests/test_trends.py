@@ -57,6 +57,35 @@ def test_bootstrap_is_seeded_and_covers_the_mean():
     assert not bootstrap_difference(rng.normal(10, 2, 40), values).excludes_zero
 
 
+def _seeded(samples, stat="mean"):
+    """The bootstrap draws as the seeded generator gives them, drawn afresh (the reference)."""
+    from brainlab.metrics.intervals import DRAWS, SEED
+
+    rng = np.random.default_rng(SEED)
+    f = np.median if stat == "median" else np.mean
+    return [f(x[rng.integers(0, len(x), size=(DRAWS, len(x)))], axis=1) for x in samples]
+
+
+@pytest.mark.parametrize("sizes", [(2, 7), (31, 5), (255, 256), (300, 40)])
+def test_kept_resample_indices_give_the_seeded_intervals_exactly(sizes):
+    """Issue 43 speed: the indices of small samples are drawn once and kept; the intervals
+    are those of the seeded generator drawn afresh, to the last bit, alone and in pairs, a
+    second time (from the kept indices) as the first, medians as means."""
+    from brainlab.metrics.intervals import LEVEL
+
+    rng = np.random.default_rng(sum(sizes))
+    a, b = (rng.normal(5, 2, n) for n in sizes)
+    levels = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
+    for stat in ("mean", "median", "mean"):
+        (alone,) = _seeded([a], stat)
+        want = tuple(np.quantile(alone, levels))
+        assert (bootstrap(a, stat).low, bootstrap(a, stat).high) == want
+        after, before = _seeded([a, b], stat)
+        want = tuple(np.quantile(after - before, levels))
+        got = bootstrap_difference(a, b, stat)
+        assert (got.low, got.high) == want
+
+
 def test_every_series_has_a_direction_defined_once():
     for series in trends.SERIES + ("agent:helloWorld",):
         assert direction_of(series).metric in DIRECTIONS

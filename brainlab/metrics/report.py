@@ -236,20 +236,34 @@ def relation_columns(db: DB, name: str) -> dict[str, str]:
     return dict(rows)
 
 
+RELATIONS = ("SELECT table_name AS n FROM duckdb_tables() WHERE schema_name = 'main' "
+             "UNION ALL SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' "
+             "AND NOT internal")
+
+
 def has_rows(db: DB, name: str) -> bool:
     """True when the table or view ``name`` exists and holds at least one row."""
     memo = getattr(db, "memo", None)  # a HeldReader (one report render): asked once
-    if memo is not None:
-        return memo(("has_rows", name), lambda: _has_rows(db, name))
+    if memo is not None:  # the store's tables and views listed once for every name
+        names = memo(("relations",), lambda: _relations(db))
+        return memo(("has_rows", name), lambda: name in names and _any_row(db, name))
     return _has_rows(db, name)
+
+
+def _relations(db: DB) -> frozenset[str]:
+    with reader(db) as con:
+        return frozenset(n for (n,) in con.execute(RELATIONS).fetchall())
+
+
+def _any_row(db: DB, name: str) -> bool:
+    with reader(db) as con:
+        return con.execute(f'SELECT EXISTS (SELECT 1 FROM "{name}")').fetchone()[0]
 
 
 def _has_rows(db: DB, name: str) -> bool:
     with reader(db) as con:
-        exists = con.execute(
-            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() "
-            "WHERE schema_name = 'main' UNION ALL SELECT view_name FROM duckdb_views() "
-            "WHERE schema_name = 'main' AND NOT internal) WHERE n = ?", [name]).fetchone()[0]
+        exists = con.execute(f"SELECT count(*) FROM ({RELATIONS}) WHERE n = ?",
+                             [name]).fetchone()[0]
         if not exists:
             return False
         return con.execute(f'SELECT EXISTS (SELECT 1 FROM "{name}")').fetchone()[0]

@@ -46,18 +46,29 @@ def kind_of(series: str) -> str:
 
 def observations(db: DB, thresholds: Thresholds | None = None, basis: str = "best",
                  first_day: str = "monday", until: datetime | None = None) -> pd.DataFrame:
-    """Rows of ``trend_observations_for`` started before ``until`` (None: every row)."""
+    """Rows of ``trend_observations_for`` started before ``until`` (None: every row).
+
+    The macro computes every row whatever ``until`` (its rolling ratio reads the sessions
+    before each one), so the rows are fetched whole and cut here (:func:`cut`): a caller
+    holding the whole history (the report, once per store) cuts it per week the same way.
+    """
     from brainlab.metrics.report import signal_args
 
     args, values = signal_args(thresholds or Thresholds(), basis=basis)
-    where = " WHERE started_at < ?" if until is not None else ""
     frame = query(db, f"SELECT series, metric, subject, started_at, day, iso_week, week_start,"
                       f" project, value FROM trend_observations_for({args}, first_day := ?)"
-                      f"{where} ORDER BY series, started_at, subject",
-                  [*values, first_day, *([until] if until is not None else [])])
+                      f" ORDER BY series, started_at, subject", [*values, first_day])
     frame["day"] = pd.to_datetime(frame["day"]).dt.date
     frame["week_start"] = pd.to_datetime(frame["week_start"]).dt.date
-    return frame
+    return cut(frame, until)
+
+
+def cut(obs: pd.DataFrame, until: datetime | None) -> pd.DataFrame:
+    """The rows of :func:`observations`' frame started before ``until`` (None: all of them)."""
+    if until is None:
+        return obs
+    return obs[(obs["started_at"] < pd.Timestamp(until)).to_numpy(dtype=bool)].reset_index(
+        drop=True)
 
 
 # --- points with n and interval ---------------------------------------------------------------
@@ -320,19 +331,25 @@ def weekly_table(weekly: pd.DataFrame, obs: pd.DataFrame) -> pd.DataFrame:
     without a scored session has n 0 and no interval.
     """
     rows = []
-    health = obs[obs["series"].str.startswith("health:")]
+    health = _values_by_week(obs[obs["series"].str.startswith("health:")])
+    ratio = _values_by_week(obs[obs["series"] == "ratio"])
+    coach = _values_by_week(obs[obs["series"] == "coach_triggers"])
+    none = np.empty(0)
     for week in weekly["iso_week"]:
-        h = health.loc[health["iso_week"] == week, "value"].to_numpy(dtype=float)
-        of = obs[obs["iso_week"] == week]
-        r = of.loc[of["series"] == "ratio", "value"].to_numpy(dtype=float)
-        c = of.loc[of["series"] == "coach_triggers", "value"].to_numpy(dtype=float)
-        hn, _, hl, hh = _interval_row(h, False)
-        rows.append((week, hn, hl, hh, *_interval_row(r, False), *_interval_row(c, True)))
+        hn, _, hl, hh = _interval_row(health.get(week, none), False)
+        rows.append((week, hn, hl, hh, *_interval_row(ratio.get(week, none), False),
+                     *_interval_row(coach.get(week, none), True)))
     extra = pd.DataFrame(rows, columns=[
         "iso_week", "health_n", "health_low", "health_high", "ratio_n", "mean_ratio",
         "ratio_low", "ratio_high", "coach_n", "coach_share", "coach_low", "coach_high"])
     out = weekly.merge(extra, on="iso_week", how="left")
     return out[WEEKLY_TABLE]
+
+
+def _values_by_week(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Each week's values, in the rows' order (one pass instead of a filter per week)."""
+    return {week: group.to_numpy(dtype=float)
+            for week, group in rows.groupby("iso_week", sort=False)["value"]}
 
 
 # --- comparisons -------------------------------------------------------------------------------
@@ -362,10 +379,17 @@ def compare(obs: pd.DataFrame, target: list[Week], baseline: list[Week],
     t_labels = {w.label for w in target}
     b_labels = {w.label for w in baseline}
     rows = []
+    chosen = obs[obs["iso_week"].isin(t_labels | b_labels)]  # one pass over the history
+    in_target = chosen["iso_week"].isin(t_labels).to_numpy()
+    in_baseline = chosen["iso_week"].isin(b_labels).to_numpy()
+    values = chosen["value"].to_numpy(dtype=float)
+    at = {name: np.asarray(i) for name, i in
+          chosen.reset_index(drop=True).groupby("series", sort=False).indices.items()}
+    none = np.empty(0, dtype=int)
     for name in series or ordered_series(obs):
-        of = obs[obs["series"] == name]
-        a = of.loc[of["iso_week"].isin(t_labels), "value"].to_numpy(dtype=float)
-        b = of.loc[of["iso_week"].isin(b_labels), "value"].to_numpy(dtype=float)
+        rows_of = at.get(name, none)
+        a = values[rows_of[in_target[rows_of]]]
+        b = values[rows_of[in_baseline[rows_of]]]
         if len(a) == 0 and len(b) == 0:
             continue
         if kind_of(name) == "share":

@@ -50,13 +50,20 @@ class ReportContext:
     found: pd.DataFrame | None = None  # their weekly change points, scanned once per render
 
     def observations(self) -> pd.DataFrame:
-        """The trend observations up to the week's end, queried once per render (issue 43)."""
+        """The trend observations up to the week's end (issue 43).
+
+        The whole history's are queried once per store state (``report weekly --all``
+        renders its weeks in one kernel) and cut at this week's end, as the query would.
+        """
         if self.trend_rows is None:
             from brainlab.metrics import trends
 
-            self.trend_rows = trends.observations(self.db, self.thresholds, self.basis,
-                                                  self.week.first_day,
-                                                  until=self.week.end_at)
+            every = once.once(
+                self.db, f"trend_observations:{self.thresholds}:{self.basis}:"
+                         f"{self.week.first_day}",
+                lambda: trends.observations(self.db, self.thresholds, self.basis,
+                                            self.week.first_day))
+            self.trend_rows = trends.cut(every, self.week.end_at)
         return self.trend_rows
 
     def changes(self) -> pd.DataFrame:
