@@ -200,15 +200,15 @@ def test_a_held_render_lists_the_stores_relations_once(demo, empty_store, monkey
 
     names = ("sprints", "broker_recorded_releases", "limit_snapshots", "no_such_table",
              "tickets", "cc_requests")
+    listed = []
+    real = data._relations
+    monkeypatch.setattr(data, "_relations", lambda d: listed.append(d) or real(d))
     for db in (demo["db"], empty_store):
         plain = {name: data.has_rows(db, name) for name in names}
-        listed = []
-        real = data._relations
-        monkeypatch.setattr(data, "_relations", lambda d: listed.append(d) or real(d))
         with HeldReader(db, setup=once.materialize) as held:
             assert {name: data.has_rows(held, name) for name in names} == plain
         assert len(listed) == 1
-        monkeypatch.setattr(data, "_relations", real)
+        listed.clear()
     assert plain == dict.fromkeys(names, False)  # the empty store
     assert data.has_rows(demo["db"], "sprints") and not data.has_rows(demo["db"], "no_such_table")
 
