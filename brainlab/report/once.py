@@ -116,16 +116,10 @@ def close(db: os.PathLike) -> None:
 
 
 def state(db: str | os.PathLike) -> tuple:
-    """The store's identity and state: resolved path, size and mtime of the file and its WAL."""
-    path = Path(os.fspath(db)).resolve()
-    marks = []
-    for part in (path, path.with_name(path.name + ".wal")):
-        try:
-            found = part.stat()
-            marks.append((found.st_size, found.st_mtime_ns))
-        except OSError:
-            marks.append(None)
-    return (str(path), *marks)
+    """The store's identity and state (:func:`brainlab.store.connection.store_state`)."""
+    from brainlab.store.connection import store_state
+
+    return store_state(db)
 
 
 def once(db: str | os.PathLike, name: str, compute: Callable[[], T]) -> T:

@@ -324,6 +324,23 @@ def _lock_holder(message: str) -> str:
     return ""
 
 
+def store_state(db: str | os.PathLike) -> tuple:
+    """A store's identity and state: resolved path, size and mtime of the file and its WAL.
+
+    Any write changes it; a figure memoized under it (the report's store-wide figures, the
+    notebooks' holdings) is computed again after an ingest.
+    """
+    path = Path(os.fspath(db)).resolve()
+    marks = []
+    for part in (path, path.with_name(path.name + ".wal")):
+        try:
+            found = part.stat()
+            marks.append((found.st_size, found.st_mtime_ns))
+        except OSError:
+            marks.append(None)
+    return (str(path), *marks)
+
+
 class HeldReader(os.PathLike):
     """A store path holding ONE read-only connection that every reader given it reuses.
 

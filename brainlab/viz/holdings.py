@@ -14,6 +14,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from brainlab.store import reader
+from brainlab.store.connection import store_state
 
 NOTE_PREFIX = "Not in this database:"
 
@@ -49,17 +50,36 @@ def _count(con, table: str) -> int:
     return con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] if exists else 0
 
 
+_COUNTS: dict[tuple, dict[str, int]] = {}  # store state -> rows per source (the last few)
+
+
+def counts(db) -> dict[str, int]:
+    """Rows per source of :data:`SOURCES` in ``db``: one connection per store state.
+
+    A notebook asks before most sections (:func:`require`, :func:`has`); each asking opened
+    the store again (~0.05 CPU-s). Any write gives the store a new state, counted again.
+    """
+    key = store_state(db)
+    if key not in _COUNTS:
+        with reader(db) as con:
+            found = {name: _count(con, s.table) for name, s in SOURCES.items()}
+        while len(_COUNTS) >= 4:
+            del _COUNTS[next(iter(_COUNTS))]
+        _COUNTS[key] = found
+    return _COUNTS[key]
+
+
 def holdings(db) -> pd.DataFrame:
     """Rows per kind of data in ``db`` and the command that adds each (one row per source)."""
-    with reader(db) as con:
-        rows = [(s.label, _count(con, s.table), s.command) for s in SOURCES.values()]
+    found = counts(db)
+    rows = [(s.label, found[name], s.command) for name, s in SOURCES.items()]
     return pd.DataFrame(rows, columns=["data", "rows", "added by"], index=list(SOURCES))
 
 
 def has(db, *sources: str) -> bool:
     """True when ``db`` holds rows of every one of ``sources`` (keys of :data:`SOURCES`)."""
-    with reader(db) as con:
-        return all(_count(con, SOURCES[name].table) > 0 for name in sources)
+    found = counts(db)
+    return all(found[name] > 0 for name in sources)
 
 
 def missing_note(what: str, sources: list[str], any_of: bool = False) -> str:
@@ -81,8 +101,8 @@ def note(what: str, *sources: str, any_of: bool = False) -> None:
 
 def require(db, *sources: str, what: str = "This section") -> bool:
     """True when ``db`` holds every source; else display the missing note and return False."""
-    with reader(db) as con:
-        absent = [s for s in sources if _count(con, SOURCES[s].table) == 0]
+    found = counts(db)
+    absent = [s for s in sources if found[s] == 0]
     if absent:
         note(what, *absent)
     return not absent
