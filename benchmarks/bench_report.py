@@ -12,7 +12,10 @@ builds (``--weeks N``), in one run:
   (``--baseline materialize``, the default: ``BRAINLAB_REPORT_MATERIALIZE=0``, the code of
   the cut before) or with every per-render cache off (``--baseline cache``:
   ``BRAINLAB_REPORT_CACHE=0``, every query opens its own connection, as before issue 28
-  item 8), or none (``--no-baseline``);
+  item 8), or none (``--no-baseline``); ``--baseline REV`` (a git revision): this script
+  run twice in fresh interpreters with ``--no-baseline``, one importing brainlab of ``REV``
+  (``benchkit.checkout``; its kernels too) and one this tree's, both outputs printed and
+  their figures side by side;
 - CPU-s split between this process (the parent: papermill, nbconvert, files) and the
   kernels it started;
 - a breakdown of one week in this process: the imports, each section's CPU-s and wall (the
@@ -27,6 +30,7 @@ beside every figure). Run:
     PYTHONPATH=. python benchmarks/bench_report.py --db corpus.duckdb --all
     PYTHONPATH=. python benchmarks/bench_report.py --weeks 6 --many 3
     PYTHONPATH=. python benchmarks/bench_report.py --db data/demo/brainlab.duckdb --trace
+    PYTHONPATH=. python benchmarks/bench_report.py --db data/demo/brainlab.duckdb --baseline main
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from benchkit import emit
+from benchkit import MARKER, REPO, checkout, emit
 
 SECTIONS = ("title", "headline", "health", "ratio", "conserve", "agents", "breath",
             "regulator", "usage", "people", "telemetry", "limits", "logged_vs_measured", "hygiene",
@@ -257,11 +261,16 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=3, help="weeks rendered in one kernel")
     parser.add_argument("--all", action="store_true", help="every week holding a session")
     parser.add_argument("--no-baseline", action="store_true")
-    parser.add_argument("--baseline", choices=("materialize", "cache"), default="materialize",
-                        help="what the baseline turns off (default: the materialized views)")
+    parser.add_argument("--baseline", default="materialize",
+                        help="what the baseline turns off: materialize (the materialized views,"
+                             " default) or cache; anything else is a git revision timed beside"
+                             " this tree")
     parser.add_argument("--trace", action="store_true",
                         help="time each SQL statement and chart of the breakdown's sections")
     args = parser.parse_args()
+    if args.baseline not in ("materialize", "cache") and not args.no_baseline:
+        revisions(args)
+        return
     SWITCHES["baseline"] = ({"BRAINLAB_REPORT_MATERIALIZE": "0"} if args.baseline ==
                             "materialize" else {"BRAINLAB_REPORT_CACHE": "0"})
     print(f"start ({load()})", flush=True)
@@ -347,6 +356,36 @@ def main() -> None:
          baseline_cpu_s_per_week_many=(figures["baseline_many"][1] / len(weeks)
                                        if "baseline_many" in figures else None))
     sys.stdout.flush()
+
+
+def revisions(args) -> None:
+    """``--baseline REV``: this benchmark in fresh interpreters, REV's brainlab then this tree's."""
+    import json
+    import subprocess
+
+    forwarded = [*(["--db", str(args.db.resolve())] if args.db else []), "--weeks",
+                 str(args.weeks), "--many", str(args.many), *(["--all"] if args.all else []),
+                 *(["--trace"] if args.trace else []), "--no-baseline"]
+    found = {}
+    with tempfile.TemporaryDirectory(prefix="bench-report-") as scratch:
+        for side, tree in (("before", checkout(args.baseline, Path(scratch),
+                                                          ("brainlab", "notebooks"))),
+                           ("after", REPO)):
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            done = subprocess.run([sys.executable, __file__, *forwarded], env=env,
+                                  capture_output=True, text=True, check=True)
+            print(f"=== {side} ({args.baseline if side == 'before' else 'this tree'})\n"
+                  f"{done.stdout.rstrip()}", flush=True)
+            line = next(x for x in done.stdout.splitlines() if x.startswith(MARKER + " "))
+            found[side] = json.loads(line[len(MARKER) + 1:])
+    print(f"\nCPU-s, before ({args.baseline}) -> after (this tree):")
+    for key, label in (("cpu_s_one_week", "one week, own kernel"),
+                       ("cpu_s_per_week_many", "per week, one kernel")):
+        a, b = found["before"][key], found["after"][key]
+        print(f"  {label:22s} {a:6.2f} -> {b:6.2f}  ({b - a:+.2f})")
+    emit("report_compare", baseline=args.baseline,
+         **{f"{k}_{side}": found[side][k] for side in found
+            for k in ("cpu_s_one_week", "cpu_s_per_week_many")})
 
 
 if __name__ == "__main__":

@@ -11,21 +11,29 @@ built once into ``--cache``), in one process, for the last week:
 - **notebook 01, added**: the notebook's new cells' work (observations, weekly changes,
   points, the comparison, agent classes and indexed agents, per-project points).
 
-Each is timed ``--repeats`` times on one read-only connection (as a render holds one);
-medians and ranges, wall and CPU seconds.
+Each is timed ``--repeats`` times, every query on its own read-only connection; medians
+and ranges, wall and CPU seconds. With ``--baseline REV`` the same timings run twice in
+fresh interpreters, one importing brainlab of git revision ``REV`` (``benchkit.checkout``)
+and one this tree's, on the same store, and both are printed with the difference.
 
     PYTHONPATH=. python benchmarks/bench_trends.py --weeks 52
+    PYTHONPATH=. python benchmarks/bench_trends.py --weeks 52 --repeats 3 --baseline main
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-from benchkit import emit, load_average
+from benchkit import MARKER, REPO, checkout, emit, load_average
 
 from brainlab import metrics
 from brainlab.demo import build_store
@@ -94,8 +102,12 @@ def main() -> None:
     parser.add_argument("--weeks", type=int, default=52)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brainlab-trend-speed"))
+    parser.add_argument("--baseline", help="git revision timed beside this tree, in one run")
     args = parser.parse_args()
     db = build(args.cache / f"weeks-{args.weeks}", args.weeks)
+    if args.baseline:
+        compare(args)
+        return
     t = Thresholds()
     with reader(db) as con:
         last = con.execute("SELECT max(started_at) FROM metabolism_sessions").fetchone()[0]
@@ -146,6 +158,35 @@ def main() -> None:
           f" start-up: {start:.3f} CPU-s, {figures['import_package_cpu']:.3f} with the whole"
           " package")
     emit("trends", weeks=args.weeks, report_added_s=added, **figures)
+
+
+def compare(args) -> None:
+    """The timings of ``--baseline`` and of this tree, each in a fresh interpreter, side by side."""
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="bench-trends-") as scratch:
+        trees = {"before": checkout(args.baseline, Path(scratch)), "after": REPO}
+        for side, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            done = subprocess.run([sys.executable, __file__, "--weeks", str(args.weeks),
+                                   "--repeats", str(args.repeats), "--cache", str(args.cache)],
+                                  env=env, capture_output=True, text=True, check=True)
+            print(f"--- {side} ({args.baseline if side == 'before' else 'this tree'})")
+            print(done.stdout.rstrip())
+            line = next(x for x in done.stdout.splitlines() if x.startswith(MARKER + " "))
+            runs[side] = json.loads(line[len(MARKER) + 1:])
+    print(f"CPU-s, before ({args.baseline}) -> after (this tree):")
+    for key in ("report_after_cpu", "notebook_added_cpu", "import_routine_cpu"):
+        a, b = runs["before"][key], runs["after"][key]
+        print(f"  {key:20s} {a:6.3f} -> {b:6.3f}  ({b - a:+.3f})")
+    added = {side: r["report_after_cpu"] - r["report_before_cpu"] + r["import_routine_cpu"]
+             for side, r in runs.items()}
+    notebook = {side: r["notebook_added_cpu"] + r["import_routine_cpu"]
+                for side, r in runs.items()}
+    print(f"added to a report render: {added['before']:.3f} -> {added['after']:.3f} CPU-s"
+          f" (budget 1 s); to notebook 01: {notebook['before']:.3f} -> {notebook['after']:.3f}"
+          " CPU-s (budget 2 s)")
+    emit("trends_compare", weeks=args.weeks, baseline=args.baseline,
+         report_added_cpu=added, notebook_added_cpu=notebook)
 
 
 if __name__ == "__main__":

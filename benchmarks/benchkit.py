@@ -23,14 +23,15 @@ MARKER = "BENCH"
 REPO = Path(__file__).resolve().parent.parent
 
 
-def checkout(rev: str, into: Path) -> Path:
+def checkout(rev: str, into: Path, paths: tuple[str, ...] = ("brainlab",)) -> Path:
     """The ``brainlab`` package of git revision ``rev`` under ``into`` (a before/after run).
 
     ``PYTHONPATH=into`` then imports that revision's code beside today's in the same run.
+    ``paths``: what to take besides (``notebooks``: the report notebook a render runs).
     """
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "brainlab"],
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, *paths],
                              capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
