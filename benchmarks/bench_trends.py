@@ -11,8 +11,10 @@ built once into ``--cache``), in one process, for the last week:
 - **notebook 01, added**: the notebook's new cells' work (observations, weekly changes,
   points, the comparison, agent classes and indexed agents, per-project points).
 
-Each is timed ``--repeats`` times, every query on its own read-only connection; medians
-and ranges, wall and CPU seconds. With ``--baseline REV`` the same timings run twice in
+Each is timed ``--repeats`` times, every query on its own read-only connection (``--held``:
+all on one connection with the views a render materializes, ``report.once.store``, as a
+render's sections query them; the materializing is timed apart); medians and ranges, wall
+and CPU seconds. With ``--baseline REV`` the same timings run twice in
 fresh interpreters, one importing brainlab of git revision ``REV`` (``benchkit.checkout``)
 and one this tree's, on the same store, and both are printed with the difference.
 
@@ -103,6 +105,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/brainlab-trend-speed"))
     parser.add_argument("--baseline", help="git revision timed beside this tree, in one run")
+    parser.add_argument("--held", action="store_true",
+                        help="query on one connection with the render's materialized views")
     args = parser.parse_args()
     db = build(args.cache / f"weeks-{args.weeks}", args.weeks)
     if args.baseline:
@@ -111,6 +115,13 @@ def main() -> None:
     t = Thresholds()
     with reader(db) as con:
         last = con.execute("SELECT max(started_at) FROM metabolism_sessions").fetchone()[0]
+    if args.held:  # as a render: one connection, the views it materializes (timed apart)
+        from brainlab.report import once
+
+        db = once.store(db)
+        walls, cpus = timed(db.connection, 1)
+        print(f"  held connection + materialized views: wall {walls[0]:.3f} s, CPU"
+              f" {cpus[0]:.3f} s (a render pays it whatever its trend sections)")
     week = Week.of(last.date())
     history = 12
 
@@ -157,7 +168,7 @@ def main() -> None:
           f" s wall, {figures['notebook_added_cpu'] + start:.3f} CPU-s (budget 2 s); the"
           f" start-up: {start:.3f} CPU-s, {figures['import_package_cpu']:.3f} with the whole"
           " package")
-    emit("trends", weeks=args.weeks, report_added_s=added, **figures)
+    emit("trends", weeks=args.weeks, held=args.held, report_added_s=added, **figures)
 
 
 def compare(args) -> None:
@@ -168,7 +179,8 @@ def compare(args) -> None:
         for side, tree in trees.items():
             env = {**os.environ, "PYTHONPATH": str(tree)}
             done = subprocess.run([sys.executable, __file__, "--weeks", str(args.weeks),
-                                   "--repeats", str(args.repeats), "--cache", str(args.cache)],
+                                   "--repeats", str(args.repeats), "--cache", str(args.cache),
+                                   *(["--held"] if args.held else [])],
                                   env=env, capture_output=True, text=True, check=True)
             print(f"--- {side} ({args.baseline if side == 'before' else 'this tree'})")
             print(done.stdout.rstrip())
