@@ -48,6 +48,21 @@ class ReportContext:
     timezone: str = "UTC"  # IANA zone of the usage section's days (--timezone, issue 24)
     trend_rows: pd.DataFrame | None = None  # trend_observations_for up to the week's end
     found: pd.DataFrame | None = None  # their weekly change points, scanned once per render
+    queried: dict = field(default_factory=dict, repr=False)  # frames two sections read
+
+    def weekly_trend(self) -> pd.DataFrame:
+        """``weekly_health_for`` over the trend window, queried once (headline, conserve)."""
+        if "weekly_trend" not in self.queried:
+            self.queried["weekly_trend"] = data.weekly_trend(
+                self.db, self.week, self.thresholds, self.history_weeks, basis=self.basis)
+        return self.queried["weekly_trend"]
+
+    def week_sessions(self) -> pd.DataFrame:
+        """The week's sessions with their signals, queried once (conserve, sessions)."""
+        if "week_sessions" not in self.queried:
+            self.queried["week_sessions"] = data.week_sessions(
+                self.db, self.week, self.thresholds, basis=self.basis)
+        return self.queried["week_sessions"]
 
     def observations(self) -> pd.DataFrame:
         """The trend observations up to the week's end (issue 43).
@@ -404,8 +419,7 @@ def headline(ctx: ReportContext) -> str:
         parts.append(headline_table(ctx))
         parts.append(note(HEADLINE_NOTE))
         parts.append(changes_note(ctx))
-    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
-                              basis=ctx.basis)
+    trend = ctx.weekly_trend()
     if not trend.empty:
         parts.append(figure(ctx, "sessions-per-week",
                             charts.sessions_per_week(trend, ctx.marks(prefix="share:"))))
@@ -568,12 +582,11 @@ def conserve(ctx: ReportContext) -> str:
     """Conserve-mode signals (SPEC §3.3): inefficient, conserve next, narcissistic ratio."""
     if ctx.skipped("conserve"):
         return ""
-    trend = data.weekly_trend(ctx.db, ctx.week, ctx.thresholds, ctx.history_weeks,
-                              basis=ctx.basis)
+    trend = ctx.weekly_trend()
     parts = []
     if not trend.empty:
         parts.append(figure(ctx, "conserve-signals", charts.conserve_signals(trend)))
-    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
+    week = ctx.week_sessions()
     flagged = week[week[["is_inefficient", "recommend_conserve_next", "is_narcissistic"]]
                    .fillna(False).any(axis=1)]
     parts.append("<h3>This week's sessions with a conserve signal</h3>")
@@ -592,7 +605,7 @@ def sessions(ctx: ReportContext) -> str:
         return show(section("sessions", "Sessions this week (measured from transcripts)",
                             table(measured_week.week_sessions(ctx.db, ctx.week, ctx.timezone),
                                   empty="No Claude Code session started this week.")))
-    week = data.week_sessions(ctx.db, ctx.week, ctx.thresholds, basis=ctx.basis)
+    week = ctx.week_sessions()
     return show(section("sessions", "Sessions this week",
                  table(week[["sess_id", "started_at", "type", "health_score", "ratio_band",
                              "coach_reason", "notes"]], empty=ctx.no_logs)))
