@@ -34,9 +34,17 @@ ZONE_MAX_CHARS = 64  # the longest IANA name is 32 characters (America/Argentina
 UTC_SPELLINGS = ("UTC", "Z", "ETC/UTC", "ZULU", "UCT", "ETC/ZULU", "ETC/UCT", "GMT", "ETC/GMT",
                  "UNIVERSAL", "ETC/UNIVERSAL", "GREENWICH", "ETC/GREENWICH")
 _HINT = "give an IANA name like Europe/Paris, America/New_York or UTC"
-# A POSIX TZ rule: std name, offset [dst name [offset] [,rule]] (POSIX.1-2017 §8.3)
-_POSIX = re.compile(r"^(?:<[A-Za-z0-9+\-]{3,}>|[A-Za-z]{3,})([+-]?)(\d{1,2})(?::(\d{2})(?::(\d{2}))?)?"
-                    r"(?P<dst>(?:<[A-Za-z0-9+\-]{3,}>|[A-Za-z]{3,}).*)?$")
+
+
+@cache
+def _posix() -> re.Pattern:
+    """A POSIX TZ rule: std name, offset [dst name [offset] [,rule]] (POSIX.1-2017 §8.3).
+
+    Compiled on first use: a zone name that both lists know never needs it (a dated usage
+    command's start, issue 40's speed check).
+    """
+    return re.compile(r"^(?:<[A-Za-z0-9+\-]{3,}>|[A-Za-z]{3,})([+-]?)(\d{1,2})"
+                      r"(?::(\d{2})(?::(\d{2}))?)?(?P<dst>(?:<[A-Za-z0-9+\-]{3,}>|[A-Za-z]{3,}).*)?$")
 
 
 @cache
@@ -100,7 +108,7 @@ def posix_rule_zone(rule: str) -> str | None:
     ``UTC0`` and ``GMT0`` are UTC, ``JST-9`` is Etc/GMT-9 (POSIX and Etc/GMT share the sign);
     a rule with summer time (``CET-1CEST,...``) or minutes (``IST-5:30``) has no such zone: None.
     """
-    found = _POSIX.match(rule)
+    found = _posix().match(rule)
     if not found or found.group("dst") or found.group(3) not in (None, "00") \
             or found.group(4) not in (None, "00"):
         return None
@@ -114,7 +122,7 @@ def posix_rule_zone(rule: str) -> str | None:
 
 def is_posix_rule(name: str) -> bool:
     """True when ``name`` reads as a POSIX TZ rule (``UTC0``, ``CET-1CEST,M3.5.0,M10.5.0/3``)."""
-    return bool(_POSIX.match(name)) and any(c.isdigit() for c in name)
+    return bool(_posix().match(name)) and any(c.isdigit() for c in name)
 
 
 def check_zone(name: object, where: str = "timezone") -> str:
