@@ -110,14 +110,18 @@ def run_ingest(db: Path, sources, root: Path, label: str, ingest=None):
 
 
 def refresh_trend_changes(db: Path, changed: bool = True) -> None:
-    """After an ingest that changed rows: the change points of every trend series, stored.
+    """After an ingest that changed rows, or on a store whose scan is stale: a new scan stored.
 
     The store's view ``trend_changes`` reads them (issue 43; docs/trends.md); a run that
-    changed nothing leaves them as they are. ``ingest brain|sprints|circuits`` call it;
-    ``ingest claude`` and ``ingest otel`` do not: their incremental runs import neither
-    pandas nor the duckdb package (issue 12), and a scan needs both.
+    changed nothing on a current scan leaves them as they are. ``ingest brain|sprints|
+    circuits`` call it; ``ingest claude`` and ``ingest otel`` do not: their incremental runs
+    import neither pandas nor the duckdb package (issue 12), and a scan needs both. They
+    leave the scan stale instead (:mod:`brainlab.store.trend_scan`), which the next brain
+    ingest rescans here, and ``brainlab trends --refresh`` on demand.
     """
-    if not changed:
+    from brainlab.store import trend_scan
+
+    if not changed and not trend_scan.is_stale(db):
         return
     from brainlab.metrics.trends import store_changes
     from brainlab.settings import current

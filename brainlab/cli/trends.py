@@ -29,23 +29,31 @@ from brainlab.common.errors import ConfigError
 @click.option("--basis", type=click.Choice(["best", "logged", "measured"]), default="best",
               show_default=True, help="Which side of each session (docs/measured.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--refresh", is_flag=True,
+              help="Rescan and store the change points the view trend_changes shows (settings'"
+                   " thresholds, basis best, weeks and days, all history).")
 @handle_errors
 def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
-               baseline: str | None, basis: str, as_json: bool) -> None:
+               baseline: str | None, basis: str, as_json: bool, refresh: bool) -> None:
     """Change points of every trend series; with --compare/--to, weeks side by side.
 
     Series: health by category, the rolling ratio, coach triggers, tokens and cost per
     session, agent load cost (in all and per agent), tokens measured - logged. A change is
     listed with the week it starts, the means before and after and the difference's 95%
-    interval; agents are new, gone, growing, shrinking or stable (docs/trends.md).
+    interval; agents are new, gone, growing, shrinking or stable (docs/trends.md). The
+    store's view trend_changes shows the stored scan only while no write came after it
+    (an `ingest claude` or `ingest otel` leaves it stale): --refresh stores a new one.
     """
     from brainlab.metrics import trends
     from brainlab.spec.weeks import Week
+    from brainlab.store import trend_scan
 
     if bool(target) != bool(baseline):
         raise ConfigError("--compare and --to go together: e.g. --compare 2026-W43 "
                           "--to 2026-W40..2026-W42")
     thresholds = settings().thresholds
+    if refresh:
+        trends.store_changes(db, thresholds)
     until = Week.parse(week).end_at if week else None
     obs = trends.observations(db, thresholds, basis, until=until)
     periods = ("week", "day") if daily else ("week",)
@@ -55,7 +63,12 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
     if target:
         compared = trends.compare(obs, trends.week_range(target), trends.week_range(baseline))
     result = trends.report(obs, found, agents, compared, week)
+    stored = trend_scan.status(db)
+    result["stored"] = {"state": stored.state, "changes": stored.changes,
+                        "scanned_at": stored.scanned_at, "message": stored.message}
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
     click.echo(trends.text(result))
+    if not stored.current:  # the view shows no row: say why and what rescans
+        click.echo(f"store view trend_changes: {stored.message}")

@@ -206,25 +206,16 @@ def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
     scan is PELT in Python (ruptures), so its result is stored once per ingest rather than
     recomputed in SQL; the rows are :func:`scan`'s, the ones ``brainlab trends --json
     --daily`` prints with the same thresholds (basis best, Monday weeks, all history).
-    Called after each ``brainlab ingest`` command and by ``brainlab demo``; the table is
-    rewritten whole in one transaction.
+    Called after each ``brainlab ingest brain|sprints|circuits``, by ``brainlab trends
+    --refresh`` and by ``brainlab demo``; the table is rewritten whole in one transaction,
+    with the store state the scan read (:mod:`brainlab.store.trend_scan`: a later write
+    makes it stale).
     """
-    from brainlab.store import open_writer
+    from brainlab.store import trend_scan
 
+    seen = trend_scan.inputs_seen(db)  # before the scan reads: a write during it is after
     found = scan(db, thresholds, periods=STORED_SCALES)
-    con = open_writer(db)
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute("DELETE FROM trend_change_scan")
-        if not found.empty:
-            frame = found[["scale", *CHANGE_COLUMNS]].astype({"before": float, "after": float})
-            con.register("found_changes", frame)
-            con.execute("INSERT INTO trend_change_scan BY NAME SELECT *, "
-                        "now()::TIMESTAMP AS scanned_at FROM found_changes")
-            con.unregister("found_changes")
-        con.execute("COMMIT")
-    finally:
-        con.close()
+    trend_scan.write(db, found[["scale", *CHANGE_COLUMNS]], seen)
     return len(found)
 
 

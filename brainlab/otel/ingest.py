@@ -144,7 +144,7 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
 def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
                summary: OtelSummary, wrote: bool) -> bool:
     """Read one file batch by batch, each batch in its own transaction; True once rows changed."""
-    from brainlab.store import usage_rollup
+    from brainlab.store import trend_scan, usage_rollup
 
     file_key, start, lines, known, _renamed = plan
     read_any = False
@@ -156,6 +156,7 @@ def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
             return wrote
         if not wrote:
             usage_rollup.invalidate(con)
+            trend_scan.inputs_changed(con)  # the stored change points: stale (no pandas here)
             wrote = True
         rows = decode.Rows(file_key, str(path), identity, limits.problems)
         for line, reason, severity in chunk.problems:

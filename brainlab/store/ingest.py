@@ -24,6 +24,7 @@ from brainlab.sources.base import ErrorRow, Parsed, Source
 from brainlab.sources.files import Refused, read_input
 from brainlab.sources.messages import Message, bounded, said
 from brainlab.sources.redact import redact
+from brainlab.store import trend_scan
 
 ProgressFn = Callable[[str, Path, str], None]
 
@@ -129,6 +130,11 @@ def _write_batch(
 
 
 def _delete_files(con: duckdb.DuckDBPyConnection, source: Source, files: list[str]) -> None:
+    """Delete what ``files`` contributed, in the caller's transaction (which rewrites them).
+
+    The trend inputs change: the stored change points are stale until a rescan.
+    """
+    trend_scan.inputs_changed(con)
     con.register("_brainlab_files", pa.table({"file": files}))
     try:
         for table in source.tables:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from brainlab.common.errors import ConfigError
 from brainlab.sources.messages import quoted
+from brainlab.store import trend_scan
 
 if TYPE_CHECKING:
     import duckdb
@@ -172,6 +173,7 @@ def write_prices(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> bool:
     version = (latest or 0) + 1
     con.execute("BEGIN TRANSACTION")
     try:
+        trend_scan.inputs_changed(con)  # cost per session moves: the change points are stale
         if latest is None:  # a store without versions (new, or upgraded): the first one
             con.execute("DELETE FROM cc_prices")
         else:  # the calls stored so far keep the version they were priced with ...
@@ -203,6 +205,8 @@ def reprice(con: duckdb.DuckDBPyConnection) -> tuple[int, int | None]:
         return 0, None
     moved = con.execute("SELECT count(*) FROM cc_request_lines WHERE price_version"
                         " IS DISTINCT FROM ?", [latest]).fetchone()[0]
+    if moved:  # before the costs move (a kill after it leaves the change points stale)
+        trend_scan.inputs_changed(con)
     con.execute("UPDATE cc_request_lines SET price_version = ? WHERE price_version"
                 " IS DISTINCT FROM ?", [latest, latest])
     con.execute("DELETE FROM cc_prices WHERE price_version IS DISTINCT FROM ?", [latest])

@@ -18,6 +18,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from brainlab.spec import ranges
+from brainlab.store import trend_scan
 
 if TYPE_CHECKING:
     import duckdb
@@ -78,6 +79,8 @@ def repair(con: duckdb.DuckDBPyConnection) -> int:
         for table, (source, numbers, times, required) in CHECKS.items():
             if table in tables:
                 moved += _repair_table(con, table, source, numbers, times, required)
+        if moved:  # rows left the trend inputs: the stored change points are stale
+            trend_scan.inputs_changed(con)
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [META_KEY, key])
         con.execute("COMMIT")
     except BaseException:

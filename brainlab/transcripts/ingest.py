@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainlab.common.errors import SourceError
-from brainlab.store import usage_rollup
+from brainlab.store import trend_scan, usage_rollup
 from brainlab.store.connection import engine, seal_writer, sealed
 from brainlab.store.measured import refresh_measures
 from brainlab.store.prices import PRICES_ENV, load_prices, write_prices  # noqa: F401
@@ -184,6 +184,7 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         if jobs or removed:
             usage_rollup.invalidate(con)
+            trend_scan.inputs_changed(con)  # the stored change points: stale (no pandas here)
             _mark_measures_pending(con, [j.path for j in jobs] + removed)
             if not rollup_stale:  # its rows about to be deleted: the groups they leave change
                 usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
