@@ -113,7 +113,11 @@ def test_every_writer_of_the_inputs_leaves_the_scan_stale_and_a_brain_ingest_res
 
     empty = pd.DataFrame(columns=["scale", "series", "metric", "period", "week", "direction",
                                   "before", "after", "difference", "low", "high", "verdict"])
-    trend_scan.write(store, empty, seen)
+    con = open_writer(store)
+    try:
+        trend_scan.write(con, empty, seen)
+    finally:
+        con.close()
     assert trend_scan.status(store).state == "stale"
 
     # the next brain ingest rescans a stale store even when no brain file changed

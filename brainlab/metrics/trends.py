@@ -211,11 +211,15 @@ def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
     with the store state the scan read (:mod:`brainlab.store.trend_scan`: a later write
     makes it stale).
     """
-    from brainlab.store import trend_scan
+    from brainlab.store import open_writer, trend_scan
 
     seen = trend_scan.inputs_seen(db)  # before the scan reads: a write during it is after
     found = scan(db, thresholds, periods=STORED_SCALES)
-    trend_scan.write(db, found[["scale", *CHANGE_COLUMNS]], seen)
+    con = open_writer(db)
+    try:
+        trend_scan.write(con, found[["scale", *CHANGE_COLUMNS]], seen)
+    finally:
+        con.close()
     return len(found)
 
 

@@ -60,21 +60,19 @@ def inputs_seen(db: str | os.PathLike) -> int:
     return int(found[0][0])
 
 
-def write(db: str | os.PathLike, found: pd.DataFrame, seen: int) -> None:
+def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int) -> None:
     """Replace the stored change points with ``found``, scanned at ``seen``; one transaction.
 
     ``found`` has trend_change_scan's columns but ``scanned_at``; ``seen`` is
     :func:`inputs_seen` read before the scan started. Rows and the count they saw are written
-    together: a kill leaves the old scan and its count. The writer is sealed before it runs
-    anything (external access off, issue 46).
+    together: a kill leaves the old scan and its count. ``con`` (a writer) is sealed first
+    (external access off, issue 46).
     """
-    from brainlab.store import open_writer
     from brainlab.store.connection import seal_writer
 
-    con = open_writer(db)
+    seal_writer(con)
+    con.execute("BEGIN TRANSACTION")
     try:
-        seal_writer(con)
-        con.execute("BEGIN TRANSACTION")
         con.execute("DELETE FROM trend_change_scan")
         if not found.empty:
             frame = found.astype({"before": float, "after": float})
@@ -84,8 +82,9 @@ def write(db: str | os.PathLike, found: pd.DataFrame, seen: int) -> None:
             con.unregister("found_changes")
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [SCAN_KEY, str(seen)])
         con.execute("COMMIT")
-    finally:
-        con.close()
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 @dataclass(frozen=True)
