@@ -144,8 +144,6 @@ def ingest_otel(con, files: Sequence[Path], identity: bytes | None = None,
 def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
                summary: OtelSummary, wrote: bool) -> bool:
     """Read one file batch by batch, each batch in its own transaction; True once rows changed."""
-    from brainlab.store import trend_scan, usage_rollup
-
     file_key, start, lines, known, _renamed = plan
     read_any = False
     for chunk in framing.read(path, start, lines, limits):
@@ -154,10 +152,6 @@ def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
             summary.unchanged += 1
             _touch(con, file_key, path)
             return wrote
-        if not wrote:
-            usage_rollup.invalidate(con)
-            trend_scan.inputs_changed(con)  # the stored change points: stale (no pandas here)
-            wrote = True
         rows = decode.Rows(file_key, str(path), identity, limits.problems)
         for line, reason, severity in chunk.problems:
             rows.problem(line, reason, severity)
@@ -165,7 +159,8 @@ def _read_file(con, types, path: Path, plan, identity, limits: framing.Limits,
             decode.decode_message(rows, message.line, message.kind, message.data)
         chunk.messages.clear()  # the bytes are decoded: let them go before the insert
         restart = chunk.first and (chunk.whole or (known is not None and start == 0))
-        _write(con, types, path, file_key, known, restart, chunk, rows)
+        _write(con, types, path, file_key, known, restart, chunk, rows, first=not wrote)
+        wrote = True
         read_any = True
         summary.bytes_read += chunk.content
         for table, table_rows in rows.tables.items():
@@ -261,14 +256,21 @@ def _insert(con, typed: list[tuple[str, str]], table: str, rows: list[dict]) -> 
 
 
 def _write(con, types, path: Path, file_key: str, known, restart: bool,
-           chunk: framing.Chunk, rows: decode.Rows) -> None:
+           chunk: framing.Chunk, rows: decode.Rows, first: bool = False) -> None:
     """One batch's rows, problems and bookkeeping in one transaction.
 
     ``restart``: the first batch of a file read again from its start (rewritten, or a zstd
-    stream read whole): the file's earlier rows and problems go first.
+    stream read whole): the file's earlier rows and problems go first. ``first``: the run's
+    first write, which also removes the usage roll-up's key and makes the stored change
+    points stale, with its rows or not at all (a full disk keeps the key: issue 47).
     """
+    from brainlab.store import trend_scan, usage_rollup
+
     con.execute("BEGIN TRANSACTION")
     try:
+        if first:
+            usage_rollup.invalidate(con)
+            trend_scan.inputs_changed(con)  # no rescan here: no pandas (issue 12)
         if restart:
             for table in TABLES:
                 con.execute(f"DELETE FROM {table} WHERE file_key = ?", [file_key])

@@ -183,13 +183,16 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
         # the usage roll-up (issue 12): rewritten when prices or rows change, or it is stale
         rollup_stale = write_prices(con, price_rows) or not usage_rollup.is_current(con)
         if jobs or removed:
-            usage_rollup.invalidate(con)
-            trend_scan.inputs_changed(con)  # the stored change points: stale (no pandas here)
-            _mark_measures_pending(con, [j.path for j in jobs] + removed)
             if not rollup_stale:  # its rows about to be deleted: the groups they leave change
                 usage_rollup.capture_deleted(con, [j.path for j in jobs if j.reset] + removed)
         _record_refused(con, refused, summary)
-        writer = Writer(con)
+
+        def bookkeeping() -> None:  # in the first transaction that writes rows (the Writer's)
+            usage_rollup.invalidate(con)  # a full disk that refuses them keeps the key
+            trend_scan.inputs_changed(con)  # the stored change points: stale (no pandas here)
+            _mark_measures_pending(con, [j.path for j in jobs] + removed)
+
+        writer = Writer(con, bookkeeping if jobs or removed else None)
         # the parse workers keep the cores busy: DuckDB's own insert threads only contended
         # with them (main process 2.8 -> 2.1 CPU-s per GB of corpus, no slower); restored at
         # the end. A run parsed here keeps DuckDB's threads (setting them: 4 ms each way)
@@ -227,8 +230,10 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     if removed:  # --prune: every gone file's rows in one transaction (a kill: before or after)
         con.execute("BEGIN TRANSACTION")
         try:
+            writer.bookkeep()  # when no file was written: the removal carries it
             summary.removed_rows = delete_files(con, removed)
             con.execute("COMMIT")
+            writer.committed()
         except BaseException:
             con.execute("ROLLBACK")
             raise

@@ -66,8 +66,12 @@ class Writer:
     file's rows, errors and offset land together or not at all.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection):
+    def __init__(self, con: duckdb.DuckDBPyConnection, first=None):
         self.con = con
+        # the run's bookkeeping (the roll-up's key removed, measures pending, ...): run in the
+        # first transaction that writes, so it commits with rows or not at all (a full disk
+        # that refuses the rows keeps the roll-up's key: issue 47); again after a rollback
+        self.first, self.first_committed = first, first is None
         self.open, self.batch_bytes, self.batch_files = False, 0, 0
         self.files: list[tuple] = []  # cc_files rows of the open batch
         self.tables: dict[str, list] = {}  # its rows (Arrow or Columns), inserted at commit
@@ -102,6 +106,7 @@ class Writer:
         if not self.open:
             self.con.execute("BEGIN TRANSACTION")
             self.open = True
+            self.bookkeep()
         if job.path in self.started:
             return
         self.started.add(job.path)
@@ -179,8 +184,22 @@ class Writer:
                     insert_columns(self.con, table, names,
                                    [list(c) for c in zip(*rows, strict=True)], replace=True)
             self.con.execute("COMMIT")
+            self.first_committed = True
         self.open, self.batch_bytes, self.batch_files, self.files = False, 0, 0, []
         self.tables, self.started = {}, set()
+
+    def bookkeep(self) -> None:
+        """Run the run's bookkeeping in the open transaction unless a commit already holds it.
+
+        The caller commits it (a batch's :meth:`commit`, or its own transaction then
+        :meth:`committed`).
+        """
+        if not self.first_committed and self.first is not None:
+            self.first()
+
+    def committed(self) -> None:
+        """Say a transaction of the caller's that ran :meth:`bookkeep` committed."""
+        self.first_committed = True
 
     def rollback(self) -> None:
         """Drop the open batch: its files keep their old cc_files rows and are read again."""
