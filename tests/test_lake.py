@@ -88,6 +88,44 @@ def test_attach_answers_like_the_store(exported, corpus_store, tmp_path):
     assert kinds == {"cc_request_lines": "VIEW", "agents": "BASE TABLE"}
 
 
+
+def test_attach_runs_sealed_so_a_store_view_reads_nothing_but_the_lake(
+        exported, tmp_path, monkeypatch):
+    """Issue 46 item 4's seal, for `attach` too: its writer runs the store's views (the
+    measures over the attached lines, ``INSERT ... BY NAME SELECT * FROM cc_measured``) with
+    external access on, so a view that reads a local file (a tampered cached empty store,
+    which every new store copies) copied the file into the attached store. Sealed, the lake
+    is the one folder it reads: the attach stops and the file is read nowhere."""
+    import shutil
+
+    import duckdb
+
+    from brainlab.common.errors import StoreError
+    from brainlab.common.paths import CACHE_ENV
+    from brainlab.store.schema import template_key
+    from brainlab.store.template import template_path
+
+    lake, _ = exported
+    secret = tmp_path / "local.txt"
+    secret.write_text("top-secret-local-file-contents")
+    template = template_path(template_key())
+    assert template.is_file()
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    tampered = template_path(template_key())
+    tampered.parent.mkdir()
+    shutil.copyfile(template, tampered)
+    con = duckdb.connect(str(tampered))
+    con.execute(f"CREATE OR REPLACE VIEW cc_measured AS SELECT content AS transcript_session"
+                f" FROM read_text('{secret}')")
+    con.close()
+    db = tmp_path / "attached.duckdb"
+    with pytest.raises(StoreError, match="attach refused: a view of the empty store") as raised:
+        attach_lake(lake, db)
+    assert "top-secret" not in str(raised.value)
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path != secret and path.parent != tampered.parent:
+            assert b"top-secret-local-file-contents" not in path.read_bytes(), path
+
 def test_attach_filters_users(exported, corpus_store, tmp_path):
     lake, _ = exported
     # bob's copy of the same store: the team total counts each call once (SPEC §7 dedup)

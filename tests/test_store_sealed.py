@@ -103,3 +103,23 @@ def test_check_names_a_transcript_table_of_another_shape(tmp_path):
     assert done.returncode != 0, done.stdout
     assert done.stderr.startswith("Error: ") and "cc_request_lines" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_brain_ingest_runs_sealed_and_refuses_a_store_whose_table_is_a_view(tmp_path, store):
+    """Issue 46 item 4's seal, for `ingest brain` too: its writer was never sealed, and a store
+    whose raw table is a view over a local file ended in "This is a brainlab bug" (exit 70)."""
+    brain = tmp_path / "brain"
+    claims = brain / "claims" / "sess-20260105-0900-work.yml"
+    claims.parent.mkdir(parents=True)
+    claims.write_text("sess_id: sess-20260105-0900-work\nstatus: open\n"
+                      "opened_at: 2026-01-05T09:00:00\nscope: \"src/a.py\"\n")
+    con = duckdb.connect(str(store))
+    con.execute("DROP TABLE claims CASCADE")
+    con.execute(f"CREATE VIEW claims AS SELECT content AS claim_id FROM"
+                f" read_text('{tmp_path / 'local.txt'}')")
+    con.close()
+    done = cli(tmp_path, "ingest", "brain", str(brain), "--db", str(store))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.startswith("Error: ") and "views, not tables" in done.stderr, done.stderr
+    assert SECRET_FILE_TEXT not in done.stdout + done.stderr
+

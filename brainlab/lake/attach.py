@@ -24,10 +24,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainlab.common.errors import ConfigError, LakeError
+from brainlab.common.errors import ConfigError, LakeError, StoreError
+from brainlab.common.paths import cache_dir
 from brainlab.lake import layout
 from brainlab.store import open_writer
-from brainlab.store.connection import sql_ident
+from brainlab.store.connection import engine, seal_writer, sql_ident
 from brainlab.store.connection import sql_literal as _quote
 from brainlab.store.measured import refresh_measures
 
@@ -71,6 +72,9 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         if layout.is_remote(uri):
             con.execute("INSTALL httpfs; LOAD httpfs;"
                         " CREATE OR REPLACE SECRET lake (TYPE s3, PROVIDER credential_chain)")
+        # sealed before it runs anything (issue 46 item 4): the lake is the one folder it may
+        # read; the store's views (the measures over the lines) read nothing else
+        seal_writer(con, (uri,))
         bodies: dict[str, str] = {}
         sources: dict[str, str] = {}
         for table, columns in sorted(layout.store_columns().items()):
@@ -111,6 +115,11 @@ def attach_lake(lake: str | os.PathLike, db: str | os.PathLike,
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('lake', ?), ('lake_users', ?),"
                     " ('lake_machines', ?)", [uri, ",".join(users), ",".join(machines)])
         con.execute("CHECKPOINT")
+    except engine().PermissionException as exc:  # the seal stopped a view reading a file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreError(f"attach refused: a view of the empty store it starts from reads a"
+                         f" file outside the lake ({first}); delete brainlab's cache folder"
+                         f" ({cache_dir()}) so that the next run builds that store again") from None
     finally:
         con.close()
     os.replace(tmp, db)

@@ -261,7 +261,7 @@ def _warn_newer(meta: dict, path: Path) -> None:
         print(f"Warning: {visible(text)}", file=sys.stderr)
 
 
-def seal_writer(con) -> None:
+def seal_writer(con, allowed: tuple[str, ...] = ()) -> None:
     """Seal a writer before it runs queries over views: as a reader is (issue 46 item 4).
 
     A store's views are code a ``.duckdb`` file carries: the derived tables an ingest
@@ -269,12 +269,13 @@ def seal_writer(con) -> None:
     live digest run them on the writer, where a view replaced by ``read_text('/some/file')``
     would read any local file. From here the connection runs with external access off and
     its configuration locked (:func:`seal`: a store whose raw table is a view is refused); its
-    own database file it still writes. Called once its ingest has read its sources; a
-    connection already sealed is left as it is.
+    own database file it still writes, and the folders ``allowed`` names (``attach``: its
+    lake). Called once its ingest has read its sources; a connection already sealed is left
+    as it is.
     """
     row = con.execute("SELECT path FROM duckdb_databases()"
                       " WHERE database_name = current_database()").fetchone()
-    seal(con, Path(row[0]) if row and row[0] else Path(":memory:"))
+    seal(con, Path(row[0]) if row and row[0] else Path(":memory:"), allowed)
 
 
 def sealed(con) -> bool:

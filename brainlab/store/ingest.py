@@ -218,15 +218,20 @@ def ingest_sources(db: str | Path | duckdb.DuckDBPyConnection, sources: Iterable
                    root: Path, progress: ProgressFn | None = None) -> IngestSummary:
     """Ingest ``root`` with ``sources`` into ``db`` (a store path, or an open writer).
 
-    Given a path, the store is opened as the one writer and closed at the end; given a
-    connection (``brainlab check``'s throw-away store), it is used and left open.
+    Given a path, the store is opened as the one writer, sealed (external access off,
+    settings locked: its views are code a ``.duckdb`` file carries, and a store whose raw
+    table is a view is refused; the sources are read by Python, not DuckDB) and closed at the
+    end; given a connection (``brainlab check``'s throw-away store, which then attaches the
+    user's store), it is used as it is and left open.
     """
     if isinstance(db, duckdb.DuckDBPyConnection):
         return run(db, sources, root, progress)
+    from brainlab.store.connection import seal_writer
     from brainlab.store.schema import open_writer  # the schema code: loaded by writers only
 
     con = open_writer(db)
     try:
+        seal_writer(con)  # before anything runs on the store (issue 46 item 4; docs/security.md)
         return run(con, sources, root, progress)
     finally:
         con.close()
