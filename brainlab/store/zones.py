@@ -18,7 +18,8 @@ explicitly (``--timezone``, ``$BRAINLAB_TIMEZONE``, ``timezone`` in brainlab.tom
 is refused, naming the zone to give instead when there is one.
 
 DuckDB's list is read once per installed DuckDB version and kept in the cache folder
-(``duckdb-zones-<version>.json``, :func:`brainlab.common.paths.cache_dir`).
+(``duckdb-zones-<version>-by-lower-name.json``: each lower-cased name to its spelling,
+:func:`brainlab.common.paths.cache_dir`).
 """
 
 from __future__ import annotations
@@ -60,11 +61,12 @@ def duckdb_zones() -> dict[str, str]:
     version = getattr(engine(), "__version__", None)
     if not version:  # pragma: no cover  (every DuckDB release has one)
         return {}
-    path = cache_dir() / f"duckdb-zones-{version}.json"
+    # stored as the mapping itself: a dated command reads it with no loop over 600 names
+    path = cache_dir() / f"duckdb-zones-{version}-by-lower-name.json"
     try:
-        names = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(names, list) and len(names) > 100 and all(isinstance(n, str) for n in names):
-            return {n.lower(): n for n in names}
+        known = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(known, dict) and len(known) > 100:  # values checked where one is used
+            return known
     except (OSError, ValueError):
         pass
     con = memory()
@@ -72,14 +74,15 @@ def duckdb_zones() -> dict[str, str]:
         names = sorted(r[0] for r in con.execute("SELECT name FROM pg_timezone_names()").fetchall())
     finally:
         con.close()
+    known = {n.lower(): n for n in names}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{os.getpid()}")
-        partial.write_text(json.dumps(names), encoding="utf-8")
+        partial.write_text(json.dumps(known), encoding="utf-8")
         os.replace(partial, path)
     except OSError:  # a read-only home: read again next time
         pass
-    return {n.lower(): n for n in names}
+    return known
 
 
 def _quoted(*args, **kwargs) -> str:
@@ -147,6 +150,8 @@ def check_zone(name: object, where: str = "timezone") -> str:
         converted = name.split("/", 1)[1]
     known = duckdb_zones()
     spelled = known.get(converted.lower()) if known else converted
+    if not isinstance(spelled, str):  # not in the list, or a cache file edited by hand
+        spelled = None
     if spelled and spelled.upper() in UTC_SPELLINGS:
         return "UTC"
     if spelled and _python_knows(spelled):
