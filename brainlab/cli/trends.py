@@ -70,5 +70,5 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
         click.echo(json.dumps(result, indent=1))
         return
     click.echo(trends.text(result))
-    if not stored.current:  # the view shows no row: say why and what rescans
+    if not stored.current and result["series"]:  # the view shows no row: why, what rescans
         click.echo(f"store view trend_changes: {stored.message}")
