@@ -90,7 +90,6 @@ DRAWS = broker_checks.DEFAULT_DRAWS
 # round, so a busy machine slows both alike. The child prints one JSON line per round.
 CHILD = """
 import json, os, sys, time
-sys.path.append(sys.argv[3])  # benchmarks/: this bench's frames and checked replay
 from bench_broker import POLICIES, checked_replay, make_frames
 from brainlab.sim import broker_checks
 from brainlab.sim.broker import replay
@@ -113,9 +112,10 @@ for _ in range(int(sys.argv[2])):
 
 def child_runs(code: Path, rows: int, rounds: int) -> list[dict]:
     """CPU seconds (user + system) of the replay alone and the checked replay, per round."""
-    env = dict(os.environ, PYTHONPATH=str(code))
-    done = subprocess.run([sys.executable, "-c", CHILD, str(rows), str(rounds),
-                           str(Path(__file__).resolve().parent)],
+    # the revision's brainlab, then benchmarks/ (this bench's frames and checked replay)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code),
+                                                       str(Path(__file__).resolve().parent)]))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(rows), str(rounds)],
                           env=env, capture_output=True, text=True, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 

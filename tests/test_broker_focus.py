@@ -89,11 +89,11 @@ def test_demo_focus_decides_its_sprints_in_text_and_json(demo):
     report, _ = broker_output.broker_report(ss, ["protocol"], draws=20, backtest=False,
                                             find_change=False)
     focus_entry = next(e for e in demo["manifest"].planted if e["effect"].startswith("focus:"))
-    assert report["project_signals"]["focus"] == len(focus_entry["sessions"]) == 3
+    assert report["project_signals"]["focus"] == len(focus_entry["transcript_sessions"]) == 3
     assert report["focus"]["project"] == "originsdigital" == focus_entry["project"]
     assert report["focus"]["decided"] == 3
     decided = ss.scope.sprints[ss.scope.sprints["project_signal"] == "focus"]
-    assert set(decided["sprint_id"]) == set(focus_entry["sessions"])
+    assert set(decided["sprint_id"]) == set(focus_entry["transcript_sessions"])
     assert decided["skip_reason"].isna().all()  # replayed under originsdigital's contract
     assert sum(report["project_signals"].values()) == report["total"]
     text = broker_output.format_report(report, width=200)

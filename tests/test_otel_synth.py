@@ -28,7 +28,8 @@ def test_synthetic_telemetry_joins_its_transcripts_and_feeds_the_report(tmp_path
         ingest_claude(con, brain / "claude", workers=1)
         # the sessions after helloWorld's focus (synth/focus.py) are written after the telemetry
         # and have none (docs/synth.md): every other transcript call has its event
-        unsent = next(p["sessions"] for p in manifest.planted if p["effect"].startswith("focus:"))
+        unsent = next(p["transcript_sessions"] for p in manifest.planted
+                      if p["effect"].startswith("focus:"))
         transcript = con.execute("SELECT count(*) FILTER (WHERE NOT list_contains(?, session_id)),"
                                  " count(*) FROM cc_requests", [unsent]).fetchone()
         summary = ingest_otel(con, discover([brain / "telemetry"]))
@@ -61,7 +62,7 @@ def test_the_same_seed_writes_the_same_telemetry(tmp_path):
     manifest = synthesize(brain, SynthOptions(weeks=1, seed=5))
     first = {p.name: p.read_bytes() for p in (brain / "telemetry").iterdir()}
     # the focus sessions are written after the telemetry (synth/focus.py): not in it
-    for session in next(p["sessions"] for p in manifest.planted
+    for session in next(p["transcript_sessions"] for p in manifest.planted
                         if p["effect"].startswith("focus:")):
         for path in (brain / "claude").rglob(f"{session}.jsonl"):
             path.unlink()

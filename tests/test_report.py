@@ -77,7 +77,10 @@ def sessions_by_week(rendered) -> dict[str, int]:
     from brainlab.store import query
 
     counts = Counter(f"{s.started_at:%G-W%V}" for s in rendered["manifest"].sessions)
-    extra = [i for p in rendered["manifest"].planted for i in p.get("transcript_sessions", [])]
+    # the focus sprints' sessions (synth/focus.py) have no type, so no scored category: the
+    # headline's Sessions (weekly_health_for) leaves them out, as test_measured_report.py does
+    extra = [i for p in rendered["manifest"].planted if not p["effect"].startswith("focus:")
+             for i in p.get("transcript_sessions", [])]
     weeks = query(rendered["db"], "SELECT strftime(started_at, '%G-W%V') AS w FROM cc_sessions"
                   " WHERE list_contains($ids, session_id)", {"ids": extra}).w
     assert len(weeks) == len(extra) > 0

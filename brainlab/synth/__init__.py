@@ -94,7 +94,8 @@ def synthesize(out_dir: Path, options: SynthOptions | None = None) -> SynthManif
     # otel (issue 26): the telemetry the final transcripts' sessions would have sent
     planted += telemetry_files(files, stream(seed, "telemetry"))
     # helloWorld's focus and the sprints only it names: after every other writer (own stream)
-    planted += focus_files(files, _last_end(sessions, ctx.sprint_plan), stream(seed, "focus"))
+    planted += focus_files(files, _last_end(sessions, ctx.sprint_plan),
+                           max(s.started_at for s in sessions), stream(seed, "focus"))
     files.put(MANIFEST, json.dumps({
         "seed": options.seed, "weeks": options.weeks, "start": options.start.isoformat(),
         "end": options.end.isoformat(), "sessions": len(sessions), "planted": planted,

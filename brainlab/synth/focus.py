@@ -37,9 +37,25 @@ def focus_text(project: str) -> str:
             "⚠️ revue de securite en attente\n")
 
 
-def focus_files(files: BrainFiles, last_end: datetime, rng: random.Random) -> list[dict]:
-    """``focus.md`` dated ``last_end`` and the sprints after it; return the manifest entry."""
-    written = last_end + timedelta(minutes=2)
+# the longest the block below can take: the file, 5 minutes, each sprint (14) and its gap (3)
+BLOCK = timedelta(minutes=2 + 5 + FOCUS_SPRINTS * (14 + 3))
+
+
+def focus_files(files: BrainFiles, last_end: datetime, last_session: datetime,
+                rng: random.Random) -> list[dict]:
+    """``focus.md`` dated ``last_end`` and the sprints after it; return the manifest entry.
+
+    The block stays in the week the history's last brain session started in
+    (``last_session``, UTC, Monday weeks: a session's week is its start's): where that week
+    ends within the hour, or a session or a project sprint ran on into the next week, the
+    focus is written earlier that evening, never in a week of its own holding only these
+    three sprints (the one the reports would call the latest). A sprint that started after
+    it without a signal of its own (a repository, a claim slug) is then decided by the focus
+    too, as it would be in a real brain; on the demo (seed 7) nothing starts after it.
+    """
+    monday = datetime.combine(last_session.date() - timedelta(days=last_session.weekday()),
+                              datetime.min.time(), tzinfo=last_session.tzinfo)
+    written = min(last_end + timedelta(minutes=2), monday + timedelta(days=7) - BLOCK)
     files.put(FOCUS, focus_text(PROJECT))
     files.touch(FOCUS, written)
     domains = sorted(set(CONTRACT) - {PLANTED_DOMAIN})
@@ -68,5 +84,5 @@ def focus_files(files: BrainFiles, last_end: datetime, rng: random.Random) -> li
                  f"{FOCUS_SPRINTS} multi-agent sessions run from {BRAIN_FOLDER} after it, with"
                  " no broker block: simulate broker decides their project by the focus",
         "project": PROJECT, "modified_at": written.isoformat(timespec="minutes"),
-        "sessions": sessions,
+        "transcript_sessions": sessions,  # extra sessions beside the planned ones
     }]
