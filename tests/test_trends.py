@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import built_once
 
 from brainlab.metrics import changepoints, trends
 from brainlab.metrics.intervals import bootstrap, bootstrap_difference, newcombe, wilson
@@ -185,19 +186,22 @@ def test_trends_on_an_empty_store(empty_store):
 
 @pytest.fixture(scope="module")
 def null_stores(tmp_path_factory) -> list[Path]:
-    """Two 12-week brains with no plant (synth --plants none), transcripts ingested."""
-    stores = []
-    for seed in (301, 302):
-        base = tmp_path_factory.mktemp(f"null{seed}")
-        synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
-        ingest_brain(base / "db.duckdb", base / "brain")
-        con = open_writer(base / "db.duckdb")
-        try:
-            ingest_claude(con, base / "brain" / "claude", workers=1)
-        finally:
-            con.close()
-        stores.append(base / "db.duckdb")
-    return stores
+    """Two 12-week brains with no plant (synth --plants none), transcripts ingested; built
+    once a run for both xdist workers (conftest.built_once: each worker running a test of
+    this file built both before, ~9 CPU-s); read only."""
+    def build(folder: Path) -> None:
+        for seed in (301, 302):
+            base = folder / f"null{seed}"
+            synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
+            ingest_brain(base / "db.duckdb", base / "brain")
+            con = open_writer(base / "db.duckdb")
+            try:
+                ingest_claude(con, base / "brain" / "claude", workers=1)
+            finally:
+                con.close()
+
+    folder = built_once(tmp_path_factory, "trends-null-stores", build)
+    return [folder / f"null{seed}" / "db.duckdb" for seed in (301, 302)]
 
 
 def test_null_histories_flag_nothing(null_stores):
