@@ -9,6 +9,7 @@ seeds is measured by benchmarks/bench_trend_false_alarms.py, not here.
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -192,7 +193,8 @@ def null_stores(tmp_path_factory) -> list[Path]:
     def build(folder: Path) -> None:
         for seed in (301, 302):
             base = folder / f"null{seed}"
-            synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
+            manifest = synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
+            (base / "manifest.pickle").write_bytes(pickle.dumps(manifest))
             ingest_brain(base / "db.duckdb", base / "brain")
             con = open_writer(base / "db.duckdb")
             try:
@@ -215,15 +217,17 @@ def test_null_histories_flag_nothing(null_stores):
             assert found.empty, (db, period, found)
 
 
-def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores, tmp_path):
-    """--plants none: no week of build-brain sessions only, no always-loaded agent."""
-    manifest = synthesize(tmp_path / "b", SynthOptions(weeks=12, seed=301, plants=()))
+def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores):
+    """--plants none: no week of build-brain sessions only, no always-loaded agent (the
+    brain of seed 301 the null stores were built from, and what synthesize returned)."""
+    brain = null_stores[0].parent
+    manifest = pickle.loads((brain / "manifest.pickle").read_bytes())
     weeks: dict[int, set] = {}
     for s in manifest.sessions:
         weeks.setdefault(s.week, set()).add(s.category)
         assert WASTED_AGENT not in s.agents_loaded
     assert all(cats != {"build-brain"} for cats in weeks.values())
-    assert json.loads((tmp_path / "b" / "synth_manifest.json").read_text())["planted"] == [
+    assert json.loads((brain / "brain" / "synth_manifest.json").read_text())["planted"] == [
         p for p in manifest.planted]
     assert not any(p.get("plant") for p in manifest.planted)
 
