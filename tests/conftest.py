@@ -298,24 +298,27 @@ def _marked_group(item) -> bool:
 
 
 # The order work starts in, longest first: groups by their total seconds, then the files of the
-# slowest ungrouped tests, then the rest in collection order. Group seconds of the quiet full run
-# of stop 18 (`python tests/timeline.py`, docs/testing.md); SLOW_FILES by the wall seconds of the
-# full run of 2026-12-02 10:04 (load 8-11), less what the cuts of issue 28 item 1 measured per
-# file (docs/testing.md). Only the order matters, a group not listed would start after those
+# slowest ungrouped tests, then the rest in collection order. Group seconds and SLOW_FILES from
+# the timeline of the hog run of 2026-12-06 07:00 (`python tests/timeline.py`,
+# docs/testing.md). Only the order matters, a group not listed would start after those
 # listed, and no test depends on it (tests/test_suite_schedule.py checks that every group is
 # listed).
-GROUP_SECONDS = {  # less what stop 18's cuts measured (lab, spark_cluster, own_jvm_1);
-    # spark_cluster: +5 s for the tests of own_jvm_1_spark's run, now its (issue 28 item 1)
-    "spark": 150, "lab": 110, "reports2": 75, "spark_cluster": 60, "notebooks": 54,
-    "reports": 40, "measured": 21, "kernels": 14, "papermill": 14,
-    "concurrent": 11, "unavailable": 8,
+GROUP_SECONDS = {  # the groups' wall seconds in the timeline of the hog run of 2026-12-06 07:00
+    # (1,423 tests; docs/testing.md), concurrent less the 120 s wait b3a8177 removed
+    "spark": 133, "lab": 112, "notebooks": 93, "reports2": 68, "spark_cluster": 46,
+    "concurrent": 31, "papermill": 30, "reports": 19, "measured": 14, "kernels": 10,
+    "unavailable": 7,
 }
-SLOW_FILES = ("test_report_once.py", "test_store_upgrade.py", "test_store_template.py",
-              "test_usage_rollup.py", "test_claude_record.py", "test_redact_rules.py",
-              "test_suite_schedule.py", "test_otel_ingest.py", "test_claude_counting.py",
-              "test_rules_boot_close.py", "test_claude_fuzz.py", "test_rules_modes.py",
-              "test_report_timezone.py", "test_otel_synth.py", "test_usage_time.py",
-              "test_claude_ingest_paths.py", "test_fuzz_brain.py")
+SLOW_FILES = (  # the longest single tests first (setup included), by the same timeline
+    "test_report_trends.py", "test_report_once.py", "test_trends.py", "test_tune_sessions.py",
+    "test_live_safety.py", "test_hostile_numbers.py", "test_fuzz_brain.py", "test_docs.py",
+    "test_claude_record.py", "test_store_upgrade.py", "test_ingest.py", "test_model_data.py",
+    "test_hostile_settings.py", "test_notebook_tour.py", "test_usage_reconcile.py",
+    "test_report_whatif.py", "test_store_template.py", "test_usage_team.py",
+    "test_tables_fit.py", "test_claude_fuzz.py", "test_usage_rollup.py", "test_redact_rules.py",
+    "test_suite_schedule.py", "test_otel_ingest.py", "test_claude_counting.py",
+    "test_rules_boot_close.py", "test_rules_modes.py", "test_report_timezone.py",
+    "test_otel_synth.py", "test_usage_time.py", "test_claude_ingest_paths.py")
 
 
 def _schedule_rank(item) -> tuple:

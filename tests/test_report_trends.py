@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import built_once
 
 from brainlab.report import render_weekly
 from brainlab.spec.weeks import Week
@@ -51,23 +52,33 @@ def normalised(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def before_after(tmp_path_factory) -> dict:
-    """W-5 of an 8-week brain rendered on the store as it was then, and after the rest."""
-    base = tmp_path_factory.mktemp("scoped")
-    manifest = synthesize(base / "full", SynthOptions(weeks=8, seed=11))
-    week = Week.of(manifest.sessions[-1].started_at.date()).shifted(-3)
-    without_later_sessions(base / "full", base / "brain", week.end)
-    db = base / "brainlab.duckdb"
-    ingest_brain(db, base / "brain")
-    first = render_weekly(db, week.label, base / "before")
-    before = first.read_text()
-    # the later weeks arrive in the same checkout, and are ingested
-    shutil.copytree(base / "full", base / "brain", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("claude", "telemetry"))
-    ingest_brain(db, base / "brain")
-    second = render_weekly(db, week.label, base / "after")
-    return {"week": week, "before": before, "after": second.read_text(),
+    """W-5 of an 8-week brain rendered on the store as it was then, and after the rest; built
+    once a run for both xdist workers (conftest.built_once: three renders, ~15 CPU-s, built
+    again by each worker that ran a test of this file); tests only read it."""
+    def build(base: Path) -> None:
+        manifest = synthesize(base / "full", SynthOptions(weeks=8, seed=11))
+        week = Week.of(manifest.sessions[-1].started_at.date()).shifted(-3)
+        without_later_sessions(base / "full", base / "brain", week.end)
+        db = base / "brainlab.duckdb"
+        ingest_brain(db, base / "brain")
+        first = render_weekly(db, week.label, base / "before")
+        # the later weeks arrive in the same checkout, and are ingested
+        shutil.copytree(base / "full", base / "brain", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("claude", "telemetry"))
+        ingest_brain(db, base / "brain")
+        second = render_weekly(db, week.label, base / "after")
+        later = render_weekly(db, week.shifted(2).label, base / "later")
+        (base / "pages.json").write_text(json.dumps({
+            "week": week.label, "before": str(first), "after": str(second),
+            "later": str(later)}))
+
+    base = built_once(tmp_path_factory, "report-trends-before-after", build)
+    pages = json.loads((base / "pages.json").read_text())
+    second = Path(pages["after"])
+    return {"week": Week.parse(pages["week"]), "before": Path(pages["before"]).read_text(),
+            "after": second.read_text(),
             "summary": json.loads((second.parent / "summary.json").read_text()),
-            "later": render_weekly(db, week.shifted(2).label, base / "later").read_text()}
+            "later": Path(pages["later"]).read_text()}
 
 
 def test_a_past_week_renders_the_same_page_after_later_data(before_after):

@@ -9,6 +9,7 @@ seeds is measured by benchmarks/bench_trend_false_alarms.py, not here.
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import built_once
 
 from brainlab.metrics import changepoints, trends
 from brainlab.metrics.intervals import bootstrap, bootstrap_difference, newcombe, wilson
@@ -185,19 +187,23 @@ def test_trends_on_an_empty_store(empty_store):
 
 @pytest.fixture(scope="module")
 def null_stores(tmp_path_factory) -> list[Path]:
-    """Two 12-week brains with no plant (synth --plants none), transcripts ingested."""
-    stores = []
-    for seed in (301, 302):
-        base = tmp_path_factory.mktemp(f"null{seed}")
-        synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
-        ingest_brain(base / "db.duckdb", base / "brain")
-        con = open_writer(base / "db.duckdb")
-        try:
-            ingest_claude(con, base / "brain" / "claude", workers=1)
-        finally:
-            con.close()
-        stores.append(base / "db.duckdb")
-    return stores
+    """Two 12-week brains with no plant (synth --plants none), transcripts ingested; built
+    once a run for both xdist workers (conftest.built_once: each worker running a test of
+    this file built both before, ~9 CPU-s); read only."""
+    def build(folder: Path) -> None:
+        for seed in (301, 302):
+            base = folder / f"null{seed}"
+            manifest = synthesize(base / "brain", SynthOptions(weeks=12, seed=seed, plants=()))
+            (base / "manifest.pickle").write_bytes(pickle.dumps(manifest))
+            ingest_brain(base / "db.duckdb", base / "brain")
+            con = open_writer(base / "db.duckdb")
+            try:
+                ingest_claude(con, base / "brain" / "claude", workers=1)
+            finally:
+                con.close()
+
+    folder = built_once(tmp_path_factory, "trends-null-stores", build)
+    return [folder / f"null{seed}" / "db.duckdb" for seed in (301, 302)]
 
 
 def test_null_histories_flag_nothing(null_stores):
@@ -211,15 +217,17 @@ def test_null_histories_flag_nothing(null_stores):
             assert found.empty, (db, period, found)
 
 
-def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores, tmp_path):
-    """--plants none: no week of build-brain sessions only, no always-loaded agent."""
-    manifest = synthesize(tmp_path / "b", SynthOptions(weeks=12, seed=301, plants=()))
+def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores):
+    """--plants none: no week of build-brain sessions only, no always-loaded agent (the
+    brain of seed 301 the null stores were built from, and what synthesize returned)."""
+    brain = null_stores[0].parent
+    manifest = pickle.loads((brain / "manifest.pickle").read_bytes())
     weeks: dict[int, set] = {}
     for s in manifest.sessions:
         weeks.setdefault(s.week, set()).add(s.category)
         assert WASTED_AGENT not in s.agents_loaded
     assert all(cats != {"build-brain"} for cats in weeks.values())
-    assert json.loads((tmp_path / "b" / "synth_manifest.json").read_text())["planted"] == [
+    assert json.loads((brain / "brain" / "synth_manifest.json").read_text())["planted"] == [
         p for p in manifest.planted]
     assert not any(p.get("plant") for p in manifest.planted)
 

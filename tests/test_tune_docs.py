@@ -7,10 +7,12 @@ grid or the demo makes this test fail until the docs are updated with real outpu
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from conftest import built_once
 
 from brainlab.sim.tuning import breath, sessions, tickets
 from brainlab.sim.tuning.text import format_result
@@ -19,10 +21,18 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture(scope="module")
-def outputs(demo):
-    return {"sessions": format_result(sessions.tune(demo["db"])),
+def outputs(demo, tmp_path_factory):
+    """The three tuners' text on the demo, computed once a run for both xdist workers
+    (conftest.built_once: ~3 CPU-s, computed again by each worker running one of the two
+    tests)."""
+    def build(folder: Path) -> None:
+        (folder / "outputs.json").write_text(json.dumps({
+            "sessions": format_result(sessions.tune(demo["db"])),
             "tickets": format_result(tickets.tune(demo["db"])),
-            "breath": format_result(breath.tune(demo["db"]))}
+            "breath": format_result(breath.tune(demo["db"]))}), encoding="utf-8")
+
+    folder = built_once(tmp_path_factory, "tune-docs-outputs", build)
+    return json.loads((folder / "outputs.json").read_text(encoding="utf-8"))
 
 
 def test_tuning_md_quotes_the_commands_output(outputs):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from claude_factory import assistant, usage, write
+from conftest import built_once
 
 from brainlab.otel.export import Call, logs_requests, write_json_lines
 
@@ -70,6 +71,9 @@ def env(tmp_path) -> dict:
 
 
 def build(tmp_path: Path, env: dict, planted: bool = True) -> Path:
+    """The store of the planted case (or, ``planted`` false, the null case) under
+    ``tmp_path``: the transcripts, a real status line run and snapshots, the telemetry, each
+    ingested by the CLI as a user runs it."""
     project = tmp_path / "projects" / "-home-u-projets-alpha"
     for session, counts in CALLS.items():
         write(project / f"{session}.jsonl", [assistant(
@@ -98,14 +102,35 @@ def build(tmp_path: Path, env: dict, planted: bool = True) -> Path:
     return db
 
 
+def built(tmp_path_factory, planted: bool) -> Path:
+    """:func:`build` once a run for every test reading that case (conftest.built_once: each
+    test built its own, three CLI runs and a status line, ~3 CPU-s); tests only read it."""
+    def make(folder: Path) -> None:
+        build(folder, dict(os.environ, BRAINLAB_CACHE_DIR=str(folder / "cache"), COLUMNS="80"),
+              planted)
+
+    name = "usage-reconcile-" + ("planted" if planted else "null")
+    return built_once(tmp_path_factory, name, make) / "b.duckdb"
+
+
+@pytest.fixture(scope="module")
+def planted_db(tmp_path_factory) -> Path:
+    return built(tmp_path_factory, planted=True)
+
+
+@pytest.fixture(scope="module")
+def null_db(tmp_path_factory) -> Path:
+    return built(tmp_path_factory, planted=False)
+
+
 def reconcile(db: Path, env: dict, *args) -> list[dict]:
     done = shell("usage", "reconcile", "--db", db, "--json", *args, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(tmp_path, env):
-    db = build(tmp_path, env)
+def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(planted_db, env):
+    db = planted_db
     rows = {(r["session_id"], r["day"]): r for r in reconcile(db, env)}
     flagged = {session for (session, _day), r in rows.items() if r["flagged"]}
     assert flagged == {B, C}
@@ -127,8 +152,8 @@ def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(tmp_path, en
                             "statusline", "gap", "reconciled", "flagged", "note"}
 
 
-def test_one_source_sessions_are_listed_unflagged_and_say_so(tmp_path, env):
-    db = build(tmp_path, env)
+def test_one_source_sessions_are_listed_unflagged_and_say_so(planted_db, env):
+    db = planted_db
     rows = {(r["session_id"], r["day"]): r for r in reconcile(db, env)}
     d, e = rows[D, "2026-11-20"], [r for (s, _), r in rows.items() if s == E]
     assert d["sources"] == ["transcripts"] and not d["flagged"]
@@ -143,13 +168,13 @@ def test_one_source_sessions_are_listed_unflagged_and_say_so(tmp_path, env):
     assert [x["cost_usd"] for x in f] == pytest.approx([1.00, 0.50])
 
 
-def test_null_telemetry_that_agrees_flags_nothing(tmp_path, env):
-    db = build(tmp_path, env, planted=False)
+def test_null_telemetry_that_agrees_flags_nothing(null_db, env):
+    db = null_db
     assert not [r for r in reconcile(db, env) if r["flagged"]]
 
 
-def test_text_and_empty_store(tmp_path, env):
-    db = build(tmp_path, env)
+def test_text_and_empty_store(planted_db, tmp_path, env):
+    db = planted_db
     text = shell("usage", "reconcile", "--db", db, env=env)
     assert text.returncode == 0, text.stderr
     first = text.stdout.splitlines()[1:3]  # flagged first
@@ -170,14 +195,14 @@ def test_text_and_empty_store(tmp_path, env):
     assert bad.returncode != 0 and bad.stderr.startswith("Error:")
 
 
-def test_the_weekly_report_shows_the_reconciled_figure_and_the_gap(tmp_path, env):
+def test_the_weekly_report_shows_the_reconciled_figure_and_the_gap(planted_db):
     """The report's usage section: the reconciled cost beside the transcripts', the gap, and
     the flagged session-days (telemetry is authoritative for cost: C's planted $0.0075)."""
     from brainlab.metrics.report import Week
     from brainlab.report import sections
     from brainlab.spec.thresholds import Thresholds
 
-    db = build(tmp_path, env)
+    db = planted_db
     ctx = sections.ReportContext(db=db, week=Week.parse("2026-W47"), thresholds=Thresholds(),
                                  timezone="UTC")
     html = sections.usage(ctx)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from claude_factory import assistant, usage, write
+from conftest import built_once
 
 from brainlab.store import open_writer
 from brainlab.transcripts.ingest import ingest_claude
@@ -51,7 +52,14 @@ def records(*args: str, cwd: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def team(tmp_path_factory) -> dict:
-    base = tmp_path_factory.mktemp("usage-team")
+    """Two users' stores exported to one lake and attached, built once a run for both xdist
+    workers (conftest.built_once: each worker running a test here built it, ~3 CPU-s of
+    ingests and CLI runs); tests only read it."""
+    base = built_once(tmp_path_factory, "usage-team", _build_team)
+    return {"base": base, "db": base / "team.duckdb", "local": base / "alice-laptop.duckdb"}
+
+
+def _build_team(base: Path) -> None:
     lake = base / "lake"
     for (user, machine), calls in CALLS.items():
         root = base / f"{user}-{machine}" / "projects"
@@ -72,7 +80,6 @@ def team(tmp_path_factory) -> dict:
     db = base / "team.duckdb"
     done = run("attach", "--lake", str(lake), "--db", str(db), cwd=base)
     assert done.returncode == 0, done.stdout + done.stderr
-    return {"base": base, "db": db, "local": base / "alice-laptop.duckdb"}
 
 
 def test_usage_daily_user_gives_that_persons_days(team):
