@@ -37,8 +37,12 @@ def focus_text(project: str) -> str:
             "⚠️ revue de securite en attente\n")
 
 
-# the longest the block below can take: the file, 5 minutes, each sprint (14) and its gap (3)
-BLOCK = timedelta(minutes=2 + 5 + FOCUS_SPRINTS * (14 + 3))
+WRITTEN_AFTER = timedelta(minutes=2)  # the scribe writes the focus after the last session
+FIRST_AFTER = timedelta(minutes=5)  # the first focus sprint starts after the file is written
+SPRINT_MINUTES = (8, 14)  # each focus sprint's length, drawn in this range
+GAP_MINUTES = 3  # between two focus sprints
+# the longest the block can take from the file's writing to its last sprint's end
+BLOCK = FIRST_AFTER + FOCUS_SPRINTS * timedelta(minutes=SPRINT_MINUTES[1] + GAP_MINUTES)
 
 
 def focus_files(files: BrainFiles, last_end: datetime, last_session: datetime,
@@ -55,14 +59,14 @@ def focus_files(files: BrainFiles, last_end: datetime, last_session: datetime,
     """
     monday = datetime.combine(last_session.date() - timedelta(days=last_session.weekday()),
                               datetime.min.time(), tzinfo=last_session.tzinfo)
-    written = min(last_end + timedelta(minutes=2), monday + timedelta(days=7) - BLOCK)
+    written = min(last_end + WRITTEN_AFTER, monday + timedelta(days=7) - BLOCK)
     files.put(FOCUS, focus_text(PROJECT))
     files.touch(FOCUS, written)
     domains = sorted(set(CONTRACT) - {PLANTED_DOMAIN})
     sessions = []
-    at = written + timedelta(minutes=5)
+    at = written + FIRST_AFTER
     for k in range(FOCUS_SPRINTS):
-        minutes = rng.randint(8, 14)
+        minutes = rng.randint(*SPRINT_MINUTES)
         chosen = rng.sample(domains, 2)
         agents, sizes = [], {}
         for role, domain in zip(ROLES, chosen, strict=False):
@@ -76,7 +80,7 @@ def focus_files(files: BrainFiles, last_end: datetime, last_session: datetime,
         writer = sprint_session(sprint, rng)
         put_session(files, writer)
         sessions.append(writer.id)
-        at += timedelta(minutes=minutes + 3)
+        at += timedelta(minutes=minutes + GAP_MINUTES)
     return [{
         "effect": "focus: helloWorld's focus.md names the project of sprints no other signal"
                   " names",
