@@ -5,6 +5,15 @@ commands only; readers open the file read-only and briefly, so an open notebook 
 ingest waiting (DuckDB lets one process write, or several read, at a time). Either waits a
 few seconds (``LOCK_WAIT``) for a store another process holds before it says so.
 
+Opening a store costs ~20 ms of CPU (DuckDB loads its catalog of ~500 tables, views and
+macros) and sealing and closing it ~10 ms more, while most queries a command, a notebook or a
+test runs take a few ms: a burst of queries spent most of its CPU opening the file again and
+again. So a reader's database stays warm for ``LINGER_S`` after its last query
+(:class:`Warm`): the next reader of the same unchanged file in this process gets a fresh
+connection to it (its own temp schema and registrations, the instance's seal) for ~0.2 ms.
+The store stays readable by others meanwhile; a writer of another process waits at most
+``LINGER_S`` longer (it waits ``LOCK_WAIT``), and one of this process closes it first.
+
 A ``.duckdb`` file is code (issue 29): a view can read any local file. Readers therefore run
 with DuckDB's external access off and the configuration locked, except the directories they
 are meant to read (the lake folder an attached store names in ``brainlab_meta``, or what the
@@ -14,10 +23,12 @@ by ``brainlab attach``, is refused.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -85,6 +96,9 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     if not config.read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
         drop_orphan_wal(path)
+    if config.read_only and config.allowed or not config.read_only or config.threads \
+            or config.memory_limit:
+        WARM.release(path)  # DuckDB shares one instance per file and process: not its seal
     duckdb = engine(full=not config.engine_only)
     wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
     deadline, pause = time.monotonic() + wait, LOCK_POLL[0]
@@ -342,6 +356,168 @@ def store_state(db: str | os.PathLike) -> tuple:
     return (str(path), *marks)
 
 
+LINGER_S = 0.5  # seconds a reader's database stays open after its last query (0: closed at once)
+LINGER_ENV = "BRAINLAB_READER_LINGER"  # seconds, overriding LINGER_S (0: the cut's baseline)
+
+
+def _stamp(path: Path) -> tuple | None:
+    """The file's and its WAL's identity and state (inode, size, mtime); None when absent."""
+    marks = []
+    for part in (path, path.with_name(path.name + ".wal")):
+        try:
+            found = part.stat()
+        except OSError:
+            if part is path:
+                return None
+            marks.append(None)
+            continue
+        marks.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns))
+    return tuple(marks)
+
+
+class _Anchor:
+    """One open, sealed read-only connection holding a database instance warm."""
+
+    def __init__(self, con, stamp: tuple) -> None:
+        self.con = con
+        self.stamp = stamp
+        self.users = 0  # connections lent from it and not yet given back
+        self.deadline = 0.0  # monotonic time it closes at when no connection is lent
+        self.timer: threading.Timer | None = None
+
+
+class Warm:
+    """Database instances this process keeps open for ``LINGER_S`` after their last reader.
+
+    :meth:`lend` lends a new connection to the warm instance of an unchanged file (DuckDB's
+    ``cursor()``: a context of its own, so no temp table or registered frame passes from one
+    reader to the next; the instance's settings and seal are shared), or opens one, sealed, as
+    :func:`connect` does. Nothing else can change the file while the instance holds it: other
+    processes cannot write a file a reader holds, a writer of this process first calls
+    :meth:`release`, and a file replaced or removed meanwhile no longer matches its stamp. A
+    forked child forgets its parent's instances (never closes them).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._anchors: dict[str, _Anchor] = {}
+        self._pid = os.getpid()
+        self._orphans: list = []  # a forked child's inherited connections, kept unclosed
+
+    @staticmethod
+    def enabled() -> bool:
+        """False when ``$BRAINLAB_READER_LINGER`` is 0 (each reader opens and closes the file)."""
+        return _linger() > 0
+
+    def _own(self) -> None:
+        if self._pid != os.getpid():  # a forked child: its parent's connections are not its own
+            self._orphans.extend(a.con for a in self._anchors.values())
+            self._anchors.clear()
+            self._lock = threading.Lock()
+            self._pid = os.getpid()
+
+    def lend(self, path: Path, engine_only: bool) -> tuple:
+        """(a read-only connection to ``path``, its anchor or None): give both to :meth:`done`.
+
+        From the file's warm instance when the file is unchanged, else opened (and sealed) by
+        :func:`connect`, its instance then kept warm.
+        """
+        self._own()
+        key = os.path.abspath(path)
+        stamp = _stamp(path)
+        if not engine_only:
+            engine(full=True)  # DataFrame glue for a connection the engine alone opened
+        with self._lock:
+            anchor = self._anchors.get(key)
+            if anchor is not None and anchor.stamp != stamp:
+                if anchor.users:  # in use by another thread: this reader opens its own
+                    return connect(StoreConfig(path=path, read_only=True,
+                                               engine_only=engine_only)), None
+                del self._anchors[key]
+                self._close(anchor)
+                anchor = None
+            if anchor is not None:
+                anchor.users += 1
+                return anchor.con.cursor(), anchor
+        con = connect(StoreConfig(path=path, read_only=True, engine_only=engine_only))
+        stamp = _stamp(path)
+        with self._lock:
+            if key in self._anchors or stamp is None:  # another thread warmed it meanwhile
+                return con, None
+            anchor = self._anchors[key] = _Anchor(con, stamp)
+            anchor.users = 1
+            return con.cursor(), anchor
+
+    def done(self, path: Path, anchor: _Anchor) -> None:
+        """A lent connection was closed: the instance closes ``LINGER_S`` after the last one."""
+        key = os.path.abspath(path)
+        with self._lock:
+            anchor.users -= 1
+            if anchor.users:
+                return
+            if self._anchors.get(key) is not anchor:  # released or replaced meanwhile
+                self._close(anchor)
+                return
+            anchor.deadline = time.monotonic() + _linger()
+            if anchor.timer is None:
+                anchor.timer = threading.Timer(_linger(), self._expire, (key, anchor))
+                anchor.timer.daemon = True
+                anchor.timer.start()
+
+    def _expire(self, key: str, anchor: _Anchor) -> None:
+        with self._lock:
+            anchor.timer = None
+            if self._anchors.get(key) is not anchor or anchor.users:
+                return
+            left = anchor.deadline - time.monotonic()
+            if left > 0:  # used again since: wait for the rest
+                anchor.timer = threading.Timer(left, self._expire, (key, anchor))
+                anchor.timer.daemon = True
+                anchor.timer.start()
+                return
+            del self._anchors[key]
+        self._close(anchor)
+
+    def release(self, path: str | os.PathLike) -> None:
+        """Close ``path``'s warm instance now (before this process opens it otherwise)."""
+        if not self._anchors or str(path) == ":memory:":
+            return
+        self._own()
+        key = os.path.abspath(path)
+        with self._lock:
+            anchor = self._anchors.get(key)
+            if anchor is None or anchor.users:  # in use: the other open fails as it always did
+                return
+            del self._anchors[key]
+        self._close(anchor)
+
+    def close_all(self) -> None:
+        """Close every warm instance no reader uses (at exit)."""
+        for key in list(self._anchors):
+            self.release(key)
+
+    @staticmethod
+    def _close(anchor: _Anchor) -> None:
+        if anchor.timer is not None:
+            anchor.timer.cancel()
+        try:
+            anchor.con.close()
+        except Exception:  # noqa: BLE001 - a connection already gone is closed
+            pass
+
+
+def _linger() -> float:
+    """``LINGER_S``, or ``$BRAINLAB_READER_LINGER`` seconds when set to a number."""
+    try:
+        return max(0.0, float(os.environ.get(LINGER_ENV, LINGER_S)))
+    except ValueError:
+        return LINGER_S
+
+
+WARM = Warm()
+atexit.register(WARM.close_all)
+
+
 class HeldReader(os.PathLike):
     """A store path holding ONE read-only connection that every reader given it reuses.
 
@@ -418,15 +594,21 @@ def held(path: str | os.PathLike) -> Iterator[HeldReader]:
 @contextmanager
 def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
            allowed: tuple[str, ...] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived read-only connection; closed on exit so writers are never blocked.
+    """A read-only connection; closed on exit, its database kept warm ``LINGER_S`` (:class:`Warm`).
 
     ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`);
     ``allowed``: directories it may still read or write (external access is off otherwise).
     A :class:`HeldReader` path lends its open connection instead (left open).
     """
     held = isinstance(path, HeldReader) and not allowed
-    con = path.connection() if held else connect(StoreConfig(
-        path=Path(path), read_only=True, engine_only=engine_only, allowed=tuple(allowed)))
+    warm = not held and not allowed and WARM.enabled()
+    if held:
+        con = path.connection()
+    elif warm:
+        con, anchor = WARM.lend(Path(path), engine_only)
+    else:
+        con = connect(StoreConfig(path=Path(path), read_only=True, engine_only=engine_only,
+                                  allowed=tuple(allowed)))
     try:
         yield con
     except engine().Error as exc:  # a store of another schema: say how to upgrade it
@@ -439,6 +621,8 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
     finally:
         if not held:
             con.close()
+        if warm and anchor is not None:
+            WARM.done(Path(path), anchor)
 
 
 def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
