@@ -1,0 +1,127 @@
+"""A reader's database stays warm LINGER_S after its last query (store/connection.py, Warm).
+
+Opening a store costs ~20 ms of CPU and sealing and closing it ~10 ms more; a burst of
+queries now opens it once. What must not change: each query sees the file as it is (a write
+of this process, a file replaced at the same path), no reader's temp table or registered
+frame reaches the next one, the seal holds, a writer of another process gets the store once
+the readers are done, and a forked child reads on its own.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from brainlab.common.errors import StoreError
+from brainlab.store import open_writer, query, reader, rows
+from brainlab.store.connection import LINGER_ENV, WARM
+
+
+def _store(path, value: str):
+    con = open_writer(path)
+    con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('warm_test', ?)", [value])
+    con.close()
+    return path
+
+
+def _value(path) -> str:
+    return rows(path, "SELECT value FROM brainlab_meta WHERE key = 'warm_test'")[1][0][0]
+
+
+def _warm(path) -> bool:
+    return os.path.abspath(path) in WARM._anchors  # noqa: SLF001 - the state under test
+
+
+@pytest.fixture
+def store(tmp_path):
+    return _store(tmp_path / "s.duckdb", "first")
+
+
+def test_a_burst_of_queries_keeps_one_instance_and_each_gets_its_own_context(store):
+    assert _value(store) == "first"
+    assert _warm(store)
+    anchor = WARM._anchors[os.path.abspath(store)]  # noqa: SLF001
+    query(store, "CREATE TEMP TABLE leftover AS SELECT 42 AS x")
+    with reader(store) as con:
+        con.register("frame", query(store, "SELECT 1 AS y"))
+    for sql in ("SELECT * FROM leftover", "SELECT * FROM frame"):
+        with pytest.raises(StoreError):  # a temp table or frame of one reader is its own
+            query(store, sql)
+    assert WARM._anchors[os.path.abspath(store)] is anchor  # noqa: SLF001 - opened once
+
+
+def test_a_warm_reader_is_sealed(store, tmp_path):
+    secret = tmp_path / "local.txt"
+    secret.write_text("top-secret")
+    _value(store)
+    for sql in (f"SELECT * FROM read_text('{secret}')", "SET enable_external_access = true"):
+        with pytest.raises(StoreError) as failed:
+            query(store, sql)
+        assert "top-secret" not in str(failed.value)
+    assert _value(store) == "first"  # a refused statement leaves the next query working
+
+
+def test_a_write_of_this_process_is_seen_by_the_next_read(store):
+    assert _value(store) == "first"
+    _store(store, "second")  # open_writer releases the warm instance first
+    assert _value(store) == "second"
+
+
+def test_a_file_replaced_at_the_same_path_is_read_anew(store, tmp_path):
+    other = _store(tmp_path / "other.duckdb", "replaced")
+    assert _value(store) == "first"
+    os.replace(other, store)
+    assert _value(store) == "replaced"
+    store.unlink()
+    with pytest.raises(StoreError, match="no database"):
+        _value(store)
+
+
+def test_a_writer_of_another_process_gets_the_store_after_the_readers(store):
+    """The instance closes LINGER_S after the last reader: a writer that tries once at a time
+    (lock_wait=0, as the hooks' drain worker does) gets in; one that waits, at once."""
+    _value(store)
+    assert _warm(store)
+    script = textwrap.dedent("""
+        import sys, time
+        from brainlab.common.errors import StoreLockedError
+        from brainlab.store import open_writer
+        for attempt in range(600):
+            try:
+                con = open_writer(sys.argv[1], lock_wait=0)
+            except StoreLockedError:
+                time.sleep(0.05)
+                continue
+            con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('warm_test', 'other')")
+            con.close()
+            print("wrote after", attempt, "tries")
+            break
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(store)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("wrote after"), done.stderr
+    assert not _warm(store)
+    assert _value(store) == "other"
+
+
+def test_a_forked_child_reads_on_its_own_and_the_parent_keeps_reading(store):
+    assert _value(store) == "first"
+    pid = os.fork()
+    if pid == 0:  # the child: its parent's warm instance is not its own
+        code = 1
+        try:
+            code = 0 if _value(store) == "first" else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _value(store) == "first"
+
+
+def test_linger_zero_closes_each_reader(store, monkeypatch):
+    monkeypatch.setenv(LINGER_ENV, "0")
+    WARM.release(store)
+    assert _value(store) == "first"
+    assert not _warm(store)
