@@ -1,6 +1,7 @@
 """Warm readers (store/connection.py ``Warm``): CPU of a burst of reads, and of read commands,
-with the database kept warm between readers (today) against each reader opening, sealing and
-closing the file (``BRAINLAB_READER_LINGER=0``, the code before the cut), in one run.
+with the database kept warm between readers (``BRAINLAB_READER_LINGER=0.5``: the command's
+default) against each reader opening, sealing and closing the file (``=0``: library use's
+default, and the code before the cut), in one run.
 
 - a burst: ``--queries`` small queries through ``query``/``rows`` (a notebook cell's or a
   test's run of reads) in a fresh interpreter each way, CPU per query;

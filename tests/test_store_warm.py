@@ -1,10 +1,11 @@
-"""A reader's database stays warm LINGER_S after its last query (store/connection.py, Warm).
+"""In the command, a reader's database stays warm LINGER_S after its last query (Warm).
 
 Opening a store costs ~20 ms of CPU and sealing and closing it ~10 ms more; a burst of
 queries now opens it once. What must not change: each query sees the file as it is (a write
 of this process, a file replaced at the same path), no reader's temp table or registered
 frame reaches the next one, the seal holds, a writer of another process gets the store once
-the readers are done, and a forked child reads on its own.
+the readers are done, and a forked child reads on its own. In library use it is off unless
+``$BRAINLAB_READER_LINGER`` turns it on (these tests do, but the last two).
 """
 
 import os
@@ -16,7 +17,15 @@ import pytest
 
 from brainlab.common.errors import StoreError
 from brainlab.store import open_writer, query, reader, rows
-from brainlab.store.connection import LINGER_ENV, WARM
+from brainlab.store.connection import LINGER_ENV, LINGER_S, WARM
+
+
+@pytest.fixture(autouse=True)
+def lingering(request, monkeypatch):
+    if "cold" not in request.node.name:
+        monkeypatch.setenv(LINGER_ENV, str(LINGER_S))
+    yield
+    WARM.close_all()
 
 
 def _store(path, value: str):
@@ -120,8 +129,27 @@ def test_a_forked_child_reads_on_its_own_and_the_parent_keeps_reading(store):
     assert _value(store) == "first"
 
 
-def test_linger_zero_closes_each_reader(store, monkeypatch):
+def test_cold_by_default_in_a_library_and_with_linger_zero(store, monkeypatch):
+    monkeypatch.delenv(LINGER_ENV, raising=False)
+    assert _value(store) == "first"
+    assert not _warm(store)  # a notebook's or a script's own duckdb.connect is never refused
     monkeypatch.setenv(LINGER_ENV, "0")
-    WARM.release(store)
     assert _value(store) == "first"
     assert not _warm(store)
+
+
+def test_cold_library_but_the_command_keeps_its_store_warm(store):
+    probe = textwrap.dedent("""
+        import atexit, sys
+        from brainlab.store.connection import WARM
+        atexit.register(lambda: print("warm" if WARM._anchors else "cold", file=sys.stderr))
+        sys.argv = ["brainlab", "sql", "SELECT value FROM brainlab_meta"
+                    " WHERE key = 'warm_test'", "--db", sys.argv[1]]
+        from brainlab.cli.commands import run  # the console script's tree
+        run()
+    """)
+    env = {k: v for k, v in os.environ.items() if k != LINGER_ENV}
+    done = subprocess.run([sys.executable, "-c", probe, str(store)], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "first" in done.stdout, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "warm", done.stderr

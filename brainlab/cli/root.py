@@ -110,6 +110,9 @@ def run() -> None:
     incremental ``ingest claude`` (0.15-0.4 s, issue 12); that command closes its store
     first, so once its output is flushed nothing is left to clean up.
     """
+    from brainlab.store.connection import LINGER_S, WARM
+
+    WARM.linger = LINGER_S  # the process is brainlab's alone: its readers keep the store warm
     try:
         main()
     except SystemExit as exc:

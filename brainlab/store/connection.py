@@ -6,13 +6,17 @@ ingest waiting (DuckDB lets one process write, or several read, at a time). Eith
 few seconds (``LOCK_WAIT``) for a store another process holds before it says so.
 
 Opening a store costs ~20 ms of CPU (DuckDB loads its catalog of ~500 tables, views and
-macros) and sealing and closing it ~10 ms more, while most queries a command, a notebook or a
-test runs take a few ms: a burst of queries spent most of its CPU opening the file again and
-again. So a reader's database stays warm for ``LINGER_S`` after its last query
-(:class:`Warm`): the next reader of the same unchanged file in this process gets a fresh
+macros) and sealing and closing it ~10 ms more, while most queries take a few ms: a burst of
+queries spent most of its CPU opening the file again and again. So in the ``brainlab``
+command (a process that is brainlab's alone) a reader's database stays warm for ``LINGER_S``
+after its last query (:class:`Warm`): the next reader of the same unchanged file gets a fresh
 connection to it (its own temp schema and registrations, the instance's seal) for ~0.2 ms.
 The store stays readable by others meanwhile; a writer of another process waits at most
-``LINGER_S`` longer (it waits ``LOCK_WAIT``), and one of this process closes it first.
+``LINGER_S`` longer (it waits ``LOCK_WAIT``), and one of this process closes it first. It is
+off in library use (a notebook, a script, a test): there the user's own code may open the
+same file with ``duckdb.connect`` in the same process, which DuckDB would refuse ("different
+configuration") or give the warm, sealed instance; ``$BRAINLAB_READER_LINGER`` (seconds)
+turns it on there too.
 
 A ``.duckdb`` file is code (issue 29): a view can read any local file. Readers therefore run
 with DuckDB's external access off and the configuration locked, except the directories they
@@ -356,8 +360,8 @@ def store_state(db: str | os.PathLike) -> tuple:
     return (str(path), *marks)
 
 
-LINGER_S = 0.5  # seconds a reader's database stays open after its last query (0: closed at once)
-LINGER_ENV = "BRAINLAB_READER_LINGER"  # seconds, overriding LINGER_S (0: the cut's baseline)
+LINGER_S = 0.5  # seconds a reader's database stays open after its last query, in the command
+LINGER_ENV = "BRAINLAB_READER_LINGER"  # seconds, overriding it anywhere (0: closed at once)
 
 
 def _stamp(path: Path) -> tuple | None:
@@ -387,7 +391,7 @@ class _Anchor:
 
 
 class Warm:
-    """Database instances this process keeps open for ``LINGER_S`` after their last reader.
+    """Database instances this process keeps open ``linger`` seconds after their last reader.
 
     :meth:`lend` lends a new connection to the warm instance of an unchanged file (DuckDB's
     ``cursor()``: a context of its own, so no temp table or registered frame passes from one
@@ -399,6 +403,7 @@ class Warm:
     """
 
     def __init__(self) -> None:
+        self.linger = 0.0  # seconds; the command tree sets LINGER_S (brainlab.cli.root.run)
         self._lock = threading.Lock()
         self._anchors: dict[str, _Anchor] = {}
         self._pid = os.getpid()
@@ -406,7 +411,7 @@ class Warm:
 
     @staticmethod
     def enabled() -> bool:
-        """False when ``$BRAINLAB_READER_LINGER`` is 0 (each reader opens and closes the file)."""
+        """Whether readers linger (the command, or ``$BRAINLAB_READER_LINGER`` above 0)."""
         return _linger() > 0
 
     def _own(self) -> None:
@@ -507,11 +512,11 @@ class Warm:
 
 
 def _linger() -> float:
-    """``LINGER_S``, or ``$BRAINLAB_READER_LINGER`` seconds when set to a number."""
+    """``$BRAINLAB_READER_LINGER`` seconds when set to a number, else ``WARM.linger``."""
     try:
-        return max(0.0, float(os.environ.get(LINGER_ENV, LINGER_S)))
-    except ValueError:
-        return LINGER_S
+        return max(0.0, float(os.environ[LINGER_ENV]))
+    except (KeyError, ValueError):
+        return WARM.linger
 
 
 WARM = Warm()
@@ -594,7 +599,7 @@ def held(path: str | os.PathLike) -> Iterator[HeldReader]:
 @contextmanager
 def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
            allowed: tuple[str, ...] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection; closed on exit, its database kept warm ``LINGER_S`` (:class:`Warm`).
+    """A read-only connection, closed on exit (in the command its database stays warm: :class:`Warm`).
 
     ``engine_only``: for callers that only execute SQL and fetch tuples (see :func:`engine`);
     ``allowed``: directories it may still read or write (external access is off otherwise).
