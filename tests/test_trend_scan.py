@@ -78,7 +78,9 @@ def test_an_ingest_claude_adding_a_week_marks_the_change_points_stale_never_old(
 
     text = CliRunner().invoke(main, ["trends", "--db", str(store)])
     assert text.exit_code == 0, text.output
-    assert "store view trend_changes: stale:" in text.output.splitlines()[-1]
+    tail = text.output[text.output.rindex("store view trend_changes:"):]  # the last lines
+    assert tail.startswith("store view trend_changes: stale:")
+    assert "brainlab trends --refresh" in " ".join(tail.split())
     as_json = CliRunner().invoke(main, ["trends", "--db", str(store), "--json"])
     assert json.loads(as_json.output)["stored"]["state"] == "stale"
 

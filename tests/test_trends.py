@@ -9,6 +9,7 @@ seeds is measured by benchmarks/bench_trend_false_alarms.py, not here.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -170,8 +171,16 @@ def test_brainlab_trends_json_and_compare(demo):
     assert {c["class"] for c in result["agents"]["classes"]} <= {
         "new", "gone", "growing", "shrinking", "stable", "not loaded"}
     text = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"])], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env={**os.environ, "COLUMNS": "80"})
     assert text.returncode == 0 and "since 2026-W4" in text.stdout
+    lines = text.stdout.splitlines()
+    assert max(map(len, lines)) <= 80, lines  # 80 columns: long lines wrap between words
+    since = next(i for i, line in enumerate(lines) if line.startswith("  since "))
+    assert lines[since + 1].startswith("    ")  # a change's rest goes under its own text
+    wide = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"])], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "COLUMNS": "400"})
+    assert " ".join(wide.stdout.split()) == " ".join(text.stdout.split())  # the same words
+    assert len(wide.stdout.splitlines()) < len(lines)
     bad = subprocess.run([BRAINLAB, "trends", "--db", str(demo["db"]), "--compare", "2026-W43"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 1 and bad.stderr.startswith("Error: --compare and --to")

@@ -44,6 +44,7 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
     store's view trend_changes shows the stored scan only while no write came after it
     (an `ingest claude` or `ingest otel` leaves it stale): --refresh stores a new one.
     """
+    from brainlab.common import terminal
     from brainlab.metrics import trends
     from brainlab.spec.weeks import Week
     from brainlab.store import trend_scan
@@ -69,6 +70,7 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
-    click.echo(trends.text(result))
+    columns = terminal.width()
+    click.echo(trends.text(result, columns))
     if not stored.current and result["series"]:  # the view shows no row: why, what rescans
-        click.echo(f"store view trend_changes: {stored.message}")
+        click.echo(trends.wrap(f"store view trend_changes: {stored.message}", columns))

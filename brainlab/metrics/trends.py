@@ -544,11 +544,32 @@ def report(obs: pd.DataFrame, found: dict[str, pd.DataFrame], agents: pd.DataFra
     }
 
 
-def text(result: dict) -> str:
-    """The command's text output of :func:`report`'s result."""
+def text(result: dict, width: int = 80) -> str:
+    """The command's text output of :func:`report`'s result, each line wrapped to ``width``.
+
+    A line too long for the terminal continues on the next, indented under its own text
+    (``width`` 0: no wrapping).
+    """
     if not result["series"]:
-        return ("Nothing to scan: the store holds no metabolism log nor Claude Code transcript"
-                " (brainlab ingest brain PATH, brainlab ingest claude PATH add them).")
+        return wrap("Nothing to scan: the store holds no metabolism log nor Claude Code"
+                    " transcript (brainlab ingest brain PATH, brainlab ingest claude PATH add"
+                    " them).", width)
+    return "\n".join(wrap(line, width) for line in _lines(result))
+
+
+def wrap(line: str, width: int) -> str:
+    """``line`` cut between words to ``width`` columns, the rest indented 2 past its own indent."""
+    import textwrap
+
+    if width <= 0 or len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+    return textwrap.fill(line, max(width, 40), subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def _lines(result: dict) -> list[str]:
+    """The text's lines, unwrapped."""
     lines = [f"{len(result['series'])} series over {result['weeks']} week(s), "
              f"{result['first_week']}..{result['through']} (change points: PELT, penalty "
              f"{result['penalty_beta']:g} x ln(points); docs/trends.md)"]
@@ -575,4 +596,4 @@ def text(result: dict) -> str:
                      f"{_num(c['baseline'])} (n {c['baseline_n']}), difference "
                      f"{_num(c['difference'])} ({_num(c['low'])} to {_num(c['high'])}):"
                      f" {c['verdict']}")
-    return "\n".join(lines)
+    return lines
