@@ -85,3 +85,34 @@ def test_simulate_broker_prints_a_fitted_table_with_separators(demo, tmp_path):
         assert not re.search(r"\d{7}", out), out
     assert "(not shown at 80 columns:" in cli("simulate", "broker", "--db", demo["db"],
                                                cwd=tmp_path, width=80)
+
+
+def test_prose_lines_are_cut_between_words_under_their_own_indent():
+    """`trends`, `tune`, `limits` and `prices` notes print through terminal.fit: at 80 columns no
+    line is longer, no word is split or lost, and a line's rest goes two past its indent."""
+    from brainlab.common.terminal import fit
+
+    text = ("title: " + "word " * 40 + "\n  item: " + "longer-word " * 12
+            + "\n" + "/a/" + "very-long-path/" * 8 + " short\nfits")
+    fitted = fit(text, 80)
+    assert " ".join(fitted.split()) == " ".join(text.split())  # the same words, in order
+    lines = fitted.splitlines()
+    long_path = [line for line in lines if "very-long-path" in line]
+    assert all(len(line) <= 80 for line in lines if line not in long_path)  # a path stays whole
+    item = lines.index(next(line for line in lines if line.startswith("  item:")))
+    assert lines[item + 1].startswith("    longer-word")  # the rest under the item's text
+    assert lines[1].startswith("  word") and lines[-1] == "fits"
+    assert fit(text, 0) == text
+
+
+def test_limits_without_snapshots_fits_80_columns(tmp_path):
+    db = tmp_path / "s.duckdb"
+    open_writer(db).close()
+    for argv in (["limits"], ["usage", "limits"]):
+        done = subprocess.run([sys.executable, "-m", "brainlab.cli", *argv, "--db", str(db)],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": "80"})
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0].startswith("No rate-limit snapshots yet") and len(lines) > 1
+        assert max(map(len, lines)) <= 80, lines

@@ -135,6 +135,7 @@ def limits_cmd(db: Path, limit: int) -> None:
 
 
 def _limits(db: Path, limit: int) -> None:
+    from brainlab.common import terminal
     from brainlab.metrics.limits import limits_text
 
-    click.echo(limits_text(db, limit), nl=False)
+    click.echo(terminal.fit(limits_text(db, limit), terminal.width()), nl=False)

@@ -77,4 +77,4 @@ def prices_cmd(db: Path, prices: Path | None, as_json: bool, as_csv: bool,
     else:
         click.echo(text, nl=False)
     for line in library.footer_lines(report, db, width, hidden):
-        click.echo(line)
+        click.echo(terminal.fit(line, width))

@@ -73,4 +73,4 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
     columns = terminal.width()
     click.echo(trends.text(result, columns))
     if not stored.current and result["series"]:  # the view shows no row: why, what rescans
-        click.echo(trends.wrap(f"store view trend_changes: {stored.message}", columns))
+        click.echo(terminal.fit(f"store view trend_changes: {stored.message}", columns))

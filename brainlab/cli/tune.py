@@ -15,7 +15,8 @@ from pathlib import Path
 import click
 
 from brainlab.cli.root import main, settings
-from brainlab.cli.support import db_option, handle_errors, out
+from brainlab.cli.support import db_option, handle_errors
+from brainlab.common import terminal
 
 
 @main.group()
@@ -57,8 +58,8 @@ def _finish(result: dict, as_json: bool, show_all: bool, write: str | None,
 
     if as_json:
         click.echo(json.dumps(result, ensure_ascii=False))
-    else:
-        out.print(format_result(result, show_all), markup=False, highlight=False)
+    else:  # fitted to the terminal (80 columns when unknown), cut between words
+        click.echo(terminal.fit(format_result(result, show_all), terminal.width()))
     if write is None:
         if dry_run:
             raise click.UsageError("--dry-run goes with --write")

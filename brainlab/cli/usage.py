@@ -91,9 +91,11 @@ def usage_cmd(view: str | None, db: Path, by: tuple[str, ...], since, until, pro
         if view == "check":
             _usage_check(db, 0.01 if tolerance is None else tolerance, as_json)
             return
+        from brainlab.common import terminal
         from brainlab.metrics.limits import limits_output
 
-        click.echo(limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text"),
+        shown = limits_output(db, limit, "json" if as_json else "csv" if as_csv else "text")
+        click.echo(shown if as_json or as_csv else terminal.fit(shown, terminal.width()),
                    nl=False)
         return
     if view == "reconcile":  # issue 45: brainlab.metrics.reconcile, three measures side by side

@@ -49,6 +49,28 @@ def width(stream=None) -> int:
     return found or 80
 
 
+def fit(text: str, columns: int) -> str:
+    """``text`` with each line longer than ``columns`` cut between words (0: as it is).
+
+    A line's rest goes on the next lines, indented two past its own indent, so a list of
+    indented items stays readable at 80 columns; no word is split (a path longer than the
+    line stays whole).
+    """
+    if columns <= 0:
+        return text
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= columns:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+        out.append(textwrap.fill(line, max(columns, 40), subsequent_indent=indent,
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
+
+
 def has_style(stream=None) -> bool:
     """Whether rich would print bold there (a terminal with a colour system: not a dumb one)."""
     return is_terminal(stream) and not _dumb(stream)

@@ -545,27 +545,18 @@ def report(obs: pd.DataFrame, found: dict[str, pd.DataFrame], agents: pd.DataFra
 
 
 def text(result: dict, width: int = 80) -> str:
-    """The command's text output of :func:`report`'s result, each line wrapped to ``width``.
+    """The command's text output of :func:`report`'s result, fitted to ``width`` columns.
 
-    A line too long for the terminal continues on the next, indented under its own text
-    (``width`` 0: no wrapping).
+    A line too long continues on the next, indented under its own text (``width`` 0: no
+    wrapping; :func:`brainlab.common.terminal.fit`).
     """
+    from brainlab.common.terminal import fit
+
     if not result["series"]:
-        return wrap("Nothing to scan: the store holds no metabolism log nor Claude Code"
-                    " transcript (brainlab ingest brain PATH, brainlab ingest claude PATH add"
-                    " them).", width)
-    return "\n".join(wrap(line, width) for line in _lines(result))
-
-
-def wrap(line: str, width: int) -> str:
-    """``line`` cut between words to ``width`` columns, the rest indented 2 past its own indent."""
-    import textwrap
-
-    if width <= 0 or len(line) <= width:
-        return line
-    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
-    return textwrap.fill(line, max(width, 40), subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False)
+        return fit("Nothing to scan: the store holds no metabolism log nor Claude Code"
+                   " transcript (brainlab ingest brain PATH, brainlab ingest claude PATH add"
+                   " them).", width)
+    return fit("\n".join(_lines(result)), width)
 
 
 def _lines(result: dict) -> list[str]:
