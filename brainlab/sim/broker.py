@@ -91,22 +91,21 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
     for policy, label in zip(policies, labels, strict=True):
         columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps,
                                   shared)
-        sprint_frame = _sprint_breath(ss, columns, thresholds, label, base, shared)
-        columns["alert_accumulation"] = \
-            sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
+        sprint_columns = _sprint_breath(ss, columns, thresholds, base, shared)
+        columns["alert_accumulation"] = sprint_columns["alert_accumulation"][ss.row_sprint]
         agent_alerts = columns["alert_overload"].astype(np.int64) \
             + columns["alert_noise"] + columns["alert_retention"]
-        sprint_frame["agents"] = shared["sprint_agents"]
-        sprint_frame["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
-                                             minlength=base["n"]).astype(np.int64)
-        sprint_frame["alerts_fired"] = np.bincount(
+        sprint_columns["agents"] = shared["sprint_agents"]
+        sprint_columns["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
+                                               minlength=base["n"]).astype(np.int64)
+        sprint_columns["alerts_fired"] = np.bincount(
             ss.row_sprint, weights=agent_alerts, minlength=base["n"]).astype(np.int64) \
-            + sprint_frame["alert_accumulation"].to_numpy(dtype=np.int64)
+            + sprint_columns["alert_accumulation"].astype(np.int64)
         parts.append(columns)
-        sprint_parts.append(sprint_frame)
+        sprint_parts.append(sprint_columns)
         file_parts.append(files)
     rows = _rows_frame(ss, parts, labels)
-    sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
+    sprints_out = _sprints_frame(sprint_parts, labels, base)
     return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
                         _summary(parts, sprint_parts, labels), maps)
 
@@ -308,16 +307,16 @@ def _sprint_base(ss: SprintSet) -> dict[str, np.ndarray]:
             "same_project": same_project}
 
 
-def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
-                   base: dict, shared: dict | None = None) -> pd.DataFrame:
-    """SPEC §4.4 per sprint, and the accumulation alert.
+def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, base: dict,
+                   shared: dict | None = None) -> dict[str, np.ndarray]:
+    """SPEC §4.4 per sprint, and the accumulation alert: one numpy column per figure.
 
     The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
-    consecutive sprints of the same project.
+    consecutive sprints of the same project. The columns are in the sprint frame's order
+    after its labels (:func:`_sprints_frame` adds the sprint, project and policy).
     """
     sprint, n = ss.row_sprint, base["n"]
-    agg = pd.DataFrame({"sprint_idx": np.arange(n), "sprint_id": base["sprint_id"],
-                        "project": base["project"], "policy": label if n else None})
+    agg: dict[str, np.ndarray] = {}
     for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
                    "tokens_miss"):
         if column == "referenced" and shared:  # the same for every policy
@@ -326,14 +325,14 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
         total = np.bincount(sprint, weights=np.asarray(rows[column], dtype=float),
                             minlength=n)
         agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
-    referenced, loaded = agg["referenced"].to_numpy(), agg["loaded"].to_numpy()
+    referenced, loaded = agg["referenced"], agg["loaded"]
     with np.errstate(divide="ignore", invalid="ignore"):
         agg["context_load"] = np.where(referenced > 0, loaded / np.maximum(referenced, 1),
                                        np.nan)
         agg["stale_ratio"] = np.where(loaded > 0, agg["waste"] / np.maximum(loaded, 1), np.nan)
         agg["exhale_rate"] = np.where(loaded > 0, agg["released"] / np.maximum(loaded, 1),
                                       np.nan)
-    depth = (agg["loaded"] - agg["released"]).to_numpy()
+    depth = agg["loaded"] - agg["released"]
     agg["breath_depth"] = depth
     # rising: depth[t-j] < depth[t-j+1] for j = 1 .. N-1 among the project's sprints in order
     order = base["order"]
@@ -350,11 +349,33 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
     alert = np.zeros(n, dtype=bool)
     alert[order] = rising
     agg["alert_accumulation"] = alert
-    agg["alert_overload"] = overloaded(loaded, referenced, agg["context_load"].to_numpy(),
-                                       thresholds)
-    agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
-    agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
+    agg["alert_overload"] = overloaded(loaded, referenced, agg["context_load"], thresholds)
+    agg["alert_noise"] = np.nan_to_num(agg["stale_ratio"], nan=0) > thresholds.stale_ratio_max
+    agg["alert_retention"] = np.nan_to_num(agg["exhale_rate"], nan=1) \
+        < thresholds.exhale_rate_min
     return agg
+
+
+def _sprints_frame(parts: list[dict], labels: list[str], base: dict) -> pd.DataFrame:
+    """One frame of every policy's sprints (policy-major), built once column by column.
+
+    The sprint and project labels are made pandas arrays once and repeated per policy (no
+    string conversion per policy, no concatenation of per-policy frames).
+    """
+    n = base["n"]
+    if not n:  # no sprint: the columns' types as the per-policy frames had them
+        frames = [pd.DataFrame({"sprint_id": base["sprint_id"], "project": base["project"],
+                                "policy": None, **part}) for part in parts]
+        return pd.concat(frames, ignore_index=True)
+    data: dict[str, object] = {}
+    for column in ("sprint_id", "project"):
+        values = pd.Series(base[column], copy=False).array  # the type a frame infers
+        data[column] = type(values)._concat_same_type([values] * len(parts))
+    policy = [pd.Series(label, index=pd.RangeIndex(n)).array for label in labels]
+    data["policy"] = type(policy[0])._concat_same_type(policy)
+    for column in parts[0]:
+        data[column] = np.concatenate([part[column] for part in parts])
+    return pd.DataFrame(data, copy=False)
 
 
 def format_summary(result: ReplayResult, width: int = 80) -> str:
