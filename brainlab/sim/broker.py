@@ -87,8 +87,11 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         policy.prepare(ss)
     base = _sprint_base(ss)
     shared = _shared(ss, base)
-    parts, sprint_parts, file_parts, maps = [], [], [], {}
-    for policy, label in zip(policies, labels, strict=True):
+    # each policy's columns are written into the policy-major result as soon as they are
+    # measured, and dropped: the next policy reuses their memory instead of fresh pages
+    rows_out, sprints_out = _Stacked(len(labels), ss.n_rows), _Stacked(len(labels), base["n"])
+    extras, sums, file_parts, maps = [], [], [], {}
+    for i, (policy, label) in enumerate(zip(policies, labels, strict=True)):
         columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps,
                                   shared)
         sprint_columns = _sprint_breath(ss, columns, thresholds, base, shared)
@@ -101,18 +104,46 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         sprint_columns["alerts_fired"] = np.bincount(
             ss.row_sprint, weights=agent_alerts, minlength=base["n"]).astype(np.int64) \
             + sprint_columns["alert_accumulation"].astype(np.int64)
-        parts.append(columns)
-        sprint_parts.append(sprint_columns)
+        sums.append(_policy_sums(columns, sprint_columns))
+        for column in ROW_COLUMNS[6:]:
+            rows_out.put(i, column, columns[column])
+        extras.append({c: v for c, v in columns.items() if c not in ROW_COLUMNS})
+        for column, values in sprint_columns.items():
+            sprints_out.put(i, column, values)
         file_parts.append(files)
-    rows = _rows_frame(ss, parts, labels)
-    sprints_out = _sprints_frame(sprint_parts, labels, base)
-    return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
-                        _summary(parts, sprint_parts, labels), maps)
+        del columns, sprint_columns, agent_alerts
+    rows = _rows_frame(ss, rows_out.data, extras, labels)
+    return ReplayResult(rows, _sprints_frame(sprints_out.data, labels, base),
+                        pd.concat(file_parts, ignore_index=True), _summary(sums, labels), maps)
 
 
-def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataFrame:
-    """One frame for all policies, built column by column (labels as categoricals)."""
-    n_policies = len(parts)
+class _Stacked:
+    """Policy-major columns (policy 0's n values, then policy 1's...) filled one at a time.
+
+    Each column is allocated once for every policy; a policy whose values have another
+    type promotes it as ``np.concatenate`` of the policies' arrays would.
+    """
+
+    def __init__(self, n_policies: int, n: int):
+        self.n_policies, self.n, self.data = n_policies, n, {}
+
+    def put(self, i: int, column: str, values) -> None:
+        values = np.asarray(values)
+        out = self.data.get(column)
+        if out is None:
+            out = self.data[column] = np.empty(self.n_policies * self.n, dtype=values.dtype)
+        elif out.dtype != values.dtype:
+            out = self.data[column] = out.astype(np.result_type(out, values))
+        out[i * self.n:(i + 1) * self.n] = values
+
+
+def _rows_frame(ss: SprintSet, stacked: dict, extras: list[dict],
+                labels: list[str]) -> pd.DataFrame:
+    """One frame for all policies from the stacked columns (labels as categoricals).
+
+    ``extras``: per policy, the columns beyond ROW_COLUMNS (a policy's own, the boot ones).
+    """
+    n_policies = len(labels)
     data: dict[str, object] = {}
     for column in ("sprint_id", "project", "domain", "agent"):
         cat = ss.labels[column]
@@ -123,14 +154,14 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
     data["contract_inferred"] = np.tile(
         ss.rows["contract_inferred"].to_numpy(dtype=bool), n_policies)
     for column in ROW_COLUMNS[6:]:
-        data[column] = np.concatenate([part[column] for part in parts])
-    extras = list(dict.fromkeys(c for part in parts for c in part if c not in ROW_COLUMNS))
-    for column in extras:  # a column only some policies have: missing elsewhere
-        if all(column in part for part in parts):
-            data[column] = np.concatenate([part[column] for part in parts])
+        data[column] = stacked[column]
+    names = list(dict.fromkeys(c for part in extras for c in part))
+    for column in names:  # a column only some policies have: missing elsewhere
+        if all(column in part for part in extras):
+            data[column] = np.concatenate([part[column] for part in extras])
             continue
-        data[column] = _partial_column(column, parts, ss.n_rows)
-    return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
+        data[column] = _partial_column(column, extras, ss.n_rows)
+    return pd.DataFrame(data, columns=ROW_COLUMNS + names, copy=False)
 
 
 def _partial_column(column: str, parts: list[dict], n: int):
@@ -153,23 +184,32 @@ def _partial_column(column: str, parts: list[dict], n: int):
     return out
 
 
-def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
-             labels: list[str]) -> pd.DataFrame:
+_SUMMED = ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded", "tokens_miss",
+           "tokens_total", "boot_files", "boot_tokens")
+
+
+def _policy_sums(columns: dict, sprint_columns: dict) -> dict:
+    """One policy's totals for :func:`_summary`, taken before its columns are dropped."""
+    return {"agent_sprints": len(columns["referenced"]),
+            **{c: columns[c].sum() for c in _SUMMED},
+            **{f"alerts_{c}": int(columns[f"alert_{c}"].sum())
+               for c in ("overload", "noise", "retention")},
+            "alerts_accumulation": int(sprint_columns["alert_accumulation"].sum())}
+
+
+def _summary(sums: list[dict], labels: list[str]) -> pd.DataFrame:
     """One row per policy: tokens, miss rate, waste rate, alerts fired."""
-    sums = pd.DataFrame({
+    frame = pd.DataFrame({
         "policy": pd.array(list(labels), dtype="str"),
-        "agent_sprints": [len(p["referenced"]) for p in parts],
-        **{c: [p[c].sum() for p in parts]
-           for c in ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded",
-                     "tokens_miss", "tokens_total", "boot_files", "boot_tokens")},
-        **{f"alerts_{c}": [int(p[f"alert_{c}"].sum()) for p in parts]
+        **{c: [p[c] for p in sums] for c in ("agent_sprints", *_SUMMED)},
+        **{f"alerts_{c}": [p[f"alerts_{c}"] for p in sums]
            for c in ("overload", "noise", "retention")}})
-    sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
-    sums["waste_rate"] = sums["waste"] / sums["loaded"].where(sums["loaded"] > 0)
-    sums["alerts_accumulation"] = [int(f["alert_accumulation"].sum()) for f in sprint_parts]
-    sums["alerts_fired"] = sums[["alerts_overload", "alerts_noise", "alerts_retention",
-                                 "alerts_accumulation"]].sum(axis=1)
-    return sums
+    frame["miss_rate"] = frame["misses"] / frame["referenced"].where(frame["referenced"] > 0)
+    frame["waste_rate"] = frame["waste"] / frame["loaded"].where(frame["loaded"] > 0)
+    frame["alerts_accumulation"] = [p["alerts_accumulation"] for p in sums]
+    frame["alerts_fired"] = frame[["alerts_overload", "alerts_noise", "alerts_retention",
+                                   "alerts_accumulation"]].sum(axis=1)
+    return frame
 
 
 def _shared(ss: SprintSet, base: dict) -> dict:
@@ -356,8 +396,8 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, base: dict,
     return agg
 
 
-def _sprints_frame(parts: list[dict], labels: list[str], base: dict) -> pd.DataFrame:
-    """One frame of every policy's sprints (policy-major), built once column by column.
+def _sprints_frame(stacked: dict, labels: list[str], base: dict) -> pd.DataFrame:
+    """One frame of every policy's sprints (policy-major) from the stacked columns.
 
     The sprint and project labels are made pandas arrays once and repeated per policy (no
     string conversion per policy, no concatenation of per-policy frames).
@@ -365,16 +405,15 @@ def _sprints_frame(parts: list[dict], labels: list[str], base: dict) -> pd.DataF
     n = base["n"]
     if not n:  # no sprint: the columns' types as the per-policy frames had them
         frames = [pd.DataFrame({"sprint_id": base["sprint_id"], "project": base["project"],
-                                "policy": None, **part}) for part in parts]
+                                "policy": None, **stacked}) for _ in labels]
         return pd.concat(frames, ignore_index=True)
     data: dict[str, object] = {}
     for column in ("sprint_id", "project"):
         values = pd.Series(base[column], copy=False).array  # the type a frame infers
-        data[column] = type(values)._concat_same_type([values] * len(parts))
+        data[column] = type(values)._concat_same_type([values] * len(labels))
     policy = [pd.Series(label, index=pd.RangeIndex(n)).array for label in labels]
     data["policy"] = type(policy[0])._concat_same_type(policy)
-    for column in parts[0]:
-        data[column] = np.concatenate([part[column] for part in parts])
+    data.update(stacked)
     return pd.DataFrame(data, copy=False)
 
 

@@ -277,10 +277,13 @@ def _printed_at(ss: SprintSet, first: np.ndarray, ids: pd.Series) -> np.ndarray:
     sprint_of = np.full(len(label.categories) + 1, -1, dtype=np.int64)  # [-1]: not found
     sprint_of[codes] = np.arange(len(first))
     names = np.asarray(label.categories, dtype=object)
-    try:  # large_string (pandas' str) or string: one type for both sides
-        found = pc.index_in(pa.array(ids, type=pa.large_string(), from_pandas=True),
+    try:  # pandas' str columns are Arrow large_string already (no copy); names: one type
+        arr = pa.array(ids, from_pandas=True)
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            raise TypeError(arr.type)  # ids that are not strings: matched as pandas would
+        found = pc.index_in(arr.cast(pa.large_string()),
                             value_set=pa.array(names, type=pa.large_string()))
-        at = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        at = found.fill_null(-1).to_numpy().astype(np.int64)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
         at = index_in(ids, names)
     return sprint_of[at]
