@@ -297,7 +297,9 @@ def source_maps(ss: SprintSet, policy: Policy, shared: dict | None = None):
     if nf not in cache:
         cache[nf] = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
     ref_keys = cache[nf]
-    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
+    keys = pair_keys(inhale.row, inhale.file, nf)
+    if len(keys) and not (keys[1:] > keys[:-1]).all():  # recorded maps come sorted, unique
+        keys = sorted_unique(keys)
     row, file = keys // max(nf, 1), keys % max(nf, 1)
     pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
     hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)

@@ -229,6 +229,7 @@ def _breath_columns(ss: SprintSet, policy="recorded", maps=None
                     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(each sprint's first row, the :func:`sprint_breath` columns but the sprint id)."""
     from brainlab.sim.broker import source_maps
+    from brainlab.sim.encoding import member
     from brainlab.sim.sprintset import sorted_unique
 
     if maps is None:
@@ -242,7 +243,7 @@ def _breath_columns(ss: SprintSet, policy="recorded", maps=None
     loaded_keys = sorted_unique(sprint[row] * nf + file)
     kept_keys = sorted_unique(sprint[row[kept]] * nf + file[kept])
     ref_keys = sorted_unique(sprint[ss.ref_row] * nf + ss.ref_file)
-    stale_keys = np.setdiff1d(loaded_keys, ref_keys, assume_unique=True)
+    stale_keys = loaded_keys[~member(ref_keys, loaded_keys)]  # setdiff1d without a sort
     count = [np.bincount(k // nf, minlength=n).astype(float)
              for k in (loaded_keys, kept_keys, ref_keys, stale_keys)]
     loaded, kept_n, referenced, stale = count
