@@ -1,7 +1,7 @@
 """Replay one million agent-sprints under four broker policies; compare with a per-row baseline.
 
 Run: PYTHONPATH=. python benchmarks/bench_broker.py [--rows 1000000] [--baseline-rows 20000]
-     [--repeat 3] [--before REV]
+     [--repeat 3] [--before REV] [--parts]
 
 Prints, for each of ``--repeat`` runs, the time to encode the sprint frames (SprintSet.build)
 and the vectorised replay time for protocol, greedy-domain, on-demand and history (per-agent
@@ -130,6 +130,56 @@ for _ in range(int(sys.argv[2])):
 """
 
 
+# --parts: the user CPU of each part of the checked replay, best of ``--repeat`` in one
+# process on reused memory (the work, without the page faults' spread), under REV's code
+# (with --before) and this checkout's.
+PARTS = """
+import json, os, sys
+from bench_broker import DRAWS, POLICIES, make_frames
+from brainlab.sim import broker_checks
+from brainlab.sim.broker import replay
+from brainlab.sim.sprintset import SprintSet
+
+def best(func):
+    out = []
+    for _ in range(int(sys.argv[2])):
+        t = os.times(); result = func(); out.append(os.times().user - t.user); result = None
+    return min(out)
+
+ss = SprintSet.build(*make_frames(int(sys.argv[1])))
+ss.printed = broker_checks.sprint_breath(ss).drop(columns="known")
+replay(ss, POLICIES)
+alone = best(lambda: replay(ss, POLICIES))
+five = best(lambda: replay(ss, [*POLICIES, "recorded"]))
+result = replay(ss, [*POLICIES, "recorded"])
+print(json.dumps({"replay": alone, "recorded": five - alone,
+                  "intervals": best(lambda: broker_checks.intervals(result, draws=DRAWS)),
+                  "backtest": best(lambda: broker_checks.backtest(ss, draws=DRAWS,
+                                                                  result=result))}))
+"""
+
+
+def parts(rev: str | None, rows: int, repeat: int) -> None:
+    """Print the user CPU of the checked replay's parts under ``rev`` and this checkout."""
+    from benchkit import REPO, checkout
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sides = ([("before", rev, checkout(rev, Path(tmp)))] if rev else []) \
+            + [("after", "this checkout", REPO)]
+        for side, name, code in sides:
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+                [str(code), str(Path(__file__).resolve().parent)]))
+            done = subprocess.run([sys.executable, "-c", PARTS, str(rows), str(repeat)],
+                                  env=env, capture_output=True, text=True, check=True)
+            p = json.loads(done.stdout.splitlines()[-1])
+            extra = p["recorded"] + p["intervals"] + p["backtest"]
+            print(f"{side:6s} ({name}): user CPU, best of {repeat}: replay alone "
+                  f"{p['replay']:.2f} s; checked replay's extra work {extra:.2f} s (recorded "
+                  f"policy {p['recorded']:.2f} s, intervals {p['intervals']:.2f} s, back-test "
+                  f"{p['backtest']:.2f} s): x{(p['replay'] + extra) / p['replay']:.2f}"
+                  f" (load average {os.getloadavg()[0]:.1f})")
+
+
 def child_runs(code: Path, rows: int, rounds: int) -> list[dict]:
     """CPU seconds (user + system) of the replay alone and the checked replay, per round."""
     # the revision's brainlab, then benchmarks/ (this bench's frames and checked replay)
@@ -158,12 +208,15 @@ def before_after(rev: str, rows: int, repeat: int) -> dict:
         sys_share = statistics.median((r["replay_sys"] + r["checked_sys"])
                                       / (r["replay"] + r["checked"]) for r in values)
         warm = statistics.median(r["warm_checked"] / r["warm_replay"] for r in values)
+        warm_replay = statistics.median(r["warm_replay"] for r in values)
+        warm_checked = statistics.median(r["warm_checked"] for r in values)
         out[side] = (replay_cpu, checked_cpu, ratio, warm)
         print(f"{side:6s} ({rev if side == 'before' else 'this checkout'}): CPU of the replay"
               f" alone {replay_cpu:5.2f} s, of simulate broker's checked replay"
               f" {checked_cpu:5.2f} s, ratio x{ratio:.2f} ({sys_share:.0%} of it system time:"
-              f" page faults); warm, memory reused: ratio x{warm:.2f} (medians of"
-              f" {len(values)} rounds, load average {os.getloadavg()[0]:.1f})")
+              f" page faults); warm, memory reused: {warm_replay:.2f} s and"
+              f" {warm_checked:.2f} s, ratio x{warm:.2f} (medians of {len(values)} rounds,"
+              f" load average {os.getloadavg()[0]:.1f})")
     return out
 
 
@@ -185,7 +238,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (the machine is shared)")
     parser.add_argument("--before", metavar="REV", help="also time REV's code (a git revision)"
                         " and this checkout in child processes, round after round")
+    parser.add_argument("--parts", action="store_true", help="only the user CPU of the checked"
+                        " replay's parts (with --before: under REV too), best of --repeat")
     args = parser.parse_args()
+    if args.parts:
+        parts(args.before, args.rows, args.repeat)
+        return
     agents, refs, contracts = make_frames(args.rows)
     print(f"agent-sprints: {len(agents):,}  references: {len(refs):,}  policies: {POLICIES}")
     runs, cpu_ratios = [], []
