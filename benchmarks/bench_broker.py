@@ -1,7 +1,7 @@
 """Replay one million agent-sprints under four broker policies; compare with a per-row baseline.
 
 Run: PYTHONPATH=. python benchmarks/bench_broker.py [--rows 1000000] [--baseline-rows 20000]
-     [--repeat 3] [--before REV]
+     [--repeat 3] [--before REV] [--parts]
 
 Prints, for each of ``--repeat`` runs, the time to encode the sprint frames (SprintSet.build)
 and the vectorised replay time for protocol, greedy-domain, on-demand and history (per-agent
@@ -12,6 +12,13 @@ run, and its ratio to the replay alone (target: at most 1.5x); with ``--before R
 CPU time of both under REV's code and this checkout's (child processes, alternating); and the
 straightforward per-row Python replay (brainlab.sim.broker_reference) on a subset,
 extrapolated linearly to the full size (it is not run at full size).
+
+Memory decides much of a ratio here: a replay whose arrays land on pages a freed one left
+costs user time only, one that faults fresh pages in (zeroed, huge pages compacted by the
+kernel) pays as much again in system time, and how much moves with the machine. So every
+timed run of this process reuses memory (a warm-up first, the replay alone's result freed
+before the checked replay), and the ``--before`` children time both ways: cold, as a fresh
+process runs them (both fault fresh pages), with the system time's share, then warm.
 """
 
 from __future__ import annotations
@@ -88,8 +95,11 @@ DRAWS = broker_checks.DEFAULT_DRAWS
 # --before REV: the same replay and checked replay timed in a child process running that
 # revision's brainlab (benchkit.checkout) beside one running this checkout's, round after
 # round, so a busy machine slows both alike. The child prints one JSON line per round.
+# Cold: as a fresh process runs them (the replay's result kept while the checked replay
+# runs, so both fault their pages in fresh). Warm: once more after both were freed, so both
+# reuse the memory the first pass left (CPU of the work, less the kernel's page faults).
 CHILD = """
-import json, os, sys, time
+import json, os, sys
 from bench_broker import POLICIES, checked_replay, make_frames
 from brainlab.sim import broker_checks
 from brainlab.sim.broker import replay
@@ -97,17 +107,77 @@ from brainlab.sim.sprintset import SprintSet
 
 def cpu():
     t = os.times()
-    return t.user + t.system
+    return t.user, t.system
+
+def spent(a, b):
+    return b[0] - a[0] + b[1] - a[1], b[1] - a[1]
 
 agents, refs, contracts = make_frames(int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):
-    result = None
+    result = checked = None
     ss = SprintSet.build(agents, refs, contracts)
     ss.printed = broker_checks.sprint_breath(ss).drop(columns="known")
     c0 = cpu(); result = replay(ss, POLICIES); c1 = cpu()
     checked = checked_replay(ss); c2 = cpu()
-    print(json.dumps({"replay": c1 - c0, "checked": c2 - c1}), flush=True)
+    result = checked = None
+    c3 = cpu(); result = replay(ss, POLICIES); c4 = cpu()
+    result = None
+    c5 = cpu(); checked = checked_replay(ss); c6 = cpu()
+    (r, r_sys), (c, c_sys) = spent(c0, c1), spent(c1, c2)
+    print(json.dumps({"replay": r, "checked": c, "replay_sys": r_sys, "checked_sys": c_sys,
+                      "warm_replay": spent(c3, c4)[0], "warm_checked": spent(c5, c6)[0]}),
+          flush=True)
 """
+
+
+# --parts: the user CPU of each part of the checked replay, best of ``--repeat`` in one
+# process on reused memory (the work, without the page faults' spread), under REV's code
+# (with --before) and this checkout's.
+PARTS = """
+import json, os, sys
+from bench_broker import DRAWS, POLICIES, make_frames
+from brainlab.sim import broker_checks
+from brainlab.sim.broker import replay
+from brainlab.sim.sprintset import SprintSet
+
+def best(func):
+    out = []
+    for _ in range(int(sys.argv[2])):
+        t = os.times(); result = func(); out.append(os.times().user - t.user); result = None
+    return min(out)
+
+ss = SprintSet.build(*make_frames(int(sys.argv[1])))
+ss.printed = broker_checks.sprint_breath(ss).drop(columns="known")
+replay(ss, POLICIES)
+alone = best(lambda: replay(ss, POLICIES))
+five = best(lambda: replay(ss, [*POLICIES, "recorded"]))
+result = replay(ss, [*POLICIES, "recorded"])
+print(json.dumps({"replay": alone, "recorded": five - alone,
+                  "intervals": best(lambda: broker_checks.intervals(result, draws=DRAWS)),
+                  "backtest": best(lambda: broker_checks.backtest(ss, draws=DRAWS,
+                                                                  result=result))}))
+"""
+
+
+def parts(rev: str | None, rows: int, repeat: int) -> None:
+    """Print the user CPU of the checked replay's parts under ``rev`` and this checkout."""
+    from benchkit import REPO, checkout
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sides = ([("before", rev, checkout(rev, Path(tmp)))] if rev else []) \
+            + [("after", "this checkout", REPO)]
+        for side, name, code in sides:
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+                [str(code), str(Path(__file__).resolve().parent)]))
+            done = subprocess.run([sys.executable, "-c", PARTS, str(rows), str(repeat)],
+                                  env=env, capture_output=True, text=True, check=True)
+            p = json.loads(done.stdout.splitlines()[-1])
+            extra = p["recorded"] + p["intervals"] + p["backtest"]
+            print(f"{side:6s} ({name}): user CPU, best of {repeat}: replay alone "
+                  f"{p['replay']:.2f} s; checked replay's extra work {extra:.2f} s (recorded "
+                  f"policy {p['recorded']:.2f} s, intervals {p['intervals']:.2f} s, back-test "
+                  f"{p['backtest']:.2f} s): x{(p['replay'] + extra) / p['replay']:.2f}"
+                  f" (load average {os.getloadavg()[0]:.1f})")
 
 
 def child_runs(code: Path, rows: int, rounds: int) -> list[dict]:
@@ -135,10 +205,17 @@ def before_after(rev: str, rows: int, repeat: int) -> dict:
         replay_cpu = statistics.median(r["replay"] for r in values)
         checked_cpu = statistics.median(r["checked"] for r in values)
         ratio = statistics.median(r["checked"] / r["replay"] for r in values)
-        out[side] = (replay_cpu, checked_cpu, ratio)
+        sys_share = statistics.median((r["replay_sys"] + r["checked_sys"])
+                                      / (r["replay"] + r["checked"]) for r in values)
+        warm = statistics.median(r["warm_checked"] / r["warm_replay"] for r in values)
+        warm_replay = statistics.median(r["warm_replay"] for r in values)
+        warm_checked = statistics.median(r["warm_checked"] for r in values)
+        out[side] = (replay_cpu, checked_cpu, ratio, warm)
         print(f"{side:6s} ({rev if side == 'before' else 'this checkout'}): CPU of the replay"
               f" alone {replay_cpu:5.2f} s, of simulate broker's checked replay"
-              f" {checked_cpu:5.2f} s, ratio x{ratio:.2f} (medians of {len(values)} rounds,"
+              f" {checked_cpu:5.2f} s, ratio x{ratio:.2f} ({sys_share:.0%} of it system time:"
+              f" page faults); warm, memory reused: {warm_replay:.2f} s and"
+              f" {warm_checked:.2f} s, ratio x{warm:.2f} (medians of {len(values)} rounds,"
               f" load average {os.getloadavg()[0]:.1f})")
     return out
 
@@ -161,10 +238,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (the machine is shared)")
     parser.add_argument("--before", metavar="REV", help="also time REV's code (a git revision)"
                         " and this checkout in child processes, round after round")
+    parser.add_argument("--parts", action="store_true", help="only the user CPU of the checked"
+                        " replay's parts (with --before: under REV too), best of --repeat")
     args = parser.parse_args()
+    if args.parts:
+        parts(args.before, args.rows, args.repeat)
+        return
     agents, refs, contracts = make_frames(args.rows)
     print(f"agent-sprints: {len(agents):,}  references: {len(refs):,}  policies: {POLICIES}")
     runs, cpu_ratios = [], []
+    # warm-up: every timed replay below then reuses memory a previous one freed (the replay
+    # alone's result is freed before the checked replay, or it would fault fresh pages in)
+    replay(SprintSet.build(agents, refs, contracts), POLICIES)
     for run in range(args.repeat):
         result = None  # free the previous run's frames first
         t0 = time.perf_counter()
@@ -177,6 +262,8 @@ def main() -> None:
         result = replay(ss, POLICIES)
         t_replay = time.perf_counter() - t0
         cpu_replay = time.process_time() - c0
+        summary, n_rows = result.summary, len(result.rows)
+        result = None
         t0, c0 = time.perf_counter(), time.process_time()
         checked = checked_replay(ss)
         t_checked = time.perf_counter() - t0
@@ -204,10 +291,10 @@ def main() -> None:
 
     print(f"encode (SprintSet.build):      {spread(0)}")
     print(f"vectorised replay, 4 policies: {spread(1)}  "
-          f"({len(result.rows):,} rows, {t_replay / len(result.rows) * 1e6:.2f} us/row, median)")
+          f"({n_rows:,} rows, {t_replay / n_rows * 1e6:.2f} us/row, median)")
     print(f"total:                         {spread(2)}  (target < 20 s; median {t_total:.2f} s)")
-    print(result.summary[["policy", "tokens_total", "miss_rate", "waste_rate",
-                          "alerts_fired"]].to_string(index=False))
+    print(summary[["policy", "tokens_total", "miss_rate", "waste_rate",
+                   "alerts_fired"]].to_string(index=False))
 
     sub = args.baseline_rows
     a_sub = agents.iloc[:sub]
@@ -229,7 +316,8 @@ def main() -> None:
          checked_replay_s=t_checked, checked_ratio=t_checked / t_replay,
          checked_cpu_ratio=after,
          **({f"{side}_{name}": value for side, figures in compared.items()
-             for name, value in zip(("replay_cpu_s", "checked_cpu_s", "checked_cpu_ratio"),
+             for name, value in zip(("replay_cpu_s", "checked_cpu_s", "checked_cpu_ratio",
+                                     "warm_checked_cpu_ratio"),
                                     figures, strict=True)} if compared else {}),
          baseline_extrapolated_s=t_ref * scale, speedup=t_ref * scale / t_total)
 

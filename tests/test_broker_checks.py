@@ -63,6 +63,24 @@ def test_backtest_covers_printed_metrics_and_not_shifted_ones():
     assert not shifted["context_load"] and not shifted["exhale_rate"]
 
 
+def test_backtest_finds_printed_sprints_by_id_whatever_their_order_and_form():
+    """The printed rows are matched to the replayed sprints by id (Arrow lookup among the
+    encoding's categories): order, the ids' pandas type and unknown ids change nothing, and
+    ids of another type (numbers) match no sprint, as an index of the replayed ids gives."""
+    ss, _ = broker_history(5)
+    expected = broker_checks.backtest(ss, draws=100, seed=2)
+    printed = ss.printed
+    extra = printed.iloc[:1].assign(sprint_id="no-such-sprint")
+    for variant in (printed.iloc[::-1].reset_index(drop=True),
+                    pd.concat([extra, printed], ignore_index=True),
+                    printed.assign(sprint_id=printed["sprint_id"].astype(object))):
+        ss.printed = variant
+        pd.testing.assert_frame_equal(broker_checks.backtest(ss, draws=100, seed=2), expected)
+    ss.printed = printed.assign(sprint_id=range(len(printed)))
+    assert broker_checks.backtest(ss, draws=100, seed=2).empty
+    ss.printed = printed
+
+
 def test_the_planted_change_is_found_and_predicted_a_wrong_policy_is_not():
     ss, day = broker_history(2)
     change = broker_checks.find_change(ss)

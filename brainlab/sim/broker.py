@@ -87,33 +87,63 @@ def replay(sprints: SprintSet | Iterable[dict], policies: Sequence[str | Policy]
         policy.prepare(ss)
     base = _sprint_base(ss)
     shared = _shared(ss, base)
-    parts, sprint_parts, file_parts, maps = [], [], [], {}
-    for policy, label in zip(policies, labels, strict=True):
+    # each policy's columns are written into the policy-major result as soon as they are
+    # measured, and dropped: the next policy reuses their memory instead of fresh pages
+    rows_out, sprints_out = _Stacked(len(labels), ss.n_rows), _Stacked(len(labels), base["n"])
+    extras, sums, file_parts, maps = [], [], [], {}
+    for i, (policy, label) in enumerate(zip(policies, labels, strict=True)):
         columns, files = _measure(ss, policy, label, miss_overhead_tokens, thresholds, maps,
                                   shared)
-        sprint_frame = _sprint_breath(ss, columns, thresholds, label, base, shared)
-        columns["alert_accumulation"] = \
-            sprint_frame["alert_accumulation"].to_numpy()[ss.row_sprint]
+        sprint_columns = _sprint_breath(ss, columns, thresholds, base, shared)
+        columns["alert_accumulation"] = sprint_columns["alert_accumulation"][ss.row_sprint]
         agent_alerts = columns["alert_overload"].astype(np.int64) \
             + columns["alert_noise"] + columns["alert_retention"]
-        sprint_frame["agents"] = shared["sprint_agents"]
-        sprint_frame["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
-                                             minlength=base["n"]).astype(np.int64)
-        sprint_frame["alerts_fired"] = np.bincount(
+        sprint_columns["agents"] = shared["sprint_agents"]
+        sprint_columns["misses"] = np.bincount(ss.row_sprint, weights=columns["misses"],
+                                               minlength=base["n"]).astype(np.int64)
+        sprint_columns["alerts_fired"] = np.bincount(
             ss.row_sprint, weights=agent_alerts, minlength=base["n"]).astype(np.int64) \
-            + sprint_frame["alert_accumulation"].to_numpy(dtype=np.int64)
-        parts.append(columns)
-        sprint_parts.append(sprint_frame)
+            + sprint_columns["alert_accumulation"].astype(np.int64)
+        sums.append(_policy_sums(columns, sprint_columns))
+        for column in ROW_COLUMNS[6:]:
+            rows_out.put(i, column, columns[column])
+        extras.append({c: v for c, v in columns.items() if c not in ROW_COLUMNS})
+        for column, values in sprint_columns.items():
+            sprints_out.put(i, column, values)
         file_parts.append(files)
-    rows = _rows_frame(ss, parts, labels)
-    sprints_out = pd.concat(sprint_parts, ignore_index=True).drop(columns="sprint_idx")
-    return ReplayResult(rows, sprints_out, pd.concat(file_parts, ignore_index=True),
-                        _summary(parts, sprint_parts, labels), maps)
+        del columns, sprint_columns, agent_alerts
+    rows = _rows_frame(ss, rows_out.data, extras, labels)
+    return ReplayResult(rows, _sprints_frame(sprints_out.data, labels, base),
+                        pd.concat(file_parts, ignore_index=True), _summary(sums, labels), maps)
 
 
-def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataFrame:
-    """One frame for all policies, built column by column (labels as categoricals)."""
-    n_policies = len(parts)
+class _Stacked:
+    """Policy-major columns (policy 0's n values, then policy 1's...) filled one at a time.
+
+    Each column is allocated once for every policy; a policy whose values have another
+    type promotes it as ``np.concatenate`` of the policies' arrays would.
+    """
+
+    def __init__(self, n_policies: int, n: int):
+        self.n_policies, self.n, self.data = n_policies, n, {}
+
+    def put(self, i: int, column: str, values) -> None:
+        values = np.asarray(values)
+        out = self.data.get(column)
+        if out is None:
+            out = self.data[column] = np.empty(self.n_policies * self.n, dtype=values.dtype)
+        elif out.dtype != values.dtype:
+            out = self.data[column] = out.astype(np.result_type(out, values))
+        out[i * self.n:(i + 1) * self.n] = values
+
+
+def _rows_frame(ss: SprintSet, stacked: dict, extras: list[dict],
+                labels: list[str]) -> pd.DataFrame:
+    """One frame for all policies from the stacked columns (labels as categoricals).
+
+    ``extras``: per policy, the columns beyond ROW_COLUMNS (a policy's own, the boot ones).
+    """
+    n_policies = len(labels)
     data: dict[str, object] = {}
     for column in ("sprint_id", "project", "domain", "agent"):
         cat = ss.labels[column]
@@ -124,14 +154,14 @@ def _rows_frame(ss: SprintSet, parts: list[dict], labels: list[str]) -> pd.DataF
     data["contract_inferred"] = np.tile(
         ss.rows["contract_inferred"].to_numpy(dtype=bool), n_policies)
     for column in ROW_COLUMNS[6:]:
-        data[column] = np.concatenate([part[column] for part in parts])
-    extras = list(dict.fromkeys(c for part in parts for c in part if c not in ROW_COLUMNS))
-    for column in extras:  # a column only some policies have: missing elsewhere
-        if all(column in part for part in parts):
-            data[column] = np.concatenate([part[column] for part in parts])
+        data[column] = stacked[column]
+    names = list(dict.fromkeys(c for part in extras for c in part))
+    for column in names:  # a column only some policies have: missing elsewhere
+        if all(column in part for part in extras):
+            data[column] = np.concatenate([part[column] for part in extras])
             continue
-        data[column] = _partial_column(column, parts, ss.n_rows)
-    return pd.DataFrame(data, columns=ROW_COLUMNS + extras, copy=False)
+        data[column] = _partial_column(column, extras, ss.n_rows)
+    return pd.DataFrame(data, columns=ROW_COLUMNS + names, copy=False)
 
 
 def _partial_column(column: str, parts: list[dict], n: int):
@@ -154,23 +184,32 @@ def _partial_column(column: str, parts: list[dict], n: int):
     return out
 
 
-def _summary(parts: list[dict], sprint_parts: list[pd.DataFrame],
-             labels: list[str]) -> pd.DataFrame:
+_SUMMED = ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded", "tokens_miss",
+           "tokens_total", "boot_files", "boot_tokens")
+
+
+def _policy_sums(columns: dict, sprint_columns: dict) -> dict:
+    """One policy's totals for :func:`_summary`, taken before its columns are dropped."""
+    return {"agent_sprints": len(columns["referenced"]),
+            **{c: columns[c].sum() for c in _SUMMED},
+            **{f"alerts_{c}": int(columns[f"alert_{c}"].sum())
+               for c in ("overload", "noise", "retention")},
+            "alerts_accumulation": int(sprint_columns["alert_accumulation"].sum())}
+
+
+def _summary(sums: list[dict], labels: list[str]) -> pd.DataFrame:
     """One row per policy: tokens, miss rate, waste rate, alerts fired."""
-    sums = pd.DataFrame({
+    frame = pd.DataFrame({
         "policy": pd.array(list(labels), dtype="str"),
-        "agent_sprints": [len(p["referenced"]) for p in parts],
-        **{c: [p[c].sum() for p in parts]
-           for c in ("referenced", "loaded", "hits", "misses", "waste", "tokens_loaded",
-                     "tokens_miss", "tokens_total", "boot_files", "boot_tokens")},
-        **{f"alerts_{c}": [int(p[f"alert_{c}"].sum()) for p in parts]
+        **{c: [p[c] for p in sums] for c in ("agent_sprints", *_SUMMED)},
+        **{f"alerts_{c}": [p[f"alerts_{c}"] for p in sums]
            for c in ("overload", "noise", "retention")}})
-    sums["miss_rate"] = sums["misses"] / sums["referenced"].where(sums["referenced"] > 0)
-    sums["waste_rate"] = sums["waste"] / sums["loaded"].where(sums["loaded"] > 0)
-    sums["alerts_accumulation"] = [int(f["alert_accumulation"].sum()) for f in sprint_parts]
-    sums["alerts_fired"] = sums[["alerts_overload", "alerts_noise", "alerts_retention",
-                                 "alerts_accumulation"]].sum(axis=1)
-    return sums
+    frame["miss_rate"] = frame["misses"] / frame["referenced"].where(frame["referenced"] > 0)
+    frame["waste_rate"] = frame["waste"] / frame["loaded"].where(frame["loaded"] > 0)
+    frame["alerts_accumulation"] = [p["alerts_accumulation"] for p in sums]
+    frame["alerts_fired"] = frame[["alerts_overload", "alerts_noise", "alerts_retention",
+                                   "alerts_accumulation"]].sum(axis=1)
+    return frame
 
 
 def _shared(ss: SprintSet, base: dict) -> dict:
@@ -258,7 +297,9 @@ def source_maps(ss: SprintSet, policy: Policy, shared: dict | None = None):
     if nf not in cache:
         cache[nf] = pair_keys(ss.ref_row, ss.ref_file, nf)  # sorted (ref pairs are)
     ref_keys = cache[nf]
-    keys = sorted_unique(pair_keys(inhale.row, inhale.file, nf))
+    keys = pair_keys(inhale.row, inhale.file, nf)
+    if len(keys) and not (keys[1:] > keys[:-1]).all():  # recorded maps come sorted, unique
+        keys = sorted_unique(keys)
     row, file = keys // max(nf, 1), keys % max(nf, 1)
     pos = np.minimum(np.searchsorted(ref_keys, keys), max(len(ref_keys) - 1, 0))
     hit = ref_keys[pos] == keys if len(ref_keys) else np.zeros(len(keys), dtype=bool)
@@ -308,16 +349,16 @@ def _sprint_base(ss: SprintSet) -> dict[str, np.ndarray]:
             "same_project": same_project}
 
 
-def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
-                   base: dict, shared: dict | None = None) -> pd.DataFrame:
-    """SPEC §4.4 per sprint, and the accumulation alert.
+def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, base: dict,
+                   shared: dict | None = None) -> dict[str, np.ndarray]:
+    """SPEC §4.4 per sprint, and the accumulation alert: one numpy column per figure.
 
     The alert fires when breath_depth rises strictly over ``breath_depth_rising_sprints``
-    consecutive sprints of the same project.
+    consecutive sprints of the same project. The columns are in the sprint frame's order
+    after its labels (:func:`_sprints_frame` adds the sprint, project and policy).
     """
     sprint, n = ss.row_sprint, base["n"]
-    agg = pd.DataFrame({"sprint_idx": np.arange(n), "sprint_id": base["sprint_id"],
-                        "project": base["project"], "policy": label if n else None})
+    agg: dict[str, np.ndarray] = {}
     for column in ("referenced", "loaded", "waste", "released", "kept", "tokens_loaded",
                    "tokens_miss"):
         if column == "referenced" and shared:  # the same for every policy
@@ -326,14 +367,14 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
         total = np.bincount(sprint, weights=np.asarray(rows[column], dtype=float),
                             minlength=n)
         agg[column] = total if column.startswith("tokens") else total.astype(np.int64)
-    referenced, loaded = agg["referenced"].to_numpy(), agg["loaded"].to_numpy()
+    referenced, loaded = agg["referenced"], agg["loaded"]
     with np.errstate(divide="ignore", invalid="ignore"):
         agg["context_load"] = np.where(referenced > 0, loaded / np.maximum(referenced, 1),
                                        np.nan)
         agg["stale_ratio"] = np.where(loaded > 0, agg["waste"] / np.maximum(loaded, 1), np.nan)
         agg["exhale_rate"] = np.where(loaded > 0, agg["released"] / np.maximum(loaded, 1),
                                       np.nan)
-    depth = (agg["loaded"] - agg["released"]).to_numpy()
+    depth = agg["loaded"] - agg["released"]
     agg["breath_depth"] = depth
     # rising: depth[t-j] < depth[t-j+1] for j = 1 .. N-1 among the project's sprints in order
     order = base["order"]
@@ -350,11 +391,32 @@ def _sprint_breath(ss: SprintSet, rows, thresholds: Thresholds, label: str,
     alert = np.zeros(n, dtype=bool)
     alert[order] = rising
     agg["alert_accumulation"] = alert
-    agg["alert_overload"] = overloaded(loaded, referenced, agg["context_load"].to_numpy(),
-                                       thresholds)
-    agg["alert_noise"] = agg["stale_ratio"].fillna(0) > thresholds.stale_ratio_max
-    agg["alert_retention"] = agg["exhale_rate"].fillna(1) < thresholds.exhale_rate_min
+    agg["alert_overload"] = overloaded(loaded, referenced, agg["context_load"], thresholds)
+    agg["alert_noise"] = np.nan_to_num(agg["stale_ratio"], nan=0) > thresholds.stale_ratio_max
+    agg["alert_retention"] = np.nan_to_num(agg["exhale_rate"], nan=1) \
+        < thresholds.exhale_rate_min
     return agg
+
+
+def _sprints_frame(stacked: dict, labels: list[str], base: dict) -> pd.DataFrame:
+    """One frame of every policy's sprints (policy-major) from the stacked columns.
+
+    The sprint and project labels are made pandas arrays once and repeated per policy (no
+    string conversion per policy, no concatenation of per-policy frames).
+    """
+    n = base["n"]
+    if not n:  # no sprint: the columns' types as the per-policy frames had them
+        frames = [pd.DataFrame({"sprint_id": base["sprint_id"], "project": base["project"],
+                                "policy": None, **stacked}) for _ in labels]
+        return pd.concat(frames, ignore_index=True)
+    data: dict[str, object] = {}
+    for column in ("sprint_id", "project"):
+        values = pd.Series(base[column], copy=False).array  # the type a frame infers
+        data[column] = type(values)._concat_same_type([values] * len(labels))
+    policy = [pd.Series(label, index=pd.RangeIndex(n)).array for label in labels]
+    data["policy"] = type(policy[0])._concat_same_type(policy)
+    data.update(stacked)
+    return pd.DataFrame(data, copy=False)
 
 
 def format_summary(result: ReplayResult, width: int = 80) -> str:

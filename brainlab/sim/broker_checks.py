@@ -218,7 +218,18 @@ def sprint_breath(ss: SprintSet, policy="recorded", maps=None) -> pd.DataFrame:
     (SPEC §4.4); a ratio over nothing is printed 0, as the expire block does. ``maps``: the
     policy's (row, file, kept) from a replay (``ReplayResult.maps``), else it is inhaled.
     """
+    first, columns = _breath_columns(ss, policy, maps)
+    return pd.DataFrame({
+        "sprint_id": np.asarray(ss.labels["sprint_id"].take(first), dtype=object),
+        **columns,
+    })
+
+
+def _breath_columns(ss: SprintSet, policy="recorded", maps=None
+                    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(each sprint's first row, the :func:`sprint_breath` columns but the sprint id)."""
     from brainlab.sim.broker import source_maps
+    from brainlab.sim.encoding import member
     from brainlab.sim.sprintset import sorted_unique
 
     if maps is None:
@@ -232,21 +243,51 @@ def sprint_breath(ss: SprintSet, policy="recorded", maps=None) -> pd.DataFrame:
     loaded_keys = sorted_unique(sprint[row] * nf + file)
     kept_keys = sorted_unique(sprint[row[kept]] * nf + file[kept])
     ref_keys = sorted_unique(sprint[ss.ref_row] * nf + ss.ref_file)
-    stale_keys = np.setdiff1d(loaded_keys, ref_keys, assume_unique=True)
+    stale_keys = loaded_keys[~member(ref_keys, loaded_keys)]  # setdiff1d without a sort
     count = [np.bincount(k // nf, minlength=n).astype(float)
              for k in (loaded_keys, kept_keys, ref_keys, stale_keys)]
     loaded, kept_n, referenced, stale = count
     some = np.maximum(loaded, 1)
-    first = np.searchsorted(sprint, np.arange(n))
-    return pd.DataFrame({
-        "sprint_id": np.asarray(ss.labels["sprint_id"].take(first), dtype=object),
+    return np.searchsorted(sprint, np.arange(n)), {
         "context_load": loaded / np.maximum(referenced, 1),
         "stale_ratio": np.where(loaded > 0, stale / some, 0.0),
         "breath_depth": kept_n,
         "exhale_rate": np.where(loaded > 0, (loaded - kept_n) / some, 0.0),
         "known": np.bincount(sprint, weights=~ss.rows["has_recorded"].to_numpy(dtype=bool),
                              minlength=n) == 0,
-    })
+    }
+
+
+def _printed_at(ss: SprintSet, first: np.ndarray, ids: pd.Series) -> np.ndarray:
+    """Each printed sprint id's sprint index (-1: not replayed), by the sprint ids' codes.
+
+    The ids are looked up among the encoding's categories by Arrow (``pc.index_in``), not
+    through a new index of every replayed sprint's id; ids that are not all strings go
+    through ``encoding.index_in``, and a sprint without an id through that index.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from brainlab.sim.encoding import index_in
+
+    label = ss.labels["sprint_id"]
+    codes = np.asarray(label.codes)[first]
+    if (codes < 0).any():  # a sprint without an id: match it as an index of ids would
+        replayed = np.asarray(label.take(first), dtype=object)
+        return pd.Index(replayed).get_indexer(ids)
+    sprint_of = np.full(len(label.categories) + 1, -1, dtype=np.int64)  # [-1]: not found
+    sprint_of[codes] = np.arange(len(first))
+    names = np.asarray(label.categories, dtype=object)
+    try:  # pandas' str columns are Arrow large_string already (no copy); names: one type
+        arr = pa.array(ids, from_pandas=True)
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            raise TypeError(arr.type)  # ids that are not strings: matched as pandas would
+        found = pc.index_in(arr.cast(pa.large_string()),
+                            value_set=pa.array(names, type=pa.large_string()))
+        at = found.fill_null(-1).to_numpy().astype(np.int64)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        at = index_in(ids, names)
+    return sprint_of[at]
 
 
 def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,
@@ -259,15 +300,15 @@ def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,
     """
     printed = ss.printed if ss.printed is not None else pd.DataFrame(columns=["sprint_id"])
     maps = (result.maps or {}).get("recorded") if result is not None else None
-    replayed = sprint_breath(ss, maps=maps)
-    # each printed sprint's row among the replayed ones (one hash of the ids, not a merge)
-    at = pd.Index(replayed["sprint_id"]).get_indexer(printed["sprint_id"])
+    first, replayed = _breath_columns(ss, maps=maps)
+    # each printed sprint's row among the replayed ones
+    at = _printed_at(ss, first, printed["sprint_id"])
     pick = np.flatnonzero(at >= 0)
     pick = pick[np.argsort(at[pick], kind="stable")]  # in replayed order, as a merge keeps
-    both = replayed.iloc[at[pick]].reset_index(drop=True)
+    both = pd.DataFrame({f: replayed[f][at[pick]] for f in BREATH})
     for f in BREATH:
         both[f"{f}_printed"] = printed[f].to_numpy(dtype=float)[pick]
-    both = both[both["known"].to_numpy(dtype=bool)]
+    both = both[replayed["known"][at[pick]]]
     both = both.dropna(subset=[f"{f}_printed" for f in BREATH])
     rows = []
     if both.empty:
