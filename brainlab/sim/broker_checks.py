@@ -261,13 +261,10 @@ def _breath_columns(ss: SprintSet, policy="recorded", maps=None
 def _printed_at(ss: SprintSet, first: np.ndarray, ids: pd.Series) -> np.ndarray:
     """Each printed sprint id's sprint index (-1: not replayed), by the sprint ids' codes.
 
-    The ids are looked up among the encoding's categories by Arrow (``pc.index_in``), not
-    through a new index of every replayed sprint's id; ids that are not all strings go
-    through ``encoding.index_in``, and a sprint without an id through that index.
+    The ids are looked up among the encoding's categories (``encoding.index_in``), not
+    through a new index of every replayed sprint's id; a sprint without an id through that
+    index.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     from brainlab.sim.encoding import index_in
 
     label = ss.labels["sprint_id"]
@@ -277,17 +274,7 @@ def _printed_at(ss: SprintSet, first: np.ndarray, ids: pd.Series) -> np.ndarray:
         return pd.Index(replayed).get_indexer(ids)
     sprint_of = np.full(len(label.categories) + 1, -1, dtype=np.int64)  # [-1]: not found
     sprint_of[codes] = np.arange(len(first))
-    names = np.asarray(label.categories, dtype=object)
-    try:  # pandas' str columns are Arrow large_string already (no copy); names: one type
-        arr = pa.array(ids, from_pandas=True)
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-            raise TypeError(arr.type)  # ids that are not strings: matched as pandas would
-        found = pc.index_in(arr.cast(pa.large_string()),
-                            value_set=pa.array(names, type=pa.large_string()))
-        at = found.fill_null(-1).to_numpy().astype(np.int64)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
-        at = index_in(ids, names)
-    return sprint_of[at]
+    return sprint_of[index_in(ids, np.asarray(label.categories, dtype=object))]
 
 
 def backtest(ss: SprintSet, draws: int = DEFAULT_DRAWS, seed: int = 0,

@@ -43,10 +43,21 @@ def encode(values) -> tuple[np.ndarray, np.ndarray]:
             encoded.dictionary.to_numpy(zero_copy_only=False).astype(object))
 
 
+def _is_text(arr: pa.Array) -> bool:
+    return pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+
+
 def index_in(values, names: np.ndarray) -> np.ndarray:
-    """Position of each value in ``names`` (-1 when absent); a missing value matches None."""
+    """Position of each value in ``names`` (-1 when absent); a missing value matches None.
+
+    Strings meet strings in Arrow whatever their offsets' width (a pandas str column is
+    ``large_string``, names from objects ``string``); other mixes go through pandas.
+    """
     arr = _arrow(values)
     lookup = _arrow(names)
+    if arr is not None and lookup is not None and _is_text(arr) and _is_text(lookup) \
+            and arr.type != lookup.type:
+        arr, lookup = arr.cast(pa.large_string()), lookup.cast(pa.large_string())
     if arr is None or lookup is None or arr.type != lookup.type and not (
             pa.types.is_null(arr.type) or pa.types.is_null(lookup.type)):
         codes, uniques = encode(values)
