@@ -40,7 +40,7 @@ def _value(path) -> str:
 
 
 def _warm(path) -> bool:
-    return os.path.abspath(path) in WARM._anchors  # noqa: SLF001 - the state under test
+    return str(path.resolve()) in WARM._anchors  # noqa: SLF001 - the state under test
 
 
 @pytest.fixture
@@ -51,14 +51,14 @@ def store(tmp_path):
 def test_a_burst_of_queries_keeps_one_instance_and_each_gets_its_own_context(store):
     assert _value(store) == "first"
     assert _warm(store)
-    anchor = WARM._anchors[os.path.abspath(store)]  # noqa: SLF001
+    anchor = WARM._anchors[str(store.resolve())]  # noqa: SLF001
     query(store, "CREATE TEMP TABLE leftover AS SELECT 42 AS x")
     with reader(store) as con:
         con.register("frame", query(store, "SELECT 1 AS y"))
     for sql in ("SELECT * FROM leftover", "SELECT * FROM frame"):
         with pytest.raises(StoreError):  # a temp table or frame of one reader is its own
             query(store, sql)
-    assert WARM._anchors[os.path.abspath(store)] is anchor  # noqa: SLF001 - opened once
+    assert WARM._anchors[str(store.resolve())] is anchor  # noqa: SLF001 - opened once
 
 
 def test_a_warm_reader_is_sealed(store, tmp_path):

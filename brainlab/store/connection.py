@@ -100,9 +100,10 @@ def connect(config: StoreConfig) -> duckdb.DuckDBPyConnection:
     if not config.read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
         drop_orphan_wal(path)
-    if config.read_only and config.allowed or not config.read_only or config.threads \
-            or config.memory_limit:
-        WARM.release(path)  # DuckDB shares one instance per file and process: not its seal
+    plain_reader = config.read_only and not (config.allowed or config.threads
+                                             or config.memory_limit)
+    if not plain_reader:  # DuckDB shares one instance per file and process, and its seal
+        WARM.release(path)
     duckdb = engine(full=not config.engine_only)
     wait = LOCK_WAIT if config.lock_wait is None else config.lock_wait
     deadline, pause = time.monotonic() + wait, LOCK_POLL[0]
@@ -344,17 +345,18 @@ def _lock_holder(message: str) -> str:
 
 
 def store_state(db: str | os.PathLike) -> tuple:
-    """A store's identity and state: resolved path, size and mtime of the file and its WAL.
+    """A store's identity and state: resolved path; inode, size and mtime of the file and WAL.
 
-    Any write changes it; a figure memoized under it (the report's store-wide figures, the
-    notebooks' holdings) is computed again after an ingest.
+    Any write changes it, and so does another file put at the path; a figure memoized under
+    it (the report's store-wide figures, the notebooks' holdings) is computed again after an
+    ingest, and a warm reader (:class:`Warm`) is opened again. A part that is absent is None.
     """
     path = Path(os.fspath(db)).resolve()
     marks = []
     for part in (path, path.with_name(path.name + ".wal")):
         try:
             found = part.stat()
-            marks.append((found.st_size, found.st_mtime_ns))
+            marks.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns))
         except OSError:
             marks.append(None)
     return (str(path), *marks)
@@ -364,27 +366,12 @@ LINGER_S = 0.5  # seconds a reader's database stays open after its last query, i
 LINGER_ENV = "BRAINLAB_READER_LINGER"  # seconds, overriding it anywhere (0: closed at once)
 
 
-def _stamp(path: Path) -> tuple | None:
-    """The file's and its WAL's identity and state (inode, size, mtime); None when absent."""
-    marks = []
-    for part in (path, path.with_name(path.name + ".wal")):
-        try:
-            found = part.stat()
-        except OSError:
-            if part is path:
-                return None
-            marks.append(None)
-            continue
-        marks.append((found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns))
-    return tuple(marks)
-
-
 class _Anchor:
     """One open, sealed read-only connection holding a database instance warm."""
 
-    def __init__(self, con, stamp: tuple) -> None:
+    def __init__(self, con, state: tuple) -> None:
         self.con = con
-        self.stamp = stamp
+        self.state = state  # store_state() when it opened: its first item is the key
         self.users = 0  # connections lent from it and not yet given back
         self.deadline = 0.0  # monotonic time it closes at when no connection is lent
         self.timer: threading.Timer | None = None
@@ -398,8 +385,8 @@ class Warm:
     reader to the next; the instance's settings and seal are shared), or opens one, sealed, as
     :func:`connect` does. Nothing else can change the file while the instance holds it: other
     processes cannot write a file a reader holds, a writer of this process first calls
-    :meth:`release`, and a file replaced or removed meanwhile no longer matches its stamp. A
-    forked child forgets its parent's instances (never closes them).
+    :meth:`release`, and a file replaced or removed meanwhile no longer matches its
+    :func:`store_state`. A forked child forgets its parent's instances (never closes them).
     """
 
     def __init__(self) -> None:
@@ -428,13 +415,13 @@ class Warm:
         :func:`connect`, its instance then kept warm.
         """
         self._own()
-        key = os.path.abspath(path)
-        stamp = _stamp(path)
+        state = store_state(path)
+        key = state[0]
         if not engine_only:
             engine(full=True)  # DataFrame glue for a connection the engine alone opened
         with self._lock:
             anchor = self._anchors.get(key)
-            if anchor is not None and anchor.stamp != stamp:
+            if anchor is not None and anchor.state != state:
                 if anchor.users:  # in use by another thread: this reader opens its own
                     return connect(StoreConfig(path=path, read_only=True,
                                                engine_only=engine_only)), None
@@ -445,40 +432,41 @@ class Warm:
                 anchor.users += 1
                 return anchor.con.cursor(), anchor
         con = connect(StoreConfig(path=path, read_only=True, engine_only=engine_only))
-        stamp = _stamp(path)
+        state = store_state(path)  # as the open connection holds it: no writer can change it
         with self._lock:
-            if key in self._anchors or stamp is None:  # another thread warmed it meanwhile
+            if key in self._anchors or state[1] is None:  # another thread warmed it meanwhile
                 return con, None
-            anchor = self._anchors[key] = _Anchor(con, stamp)
+            anchor = self._anchors[key] = _Anchor(con, state)
             anchor.users = 1
             return con.cursor(), anchor
 
-    def done(self, path: Path, anchor: _Anchor) -> None:
-        """A lent connection was closed: the instance closes ``LINGER_S`` after the last one."""
-        key = os.path.abspath(path)
+    def done(self, anchor: _Anchor) -> None:
+        """A lent connection was closed: the instance closes ``linger`` s after the last one."""
         with self._lock:
             anchor.users -= 1
             if anchor.users:
                 return
-            if self._anchors.get(key) is not anchor:  # released or replaced meanwhile
+            if self._anchors.get(anchor.state[0]) is not anchor:  # released or replaced
                 self._close(anchor)
                 return
             anchor.deadline = time.monotonic() + _linger()
             if anchor.timer is None:
-                anchor.timer = threading.Timer(_linger(), self._expire, (key, anchor))
-                anchor.timer.daemon = True
-                anchor.timer.start()
+                self._arm(anchor, _linger())
 
-    def _expire(self, key: str, anchor: _Anchor) -> None:
+    def _arm(self, anchor: _Anchor, seconds: float) -> None:
+        anchor.timer = threading.Timer(seconds, self._expire, (anchor,))
+        anchor.timer.daemon = True
+        anchor.timer.start()
+
+    def _expire(self, anchor: _Anchor) -> None:
+        key = anchor.state[0]
         with self._lock:
             anchor.timer = None
             if self._anchors.get(key) is not anchor or anchor.users:
                 return
             left = anchor.deadline - time.monotonic()
             if left > 0:  # used again since: wait for the rest
-                anchor.timer = threading.Timer(left, self._expire, (key, anchor))
-                anchor.timer.daemon = True
-                anchor.timer.start()
+                self._arm(anchor, left)
                 return
             del self._anchors[key]
         self._close(anchor)
@@ -488,7 +476,7 @@ class Warm:
         if not self._anchors or str(path) == ":memory:":
             return
         self._own()
-        key = os.path.abspath(path)
+        key = str(Path(os.fspath(path)).resolve())
         with self._lock:
             anchor = self._anchors.get(key)
             if anchor is None or anchor.users:  # in use: the other open fails as it always did
@@ -627,7 +615,7 @@ def reader(path: str | os.PathLike = DEFAULT_DB, engine_only: bool = False,
         if not held:
             con.close()
         if warm and anchor is not None:
-            WARM.done(Path(path), anchor)
+            WARM.done(anchor)
 
 
 def query(path: str | os.PathLike, sql: str, params: list | dict | None = None):
