@@ -308,6 +308,7 @@ GROUP_SECONDS = {  # the groups' wall seconds in the timeline of the hog run of 
     "spark": 133, "lab": 112, "notebooks": 93, "reports2": 68, "spark_cluster": 46,
     "concurrent": 31, "papermill": 30, "reports": 19, "measured": 14, "kernels": 10,
     "unavailable": 7,
+    "report_trends": 25, "trends_null": 14,  # stop 26: from the same run's ungrouped tests
 }
 SLOW_FILES = (  # the longest single tests first (setup included), by the same timeline
     "test_report_trends.py", "test_report_once.py", "test_trends.py", "test_tune_sessions.py",

@@ -22,7 +22,9 @@ from brainlab.spec.weeks import Week
 from brainlab.store.ingest import ingest_brain
 from brainlab.synth import SynthOptions, synthesize
 
-pytestmark = pytest.mark.slow
+# one worker runs the three tests of the one shared build: split, the second worker waited
+# for the first one's build (9-12 s idle in a run, docs/testing.md stop 26)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("report_trends")]
 
 
 def _day_of(name: str) -> date | None:

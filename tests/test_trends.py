@@ -194,6 +194,11 @@ def test_trends_on_an_empty_store(empty_store):
     assert "Nothing to scan" in done.stdout and "brainlab ingest brain" in done.stdout
 
 
+# the tests of the shared null stores run on one worker: split, the second waited for the
+# first one's build (4-13 s idle in a run, docs/testing.md stop 26)
+NULL_GROUP = "trends_null"
+
+
 @pytest.fixture(scope="module")
 def null_stores(tmp_path_factory) -> list[Path]:
     """Two 12-week brains with no plant (synth --plants none), transcripts ingested; built
@@ -215,6 +220,7 @@ def null_stores(tmp_path_factory) -> list[Path]:
     return [folder / f"null{seed}" / "db.duckdb" for seed in (301, 302)]
 
 
+@pytest.mark.xdist_group(NULL_GROUP)
 def test_null_histories_flag_nothing(null_stores):
     """No plant, no change point: every series, weekly and daily."""
     for db in null_stores:
@@ -226,6 +232,7 @@ def test_null_histories_flag_nothing(null_stores):
             assert found.empty, (db, period, found)
 
 
+@pytest.mark.xdist_group(NULL_GROUP)
 def test_plants_none_draws_no_build_week_nor_wasted_agent(null_stores):
     """--plants none: no week of build-brain sessions only, no always-loaded agent (the
     brain of seed 301 the null stores were built from, and what synthesize returned)."""
@@ -296,6 +303,7 @@ def test_the_report_draws_each_change_point_on_its_charts(demo, charts_here):
     assert "since " + week in html["headline"]  # the tooltip's words (the SVG's aria label)
 
 
+@pytest.mark.xdist_group(NULL_GROUP)
 def test_a_null_history_draws_no_change_marker(null_stores, charts_here):
     """synth --plants none: the report's charts carry no change point, in legend or mark."""
     from brainlab.store import query
