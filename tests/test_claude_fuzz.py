@@ -392,11 +392,13 @@ _UTF8_PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_UTF8_PIECES), max_size=16), st.binary(max_size=4))
 def test_block_utf8_check_agrees_with_python_strict_decoder(pieces, tail):
-    """The block check (Arrow's validation, no copy) accepts exactly what Python decodes."""
+    """The block check accepts exactly what Python decodes, by Arrow's validation (no copy:
+    large blocks, or pyarrow already imported) and by Python's decoder (small blocks)."""
     data = b"".join(pieces)
     try:
         data.decode("utf-8")
         valid = True
     except UnicodeDecodeError:
         valid = False
-    assert _valid_utf8_block(data + tail, len(data)) is valid
+    assert _valid_utf8_block(data + tail, len(data), arrow=True) is valid
+    assert _valid_utf8_block(data + tail, len(data), arrow=False) is valid

@@ -9,8 +9,10 @@ unfinished last line is left for the next run. Rows come back per table, typed
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import struct
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,13 +260,26 @@ def _slow(raw: bytes, ctx: build.FileContext, line_no: int, chunk: build.Chunk) 
 
 
 _ASCII = bytes(range(128))
+ARROW_CHECK_MIN_BYTES = 8 * 1024 * 1024  # a smaller block is checked by Python's decoder
+# (~2 ms a MB, building the text) unless pyarrow is loaded already: importing it costs
+# ~0.1 CPU-s, most of a small ingest; Arrow's validation costs ~0.5 ms a MB, no copy
 
 
-def _valid_utf8_block(data: bytes, end: int) -> bool:
-    """Whether ``data[:end]`` is UTF-8: Arrow's validation, without copying (3x faster).
+def _valid_utf8_block(data: bytes, end: int, arrow: bool | None = None) -> bool:
+    """Whether ``data[:end]`` is UTF-8, as strict as Python's decoder.
 
-    Strict as Python's decoder (no surrogates, overlong forms or code points past U+10FFFF).
+    No surrogates, overlong forms or code points past U+10FFFF. ``arrow``: check with
+    Arrow's validation (no copy; 4x faster than decoding), else with Python's decoder;
+    by default Arrow for a large block or once pyarrow is imported.
     """
+    if arrow is None:
+        arrow = end >= ARROW_CHECK_MIN_BYTES or "pyarrow" in sys.modules
+    if not arrow:
+        try:
+            codecs.utf_8_decode(memoryview(data)[:end], "strict", True)
+        except UnicodeDecodeError:
+            return False
+        return True
     import pyarrow as pa
 
     offsets = pa.py_buffer(struct.pack("<qq", 0, end))  # not pa.array: it imports pandas
