@@ -15,13 +15,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import duckdb
-
 from brainlab.common.errors import ConfigError, SourceError
 from brainlab.rules.catalogue import BY_ID, RULES, Rule
 from brainlab.sources.messages import bounded, bounded_data
 from brainlab.store import open_writer
-from brainlab.store.connection import raw_table_names, sql_ident
+from brainlab.store.connection import engine, raw_table_names, sql_ident
 from brainlab.store.ingest import ingest_brain
 
 
@@ -113,10 +111,10 @@ def check(path: str | Path, select: Iterable[str] = (), ignore: Iterable[str] = 
     # in-memory one, whose catalogue would be built anew (views bound: about 1 s)
     try:
         scratch = tempfile.TemporaryDirectory(prefix="brainlab-check-")
-        con = open_writer(Path(scratch.name) / "check.duckdb")
+        con = open_writer(Path(scratch.name) / "check.duckdb", engine_only=True)
     except OSError:  # no writable temporary folder: in memory, as before
         scratch = None
-        con = open_writer(":memory:", describe=False)
+        con = open_writer(":memory:", describe=False, engine_only=True)
     try:
         summary = ingest_brain(con, root)
         if db is not None:
@@ -184,7 +182,7 @@ def copy_transcripts(con, db: Path) -> None:
             try:
                 con.execute(f'INSERT INTO {sql_ident(home)}.main.{sql_ident(table)} ({names}) '
                             f'SELECT {names} FROM transcripts.main.{sql_ident(table)}')
-            except duckdb.Error as exc:  # a table of another shape: the user's file, not a bug
+            except engine().Error as exc:  # a table of another shape: the user's file, not a bug
                 raise SourceError(
                     f"database {db}: its table {table} is not a brainlab transcript table"
                     f" ({str(exc).splitlines()[0]}). Give --db a store written by"

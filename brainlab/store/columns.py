@@ -62,9 +62,15 @@ def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: l
     if not columns or not columns[0]:
         return
     types = column_types(con, table)
-    select = ", ".join(
-        f'unnest(${i}::{"VARCHAR" if types[n] == "TIMESTAMP" else types[n]}[]) AS "{n}"'
-        for i, n in enumerate(names, 1))
+    if not set(names) <= set(types):  # read for another store, or no such column
+        column_types(con)
+        types = column_types(con, table)
+
+    def cast(name: str) -> str:  # a column the table lacks: DuckDB's own error names it
+        kind = types.get(name)
+        return "" if kind is None else f'::{"VARCHAR" if kind == "TIMESTAMP" else kind}[]'
+
+    select = ", ".join(f'unnest(${i}{cast(n)}) AS "{n}"' for i, n in enumerate(names, 1))
     verb = "INSERT OR REPLACE" if replace else "INSERT"
     con.execute(f'{verb} INTO "{table}" BY NAME SELECT {select}', columns)
 

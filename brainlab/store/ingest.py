@@ -14,9 +14,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import duckdb
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from brainlab.common.errors import SourceError
 from brainlab.sources import brain_sources, no_brain_message
@@ -25,6 +23,11 @@ from brainlab.sources.files import Refused, read_input
 from brainlab.sources.messages import Message, bounded, said
 from brainlab.sources.redact import redact
 from brainlab.store import trend_scan
+from brainlab.store.columns import insert_columns
+from brainlab.store.connection import engine
+
+if TYPE_CHECKING:
+    import duckdb
 
 ProgressFn = Callable[[str, Path, str], None]
 
@@ -62,22 +65,22 @@ def file_digest(data: bytes) -> str:
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> None:
-    """Append dict rows to ``table`` by column name (columns absent from rows become NULL)."""
+    """Append dict rows to ``table`` by column name (columns absent from rows become NULL).
+
+    As one list per column, cast to the table's column types (:func:`insert_columns`): no
+    Arrow, whose tables built from Python objects import pandas (~0.3 CPU-s with pyarrow's
+    own import, most of a ``brainlab check`` or a small ``ingest brain``).
+    """
     if not rows:
         return
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
-    arrow = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
-    con.register("_brainlab_rows", arrow)
-    try:
-        con.execute(f'INSERT INTO "{table}" BY NAME SELECT * FROM _brainlab_rows')
-    finally:
-        con.unregister("_brainlab_rows")
+    insert_columns(con, table, list(columns), [[r.get(c) for r in rows] for c in columns])
 
 
 # What a value the database refuses raises while a batch is stored.
-_STORE_ERRORS = (duckdb.Error, pa.ArrowException, OverflowError, ValueError, TypeError)
+_STORE_ERRORS = (engine().Error, OverflowError, ValueError, TypeError)
 
 
 def write_files(
@@ -135,17 +138,13 @@ def _delete_files(con: duckdb.DuckDBPyConnection, source: Source, files: list[st
     The trend inputs change: the stored change points are stale until a rescan.
     """
     trend_scan.inputs_changed(con)
-    con.register("_brainlab_files", pa.table({"file": files}))
-    try:
-        for table in source.tables:
-            con.execute(f'DELETE FROM "{table}" WHERE source_file IN '
-                        "(SELECT file FROM _brainlab_files)")
-        con.execute("DELETE FROM ingest_errors WHERE source = ? AND file IN "
-                    "(SELECT file FROM _brainlab_files)", [source.name])
-        con.execute("DELETE FROM ingest_files WHERE source = ? AND file IN "
-                    "(SELECT file FROM _brainlab_files)", [source.name])
-    finally:
-        con.unregister("_brainlab_files")
+    for table in source.tables:
+        con.execute(f'DELETE FROM "{table}" WHERE source_file IN '
+                    "(SELECT unnest(?::VARCHAR[]))", [files])
+    con.execute("DELETE FROM ingest_errors WHERE source = ? AND file IN "
+                "(SELECT unnest(?::VARCHAR[]))", [source.name, files])
+    con.execute("DELETE FROM ingest_files WHERE source = ? AND file IN "
+                "(SELECT unnest(?::VARCHAR[]))", [source.name, files])
 
 
 BATCH_BYTES = 32 * 1024 * 1024  # parsed input held before a write, bounding memory
@@ -224,12 +223,12 @@ def ingest_sources(db: str | Path | duckdb.DuckDBPyConnection, sources: Iterable
     end; given a connection (``brainlab check``'s throw-away store, which then attaches the
     user's store), it is used as it is and left open.
     """
-    if isinstance(db, duckdb.DuckDBPyConnection):
+    if isinstance(db, engine().DuckDBPyConnection):
         return run(db, sources, root, progress)
     from brainlab.store.connection import seal_writer
     from brainlab.store.schema import open_writer  # the schema code: loaded by writers only
 
-    con = open_writer(db)
+    con = open_writer(db, engine_only=True)  # SQL only: no relations, Arrow or DataFrames
     try:
         seal_writer(con)  # before anything runs on the store (issue 46 item 4; docs/security.md)
         return run(con, sources, root, progress)
