@@ -332,11 +332,17 @@ def open_writer(path: str | os.PathLike = DEFAULT_DB, describe: bool = True,
     return con
 
 
-def template_key() -> str:
-    """What an empty store depends on: the catalogue, brainlab's version and DuckDB's."""
+def template_key(files: str | None = None) -> str:
+    """What an empty store depends on: the catalogue's files, brainlab's version and DuckDB's.
+
+    The files by their stat (:func:`catalog_files_key`, as a store's own catalogue check):
+    hashing their contents (:func:`catalog_fingerprint`, 15-20 ms) was most of what finding
+    the template cost each process creating a store. Another install or an edit of those
+    files gets a template of its own. ``files``: :func:`catalog_files_key` when known.
+    """
     from brainlab import __version__
 
-    text = f"{catalog_fingerprint()}|{__version__}|{engine().__version__}"  # no package: 40 ms
+    text = f"{files or catalog_files_key()}|{__version__}|{engine().__version__}"  # no package: 40 ms
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -391,12 +397,14 @@ def _from_template(path: Path, engine_only: bool = False
                    ) -> duckdb.DuckDBPyConnection | None:
     """The new store at ``path`` as a copy of the template; None to build it in place.
 
-    A copy that does not open or lacks this catalogue's fingerprint (a corrupt or foreign
-    template) is removed with its template, which is then built again, once.
+    A copy that does not open, or was built neither from these package files nor with this
+    catalogue's fingerprint (a corrupt or foreign template), is removed with its template,
+    which is then built again, once.
     """
     from brainlab.store import template
 
-    key = template_key()
+    files = catalog_files_key()
+    key = template_key(files)
     for _attempt in range(2):
         source = template.ensure(key, _build_empty)
         try:
@@ -410,13 +418,15 @@ def _from_template(path: Path, engine_only: bool = False
             con = None
         if con is not None:
             try:
-                stored = con.execute(
-                    "SELECT value FROM brainlab_meta WHERE key = 'catalog'").fetchone()
+                stored = dict(con.execute("SELECT key, value FROM brainlab_meta WHERE key IN"
+                                          " ('catalog', 'catalog_files')").fetchall())
             except engine().Error:
-                stored = None
-            if stored == (catalog_fingerprint(),):  # checked: later opens need the stat only
+                stored = {}
+            if stored.get("catalog") and stored.get("catalog_files") == files:
+                return con  # built from these very files (as apply() trusts a store)
+            if stored.get("catalog") == catalog_fingerprint():  # later opens: the stat only
                 con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES ('catalog_files', ?)",
-                            [catalog_files_key()])
+                            [files])
                 return con
             con.close()
         for leftover in (path, path.with_name(path.name + ".wal")):

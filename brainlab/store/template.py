@@ -4,6 +4,9 @@ Creating a store binds about a hundred views and writes hundreds of column comme
 CPU-s, in memory as on disk: DuckDB binds each view's query when it is created). The result
 depends only on the catalogue (schema, views, models, protocol lookups), brainlab's version and
 DuckDB's, so it is built once per such key into the user's cache folder and copied from there.
+The key names the catalogue's files by their stat (``schema.template_key``), not their hash:
+finding the template costs a process ~360 stats, and another install or an edit of a model
+file gets a template of its own.
 
 The cache folder is ``$BRAINLAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/brainlab``, else
 ``~/.cache/brainlab``. A template is written under a temporary name and renamed into place
