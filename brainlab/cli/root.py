@@ -19,11 +19,34 @@ from brainlab.common.paths import DEFAULT_DB, DEFAULT_REPORTS, SETTINGS_ENV, con
 from brainlab.common.plaintext import visible
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from brainlab.settings import Settings
 
 
+class Tree(click.Group):
+    """The ``brainlab`` group: a command's module is imported when the command is asked for.
 
-@click.group()
+    ``load(name)`` (:func:`brainlab.cli.commands.load`) imports the module registering
+    ``name``, or every module for None; set once the tree's module is imported.
+    """
+
+    load: Callable[[str | None], None] | None = None
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, its module imported first (every one for a name none has)."""
+        if cmd_name not in self.commands and self.load is not None:
+            self.load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name (all their modules imported)."""
+        if self.load is not None:
+            self.load(None)
+        return super().list_commands(ctx)
+
+
+@click.group(cls=Tree)
 @click.version_option(__version__, prog_name="brainlab")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Settings file ([thresholds], [regulator], [paths], timezone,"
