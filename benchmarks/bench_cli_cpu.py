@@ -133,7 +133,8 @@ def main() -> None:
                if key not in ("PYTHONDONTWRITEBYTECODE", "BRAINLAB_CONFIG", "BRAINLAB_DB")
                and not key.startswith("BRAINLAB_")}
         env.update(BRAINLAB_CACHE_DIR=str(tmp / "cache"), HOME=str(tmp / "home"),
-                   XDG_CONFIG_HOME=str(tmp / "home" / ".config"))
+                   XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
+                   CLAUDE_CONFIG_DIR=str(tmp / "claude"))  # the hook reads only its transcripts
         trees = {"before": checkout(args.before, tmp / "before"), "now": REPO}
         demo = args.demo
         if not demo.exists():

@@ -17,15 +17,19 @@ if TYPE_CHECKING:  # the package costs 40-55 ms to import; a small run uses the 
 
 _TYPED: dict[str, list[tuple[str, str]]] = {}  # table -> (column, DuckDB type), in order
 _SQL_TYPES: dict[str, dict[str, str]] = {}  # table -> column -> DuckDB type
+_READ_FROM: list = [None]  # the connection they were last read from
 
 
 def column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
                   ) -> dict[str, str]:
     """``table``'s column types, for Arrow and for list inserts (all tables read at once).
 
-    Without ``table``: (re)read every table's (the writer does so at each run).
+    Without ``table``: (re)read every table's (the writer does so at each run), unless they
+    were read from this very connection (a new store's price table was written just before:
+    the query costs ~5 ms).
     """
-    if table is None or table not in _SQL_TYPES:
+    if (table is None and _READ_FROM[0] is not con) or (table is not None
+                                                       and table not in _SQL_TYPES):
         cols: dict[str, list[tuple[str, str]]] = {}
         for name, column, data_type in con.execute(
                 "SELECT table_name, column_name, data_type FROM duckdb_columns()"  # 3x faster
@@ -35,6 +39,7 @@ def column_types(con: duckdb.DuckDBPyConnection, table: str | None = None
         for name, typed in cols.items():
             _SQL_TYPES[name] = dict(typed)
             _TYPED[name] = typed
+        _READ_FROM[0] = con
     return _SQL_TYPES.get(table, {}) if table else {}
 
 
@@ -63,6 +68,7 @@ def insert_columns(con: duckdb.DuckDBPyConnection, table: str, names, columns: l
         return
     types = column_types(con, table)
     if not set(names) <= set(types):  # read for another store, or no such column
+        _READ_FROM[0] = None
         column_types(con)
         types = column_types(con, table)
 

@@ -124,15 +124,17 @@ def ingest_claude(con: duckdb.DuckDBPyConnection | Callable[[], duckdb.DuckDBPyC
     price_rows, summary.prices_files = load_prices(prices)
     files, refused = survey.result() if survey else _discover(roots)
     heads = survey.heads if survey else {}
-    opener = None
+    opener, stored = None, False
     if isinstance(con, engine().DuckDBPyConnection):
-        known = _known(con, roots, str)
+        # a new store (a copy of the template) knows no file: its two lookups cost 10 ms
+        stored = con.execute("SELECT EXISTS (SELECT 1 FROM cc_files)").fetchone()[0]
+        known = _known(con, roots, str) if stored else {}
     else:  # a store still to create: nothing known; column types from the schema alone
         from brainlab.store.columns import schema_types
 
         opener, known = con, {}
         schema_types()
-    seen, jobs, redacted_roots = set(), [], opener is not None
+    seen, jobs, redacted_roots = set(), [], not stored
     for path in files:
         key = str(path)
         if key not in known:  # new, or stored redacted (issue 29): the stored form
