@@ -59,6 +59,8 @@ COMMANDS = {
     "check": (("yaml",), ["check", str(TEMPLATE_BRAIN)]),
     "sql": ((), ["sql", "SELECT count(*) AS calls FROM cc_requests", "--db", "{db}"]),
     "usage daily": ((), ["usage", "daily", "--db", "{db}"]),
+    "export": ((), ["export", "--db", "{db}", "--lake", "{lake}", "--user", "u", "--machine",
+                    "m"]),
 }
 
 # one process for every command: each runs in a child forked before anything is imported,
@@ -107,7 +109,7 @@ def test_frequent_commands_import_no_heavy_package_they_do_not_need(tmp_path):
         assistant(session, "2026-03-02T10:01:05Z", "msg_2", "req_2", usage(1, 2, 3, 4)),
     ])
     db = tmp_path / "store.duckdb"
-    fill = {"{claude}": str(claude), "{db}": str(db)}
+    fill = {"{claude}": str(claude), "{db}": str(db), "{lake}": str(tmp_path / "lake")}
     plan = [[name, [fill.get(a, a) for a in argv]] for name, (_ok, argv) in COMMANDS.items()]
     env = cli_env(tmp_path / "home")  # the new store copies the run's template (not built)
     env[CACHE_ENV] = str(seeded_cache(tmp_path / "cache"))
@@ -117,6 +119,7 @@ def test_frequent_commands_import_no_heavy_package_they_do_not_need(tmp_path):
     found = json.loads(done.stdout.rsplit("RESULT ", 1)[1])
     assert "claude 1 read" in done.stdout, done.stdout  # it ingested the transcript
     assert "calls" in done.stdout, done.stdout  # sql printed its column
+    assert list((tmp_path / "lake").glob("cc_request_lines/user=u/machine=m/*.parquet"))
     for name, (allowed, _argv) in COMMANDS.items():
         code, modules = found[name]
         assert code in (0, 1), (name, code, done.stderr[-2000:])  # check: 1 = violations

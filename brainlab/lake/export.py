@@ -76,7 +76,7 @@ def _export(db, root: Path, user: str, machine: str) -> ExportSummary:
     columns = layout.store_columns()
     swaps: list[tuple[str, str, str]] = []
     try:
-        with reader(db, allowed=(str(root),)) as con:
+        with reader(db, engine_only=True, allowed=(str(root),)) as con:  # SQL only
             present = {r[0] for r in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
             for table in sorted(columns):

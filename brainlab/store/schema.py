@@ -350,8 +350,9 @@ def template_key(files: str | None = None) -> str:
 def empty_store() -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to an empty store of this catalogue, to read its shape.
 
-    The cached template when it can be had (built first when missing), else a store built
-    in memory (what callers did before: 1.2-1.5 CPU-s).
+    The cached template when it can be had (built first when missing), opened with the
+    engine module alone (its callers fetch rows), else a store built in memory (what callers
+    did before: 1.2-1.5 CPU-s).
     """
     from brainlab.store import template
 
@@ -359,7 +360,7 @@ def empty_store() -> Iterator[duckdb.DuckDBPyConnection]:
     con = None
     if source is not None:
         try:
-            con = connect(StoreConfig(path=source, read_only=True))
+            con = connect(StoreConfig(path=source, read_only=True, engine_only=True))
         except StoreError:
             con = None
     if con is None:
