@@ -8,8 +8,8 @@ records, recorded broker blocks, and Claude Code transcripts when their tables e
 
 from __future__ import annotations
 
-import copy
 import os
+import pickle
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -469,9 +469,10 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
         raise SimulationError(f"contracts must be one of "
                               f"{', '.join(broker_scope.CONTRACT_CHOICES)}, got {contracts!r}")
     if isinstance(db, HeldReader):  # a render's connection: the breath section and its
-        # what-if both load the sprints (all history, then up to the week): one read
-        found = copy.deepcopy(db.memo(("broker.load_sprints", project),
-                                      lambda: _read_inputs(db, project)))
+        # what-if both load the sprints (all history, then up to the week): one read, each
+        # call given its own copy (pickled: the lists inside the frames' cells too)
+        found = pickle.loads(db.memo(("broker.load_sprints", project),
+                                     lambda: pickle.dumps(_read_inputs(db, project))))
     else:
         found = _read_inputs(db, project)
     agents, refs, contract_rows, sizes, extra, info, printed, excluded = found
