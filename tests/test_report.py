@@ -88,6 +88,20 @@ def sessions_by_week(rendered) -> dict[str, int]:
     return dict(counts)
 
 
+def test_the_page_holds_what_nbconvert_writes_of_the_executed_notebook(rendered):
+    """The command writes the page's body without nbconvert (html._plain_body): it is what
+    nbconvert's exporter writes of the executed notebook, byte for byte, the planted
+    payloads' week included (docs/report.md §4, sixth pass)."""
+    from brainlab.report import html as report_html
+
+    executed = nbformat.read(rendered["out"] / rendered["week"] / "weekly_health.ipynb",
+                             as_version=4)
+    shown = report_html._report_only(executed)
+    assert report_html._plain_body(shown) is not None  # the report's own shape
+    body, _ = report_html._exporter().from_notebook_node(shown)
+    assert body in rendered["page"].read_text(encoding="utf-8")
+
+
 def test_files_written_with_run_record(rendered):
     week_dir = rendered["out"] / rendered["week"]
     assert rendered["page"] == week_dir / "weekly_health.html"

@@ -100,3 +100,66 @@ def test_browser_harness_sees_a_payload_that_runs_and_csp_blocks_it(report_brows
     guarded.write_text(report_html.page("t", f"<p>{PAYLOAD}</p>"))
     dom = report_browser.load(guarded).dom
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
+
+
+def _notebook(*cells):
+    """A report-shaped notebook: code cells given as (tags, outputs), ids cell-0, cell-1..."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    for number, (tags, outputs) in enumerate(cells):
+        cell = nbformat.v4.new_code_cell("x", id=f"cell-{number}")
+        cell.metadata["tags"] = list(tags)
+        cell.outputs = list(outputs)
+        nb.cells.append(cell)
+    return nb
+
+
+def _html_out(markup: str):
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/html": markup, "text/plain": "<x>"})
+
+
+# markup bs4 writes back otherwise than it came: unquoted and upper-case attributes, a void
+# tag, entities, an SVG's camelCase attribute, text after the last tag, non-ASCII text
+TRICKY = ('<section class=report-section id="h"><h2>Héadline &amp; ≤ 0.4&nbsp;ok</h2><br>'
+          '<svg viewBox="0 0 10 10" xmlns="http://www.w3.org/2000/svg"><text x=1>&lt;b&gt;'
+          "</text></svg><p CLASS='note'>a<b>b</p></section> tail")
+
+
+def test_the_report_body_is_nbconverts_without_nbconvert(monkeypatch):
+    """html.notebook_body writes a report notebook's page body itself (the template's text,
+    then bs4, as nbconvert's HTMLExporter ends), byte for byte what nbconvert writes; any
+    notebook of another shape goes to nbconvert (docs/report.md §4, sixth pass)."""
+    import nbformat
+
+    exporter = report_html._exporter()
+    stdout = nbformat.v4.new_output("stream", name="stdout", text="printed\n")
+    result = nbformat.v4.new_output("execute_result", data={"text/html": "<p>r</p>"},
+                                    execution_count=1)
+    image = _html_out('<p><img src="data:image/png;base64,AA=="></p>')
+    plain = {  # the report's own shapes: written here
+        "report": _notebook((["parameters"], []), (["injected-parameters"], []),
+                            ((), [_html_out("<header><h1>W</h1></header>")]),
+                            ((), [_html_out(TRICKY)]), ((), [])),
+        "two tags": _notebook((["a-b", "c_d"], [_html_out(TRICKY)])),
+    }
+    others = {  # anything else: nbconvert's exporter, as before
+        "no cell": _notebook(),
+        "a stream": _notebook(((), [stdout])),
+        "an execute_result": _notebook(((), [result])),
+        "two outputs": _notebook(((), [_html_out("<p>1</p>"), _html_out("<p>2</p>")])),
+        "an image": _notebook(((), [image])),
+        "a tag to escape": _notebook((["a&b"], [_html_out("<p>1</p>")])),
+    }
+    for name, nb in {**plain, **others}.items():
+        shown = report_html._report_only(nb)
+        assert (report_html._plain_body(shown) is not None) == (name in plain), name
+        expected, _ = exporter.from_notebook_node(shown)
+        assert report_html.notebook_body(nb) == expected, name
+    # planted: an output written without nbconvert's inner <div class="output"> is seen
+    monkeypatch.setattr(report_html, "_HTML_OUTPUT", report_html._HTML_OUTPUT.replace(
+        '<div class="output">\n\n', "", 1).replace("</div>\n</div>\n", "</div>\n", 1))
+    shown = report_html._report_only(plain["report"])
+    assert report_html.notebook_body(plain["report"]) != exporter.from_notebook_node(shown)[0]

@@ -4,6 +4,10 @@ No code cells, no prompts, no scripts, no network: charts are inline SVG (render
 vl-convert in the notebook), the stylesheet is inline, and a Content-Security-Policy forbids
 any script or remote load as a second line of defence behind escaping (DESIGN §3 "Reports
 stand alone").
+
+The page's body is what nbconvert's HTML exporter ('basic' template, no input, no prompts)
+writes of the notebook's outputs; for the report's own notebooks (one HTML display per cell)
+:func:`notebook_body` writes the same bytes without importing nbconvert (docs/report.md §4).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import copy
 import html
 import os
+import re
 import tempfile
 import threading
 from pathlib import Path
@@ -120,23 +125,82 @@ def _exporter():
         return _EXPORTER[0]
 
 
+def _soup_module():
+    """bs4, which gives the page its final form (as nbconvert's exporter does)."""
+    import bs4
+
+    return bs4
+
+
 def preload() -> None:
-    """Import nbconvert and compile its template in a thread, once per process.
+    """Import what turns the notebook into HTML in a thread, once per process.
 
     ``weekly.render_weekly`` calls it before the notebook runs: this process then only waits
-    for the kernel, so on a second core the ~0.5 CPU-s of nbconvert's imports and template
-    overlap the kernel's work (docs/report.md §4).
+    for the kernel, so on a second core the imports overlap the kernel's work (docs/report.md
+    §4). A report notebook's outputs need bs4 only (:func:`notebook_body`); nbconvert is
+    imported when a notebook needs it.
     """
     global _PRELOAD
     if _PRELOAD is None and not _EXPORTER:
-        _PRELOAD = threading.Thread(target=_exporter, name="brainlab-nbconvert", daemon=True)
+        _PRELOAD = threading.Thread(target=_soup_module, name="brainlab-html", daemon=True)
         _PRELOAD.start()
+
+
+# What nbconvert's 'basic' template (no input, no prompts) writes for a code cell and for a
+# cell's one ``display_data`` of HTML: :func:`_plain_body` writes the same text for the
+# report's own notebooks without importing nbconvert and compiling its templates (~0.4 CPU-s
+# of the command: the import, jinja's compile, soupsieve's selectors). Anything else in a
+# notebook (a stream, another MIME type, an image, two outputs in a cell) goes to nbconvert.
+# tests/test_report_html.py compares the two on crafted notebooks and a rendered one.
+_CELL_OPEN = '<div id="cell-id={id}" class="cell border-box-sizing code_cell rendered{tags}">\n'
+_CELL_CLOSE = "\n</div>\n"
+_HTML_OUTPUT = ('\n<div class="output_wrapper">\n<div class="output">\n\n'
+                '<div class="output_area">\n\n\n'
+                '<div class="output_html rendered_html output_subarea ">{html}</div>\n\n'
+                "</div>\n\n</div>\n</div>\n")
+_TEMPLATE_END = "\n\n"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # an id or a tag html.escape leaves as it is
+_PLAIN_DATA = {"text/html", "text/plain"}  # text/html is what the template shows of these
+
+
+def _plain_body(nb: nbformat.NotebookNode) -> str | None:
+    """The template's text for ``nb`` (before bs4), or None when nbconvert must write it."""
+    if not nb.cells:
+        return None
+    parts = []
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if (cell.cell_type != "code" or not isinstance(cell.get("id"), str)
+                or not _PLAIN_NAME.match(cell.id) or not isinstance(tags, list)
+                or not all(isinstance(t, str) and _PLAIN_NAME.match(t) for t in tags)):
+            return None
+        outputs = cell.get("outputs", [])
+        inner = ""
+        if len(outputs) > 1:
+            return None
+        if outputs:
+            output = outputs[0]
+            data = output.get("data", {})
+            markup = data.get("text/html")
+            if (output.get("output_type") != "display_data" or output.get("metadata")
+                    or set(data) - _PLAIN_DATA or not isinstance(markup, str)
+                    or "<img" in markup.lower() or "jp-" in markup):
+                return None  # nbconvert's exporter edits images and jp- cells after the template
+            inner = _HTML_OUTPUT.format(html=markup)
+        celltags = "".join(f" celltag_{tag}" for tag in tags)
+        parts.append(_CELL_OPEN.format(id=cell.id, tags=celltags) + inner + _CELL_CLOSE)
+    return "".join(parts) + _TEMPLATE_END
 
 
 def notebook_body(notebook: nbformat.NotebookNode) -> str:
     """The outputs of ``notebook`` as an HTML fragment (nbconvert 'basic' template, no input)."""
-    body, _resources = _exporter().from_notebook_node(_report_only(notebook))
-    return body
+    shown = _report_only(notebook)
+    plain = _plain_body(shown)
+    if plain is None:
+        body, _resources = _exporter().from_notebook_node(shown)
+        return body
+    # as nbconvert's HTMLExporter ends: the template's text parsed and written back by bs4
+    return str(_soup_module().BeautifulSoup(plain, features="html.parser"))
 
 
 def report_html(notebook: nbformat.NotebookNode, title: str) -> str:

@@ -167,12 +167,17 @@ def compliance_week(db: str | os.PathLike, start_at: datetime, end_at: datetime,
     every = violations(db).drop(columns=["iso_week"])
     catalogue = once(db, "rule_catalogue", lambda: query(
         db, "SELECT rule, name, severity, spec FROM rule_catalogue"))
-    con = connect(StoreConfig(path=Path(":memory:"), read_only=False))
+    if isinstance(db, HeldReader):  # a cursor of the render's connection: a context of its
+        # own (its temp objects and registered frames go with it), no second database opened
+        con, temp = db.connection().cursor(), " TEMP"
+    else:
+        con, temp = connect(StoreConfig(path=Path(":memory:"), read_only=False)), ""
     try:
         con.register("violations", every)
         con.register("rule_catalogue", catalogue)
         for statement in MACROS.values():  # the week's rule, as the store has it
-            con.execute(statement)
+            con.execute(statement.replace("CREATE OR REPLACE MACRO",
+                                          f"CREATE OR REPLACE{temp} MACRO", 1))
         return compliance.weekly_on(lambda sql, params: con.execute(sql, params).df(),
                                     start_at, end_at, history_start_at, first_day)
     finally:

@@ -159,7 +159,7 @@ def render_weekly(db: Path, week: str | None = None, out: Path = DEFAULT_REPORTS
     scratch = Path(tempfile.mkdtemp(prefix="brainlab-report-"))
     tmp_nb = scratch / f"weekly_health.{run_id}.ipynb"
     try:
-        html.preload()  # nbconvert loads while the kernel works
+        html.preload()  # the page's HTML parser loads while the kernel works
         run = runner.execute(notebook, tmp_nb, parameters, run_id, timeout=timeout,
                              cwd=week_dir, session=session, kernel=kernel)
         page = html.report_html(run.notebook, f"brainlab weekly health — {label}")

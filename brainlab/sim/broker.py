@@ -9,6 +9,7 @@ records, recorded broker blocks, and Claude Code transcripts when their tables e
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -459,35 +460,22 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     report's what-if reads nothing after its week; a sprint without a start is left out).
     """
     from brainlab.sim import broker_scope
-    from brainlab.sim.transcript_sprints import drop_recorded, transcript_inputs
-    from brainlab.store import reader
+    from brainlab.sim.transcript_sprints import drop_recorded
+    from brainlab.store import HeldReader
 
     if not default_bytes > 0:  # NaN too
         raise SimulationError(f"default file size must be > 0 bytes, got {default_bytes}")
     if contracts not in broker_scope.CONTRACT_CHOICES:
         raise SimulationError(f"contracts must be one of "
                               f"{', '.join(broker_scope.CONTRACT_CHOICES)}, got {contracts!r}")
-    where = "WHERE project = ?" if project else ""
-    params = [project] if project else []
-    with reader(db) as con:
-        # every read in a stated order: DuckDB's parallel scans return rows in any order, and
-        # the replay's rows (``--out``) follow its inputs' (the same run twice, the same file)
-        agents = con.execute(f"SELECT * FROM sprint_agent_inputs {where} ORDER BY seq",
-                             params).df()
-        refs = con.execute(
-            "SELECT r.sprint_id, r.agent, r.path, r.kind FROM sprint_refs r "
-            "JOIN (SELECT DISTINCT sprint_id, project FROM sprints) s USING (sprint_id) "
-            + (" WHERE s.project = ?" if project else "")
-            + " ORDER BY r.sprint_id, r.agent, r.path, r.kind", params).df()
-        contract_rows = con.execute(
-            f"SELECT project, domain, path, position, inferred FROM project_contract_files "
-            f"{where} ORDER BY project, domain, position, path", params).df()
-        sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where} "
-                            "ORDER BY project, path, bytes", params).df()
-        extra = transcript_inputs(con, project, unknown_project=True)
-        info = broker_scope.session_info(con)
-        printed = broker_scope.printed_metrics(con)
-        excluded = broker_scope.exclusions(con)
+    if isinstance(db, HeldReader):  # a render's connection: the breath section and its
+        # what-if both load the sprints (all history, then up to the week): one read, each
+        # call given its own copy (pickled: the lists inside the frames' cells too)
+        found = pickle.loads(db.memo(("broker.load_sprints", project),
+                                     lambda: pickle.dumps(_read_inputs(db, project))))
+    else:
+        found = _read_inputs(db, project)
+    agents, refs, contract_rows, sizes, extra, info, printed, excluded = found
     if extra is not None:
         t_agents, t_refs = extra
         t_agents = drop_recorded(t_agents, agents)
@@ -525,6 +513,36 @@ def load_sprints(db: str | os.PathLike, project: str | None = None,
     ss.printed = printed[printed["sprint_id"].isin(kept)].reset_index(drop=True)
     ss.exclusions = excluded[excluded["sprint_id"].isin(kept)].reset_index(drop=True)
     return ss
+
+
+def _read_inputs(db: str | os.PathLike, project: str | None) -> tuple:
+    """What :func:`load_sprints` reads from the store, before any filter (one connection)."""
+    from brainlab.sim import broker_scope
+    from brainlab.sim.transcript_sprints import transcript_inputs
+    from brainlab.store import reader
+
+    where = "WHERE project = ?" if project else ""
+    params = [project] if project else []
+    with reader(db) as con:
+        # every read in a stated order: DuckDB's parallel scans return rows in any order, and
+        # the replay's rows (``--out``) follow its inputs' (the same run twice, the same file)
+        agents = con.execute(f"SELECT * FROM sprint_agent_inputs {where} ORDER BY seq",
+                             params).df()
+        refs = con.execute(
+            "SELECT r.sprint_id, r.agent, r.path, r.kind FROM sprint_refs r "
+            "JOIN (SELECT DISTINCT sprint_id, project FROM sprints) s USING (sprint_id) "
+            + (" WHERE s.project = ?" if project else "")
+            + " ORDER BY r.sprint_id, r.agent, r.path, r.kind", params).df()
+        contract_rows = con.execute(
+            f"SELECT project, domain, path, position, inferred FROM project_contract_files "
+            f"{where} ORDER BY project, domain, position, path", params).df()
+        sizes = con.execute(f"SELECT DISTINCT project, path, bytes FROM file_sizes {where} "
+                            "ORDER BY project, path, bytes", params).df()
+        extra = transcript_inputs(con, project, unknown_project=True)
+        info = broker_scope.session_info(con)
+        printed = broker_scope.printed_metrics(con)
+        excluded = broker_scope.exclusions(con)
+    return agents, refs, contract_rows, sizes, extra, info, printed, excluded
 
 
 def _projects(db: str | os.PathLike) -> list[str]:
