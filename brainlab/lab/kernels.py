@@ -107,37 +107,12 @@ def start_kernel(stack: contextlib.ExitStack, kernel_name: str = "python3", **st
 KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
 
 
-# ipykernel_launcher's own code, with debugpy marked missing: ipykernel imports debugpy and
-# pydevd at start for its debugger (~0.06 of a kernel's ~0.26 CPU-s to boot, measured by
-# getrusage in the kernel), which a kernel run for a report or an export never uses. Without
-# it ipykernel runs as usual and answers that it has no debugger.
-LAUNCH_WITHOUT_DEBUGGER = (
-    "import sys\n"
-    "from pathlib import Path\n"
-    "if sys.path[0] == '' or Path(sys.path[0]) == Path.cwd():\n"
-    "    del sys.path[0]\n"
-    "sys.modules['debugpy'] = None\n"
-    "from ipykernel import kernelapp as app\n"
-    "app.launch_new_instance()\n")
-
-
 class TrackedKernelManager(KernelManager):
     """A ``KernelManager`` that remembers the clients it made, so that they can be closed.
 
     nbclient leaves open the channels of a client it made for a kernel it was handed (its
     ``owns_km`` rule); papermill gives no access to that client. :meth:`close_clients` does.
-    The kernel it starts (:class:`EarlyKernel`'s: a run's, never a person's) has no debugger
-    (:data:`LAUNCH_WITHOUT_DEBUGGER` for the spec's ``-m ipykernel_launcher``; a spec that
-    starts its kernel another way is left as it is).
     """
-
-    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        """The kernel spec's command, ``-m ipykernel_launcher`` launched without debugpy."""
-        cmd = super().format_kernel_cmd(extra_arguments)
-        for at in range(len(cmd) - 1):
-            if cmd[at:at + 2] == ["-m", "ipykernel_launcher"]:
-                return [*cmd[:at], "-c", LAUNCH_WITHOUT_DEBUGGER, *cmd[at + 2:]]
-        return cmd
 
     def client(self, **kwargs):
         """A client of this kernel (``client_class``), remembered."""
