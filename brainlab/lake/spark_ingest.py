@@ -35,8 +35,12 @@ WRITTEN = TRANSCRIPT_TABLES + ("ingest_errors", "ingest_files", "cc_files")  # m
 # measured at 5 GB (docs/scale.md, section 1): a short batch job, most of its JIT work is
 # never repaid: C1 only cut the JVM's compiler threads from 48 to 3.5 CPU-s for +6.5 in the
 # tasks; partitioned writes without a sort first (one open writer per partition of a task,
-# at most 16, then Spark sorts the rest); a 1 GB heap spent 15.6 CPU-s in GC, 3 GB 3.0
-JIT = "-XX:TieredStopAtLevel=1"
+# at most 16, then Spark sorts the rest); a 1 GB heap spent 15.6 CPU-s in GC, 3 GB 3.0.
+# C1 only shrinks the JIT's code cache to 48 MB (the tiered default is 240 MB): Spark's
+# generated classes fill it, and the sweeper then flushes code that C1 compiles again
+# (the Spark tests' session JVM: sweeper 4.6 and C1 8.3 CPU-s -> 0.0 and 4.3; stop 26 of
+# docs/testing.md); the cache is reserved, not committed, until code fills it
+JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 RUN_SETTINGS = {"spark.driver.extraJavaOptions": JIT, "spark.executor.extraJavaOptions": JIT,
                 "spark.sql.optimizer.plannedWrite.enabled": "false",
                 "spark.sql.maxConcurrentOutputFileWriters": "16",
