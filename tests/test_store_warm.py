@@ -12,12 +12,13 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
 from brainlab.common.errors import StoreError
 from brainlab.store import open_writer, query, reader, rows
-from brainlab.store.connection import LINGER_ENV, LINGER_S, WARM
+from brainlab.store.connection import LINGER_ENV, LINGER_S, WARM, Warm, _Anchor
 
 
 @pytest.fixture(autouse=True)
@@ -153,3 +154,49 @@ def test_cold_library_but_the_command_keeps_its_store_warm(store):
                           text=True, timeout=120, env=env)
     assert done.returncode == 0 and "first" in done.stdout, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "warm", done.stderr
+
+
+class _SlowClose:
+    """A connection whose close waits for the test (DuckDB's close, caught half-way)."""
+
+    def __init__(self, block: bool = True):
+        self.entered, self.go, self.closed = threading.Event(), threading.Event(), 0
+        if not block:
+            self.go.set()
+
+    def close(self):
+        self.entered.set()
+        self.go.wait(30)
+        self.closed += 1
+
+
+def test_exit_waits_for_a_timer_closing_an_instance_and_later_timers_close_nothing(tmp_path):
+    """A timer still inside DuckDB's close when the interpreter finalizes aborted the command
+    ("FATAL: exception not rethrown": the daemon thread's forced unwind, swallowed by DuckDB's
+    C++), seen once in a suite run of `simulate broker`: close_all waits for it to finish, and
+    after at_exit a timer closes nothing."""
+    warm = Warm()
+    k, q, late_key = (str((tmp_path / f"{n}.duckdb").resolve()) for n in "kql")
+    slow = _SlowClose()
+    anchor = _Anchor(slow, (k, 1))
+    warm._anchors[k] = anchor  # noqa: SLF001 - the state under test
+    timer = threading.Thread(target=warm._expire, args=(anchor,))  # noqa: SLF001
+    timer.start()
+    assert slow.entered.wait(30)
+    closing = threading.Thread(target=warm.close_all)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive(), "close_all returned while a timer was still closing"
+    slow.go.set()
+    closing.join(30)
+    timer.join(30)
+    assert not closing.is_alive() and slow.closed == 1
+
+    quick, late = _SlowClose(block=False), _SlowClose(block=False)
+    warm._anchors[q] = _Anchor(quick, (q, 1))  # noqa: SLF001
+    warm.at_exit()
+    assert quick.closed == 1  # what is warm at exit is closed by the exit
+    expiring = _Anchor(late, (late_key, 1))
+    warm._anchors[late_key] = expiring  # noqa: SLF001
+    warm._expire(expiring)  # noqa: SLF001 - a timer firing after the exit's close
+    assert late.closed == 0

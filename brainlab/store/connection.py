@@ -395,6 +395,11 @@ class Warm:
         self._anchors: dict[str, _Anchor] = {}
         self._pid = os.getpid()
         self._orphans: list = []  # a forked child's inherited connections, kept unclosed
+        # a timer's close and the exit's close_all, one at a time: a daemon thread still inside
+        # DuckDB's close when the interpreter finalizes is ended by a forced unwind that
+        # DuckDB's C++ swallows, and the process aborts ("FATAL: exception not rethrown")
+        self._closing = threading.Lock()
+        self._stopped = False  # the process is exiting (at_exit): a timer closes nothing
 
     @staticmethod
     def enabled() -> bool:
@@ -406,6 +411,7 @@ class Warm:
             self._orphans.extend(a.con for a in self._anchors.values())
             self._anchors.clear()
             self._lock = threading.Lock()
+            self._closing = threading.Lock()
             self._pid = os.getpid()
 
     def lend(self, path: Path, engine_only: bool) -> tuple:
@@ -469,7 +475,9 @@ class Warm:
                 self._arm(anchor, left)
                 return
             del self._anchors[key]
-        self._close(anchor)
+        with self._closing:
+            if not self._stopped:
+                self._close(anchor)
 
     def release(self, path: str | os.PathLike) -> None:
         """Close ``path``'s warm instance now (before this process opens it otherwise)."""
@@ -485,9 +493,16 @@ class Warm:
         self._close(anchor)
 
     def close_all(self) -> None:
-        """Close every warm instance no reader uses (at exit)."""
-        for key in list(self._anchors):
-            self.release(key)
+        """Close every warm instance no reader uses, once a timer's close under way is done."""
+        with self._closing:
+            for key in list(self._anchors):
+                self.release(key)
+
+    def at_exit(self) -> None:
+        """:meth:`close_all` at the interpreter's exit; a timer that fires later closes nothing."""
+        with self._closing:
+            self._stopped = True
+        self.close_all()
 
     @staticmethod
     def _close(anchor: _Anchor) -> None:
@@ -508,7 +523,7 @@ def _linger() -> float:
 
 
 WARM = Warm()
-atexit.register(WARM.close_all)
+atexit.register(WARM.at_exit)
 
 
 class HeldReader(os.PathLike):
