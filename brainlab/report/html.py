@@ -151,7 +151,8 @@ def preload() -> None:
 # report's own notebooks without importing nbconvert and compiling its templates (~0.4 CPU-s
 # of the command: the import, jinja's compile, soupsieve's selectors). Anything else in a
 # notebook (a stream, another MIME type, an image, two outputs in a cell) goes to nbconvert.
-# tests/test_report_html.py compares the two on crafted notebooks and a rendered one.
+# tests/test_report_units.py compares the two on crafted notebooks, tests/test_report.py on a
+# rendered one.
 _CELL_OPEN = '<div id="cell-id={id}" class="cell border-box-sizing code_cell rendered{tags}">\n'
 _CELL_CLOSE = "\n</div>\n"
 _HTML_OUTPUT = ('\n<div class="output_wrapper">\n<div class="output">\n\n'
