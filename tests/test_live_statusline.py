@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from claude_factory import assistant, tool_use, usage
+from conftest import seeded_cache
 
 SCRIPT = Path(sys.executable).with_name("brainlab")
 SID = "sess-live-1"
@@ -284,6 +285,7 @@ def test_limit_snapshots_loaded_by_the_next_ingest(tmp_path, live_env):
     with open(folder / "limit_snapshots.jsonl", "a") as handle:
         handle.write("not json\n")
     db = tmp_path / "store.duckdb"
+    seeded_cache(Path(live_env["BRAINLAB_CACHE_DIR"]))  # the new store: the run's template
     done = subprocess.run([str(SCRIPT), "ingest", "claude", str(tmp_path / "projects"),
                            "--db", str(db)], env=live_env, capture_output=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ so; the null case (the same telemetry without the planted excess) flags nothing.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from claude_factory import assistant, usage, write
-from conftest import built_once
+from conftest import built_once, seeded_cache
 
 from brainlab.otel.export import Call, logs_requests, write_json_lines
 
@@ -104,10 +105,12 @@ def build(tmp_path: Path, env: dict, planted: bool = True) -> Path:
 
 def built(tmp_path_factory, planted: bool) -> Path:
     """:func:`build` once a run for every test reading that case (conftest.built_once: each
-    test built its own, three CLI runs and a status line, ~3 CPU-s); tests only read it."""
+    test built its own, three CLI runs and a status line, ~3 CPU-s); tests only read it. Its
+    cache folder holds the run's empty-store template: the first ingest copies it instead of
+    building the store (~2 CPU-s a case, docs/testing.md stop 27)."""
     def make(folder: Path) -> None:
-        build(folder, dict(os.environ, BRAINLAB_CACHE_DIR=str(folder / "cache"), COLUMNS="80"),
-              planted)
+        cache = seeded_cache(folder / "cache")
+        build(folder, dict(os.environ, BRAINLAB_CACHE_DIR=str(cache), COLUMNS="80"), planted)
 
     name = "usage-reconcile-" + ("planted" if planted else "null")
     return built_once(tmp_path_factory, name, make) / "b.duckdb"
@@ -129,9 +132,18 @@ def reconcile(db: Path, env: dict, *args) -> list[dict]:
     return json.loads(done.stdout)
 
 
-def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(planted_db, env):
-    db = planted_db
-    rows = {(r["session_id"], r["day"]): r for r in reconcile(db, env)}
+@pytest.fixture(scope="module")
+def planted_rows(planted_db, tmp_path_factory) -> list[dict]:
+    """`usage reconcile --json` on the planted store, run once for the two tests reading its
+    rows (each ran the same command on the same store before, docs/testing.md stop 27); each
+    test gets a copy."""
+    env = dict(os.environ, BRAINLAB_CACHE_DIR=str(tmp_path_factory.mktemp("reconcile") / "cache"),
+               COLUMNS="80")
+    return reconcile(planted_db, env)
+
+
+def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(planted_rows):
+    rows = {(r["session_id"], r["day"]): r for r in copy.deepcopy(planted_rows)}
     flagged = {session for (session, _day), r in rows.items() if r["flagged"]}
     assert flagged == {B, C}
     b, c = rows[B, "2026-11-20"], rows[C, "2026-11-20"]
@@ -152,9 +164,8 @@ def test_exactly_the_sessions_telemetry_counts_more_for_are_flagged(planted_db, 
                             "statusline", "gap", "reconciled", "flagged", "note"}
 
 
-def test_one_source_sessions_are_listed_unflagged_and_say_so(planted_db, env):
-    db = planted_db
-    rows = {(r["session_id"], r["day"]): r for r in reconcile(db, env)}
+def test_one_source_sessions_are_listed_unflagged_and_say_so(planted_rows):
+    rows = {(r["session_id"], r["day"]): r for r in copy.deepcopy(planted_rows)}
     d, e = rows[D, "2026-11-20"], [r for (s, _), r in rows.items() if s == E]
     assert d["sources"] == ["transcripts"] and not d["flagged"]
     assert d["note"] == "seen by transcripts only: nothing to compare"
