@@ -10,6 +10,7 @@ benchmarks/bench_tuning_null.py measures the rate over 50 seeds.
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -56,8 +57,20 @@ def tune_cli(*args: str, home: Path, cwd: Path | None = None):
                           env=cli_env(home), cwd=cwd or home, timeout=300)
 
 
-def test_planted_threshold_is_recommended_within_the_grid_step(planted):
-    result = sessions.tune(planted, budget=10.0)
+@pytest.fixture(scope="module")
+def planted_json(planted, tmp_path_factory) -> dict:
+    """`tune sessions --db PLANTED --json --budget 10` (the console script, the SPEC defaults:
+    no settings file), run once for the two tests reading its result: the JSON is the result
+    of ``sessions.tune(planted, budget=10.0)`` (cli/tune.py), which the first test computed
+    in-process again (docs/testing.md stop 27). Each test gets its own copy."""
+    home = tmp_path_factory.mktemp("tune-json")
+    done = tune_cli("sessions", "--db", str(planted), "--json", "--budget", "10", home=home)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_planted_threshold_is_recommended_within_the_grid_step(planted_json):
+    result = copy.deepcopy(planted_json)
     assert result["recommended"] is not None, result["reason"]
     (name, value), = result["recommended"].items()
     assert name == "conserve_close"
@@ -105,10 +118,8 @@ def test_null_shuffle_keeps_categories_and_moves_figures(plain, tmp_path):
     assert (after["context_at_close"] != before["context_at_close"]).mean() > 0.5
 
 
-def test_json_contract_and_label(planted, tmp_path):
-    done = tune_cli("sessions", "--db", str(planted), "--json", "--budget", "10", home=tmp_path)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+def test_json_contract_and_label(planted_json):
+    result = copy.deepcopy(planted_json)
     assert JSON_KEYS <= set(result)
     label = result["label"]
     assert "next scored session" in label["definition"] and "§3.2" in label["definition"]
