@@ -257,7 +257,8 @@ def tune(db: DB, thresholds: Thresholds | None = None, budget: float = 3.0,
         def alert_for(changes: dict) -> np.ndarray:
             trial = current.replace(**changes)
             if trial not in cache:
-                signals = metrics.signals(store, trial, formula).set_index("sess_id")
+                signals = metrics.signals(store, trial, formula,
+                                          columns=("sess_id", *names)).set_index("sess_id")
                 flags = signals[list(names)].fillna(False).astype(bool).any(axis=1)
                 cache[trial] = flags.reindex(order, fill_value=False).to_numpy()
             return cache[trial]
