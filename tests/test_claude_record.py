@@ -23,7 +23,7 @@ from conftest import CORPUS
 
 from brainlab.cli import main
 from brainlab.store import open_writer
-from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude, ingest_claude_db
 
 GONE = "-Users-gtrrz-victor-wks-cli"  # the project folder the issue deletes
 VIEWS = ("usage_daily", "usage_weekly", "usage_sessions", "usage_models", "cc_sessions",
@@ -116,8 +116,8 @@ def test_deleted_folder_keeps_every_view_until_pruned(corpus_copy, first_ingest,
         assert pruned.returncode == 0, pruned.stderr
         assert "pruned: the rows of 1 gone file(s) removed (" in pruned.stdout
         assert january_input(db) == 137_736
-        fresh = tmp_path / "fresh.duckdb"
-        shell("ingest", "claude", projects, "--db", fresh, cwd=tmp_path)
+        fresh = tmp_path / "fresh.duckdb"  # the store compared with, its output not read:
+        ingest_claude_db(fresh, projects)  # the command's library call, in this process
         assert snapshot(db) == snapshot(fresh)  # pruned: as if the folder had never been
     finally:
         if not (projects / GONE).exists():
