@@ -2,12 +2,13 @@
 real headless Chromium with the network off (DESIGN §3 "a real browser for the HTML report").
 
 One Chromium per test module (Debian's binary driven by Playwright: ``Browser``, the
-module fixture ``report_browser`` in conftest.py), a new page per check, each page loaded once for
-its DOM, console, screenshot and measures: a ``chromium --headless`` process per check cost
-~1.3 CPU-s (issue 28 item 1, docs/testing.md stop 21). A check reads the DOM after the load
-event (scripts ran, so an executed payload shows) and every console message and uncaught
-error; the host resolver maps every name to NOTFOUND and the proxy points at a closed port,
-so any request off the machine fails (a console error).
+module fixture ``report_browser`` in conftest.py), one tab that each check navigates to its page
+(a new document each time), each page loaded once for its DOM, console, screenshot and
+measures: a ``chromium --headless`` process per check cost ~1.3 CPU-s (issue 28 item 1,
+docs/testing.md stop 21), a new tab per check ~0.1 more than a navigation (issue 40). A
+check reads the DOM after the load event (scripts ran, so an executed payload shows) and every
+console message and uncaught error; the host resolver maps every name to NOTFOUND and the
+proxy points at a closed port, so any request off the machine fails (a console error).
 """
 
 from __future__ import annotations
@@ -79,11 +80,29 @@ class Loaded(NamedTuple):
 
 class Browser:
     """One headless Chromium for a test module's report checks, launched on first use from
-    the module's Playwright driver; every check loads its page on a new page of one context."""
+    the module's Playwright driver; every check navigates one tab of one context to its page
+    (a new tab ~0.1 CPU-s more a check, issue 40), a new tab after a screenshot or a failed
+    load."""
 
     def __init__(self, driver) -> None:
         self._driver = driver
-        self._browser = self._context = None
+        self._browser = self._context = self._tab = None
+        self._console: list[str] = []
+
+    def _open_tab(self):
+        if self._context is None:
+            self._browser = self._driver.chromium.launch(
+                executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
+            self._context = self._browser.new_context()
+        if self._tab is None:
+            tab = self._context.new_page()
+            # the list of the load under way (a new one each load)
+            tab.on("console", lambda m: self._console.append(
+                f"CONSOLE {m.type}: {m.text} ({m.location['url']}:{m.location['lineNumber']})"))
+            tab.on("pageerror", lambda e: self._console.append(
+                "Uncaught error: " + (f"{e.name}: " if e.name else "") + e.message))
+            self._tab = tab
+        return self._tab
 
     def load(self, page: Path, width: int = 1280, height: int = 900, png: Path | None = None,
              script: str | None = None) -> Loaded:
@@ -92,34 +111,31 @@ class Browser:
         ``CONSOLE <type>: ...`` or ``Uncaught error: ...``) and what the JS function
         ``script`` returned, run after them through DevTools (the page's CSP does not apply);
         with ``png``, then save the viewport there, scrollbars hidden."""
-        if self._context is None:
-            self._browser = self._driver.chromium.launch(
-                executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
-            self._context = self._browser.new_context()
-        tab = self._context.new_page()
-        console: list[str] = []
-        tab.on("console", lambda m: console.append(
-            f"CONSOLE {m.type}: {m.text} ({m.location['url']}:{m.location['lineNumber']})"))
-        tab.on("pageerror", lambda e: console.append(
-            "Uncaught error: " + (f"{e.name}: " if e.name else "") + e.message))
+        tab = self._open_tab()
+        self._console = console = []
+        kept = False
         try:
             tab.set_viewport_size({"width": width, "height": height})
             tab.goto(page.resolve().as_uri(), wait_until="load", timeout=60_000)
             dom = tab.evaluate("document.documentElement.outerHTML")
             seen = Loaded(dom, list(console), tab.evaluate(script) if script else None)
-            if png is not None:
+            if png is not None:  # the tab keeps its scrollbars hidden: not kept
                 self._context.new_cdp_session(tab).send("Emulation.setScrollbarsHidden",
                                                         {"hidden": True})
                 tab.screenshot(path=str(png))
+            else:
+                kept = True
             return seen
         finally:
-            tab.close()
+            if not kept:
+                tab.close()
+                self._tab = None
 
     def close(self) -> None:
         if self._browser is not None:
             self._context.close()
             self._browser.close()
-            self._browser = self._context = None
+            self._browser = self._context = self._tab = None
 
 
 class ActiveContent(html.parser.HTMLParser):

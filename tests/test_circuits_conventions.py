@@ -138,21 +138,29 @@ def tickets(db):
     return query(db, "SELECT * FROM tickets ORDER BY ticket").set_index("ticket")
 
 
+@pytest.fixture(scope="module")
+def full(tmp_path_factory) -> dict:
+    """The full journal loaded once a module, with its ``tickets`` and its replay under every
+    rule set: 15 tests compare with them, and each loaded and replayed it again (~0.25 CPU-s
+    a test, issue 40). Read only: ``db``, ``tickets``, ``replayed``."""
+    db = load(tmp_path_factory.mktemp("circuits"), full_journal(), "full")
+    return {"db": db, "tickets": tickets(db), "replayed": replayed(db)}
+
+
 @pytest.mark.parametrize("kind", list(REQUIRED))
-def test_every_optional_field_missing_replays_like_the_full_journal(tmp_path, kind):
-    full = load(tmp_path, full_journal(), "full")
+def test_every_optional_field_missing_replays_like_the_full_journal(tmp_path, kind, full):
     events = minimal(full_journal(), kind)
     # something was left out (step and end have no optional SPEC field: an unknown one goes)
     assert events != full_journal()
     bare = load(tmp_path, events, "bare")
     assert errors(bare).empty, errors(bare)
     assert query(bare, "SELECT count(*) n FROM circuit_events").n[0] == len(events)
-    a, b = tickets(full), tickets(bare)
+    a, b = full["tickets"], tickets(bare)
     assert b.replayable.all() and (b.events_dropped == 0).all()
     same = ["outcome", "stops", "decisions", "decisions_monte", "refused_decisions", "reviews",
             "reviews_rendered", "questioning_rounds", "wakeups", "sessions", "loop_sessions"]
     assert a[same].equals(b[same])
-    x, y = replayed(full), replayed(bare)
+    x, y = full["replayed"], replayed(bare)
     assert x[COMPARED].equals(y[COMPARED])
     if kind != "session":  # tokens missing are NULL: only the session kind loses them
         assert x["tokens"].equals(y["tokens"])
@@ -251,9 +259,8 @@ EVENT_ERRORS = {
 
 
 @pytest.mark.parametrize("case", list(EVENT_ERRORS))
-def test_a_bad_event_costs_that_event_only(tmp_path, case):
+def test_a_bad_event_costs_that_event_only(tmp_path, case, full):
     text, reason = EVENT_ERRORS[case]
-    clean = load(tmp_path, full_journal(), "clean")
     db = load(tmp_path, with_line(10, text))
     found = errors(db)
     assert len(found) == 1 and found.line[0] == 11
@@ -262,26 +269,24 @@ def test_a_bad_event_costs_that_event_only(tmp_path, case):
     assert query(db, "SELECT count(*) n FROM circuit_events").n[0] == len(full_journal())
     t = tickets(db)
     assert t.replayable.all() and t.loc["T-1", "events_dropped"] == 1
-    assert replayed(db).equals(replayed(clean))
+    assert replayed(db).equals(full["replayed"])
 
 
-def test_an_event_after_the_end_is_dropped_and_the_ticket_replays(tmp_path):
-    clean = load(tmp_path, full_journal(), "clean")
+def test_an_event_after_the_end_is_dropped_and_the_ticket_replays(tmp_path, full):
     late = json.dumps(ev("T-4", 30, "session", agent="developpeur", tokens=5))
     db = load(tmp_path, [*with_line(len(full_journal()), late)])
     assert "after the ticket's end" in errors(db).reason[0]
     assert tickets(db).loc["T-4", "events_dropped"] == 1
-    assert replayed(db).equals(replayed(clean))
+    assert replayed(db).equals(full["replayed"])
 
 
-def test_a_line_of_no_ticket_costs_that_line(tmp_path):
-    clean = load(tmp_path, full_journal(), "clean")
+def test_a_line_of_no_ticket_costs_that_line(tmp_path, full):
     db = load(tmp_path, with_line(3, "{not json") + [json.dumps({"ts": "x", "event": "end"})])
     found = errors(db)
     assert list(found.line) == [4, len(full_journal()) + 2]
     assert "not JSON" in found.reason[0] and "belongs to no ticket" in found.reason[1]
     assert query(db, "SELECT count(*) n FROM circuit_problems").n[0] == 0
-    assert replayed(db).equals(replayed(clean))
+    assert replayed(db).equals(full["replayed"])
 
 
 # (what is wrong, the line replacing a T-1 line, index of the line it replaces)

@@ -23,7 +23,7 @@ from conftest import CORPUS
 
 from brainlab.cli import main
 from brainlab.store import open_writer
-from brainlab.transcripts.ingest import ingest_claude
+from brainlab.transcripts.ingest import ingest_claude, ingest_claude_db
 
 GONE = "-Users-gtrrz-victor-wks-cli"  # the project folder the issue deletes
 VIEWS = ("usage_daily", "usage_weekly", "usage_sessions", "usage_models", "cc_sessions",
@@ -77,10 +77,21 @@ def corpus_copy(tmp_path_factory):
     return root
 
 
-def test_deleted_folder_keeps_every_view_until_pruned(corpus_copy, tmp_path):
+@pytest.fixture(scope="module")
+def first_ingest(corpus_copy, tmp_path_factory):
+    """``ingest claude`` of the whole corpus copy into a new store (the CLI), once a module:
+    both tests start from it and ran it each (issue 40). Read only: a test copies the store."""
+    folder = tmp_path_factory.mktemp("first")
+    db = folder / "b.duckdb"
+    done = shell("ingest", "claude", corpus_copy / "projects", "--db", db, cwd=folder)
+    return done, db
+
+
+def test_deleted_folder_keeps_every_view_until_pruned(corpus_copy, first_ingest, tmp_path):
     projects, db = corpus_copy / "projects", tmp_path / "b.duckdb"
-    first = shell("ingest", "claude", projects, "--db", db, cwd=tmp_path)
+    first, made = first_ingest
     assert first.returncode == 0, first.stderr
+    shutil.copy(made, db)
     before = snapshot(db)
     assert january_input(db) == 138_528
     saved = tmp_path / "saved"
@@ -105,8 +116,8 @@ def test_deleted_folder_keeps_every_view_until_pruned(corpus_copy, tmp_path):
         assert pruned.returncode == 0, pruned.stderr
         assert "pruned: the rows of 1 gone file(s) removed (" in pruned.stdout
         assert january_input(db) == 137_736
-        fresh = tmp_path / "fresh.duckdb"
-        shell("ingest", "claude", projects, "--db", fresh, cwd=tmp_path)
+        fresh = tmp_path / "fresh.duckdb"  # the store compared with, its output not read:
+        ingest_claude_db(fresh, projects)  # the command's library call, in this process
         assert snapshot(db) == snapshot(fresh)  # pruned: as if the folder had never been
     finally:
         if not (projects / GONE).exists():
@@ -118,11 +129,12 @@ GONE_ROWS = ("SELECT (SELECT count(*) FROM cc_request_lines WHERE source_file IN
              " FROM cc_files WHERE gone_at IS NOT NULL), (SELECT count(*) FROM cc_spans)")
 
 
-def test_kill_during_prune_leaves_the_store_before_or_after(corpus_copy, tmp_path):
+def test_kill_during_prune_leaves_the_store_before_or_after(corpus_copy, first_ingest,
+                                                            tmp_path):
     """A prune is one transaction: killed (SIGKILL) at any moment, the store holds every
     gone file's rows or none of them."""
     projects, db = corpus_copy / "projects", tmp_path / "b.duckdb"
-    shell("ingest", "claude", projects, "--db", db, cwd=tmp_path)
+    shutil.copy(first_ingest[1], db)
     moved = []
     for name in (GONE, "-home-moxa-sdc1-home-moxa-mds4xgl3-buildroot-dl"):
         shutil.move(projects / name, tmp_path / name)

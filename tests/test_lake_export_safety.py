@@ -10,6 +10,7 @@ when it runs as root) ends in one `Error:` line and leaves the lake as it was.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -34,9 +35,10 @@ def cli(tmp_path, *args, check=True):
     return done
 
 
-def store(tmp_path, name, sessions=3, calls=4):
-    """A store from a small transcript whose session ids and commands say ``name``."""
-    root = tmp_path / f"cfg-{name}"
+def ingested(folder, name, sessions, calls):
+    """A store from a small transcript whose session ids and commands say ``name`` (ingested
+    by the CLI in a subprocess)."""
+    root = folder / f"cfg-{name}"
     for s in range(sessions):
         sid = f"{name}-s{s}"
         lines = []
@@ -47,9 +49,29 @@ def store(tmp_path, name, sessions=3, calls=4):
                                    content=[tool_use(f"{name}b{s}{i}", "Bash",
                                                      command=f"echo {name}")]))
         write(root / "projects" / f"-home-{name}" / f"{sid}.jsonl", lines)
-    db = tmp_path / f"{name}.duckdb"
-    cli(tmp_path, "ingest", "claude", str(root / "projects"), "--db", str(db))
+    db = folder / f"{name}.duckdb"
+    cli(folder, "ingest", "claude", str(root / "projects"), "--db", str(db))
     return db
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """``store(tmp_path, name, sessions=3, calls=4)``: a copy in ``tmp_path`` of the store
+    :func:`ingested` makes, each (name, sessions, calls) ingested once a module: the tests
+    export it, never write it, and ingested alice's and bob's again each time (a CLI run
+    each, issue 40)."""
+    built = {}
+
+    def make(tmp_path, name, sessions=3, calls=4):
+        key = (name, sessions, calls)
+        if key not in built:
+            built[key] = ingested(tmp_path_factory.mktemp(f"{name}-{sessions}x{calls}"),
+                                  *key)
+        copy = tmp_path / f"{name}.duckdb"
+        shutil.copy(built[key], copy)
+        return copy
+
+    return make
 
 
 def sessions_by_table(lake):
@@ -73,7 +95,7 @@ def sessions_by_table(lake):
 
 @pytest.mark.parametrize("folder", ["it's a lake", "x.parquet' (FORMAT csv); COPY (SELECT 42)"
                                     " TO 'pwned.csv' (FORMAT csv); --"])
-def test_a_lake_path_is_a_literal_never_code(tmp_path, folder):
+def test_a_lake_path_is_a_literal_never_code(tmp_path, folder, store):
     db = store(tmp_path, "alice", sessions=1, calls=1)
     lake = tmp_path / folder
     done = cli(tmp_path, "export", "--db", str(db), "--lake", str(lake), "--user", "u",
@@ -83,7 +105,7 @@ def test_a_lake_path_is_a_literal_never_code(tmp_path, folder):
     assert not list(tmp_path.rglob("pwned.csv"))
 
 
-def test_racing_exports_never_mix_two_stores(tmp_path):
+def test_racing_exports_never_mix_two_stores(tmp_path, store):
     a, b = store(tmp_path, "alice"), store(tmp_path, "bob")
     lake = tmp_path / "lake"
     for _ in range(3):
@@ -101,7 +123,7 @@ def test_racing_exports_never_mix_two_stores(tmp_path):
     assert not list(lake.glob("_staging-*")) and not list(lake.rglob("*.old-*"))
 
 
-def test_a_killed_export_is_finished_or_cleaned_by_the_next(tmp_path):
+def test_a_killed_export_is_finished_or_cleaned_by_the_next(tmp_path, store):
     a, b = store(tmp_path, "alice"), store(tmp_path, "bob")
     lake = tmp_path / "lake"
     cli(tmp_path, "export", "--db", str(a), "--lake", str(lake), "--user", "u", "--machine", "m")
@@ -130,7 +152,7 @@ def test_a_killed_export_is_finished_or_cleaned_by_the_next(tmp_path):
     assert not (lake / JOURNAL).exists()
 
 
-def test_bad_partition_names_are_refused(tmp_path):
+def test_bad_partition_names_are_refused(tmp_path, store):
     db = store(tmp_path, "alice", sessions=1, calls=1)
     for name in ("__HIVE_DEFAULT_PARTITION__", ".", "..", ""):
         done = cli(tmp_path, "export", "--db", str(db), "--lake", str(tmp_path / "lake"),
@@ -140,7 +162,7 @@ def test_bad_partition_names_are_refused(tmp_path):
 
 
 @NEEDS_ROOT
-def test_a_full_disk_leaves_the_lake_as_it_was(tmp_path):
+def test_a_full_disk_leaves_the_lake_as_it_was(tmp_path, store):
     a = store(tmp_path, "alice")
     b = store(tmp_path, "bob", sessions=30, calls=40)
     with small_tmpfs(tmp_path / "small", "160k") as mnt:
@@ -169,7 +191,7 @@ def test_paths_reach_sql_as_literals():
 
 
 
-def test_bad_lake_files_become_error_rows_and_the_rest_loads(tmp_path):
+def test_bad_lake_files_become_error_rows_and_the_rest_loads(tmp_path, store):
     """Issue 29 integrity 2: wrong-schema, corrupt, truncated, empty and non-Parquet files."""
     db = store(tmp_path, "alice")
     lake = tmp_path / "lake"

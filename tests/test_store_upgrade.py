@@ -72,19 +72,19 @@ def make_old(store: Path, target: Path) -> Path:
 
 
 def counts(path: Path, where: str = "") -> dict[str, int]:
+    """Each table's row count (``where``: only tables with a ``source_file``), in one query
+    (a query a table cost ~0.1 CPU-s a call, now ~0.05; ~20 calls: issue 40)."""
     con = duckdb.connect(str(path), read_only=True)
     try:
         tables = [r[0] for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()]
-        out = {}
-        for table in tables:
-            cols = {r[0] for r in con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE table_name = ?", [table]
-            ).fetchall()}
-            if where and "source_file" not in cols:
-                continue
-            out[table] = con.execute(f'SELECT count(*) FROM "{table}" {where}').fetchone()[0]
-        return out
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+            + (" AND table_name IN (SELECT table_name FROM duckdb_columns() WHERE"
+               " column_name = 'source_file')" if where else "")).fetchall()]
+        if not tables:
+            return {}
+        row = con.execute("SELECT " + ", ".join(
+            f'(SELECT count(*) FROM "{table}" {where})' for table in tables)).fetchone()
+        return dict(zip(tables, row, strict=True))
     finally:
         con.close()
 
