@@ -35,9 +35,12 @@ $(VENV)/.test-extras: $(BIN)/brainlab pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,spark,prices]' 'pyspark==$(PYSPARK_LOWEST)'
 	touch $@
 
-# --durations=25: the slowest tests, printed after every run (a slow test shows up at once)
+# --durations=25: the slowest tests, printed after every run (a slow test shows up at once).
+# -n 4 on two cores: the tests wait on JVMs, kernels, chromium and commands, and four workers
+# fill those waits; beside a CPU hog 10:10 against 11:22 with -n 2, quiet 8:55 (docs/testing.md
+# "Stop 27", "How the run is spread over four workers")
 test: $(VENV)/.test-extras browser java
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
+	$(BIN)/python -m pytest -n 4 --dist loadgroup -q --durations=25
 
 lint: $(VENV)/.test-extras
 	$(BIN)/ruff check brainlab tests benchmarks
