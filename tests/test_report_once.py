@@ -241,6 +241,25 @@ def _same_page(a: str, b: str) -> bool:
         for i, (p, q) in enumerate(zip(x, y, strict=True)))
 
 
+def _fresh_sections_counting_charts(patch) -> list:
+    """With ``patch``: no chart process open nor cached report of an earlier render, and every
+    chart process started from now on appended to the list returned (its ``Popen``)."""
+    from brainlab.viz.chart_process import ChartProcess
+
+    started = []
+    real = ChartProcess.__init__
+
+    def counted(self):
+        real(self)
+        started.append(self._proc)
+
+    patch.setattr(sections, "_CHARTS_READY", None)
+    patch.setattr(sections, "_CHARTS", None)
+    patch.delenv("BRAINLAB_REPORT_CACHE", raising=False)
+    patch.setattr(ChartProcess, "__init__", counted)
+    return started
+
+
 @pytest.fixture(scope="session")
 def demo_last_week(demo, tmp_path_factory) -> dict:
     """The demo's last week, every section rendered in this process with the render's caches
@@ -248,22 +267,10 @@ def demo_last_week(demo, tmp_path_factory) -> dict:
     the chart process test and the caches test each rendered it themselves (~3 CPU-s).
     ``week``, ``fragments``, and of the chart processes the render started: ``started`` (how
     many), ``reaped`` (every one ended by the render's end), ``cleared`` (none left open)."""
-    from brainlab.viz.chart_process import ChartProcess
-
     def build(folder):
-        started = []
-        real = ChartProcess.__init__
-
-        def counted(self):
-            real(self)
-            started.append(self._proc)
-
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(sections, "_CHARTS_READY", None)
-            patch.setattr(sections, "_CHARTS", None)
+            started = _fresh_sections_counting_charts(patch)
             patch.delenv(sections.CHART_PROCESS_ENV, raising=False)
-            patch.delenv("BRAINLAB_REPORT_CACHE", raising=False)
-            patch.setattr(ChartProcess, "__init__", counted)
             week = select_weeks(demo["db"])[-1]
             fragments = _fragments(demo["db"], week)
             record = {"week": week, "fragments": fragments, "started": len(started),
@@ -284,22 +291,10 @@ def demo_last_week_here(demo, tmp_path_factory) -> dict:
     another week) and the chart process test's render without the chart process, which
     rendered the same week the same way each (~2.5 CPU-s, issue 40). ``week``, ``middle``,
     ``fragments`` (the last week's), ``started`` (chart processes started while rendering)."""
-    from brainlab.viz.chart_process import ChartProcess
-
     def build(folder):
-        started = []
-        real = ChartProcess.__init__
-
-        def counted(self):
-            real(self)
-            started.append(self._proc)
-
         with pytest.MonkeyPatch.context() as patch:
+            started = _fresh_sections_counting_charts(patch)
             patch.setenv(sections.CHART_PROCESS_ENV, "0")
-            patch.setattr(sections, "_CHARTS_READY", None)
-            patch.setattr(sections, "_CHARTS", None)
-            patch.delenv("BRAINLAB_REPORT_CACHE", raising=False)
-            patch.setattr(ChartProcess, "__init__", counted)
             weeks = select_weeks(demo["db"], all_weeks=True)
             middle = weeks[len(weeks) // 2]
             _fragments(demo["db"], middle)  # fills once's store-wide figures: another week
