@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -56,8 +57,14 @@ def test_export_writes_the_documented_layout(exported):
     assert list((lake / "cc_prices").glob("*.parquet"))  # team-wide, not partitioned
 
 
+def own_copy(exported, tmp_path):
+    """A copy of the module's lake for a test that writes to it: the other tests read the
+    module's lake as the corpus store's export alone, whatever order they run in."""
+    return Path(shutil.copytree(exported[0], tmp_path / "lake"))
+
+
 def test_export_is_idempotent_and_replaces_its_partition(exported, corpus_store, tmp_path):
-    lake, _ = exported
+    lake = own_copy(exported, tmp_path)
     before = lake_digest(lake)
     export_store(corpus_store, lake, user="alice", machine="laptop")
     assert lake_digest(lake) == before
@@ -127,7 +134,7 @@ def test_attach_runs_sealed_so_a_store_view_reads_nothing_but_the_lake(
             assert b"top-secret-local-file-contents" not in path.read_bytes(), path
 
 def test_attach_filters_users(exported, corpus_store, tmp_path):
-    lake, _ = exported
+    lake = own_copy(exported, tmp_path)
     # bob's copy of the same store: the team total counts each call once (SPEC §7 dedup)
     export_store(corpus_store, lake, user="bob", machine="laptop")
     team, alice, nobody = (tmp_path / f"{n}.duckdb" for n in ("team", "alice", "nobody"))
