@@ -385,6 +385,36 @@ def test_good_files_load_the_same_with_bad_files_beside_them(tmp_path_factory, g
         mixed_db.close()
 
 
+def test_an_unpaired_surrogate_escape_is_a_warning_and_costs_no_row(tmp_path, good_alone):
+    """A line whose JSON escapes an unpaired UTF-16 surrogate (``"\\ud800"``: valid JSON
+    text, refused by orjson, decoded to a lone surrogate by Python's json) loads with U+FFFD
+    in its place and a warning row; the suite's fuzz test found an unknown line type holding
+    one, whose warning text the store's insert refused, and the ingest of every file failed."""
+    root = tmp_path / "s"
+    folder = root / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "good.jsonl").write_bytes(good_alone["file"].read_bytes())
+    odd = [{"type": "odd\ud800", "sessionId": "b"},  # an unknown type: its warning quotes it
+           {**GOOD[0], "requestId": "br\udc03", "cwd": "/home/u/\ud83d\ude00"}]
+    (folder / "bad.jsonl").write_bytes(b"\n".join(json.dumps(o).encode() for o in odd) + b"\n")
+    assert b"\\ud800" in (folder / "bad.jsonl").read_bytes()  # the escape, as ASCII text
+    con = open_writer(tmp_path / "s.duckdb")
+    try:
+        summary = ingest_claude(con, root)
+        assert summary.read == 2
+        assert good_alone["rows"] == _rows_of(con, root)
+        reasons = [r for (r,) in con.execute(
+            "SELECT reason FROM ingest_errors WHERE file LIKE '%bad.jsonl' ORDER BY line, reason"
+        ).fetchall()]
+        assert sum("surrogate" in r for r in reasons) == 2, reasons
+        assert any("unknown line type (odd\ufffd)" in r for r in reasons), reasons
+        kept = con.execute("SELECT request_id, cwd FROM cc_request_lines"
+                           " WHERE source_file LIKE '%bad.jsonl'").fetchall()
+        assert kept == [("br\ufffd", "/home/u/\U0001f600")]  # the valid pair kept whole
+    finally:
+        con.close()
+
+
 _UTF8_PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xff", b"\xc3",
                 b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80"]
 

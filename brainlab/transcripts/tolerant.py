@@ -14,6 +14,7 @@ timestamp, a ``message`` or ``usage`` that is not an object) is handed over as f
 from __future__ import annotations
 
 import json
+import re
 
 import msgspec
 import orjson
@@ -62,6 +63,11 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
             obj = None
         if obj is None:
             objects = _split_glued(decoded)
+            if objects and _LONE_SURROGATE.search(decoded):
+                objects, replaced = _without_lone_surrogates(objects)
+                if replaced:  # orjson refused them; Python's json keeps them, DuckDB cannot
+                    chunk.error(ctx.path, line_no, "unpaired UTF-16 surrogate escape(s)"
+                                " replaced by U+FFFD", "warning")
             if len(objects) > 1:
                 chunk.error(ctx.path, line_no, f"{len(objects)} JSON objects glued on one line:"
                             " split and loaded", "warning")
@@ -73,6 +79,35 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
         chunk.error(ctx.path, line_no, f"JSON {type(obj).__name__}, not an object: line skipped")
         return []
     return [obj]
+
+
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # the escape, paired or not
+_SURROGATE_CHAR = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(objects: list) -> tuple[list, bool]:
+    """``objects`` with every unpaired surrogate of a key or string made U+FFFD; whether any was.
+
+    Python's json decodes an escape such as ``"\\ud800"`` to a lone surrogate, which no
+    UTF-8 text can hold (the store's insert refuses the whole batch). Only lines orjson
+    refused come here.
+    """
+    found = False
+
+    def clean(value):
+        nonlocal found
+        if isinstance(value, str):
+            if _SURROGATE_CHAR.search(value):
+                found = True
+                return _SURROGATE_CHAR.sub("\ufffd", value)
+            return value
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return [clean(obj) for obj in objects], found
 
 
 def _split_glued(decoded: str) -> list[dict]:
