@@ -407,6 +407,7 @@ def test_an_unpaired_surrogate_escape_is_a_warning_and_costs_no_row(tmp_path, go
             "SELECT reason FROM ingest_errors WHERE file LIKE '%bad.jsonl' ORDER BY line, reason"
         ).fetchall()]
         assert sum("surrogate" in r for r in reasons) == 2, reasons
+        assert not any("invalid UTF-8" in r for r in reasons), reasons  # the bytes are valid
         assert any("unknown line type (odd\ufffd)" in r for r in reasons), reasons
         kept = con.execute("SELECT request_id, cwd FROM cc_request_lines"
                            " WHERE source_file LIKE '%bad.jsonl'").fetchall()

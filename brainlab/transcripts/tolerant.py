@@ -50,9 +50,12 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
     """
     try:
         obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        decoded = raw.decode("utf-8", errors="replace")
-        if "utf-8" in str(exc).lower() or "surrogate" in str(exc).lower():
+    except orjson.JSONDecodeError:
+        try:  # Python's strict decoder refuses what orjson does (surrogates included)
+            decoded, valid = raw.decode("utf-8"), True
+        except UnicodeDecodeError:
+            decoded, valid = raw.decode("utf-8", errors="replace"), False
+        if not valid:  # not orjson's message: a "\ud800" escape is valid UTF-8 text
             chunk.error(ctx.path, line_no, "invalid UTF-8: undecodable bytes replaced",
                         "warning")
             try:
