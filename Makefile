@@ -10,9 +10,17 @@ $(BIN)/brainlab: pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
-.PHONY: demo test lint browser java
-demo: $(BIN)/brainlab
+.PHONY: demo test lint browser java bytecode
+demo: $(BIN)/brainlab bytecode
 	$(BIN)/brainlab demo
+
+# The package's bytecode, as a wheel install writes it: an editable install compiles nothing,
+# and where PYTHONDONTWRITEBYTECODE is set (this machine, many containers) Python never writes
+# it, so every `brainlab` command, kernel and test worker compiled the modules it imports on
+# each start (`check` 1.07 -> 0.67 CPU-s a run; docs/testing.md "Stop 28"). Up-to-date files
+# are skipped, so after an edit only the changed modules are compiled again.
+bytecode: $(BIN)/brainlab
+	$(BIN)/python -m compileall -q brainlab tests
 
 browser:
 	@{ command -v chromium >/dev/null 2>&1 && [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; } || \
@@ -39,7 +47,7 @@ $(VENV)/.test-extras: $(BIN)/brainlab pyproject.toml
 # -n 4 on two cores: the tests wait on JVMs, kernels, chromium and commands, and four workers
 # fill those waits; beside a CPU hog 10:10 against 11:22 with -n 2, quiet 8:55 (docs/testing.md
 # "Stop 27", "How the run is spread over four workers")
-test: $(VENV)/.test-extras browser java
+test: $(VENV)/.test-extras browser java bytecode
 	$(BIN)/python -m pytest -n 4 --dist loadgroup -q --durations=25
 
 lint: $(VENV)/.test-extras
