@@ -133,3 +133,18 @@ def test_summary_shows_when_each_worker_ran_dry():
                for line in lines)
     assert lines[-1] == "idle: 70 worker-s of 200 (35%) after workers ran dry"
     assert summary([]) == ["no tests recorded"]
+
+
+def test_make_compiles_the_package_before_the_tests_and_the_demo():
+    """An editable install writes no bytecode and PYTHONDONTWRITEBYTECODE machines never write
+    it: without ``make bytecode`` every command, kernel and worker compiled brainlab's modules
+    on each start (stop 28: a fresh clone's suite beside a hog, docs/testing.md). ``make -n``
+    prints what each target would run, in order, without running it."""
+    root = TESTS.parent
+    for target, then in (("test", "-m pytest"), ("demo", "brainlab demo")):
+        lines = subprocess.run(["make", "-n", target], cwd=root, capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+        compiled = [i for i, line in enumerate(lines) if "-m compileall" in line
+                    and "brainlab" in line.split("compileall", 1)[1].split()]
+        runs = [i for i, line in enumerate(lines) if then in line]
+        assert compiled and runs and compiled[0] < runs[0], (target, lines)
