@@ -119,7 +119,12 @@ def edges(path: Path) -> set[str]:
     return out - {""}
 
 
-GRAPH = {name: edges(path) - {name} for name, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each brainlab module -> the brainlab modules it imports. Built on first use, not at
+    import: every xdist worker imports this file to collect it, and parsing the package
+    there cost each of the four about 1 CPU-s for tests only one of them runs."""
+    return {name: edges(path) - {name} for name, path in MODULES.items()}
 
 
 def test_every_package_has_a_row():
@@ -129,7 +134,7 @@ def test_every_package_has_a_row():
 
 def test_no_package_imports_above_its_layer():
     problems = []
-    for name, targets in sorted(GRAPH.items()):
+    for name, targets in sorted(graph().items()):
         layer = unit(name)
         if layer in TOP:
             continue
@@ -141,7 +146,7 @@ def test_no_package_imports_above_its_layer():
 
 def test_spec_imports_nothing_of_brainlab():
     """The spec layer is the bottom: the store writes it as lookup tables, everything reads it."""
-    assert {t for m, ts in GRAPH.items() if unit(m) == "spec" for t in ts
+    assert {t for m, ts in graph().items() if unit(m) == "spec" for t in ts
             if unit(t) != "spec"} == set()
 
 
@@ -194,7 +199,7 @@ def test_find_cycles_sees_a_cycle_hidden_in_a_function():
 
 def test_no_import_cycle():
     """Over the whole import graph, function-level imports included."""
-    assert find_cycles(GRAPH) == []
+    assert find_cycles(graph()) == []
 
 
 def test_no_private_name_crosses_modules():
