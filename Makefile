@@ -17,8 +17,8 @@ demo: $(BIN)/brainlab bytecode
 # The package's bytecode, as a wheel install writes it: an editable install compiles nothing,
 # and where PYTHONDONTWRITEBYTECODE is set (this machine, many containers) Python never writes
 # it, so every `brainlab` command, kernel and test worker compiled the modules it imports on
-# each start (`check` 1.07 -> 0.67 CPU-s a run; docs/testing.md "Stop 28"). Up-to-date files
-# are skipped, so after an edit only the changed modules are compiled again.
+# each start (a command 0.02-0.08 CPU-s more, 6-16%: benchmarks/bench_bytecode.py; the suite
+# starts ~750). Up-to-date files are skipped: after an edit only the changed ones compile.
 bytecode: $(BIN)/brainlab
 	$(BIN)/python -m compileall -q brainlab tests
 

@@ -138,7 +138,7 @@ def test_summary_shows_when_each_worker_ran_dry():
 def test_make_compiles_the_package_before_the_tests_and_the_demo():
     """An editable install writes no bytecode and PYTHONDONTWRITEBYTECODE machines never write
     it: without ``make bytecode`` every command, kernel and worker compiled brainlab's modules
-    on each start (stop 28: a fresh clone's suite beside a hog, docs/testing.md). ``make -n``
+    on each start (benchmarks/bench_bytecode.py; docs/testing.md, stop 28). ``make -n``
     prints what each target would run, in order, without running it."""
     root = TESTS.parent
     for target, then in (("test", "-m pytest"), ("demo", "brainlab demo")):
