@@ -138,3 +138,43 @@ def test_a_store_never_scanned_says_so_and_an_empty_store_shows_no_change(empty_
         status = trend_scan.status(db)
         assert status.state == "not scanned" and shown(db) == 0
         assert "brainlab trends --refresh" in status.message
+
+
+def test_a_scan_made_with_other_thresholds_is_stale_for_the_settings_and_a_brain_ingest_rescans(
+        store, tmp_path, demo):
+    """A tuned threshold changes every answer (issue 40 item 1), the stored change points too:
+    the coach-trigger series reads ``coach_ratio``. The demo's scan used the defaults; from a
+    project folder whose brainlab.toml sets ``coach_ratio = 0.3`` the scan is stale, and the
+    next brain ingest, though no brain file changed, rescans with the settings' set."""
+    from brainlab.spec.thresholds import Thresholds
+
+    tuned = Thresholds().replace(coach_ratio=0.3)
+    assert trend_scan.status(store, Thresholds()).current
+    assert trend_scan.status(store).current  # no settings given: the view's own state
+    stale = trend_scan.status(store, tuned)
+    assert stale.state == "stale" and "coach_ratio 0.4 then, 0.3 now" in stale.message
+    assert "brainlab trends --refresh" in stale.message
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "brainlab.toml").write_text("[thresholds]\ncoach_ratio = 0.3\n", encoding="utf-8")
+
+    def brainlab(*args: str) -> str:  # as a user runs it, from the project folder
+        done = subprocess.run([sys.executable, "-m", "brainlab.cli", *args, "--db", str(store)],
+                              cwd=project, env=cli_env(tmp_path), capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    stored = json.loads(brainlab("trends", "--json"))["stored"]
+    assert stored["state"] == "stale" and "coach_ratio 0.4 then, 0.3 now" in stored["message"]
+    assert "store view trend_changes: stale: scanned with other thresholds" in " ".join(
+        brainlab("trends").split())
+
+    brainlab("ingest", "brain", str(demo["root"]))  # no brain file changed
+    assert trend_scan.status(store, tuned).current
+    assert trend_scan.status(store, Thresholds()).state == "stale"
+    result = json.loads(brainlab("trends", "--json"))
+    assert result["stored"]["state"] == "current"
+    assert {(c["series"], c["period"]) for c in result["changes"]} == {tuple(r) for r in rows(
+        store, "SELECT series, period FROM trend_changes WHERE scale = 'week'")[1]}

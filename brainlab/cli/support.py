@@ -113,20 +113,22 @@ def refresh_trend_changes(db: Path, changed: bool = True) -> None:
     """After an ingest that changed rows, or on a store whose scan is stale: a new scan stored.
 
     The store's view ``trend_changes`` reads them (issue 43; docs/trends.md); a run that
-    changed nothing on a current scan leaves them as they are. ``ingest brain|sprints|
+    changed nothing on a current scan made with the settings' thresholds leaves them as they
+    are. ``ingest brain|sprints|
     circuits`` call it; ``ingest claude`` and ``ingest otel`` do not: their incremental runs
     import neither pandas nor the duckdb package (issue 12), and a scan needs both. They
     leave the scan stale instead (:mod:`brainlab.store.trend_scan`), which the next brain
     ingest rescans here, and ``brainlab trends --refresh`` on demand.
     """
+    from brainlab.settings import current
     from brainlab.store import trend_scan
 
-    if not changed and not trend_scan.is_stale(db):
+    thresholds = current().thresholds  # a scan made with other thresholds is stale too
+    if not changed and not trend_scan.is_stale(db, thresholds):
         return
     from brainlab.metrics.trends import store_changes
-    from brainlab.settings import current
 
-    store_changes(db, current().thresholds)
+    store_changes(db, thresholds)
 
 
 def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:

@@ -64,7 +64,7 @@ def trends_cmd(db: Path, week: str | None, daily: bool, target: str | None,
     if target:
         compared = trends.compare(obs, trends.week_range(target), trends.week_range(baseline))
     result = trends.report(obs, found, agents, compared, week)
-    stored = trend_scan.status(db)
+    stored = trend_scan.status(db, thresholds)
     result["stored"] = {"state": stored.state, "changes": stored.changes,
                         "scanned_at": stored.scanned_at, "message": stored.message}
     if as_json:

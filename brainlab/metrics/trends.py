@@ -213,11 +213,12 @@ def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
     """
     from brainlab.store import open_writer, trend_scan
 
+    thresholds = thresholds or Thresholds()
     seen = trend_scan.inputs_seen(db)  # before the scan reads: a write during it is after
     found = scan(db, thresholds, periods=STORED_SCALES)
     con = open_writer(db)
     try:
-        trend_scan.write(con, found[["scale", *CHANGE_COLUMNS]], seen)
+        trend_scan.write(con, found[["scale", *CHANGE_COLUMNS]], seen, thresholds)
     finally:
         con.close()
     return len(found)

@@ -22,20 +22,30 @@ A writer that bumps the count while a scan runs leaves that scan stale (it saw t
 before the write): a race costs a rescan, never old change points shown as current. The
 next ``ingest brain|sprints|circuits`` rescans a stale store even when it changed nothing,
 and ``brainlab trends --refresh`` rescans on demand.
+
+The scan also depends on the thresholds (coach triggers, the ratio's window): it stores the
+set it used (``brainlab_meta['trend_change_thresholds']``, :data:`THRESHOLDS_KEY`), and a
+reader that passes its settings' thresholds to :func:`status` is told stale when they differ
+(a ``[thresholds]`` edit after the scan), so the next brain ingest rescans with the new set.
+A view cannot know a process's settings: SQL readers see the stored set in brainlab_meta.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from brainlab.spec.thresholds import Thresholds
+
 INPUTS_KEY = "trend_inputs"  # writes to the scan's inputs so far (a count; absent: 0)
 SCAN_KEY = "trend_change_scan"  # the INPUTS_KEY count the stored scan read
+THRESHOLDS_KEY = "trend_change_thresholds"  # the thresholds the stored scan used (JSON)
 REFRESH = "brainlab trends --refresh"  # what rescans (the views' status names it too)
 
 
@@ -62,13 +72,20 @@ def inputs_seen(db: str | os.PathLike) -> int:
     return int(found[0][0])
 
 
-def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int) -> None:
+def thresholds_text(thresholds: Thresholds) -> str:
+    """The set as stored beside the scan: every field, sorted, as JSON."""
+    return json.dumps(asdict(thresholds), sort_keys=True)
+
+
+def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int,
+          thresholds: Thresholds | None = None) -> None:
     """Replace the stored change points with ``found``, scanned at ``seen``; one transaction.
 
     ``found`` has trend_change_scan's columns but ``scanned_at``; ``seen`` is
-    :func:`inputs_seen` read before the scan started. Rows and the count they saw are written
-    together: a kill leaves the old scan and its count. ``con`` (a writer) is sealed first
-    (external access off, issue 46).
+    :func:`inputs_seen` read before the scan started; ``thresholds`` the set the scan used
+    (stored for :func:`status`; None stores none). Rows, the count they saw and the set are
+    written together: a kill leaves the old scan and its count. ``con`` (a writer) is sealed
+    first (external access off, issue 46).
     """
     from brainlab.store.connection import seal_writer
 
@@ -83,6 +100,11 @@ def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int) -> Non
                         "now()::TIMESTAMP AS scanned_at FROM found_changes")
             con.unregister("found_changes")
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [SCAN_KEY, str(seen)])
+        if thresholds is None:
+            con.execute("DELETE FROM brainlab_meta WHERE key = ?", [THRESHOLDS_KEY])
+        else:
+            con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)",
+                        [THRESHOLDS_KEY, thresholds_text(thresholds)])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -104,16 +126,38 @@ class Status:
         return self.state == "current"
 
 
-def status(db: str | os.PathLike) -> Status:
-    """The view ``trend_changes_status``'s one row."""
+def status(db: str | os.PathLike, thresholds: Thresholds | None = None) -> Status:
+    """The view ``trend_changes_status``'s one row, stale too for other ``thresholds``.
+
+    ``thresholds`` are the reader's settings: when they differ from the set the stored scan
+    used, the scan is stale for this reader. A scan stored without its set (before stop 28)
+    cannot be compared and keeps its state.
+    """
     from brainlab.store.connection import rows
 
-    _names, found = rows(db, "SELECT state, CAST(scanned_at AS VARCHAR), changes, message"
-                             " FROM trend_changes_status")
-    state, scanned_at, changes, message = found[0]
+    _names, found = rows(db, "SELECT state, CAST(scanned_at AS VARCHAR), changes, message,"
+                             " (SELECT max(value) FROM brainlab_meta WHERE key = ?)"
+                             " FROM trend_changes_status", [THRESHOLDS_KEY])
+    state, scanned_at, changes, message, used = found[0]
+    if state == "current" and thresholds is not None and used is not None:
+        changed = _changed_fields(json.loads(used), asdict(thresholds))
+        if changed:
+            state = "stale"
+            message = (f"stale: scanned with other thresholds than the settings' ({changed});"
+                       f" trend_changes shows that scan until `{REFRESH}` or the next"
+                       " `brainlab ingest brain` rescans")
     return Status(state, scanned_at, int(changes), message)
 
 
-def is_stale(db: str | os.PathLike) -> bool:
-    """True when the stored scan is not current (stale, or never run on a store with rows)."""
-    return not status(db).current
+def _changed_fields(used: dict, now: dict) -> str:
+    """``coach_ratio 0.4 then, 0.3 now; ...`` for the fields that differ ('' when none)."""
+    return "; ".join(f"{name} {used.get(name)!r} then, {value!r} now"
+                     for name, value in sorted(now.items()) if used.get(name) != value)
+
+
+def is_stale(db: str | os.PathLike, thresholds: Thresholds | None = None) -> bool:
+    """True when the stored scan is not current for a reader with ``thresholds``.
+
+    Stale, never run on a store with rows, or scanned with other thresholds.
+    """
+    return not status(db, thresholds).current
