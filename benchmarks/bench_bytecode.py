@@ -22,38 +22,19 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_cli_cpu import Case, cases
+from bench_cli_cpu import Case, cases, isolated_env, run
 from benchkit import REPO, checkout, emit, span
 
 KERNEL_IMPORTS = ("from brainlab.lab import notebook_db, notebook_settings, record; "
                   "from brainlab import metrics; from brainlab.store import query; "
                   "from brainlab.viz import explore, frames, holdings, widgets; "
                   "explore.use_theme()")
-
-
-def run(python: str, tree: Path, argv: list[str], case: Case, cwd: Path,
-        env: dict) -> tuple[float, bytes]:
-    """(CPU-s, stdout + stderr) of one run of ``argv`` with ``tree``'s brainlab."""
-    for path in case.prepare:  # a new store or lake each run
-        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-        Path(f"{path}.wal").unlink(missing_ok=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([python, *argv], input=case.stdin, capture_output=True, cwd=cwd,
-                          env={**env, "PYTHONPATH": str(tree)}, timeout=600)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
-        sys.exit(f"Error: {case.name} failed ({done.returncode}):"
-                 f" {done.stderr.decode()[-800:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, done.stdout + b"\0" + done.stderr
 
 
 def main() -> None:
@@ -67,11 +48,7 @@ def main() -> None:
         tmp = Path(name)
         cwd = tmp / "cwd"
         cwd.mkdir()
-        env = {key: value for key, value in os.environ.items()
-               if not key.startswith("BRAINLAB_")}
-        env.update(PYTHONDONTWRITEBYTECODE="1", BRAINLAB_CACHE_DIR=str(tmp / "cache"),
-                   HOME=str(tmp / "home"), XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
-                   CLAUDE_CONFIG_DIR=str(tmp / "claude"))
+        env = {**isolated_env(tmp), "PYTHONDONTWRITEBYTECODE": "1"}  # as on this machine
         trees = {"source": checkout("HEAD", tmp / "source"),
                  "compiled": checkout("HEAD", tmp / "compiled")}
         if not compileall.compile_dir(trees["compiled"] / "brainlab", quiet=1):
@@ -86,11 +63,11 @@ def main() -> None:
         todo.append((Case("a notebook kernel's imports", []), ["-c", KERNEL_IMPORTS]))
         todo = [(case, argv) for case, argv in todo if args.only in case.name]
         for case, argv in todo:  # warm-up: the template built, the stores the cases read
-            run(python, trees["compiled"], argv, case, cwd, env)
+            run(python, trees["compiled"], case, cwd, env, argv)
         for _ in range(args.repeat):
             for case, argv in todo:
                 for side, tree in trees.items():
-                    cpu, output = run(python, tree, argv, case, cwd, env)
+                    cpu, output = run(python, tree, case, cwd, env, argv)
                     case.runs.setdefault(side, []).append(cpu)
                     for path in (*trees.values(), tmp):
                         output = output.replace(str(path).encode(), b"TREE")

@@ -59,13 +59,27 @@ def small_transcripts(into: Path) -> Path:
     return into / "projects"
 
 
-def run(python: str, tree: Path, case: Case, cwd: Path, env: dict) -> tuple[float, bytes]:
-    """(CPU-s, stdout + stderr) of one run of ``case`` with ``tree``'s brainlab."""
+def isolated_env(tmp: Path) -> dict[str, str]:
+    """This environment without brainlab's variables or the bytecode switch, and a HOME, a
+    cache (the empty-store template) and a Claude config folder of the benchmark's own."""
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONDONTWRITEBYTECODE" and not key.startswith("BRAINLAB_")}
+    env.update(BRAINLAB_CACHE_DIR=str(tmp / "cache"), HOME=str(tmp / "home"),
+               XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
+               CLAUDE_CONFIG_DIR=str(tmp / "claude"))  # the hook reads only its transcripts
+    return env
+
+
+def run(python: str, tree: Path, case: Case, cwd: Path, env: dict,
+        argv: list[str] | None = None) -> tuple[float, bytes]:
+    """(CPU-s, stdout + stderr) of one run of ``case`` (or of ``python argv``) with
+    ``tree``'s brainlab."""
     for path in case.prepare:
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
         Path(f"{path}.wal").unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([python, "-m", "brainlab.cli", *case.args], input=case.stdin,
+    argv = argv if argv is not None else ["-m", "brainlab.cli", *case.args]
+    done = subprocess.run([python, *argv], input=case.stdin,
                           capture_output=True, cwd=cwd, env={**env, "PYTHONPATH": str(tree)},
                           timeout=600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -129,12 +143,7 @@ def main() -> None:
         tmp = Path(name)
         cwd = tmp / "cwd"
         cwd.mkdir()
-        env = {key: value for key, value in os.environ.items()
-               if key not in ("PYTHONDONTWRITEBYTECODE", "BRAINLAB_CONFIG", "BRAINLAB_DB")
-               and not key.startswith("BRAINLAB_")}
-        env.update(BRAINLAB_CACHE_DIR=str(tmp / "cache"), HOME=str(tmp / "home"),
-                   XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
-                   CLAUDE_CONFIG_DIR=str(tmp / "claude"))  # the hook reads only its transcripts
+        env = isolated_env(tmp)
         trees = {"before": checkout(args.before, tmp / "before"), "now": REPO}
         demo = args.demo
         if not demo.exists():
