@@ -114,11 +114,10 @@ def refresh_trend_changes(db: Path, changed: bool = True) -> None:
 
     The store's view ``trend_changes`` reads them (issue 43; docs/trends.md); a run that
     changed nothing on a current scan made with the settings' thresholds leaves them as they
-    are. ``ingest brain|sprints|
-    circuits`` call it; ``ingest claude`` and ``ingest otel`` do not: their incremental runs
-    import neither pandas nor the duckdb package (issue 12), and a scan needs both. They
-    leave the scan stale instead (:mod:`brainlab.store.trend_scan`), which the next brain
-    ingest rescans here, and ``brainlab trends --refresh`` on demand.
+    are. ``ingest brain|sprints|circuits`` call it; ``ingest claude`` and ``ingest otel`` do
+    not: their incremental runs import neither pandas nor the duckdb package (issue 12), and
+    a scan needs both. They leave the scan stale instead (:mod:`brainlab.store.trend_scan`),
+    which the next brain ingest rescans here, and ``brainlab trends --refresh`` on demand.
     """
     from brainlab.settings import current
     from brainlab.store import trend_scan
