@@ -24,6 +24,7 @@ from conftest import cli_env
 from brainlab.cli import main
 from brainlab.otel import export
 from brainlab.otel.ingest import ingest_otel_db
+from brainlab.spec.thresholds import Thresholds
 from brainlab.store import open_writer, trend_scan
 from brainlab.store.connection import rows
 
@@ -117,7 +118,7 @@ def test_every_writer_of_the_inputs_leaves_the_scan_stale_and_a_brain_ingest_res
                                   "before", "after", "difference", "low", "high", "verdict"])
     con = open_writer(store)
     try:
-        trend_scan.write(con, empty, seen)
+        trend_scan.write(con, empty, seen, Thresholds())
     finally:
         con.close()
     assert trend_scan.status(store).state == "stale"
@@ -146,8 +147,6 @@ def test_a_scan_made_with_other_thresholds_is_stale_for_the_settings_and_a_brain
     the coach-trigger series reads ``coach_ratio``. The demo's scan used the defaults; from a
     project folder whose brainlab.toml sets ``coach_ratio = 0.3`` the scan is stale, and the
     next brain ingest, though no brain file changed, rescans with the settings' set."""
-    from brainlab.spec.thresholds import Thresholds
-
     tuned = Thresholds().replace(coach_ratio=0.3)
     assert trend_scan.status(store, Thresholds()).current
     assert trend_scan.status(store).current  # no settings given: the view's own state

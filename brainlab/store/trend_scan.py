@@ -78,12 +78,12 @@ def thresholds_text(thresholds: Thresholds) -> str:
 
 
 def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int,
-          thresholds: Thresholds | None = None) -> None:
+          thresholds: Thresholds) -> None:
     """Replace the stored change points with ``found``, scanned at ``seen``; one transaction.
 
     ``found`` has trend_change_scan's columns but ``scanned_at``; ``seen`` is
     :func:`inputs_seen` read before the scan started; ``thresholds`` the set the scan used
-    (stored for :func:`status`; None stores none). Rows, the count they saw and the set are
+    (stored for :func:`status`). Rows, the count they saw and the set are
     written together: a kill leaves the old scan and its count. ``con`` (a writer) is sealed
     first (external access off, issue 46).
     """
@@ -100,11 +100,8 @@ def write(con: duckdb.DuckDBPyConnection, found: pd.DataFrame, seen: int,
                         "now()::TIMESTAMP AS scanned_at FROM found_changes")
             con.unregister("found_changes")
         con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)", [SCAN_KEY, str(seen)])
-        if thresholds is None:
-            con.execute("DELETE FROM brainlab_meta WHERE key = ?", [THRESHOLDS_KEY])
-        else:
-            con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)",
-                        [THRESHOLDS_KEY, thresholds_text(thresholds)])
+        con.execute("INSERT OR REPLACE INTO brainlab_meta VALUES (?, ?)",
+                    [THRESHOLDS_KEY, thresholds_text(thresholds)])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
