@@ -66,7 +66,7 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
             obj = None
         if obj is None:
             objects = _split_glued(decoded)
-            if objects and _LONE_SURROGATE.search(decoded):
+            if objects and _SURROGATE_ESCAPE.search(decoded):
                 objects, replaced = _without_lone_surrogates(objects)
                 if replaced:  # orjson refused them; Python's json keeps them, DuckDB cannot
                     chunk.error(ctx.path, line_no, "unpaired UTF-16 surrogate escape(s)"
@@ -84,7 +84,7 @@ def load_line(raw: bytes, ctx: FileContext, line_no: int, chunk: Chunk) -> list[
     return [obj]
 
 
-_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # the escape, paired or not
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # paired or not: a cheap first look
 _SURROGATE_CHAR = re.compile("[\ud800-\udfff]")
 
 
