@@ -110,14 +110,22 @@ def test_a_parallel_run_records_each_test_once_with_worker_and_group(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     passed = int(done.stdout.split(" passed")[0].split()[-1])
-    records = [json.loads(line) for line in timeline.read_text().splitlines()]
-    assert len(records) == passed  # once each: the controller writes nothing
+    lines = [json.loads(line) for line in timeline.read_text().splitlines()]
+    probes = [line for line in lines if "probe" in line]
+    records = [line for line in lines if "probe" not in line]
+    assert len(records) == passed  # once each: the controller writes only the probes
+    # the machine probe, once before the first test and once after the last
+    assert [p["probe"] for p in probes] == ["start", "end"]
+    assert probes[0]["at"] <= min(r["start"] for r in records)
+    assert probes[1]["at"] >= max(r["stop"] for r in records)
+    assert all(p[work] > 0 for p in probes for work in ("duckdb", "python", "memory"))
     assert {r["worker"] for r in records} <= {"gw0", "gw1"}
     assert all(r["stop"] >= r["start"] and r["cpu"] >= 0 and r["group"] == "-"
                for r in records)
     report = subprocess.run([sys.executable, str(TESTS / "timeline.py"), str(timeline)],
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 0 and "idle:" in report.stdout, report.stderr
+    assert report.stdout.startswith("machine probe at start"), report.stdout
 
 
 def test_summary_shows_when_each_worker_ran_dry():
@@ -133,6 +141,11 @@ def test_summary_shows_when_each_worker_ran_dry():
                for line in lines)
     assert lines[-1] == "idle: 70 worker-s of 200 (35%) after workers ran dry"
     assert summary([]) == ["no tests recorded"]
+    probed = summary([{"probe": "start", "at": 0, "duckdb": 0.375, "python": 0.2,
+                       "memory": 1.5}, *records])
+    assert probed[0].split()[:10] == ["machine", "probe", "at", "start", "duckdb", "0.38",
+                                      "python", "0.20", "memory", "1.50"]
+    assert probed[2:] == lines  # the probe is not a test: the rest is unchanged
 
 
 def test_make_compiles_the_package_before_the_tests_and_the_demo():

@@ -10,11 +10,17 @@ prints, for each worker, when it started and went idle and which groups it ran (
 start, last stop, summed test seconds), then the groups by total seconds, and the idle
 fraction of the workers (the time between a worker's last test and the end of the run).
 Off by default: nothing is written unless the variable is set. docs/testing.md shows it.
+
+The run's first and last lines are the machine probe (:func:`probe`): the CPU seconds of the
+same fixed work before the first test and after the last. This machine's speed drifts (stop
+28: +41% CPU for the same tests within an hour), so a run's seconds mean little without it;
+``python tests/timeline.py --probe`` prints it alone.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import resource
 import sys
@@ -23,6 +29,9 @@ from collections import defaultdict
 from pathlib import Path
 
 ENV = "BRAINLAB_TEST_TIMELINE"
+PROBE_ROWS = 50_000_000  # ~0.3-0.4 CPU-s of DuckDB on this machine at its fastest
+PROBE_LOOP = 5_000_000  # ~0.25 CPU-s of interpreted Python
+PROBE_BYTES = 512 << 20  # fresh pages: on this VM a new page costs the host a fault too
 
 
 def group_of(item) -> str:
@@ -71,21 +80,73 @@ def _cpu_self() -> float:
     return own.ru_utime + own.ru_stime
 
 
+def probe() -> dict[str, float]:
+    """CPU seconds of three fixed single-thread works: a DuckDB scan (the suite's stores), a
+    Python loop (its interpreters) and touching fresh memory (its process starts). The work
+    never changes, so a change in these seconds is the machine's, not the code's."""
+    import duckdb
+
+    seconds = {}
+    con = duckdb.connect()
+    con.execute("SET threads = 1")
+    start = time.process_time()
+    con.execute(f"SELECT sum(hash(i) % 7) FROM range({PROBE_ROWS}) t(i)").fetchall()
+    seconds["duckdb"] = time.process_time() - start
+    con.close()
+    start = time.process_time()
+    sum(i * i for i in range(PROBE_LOOP))
+    seconds["python"] = time.process_time() - start
+    start = time.process_time()
+    with mmap.mmap(-1, PROBE_BYTES) as fresh:
+        for offset in range(0, PROBE_BYTES, mmap.PAGESIZE):
+            fresh[offset] = 1
+    seconds["memory"] = time.process_time() - start
+    return {name: round(value, 3) for name, value in seconds.items()}
+
+
+class Probe:
+    """A pytest plugin writing the machine probe before the first test and after the last."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def _write(self, when: str) -> None:
+        record = {"probe": when, "at": time.time(), **probe()}
+        with open(self.path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+
+    def pytest_sessionstart(self, session):
+        self._write("start")
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self._write("end")
+
+
 def register(config) -> None:
-    """Record this process's tests when ``BRAINLAB_TEST_TIMELINE`` names a file."""
+    """Record this process's tests when ``BRAINLAB_TEST_TIMELINE`` names a file; the process
+    that runs the session (the xdist controller, or the only one) probes the machine."""
     path = os.environ.get(ENV)
-    controller = not hasattr(config, "workerinput") and config.getoption("numprocesses", None)
-    if path and not controller:  # the xdist controller only relays its workers' reports
+    if not path:
+        return
+    worker = hasattr(config, "workerinput")
+    if not worker:
+        config.pluginmanager.register(Probe(path), "brainlab-probe")
+    if worker or not config.getoption("numprocesses", None):  # the controller only relays
         config.pluginmanager.register(Recorder(path), "brainlab-timeline")
 
 
 def summary(records: list[dict], top: int = 15) -> list[str]:
-    """The report lines: workers, then groups, then idle time."""
+    """The report lines: the machine probe, workers, then groups, then idle time."""
+    probes = [r for r in records if "probe" in r]
+    records = [r for r in records if "probe" not in r]
     if not records:
         return ["no tests recorded"]
+    lines = [probe_line(r) for r in probes]
+    if lines:
+        lines.append("")
     begin = min(r["start"] for r in records)
     end = max(r["stop"] for r in records)
-    lines = [f"run: {end - begin:.0f} s wall from first test start to last test stop", ""]
+    lines += [f"run: {end - begin:.0f} s wall from first test start to last test stop", ""]
     by_worker: dict[str, list[dict]] = defaultdict(list)
     for record in records:
         by_worker[record["worker"]].append(record)
@@ -122,9 +183,18 @@ def summary(records: list[dict], top: int = 15) -> list[str]:
     return lines
 
 
+def probe_line(record: dict) -> str:
+    """One probe as a line: when, then each work's CPU seconds (more seconds: slower)."""
+    works = "  ".join(f"{name} {record[name]:.2f}" for name in ("duckdb", "python", "memory"))
+    return f"machine probe at {record['probe']:<5}  {works}  CPU-s (the same work every run)"
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["--probe"]:
+        print(probe_line({"probe": "now", **probe()}))
+        return 0
     if len(argv) != 1:
-        print("usage: python tests/timeline.py TIMELINE_FILE", file=sys.stderr)
+        print("usage: python tests/timeline.py TIMELINE_FILE | --probe", file=sys.stderr)
         return 2
     path = Path(argv[0])
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
