@@ -57,11 +57,13 @@ def _collect(folder: Path, files: list[str]) -> tuple[str, list[tuple[str, str]]
     (folder / "order_plugin.py").write_text(ORDER_PLUGIN, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(folder), str(TESTS.parent), os.environ.get("PYTHONPATH", "")])}
+    env["BRAINLAB_TEST_TIMELINE"] = str(folder / "timeline.jsonl")  # a run of no test writes
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
                            "-p", "no:cacheprovider", *NO_HYPOTHESIS, "-p", "order_plugin", *files],
                           cwd=TESTS.parent, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not (folder / "timeline.jsonl").exists()  # no probe, no test line (nothing ran)
     reorder = next(line.split()[1] for line in done.stdout.splitlines()
                    if line.startswith("REORDER"))
     items = [tuple(line.split()[1:3]) for line in done.stdout.splitlines()

@@ -126,7 +126,7 @@ def register(config) -> None:
     """Record this process's tests when ``BRAINLAB_TEST_TIMELINE`` names a file; the process
     that runs the session (the xdist controller, or the only one) probes the machine."""
     path = os.environ.get(ENV)
-    if not path:
+    if not path or config.getoption("collectonly", False):  # no test runs: nothing to time
         return
     worker = hasattr(config, "workerinput")
     if not worker:
