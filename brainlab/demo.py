@@ -41,7 +41,8 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     if ingest is not None:
         ingest(db, brain_sources(), brain_dir, "brain")
     else:
-        for line in summary_lines(ingest_brain(db, brain_dir), db):
+        width = min(int(getattr(console, "width", 80) or 80), 120)  # as _table fits
+        for line in summary_lines(ingest_brain(db, brain_dir), db, width=width):
             console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
     price_telemetry(db, brain_dir)  # Claude Code's cost_usd, as the store prices the calls

@@ -116,3 +116,28 @@ def test_limits_without_snapshots_fits_80_columns(tmp_path):
         lines = done.stdout.splitlines()
         assert lines[0].startswith("No rate-limit snapshots yet") and len(lines) > 1
         assert max(map(len, lines)) <= 80, lines
+
+
+def test_ingest_brain_prints_its_sources_as_a_table_that_fits(tmp_path):
+    """The template brain ingested as a user types it: one row a source, at 80 columns every
+    line but the two naming the store's path fits (before: 89 columns a source line), and a
+    narrower terminal hides a column and says which; the second run finds every file
+    unchanged."""
+    from conftest import TEMPLATE_BRAIN
+
+    db = tmp_path / "store" / "t.duckdb"
+    first = cli("ingest", "brain", TEMPLATE_BRAIN, "--db", db, cwd=tmp_path).splitlines()
+    head = next(n for n, line in enumerate(first) if line.split()[:2] == ["source", "loaded"])
+    assert first[head].split() == ["source", "loaded", "unchanged", "removed", "rows", "errors",
+                                   "warnings"]
+    rows = {line.split()[0]: line.split()[1:] for line in first[head + 2:]
+            if line.startswith(" ") and line.split()[0].isidentifier()}
+    assert rows["agents"][:3] == ["3", "0", "0"] and rows["contexts"][4] == "1"
+    assert all(len(line) <= 80 for line in first if str(db) not in line), first
+    again = cli("ingest", "brain", TEMPLATE_BRAIN, "--db", db, cwd=tmp_path, width=60)
+    lines = again.splitlines()
+    assert all(len(line) <= 60 for line in lines if str(db) not in line), lines
+    assert "(not shown at 60 columns: warnings; see brainlab errors)" in lines
+    again_rows = {line.split()[0]: line.split()[1:] for line in lines
+                  if line.startswith(" ") and line.split()[0] in rows}
+    assert again_rows["agents"][:2] == ["0", "3"]  # unchanged the second time

@@ -144,7 +144,7 @@ def print_summary(summary, db: Path) -> None:
     """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
     from brainlab.store.ingest_text import summary_lines
 
-    for line in summary_lines(summary, db):
+    for line in summary_lines(summary, db, width=out.width):
         out.print(line, markup=False, highlight=False)
 
 

@@ -15,13 +15,23 @@ if TYPE_CHECKING:
     from brainlab.store.ingest import IngestSummary
 
 
-def summary_lines(summary: IngestSummary, db: str | Path) -> list[str]:
-    """What an ingest run did as text: one line per source, the problems line, the store."""
+SUMMARY_COLUMNS = ("source", "loaded", "unchanged", "removed", "rows", "errors", "warnings")
+
+
+def summary_lines(summary: IngestSummary, db: str | Path, width: int = 80) -> list[str]:
+    """What an ingest run did as text: the sources' table, the problems line, the store.
+
+    One row per source (files loaded / unchanged / removed, rows, errors, warnings), fitted
+    into ``width`` like every command's table (before: a fixed line of 89 columns a source).
+    """
+    from brainlab.common.tables import text_table
+
     names = sorted(set(summary.loaded) | set(summary.unchanged) | set(summary.removed))
-    lines = [f"{name:<11} {summary.loaded.get(name, 0):>5,} loaded"
-             f" {summary.unchanged.get(name, 0):>5,} unchanged {summary.removed.get(name, 0):>3,}"
-             f" removed {summary.rows.get(name, 0):>7,} rows {summary.errors.get(name, 0):>3,}"
-             f" errors {summary.warnings.get(name, 0):>3,} warnings" for name in names]
+    rows = [(name, summary.loaded.get(name, 0), summary.unchanged.get(name, 0),
+             summary.removed.get(name, 0), summary.rows.get(name, 0),
+             summary.errors.get(name, 0), summary.warnings.get(name, 0)) for name in names]
+    table = text_table(SUMMARY_COLUMNS, rows, width=width, see="brainlab errors") if rows else ""
+    lines = [line.rstrip() for line in table.splitlines() if line.strip()]
     if summary.total_errors or summary.total_warnings:
         lines.append(problems_line(summary.total_errors, summary.total_warnings, db))
     return [*lines, f"database: {db}"]
