@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GROUP_SECONDS, SLOW_FILES, built_once
-from timeline import summary
+from timeline import compare, summary
 
 TESTS = Path(__file__).resolve().parent
 # hypothesis's pytest plugin imports hypothesis in every pytest process (~0.8 CPU-s), and
@@ -148,6 +148,25 @@ def test_summary_shows_when_each_worker_ran_dry():
     assert probed[0].split()[:10] == ["machine", "probe", "at", "start", "duckdb", "0.38",
                                       "python", "0.20", "memory", "1.50"]
     assert probed[2:] == lines  # the probe is not a test: the rest is unchanged
+
+
+def test_compare_separates_the_machines_drift_from_one_files_change():
+    """Five files 20% slower (the machine), one twice as slow (its own change): the drift is
+    the median file's x1.20 and the doubled file comes first, 8 CPU-s over the drift."""
+    def run(factor: dict[str, float]) -> list[dict]:
+        return [{"probe": "start", "duckdb": 1.0},  # not a test: left out
+                *({"test": f"tests/{f}.py::t{n}", "cpu_self": 5.0 * factor.get(f, 1.0)}
+                  for f in ("a", "b", "c", "d", "e", "f") for n in range(2)),
+                {"test": "tests/tiny.py::t", "cpu_self": 0.1 * factor.get("tiny", 1.0)}]
+
+    reference = run({})
+    now = run({**dict.fromkeys("abcde", 1.2), "f": 2.0, "tiny": 30.0})
+    lines = compare(now, reference)
+    assert lines[0].startswith("6 test files of at least 1 CPU-s in both runs: 80 against 60")
+    assert lines[1].startswith("the machine's drift (median file): x1.20;")
+    assert lines[3].split() == ["+8.0", "10.0", "->", "20.0", "tests/f.py"]
+    assert "tiny" not in "\n".join(lines)  # under the floor: its noise is not a finding
+    assert compare(now[:5], reference[:5])[0].endswith("too few to compare")
 
 
 def test_make_compiles_the_package_before_the_tests_and_the_demo():

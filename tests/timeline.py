@@ -183,23 +183,67 @@ def summary(records: list[dict], top: int = 15) -> list[str]:
     return lines
 
 
+def compare(records: list[dict], reference: list[dict], floor: float = 1.0,
+            top: int = 5) -> list[str]:
+    """This run's in-process CPU (``cpu_self``) by test file against a reference run's.
+
+    The probe reads a quiet machine; the suite's own seconds drifted by 14% between two
+    back-to-back runs whose probes read the same (stop 29). A drift of the machine moves every
+    file alike, so the median file's ratio is the drift, the quartiles the files' own noise,
+    and the files furthest (in CPU-s) from the drift's expectation are where a change of the
+    code would show. Files under ``floor`` CPU-s in the reference are left out.
+    """
+    import statistics
+
+    def by_file(rows: list[dict]) -> dict[str, float]:
+        totals: dict[str, float] = defaultdict(float)
+        for row in rows:
+            if "probe" not in row:
+                totals[row["test"].split("::")[0]] += row.get("cpu_self", 0.0)
+        return totals
+
+    now, before = by_file(records), by_file(reference)
+    files = sorted(f for f in now.keys() & before.keys() if before[f] >= floor)
+    if len(files) < 4:
+        return [f"{len(files)} test files of at least {floor:g} CPU-s in both runs: too few"
+                " to compare"]
+    low, median, high = statistics.quantiles([now[f] / before[f] for f in files], n=4)
+    lines = [f"{len(files)} test files of at least {floor:g} CPU-s in both runs:"
+             f" {sum(now[f] for f in files):.0f} against {sum(before[f] for f in files):.0f}"
+             f" CPU-s in-process",
+             f"the machine's drift (median file): x{median:.2f}; the files' noise (quartiles):"
+             f" x{low:.2f} to x{high:.2f}",
+             "furthest from the drift (CPU-s over the drift's expectation):"]
+    gap = {f: now[f] - before[f] * median for f in files}
+    lines += [f"  {gap[f]:+6.1f}  {before[f]:6.1f} -> {now[f]:6.1f}  {f}"
+              for f in sorted(files, key=lambda f: -abs(gap[f]))[:top]]
+    return lines
+
+
 def probe_line(record: dict) -> str:
     """One probe as a line: when, then each work's CPU seconds (more seconds: slower)."""
     works = "  ".join(f"{name} {record[name]:.2f}" for name in ("duckdb", "python", "memory"))
     return f"machine probe at {record['probe']:<5}  {works}  CPU-s (the same work every run)"
 
 
+def read(path: str) -> list[dict]:
+    """The records of a timeline file."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--probe"]:
         print(probe_line({"probe": "now", **probe()}))
         return 0
+    if len(argv) == 3 and argv[1] == "--against":
+        print("\n".join(compare(read(argv[0]), read(argv[2]))))
+        return 0
     if len(argv) != 1:
-        print("usage: python tests/timeline.py TIMELINE_FILE | --probe", file=sys.stderr)
+        print("usage: python tests/timeline.py TIMELINE_FILE [--against REFERENCE_FILE]"
+              " | --probe", file=sys.stderr)
         return 2
-    path = Path(argv[0])
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
-    print("\n".join(summary(records)))
+    print("\n".join(summary(read(argv[0]))))
     return 0
 
 
