@@ -41,8 +41,7 @@ def run_demo(demo_dir: Path, weeks: int, seed: int, console: Console, ingest=Non
     if ingest is not None:
         ingest(db, brain_sources(), brain_dir, "brain")
     else:
-        width = min(int(getattr(console, "width", 80) or 80), 120)  # as _table fits
-        for line in summary_lines(ingest_brain(db, brain_dir), db, width=width):
+        for line in summary_lines(ingest_brain(db, brain_dir), db, width=_width(console)):
             console.print(line, markup=False, highlight=False)
     ingest_transcripts(db, brain_dir / "claude", console)
     price_telemetry(db, brain_dir)  # Claude Code's cost_usd, as the store prices the calls
@@ -242,6 +241,11 @@ def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+def _width(console: Console) -> int:
+    """The columns the demo's tables fit into: the console's, at most 120."""
+    return min(int(getattr(console, "width", 80) or 80), 120)
+
+
 def _table(console: Console, title: str, frame) -> None:
     """``title`` (wrapped at the width), then ``frame`` through :func:`brainlab.common.tables.text_table`.
 
@@ -252,7 +256,7 @@ def _table(console: Console, title: str, frame) -> None:
 
     from brainlab.common import tables
 
-    width = min(int(getattr(console, "width", 80) or 80), 120)
+    width = _width(console)
     rows = [tuple(None if v is None or v != v else (v.item() if hasattr(v, "item") else v)
                   for v in row) for row in frame.itertuples(index=False)]
     names = [str(c) for c in frame.columns]

@@ -12,9 +12,10 @@ fraction of the workers (the time between a worker's last test and the end of th
 Off by default: nothing is written unless the variable is set. docs/testing.md shows it.
 
 The run's first and last lines are the machine probe (:func:`probe`): the CPU seconds of the
-same fixed work before the first test and after the last. This machine's speed drifts (stop
-28: +41% CPU for the same tests within an hour), so a run's seconds mean little without it;
-``python tests/timeline.py --probe`` prints it alone.
+same fixed work before the first test and after the last (``python tests/timeline.py
+--probe`` prints it alone). It reads the machine quiet and can miss a drift that shows only
+under the suite's load (stop 29: +14% between two runs, the probes alike), so two runs
+compare by test file: ``python tests/timeline.py RUN --against REFERENCE`` (:func:`compare`).
 """
 
 from __future__ import annotations

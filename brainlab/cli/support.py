@@ -141,7 +141,7 @@ def drain_live_spool(db: Path, prices=None, root: Path | None = None) -> None:
 
 
 def print_summary(summary, db: Path) -> None:
-    """One line per source: files loaded / unchanged / removed, rows, errors, warnings."""
+    """The sources' table fitted to the terminal, the problems line, the store."""
     from brainlab.store.ingest_text import summary_lines
 
     for line in summary_lines(summary, db, width=out.width):
