@@ -199,7 +199,7 @@ def changes(obs: pd.DataFrame, period: str = "week", first_day: str = "monday",
 STORED_SCALES = ("week", "day")  # what trend_change_scan holds: trends --json --daily
 
 
-def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
+def store_changes(db: DB, thresholds: Thresholds) -> int:
     """Scan every series (weeks and days) and write the changes to the store; return how many.
 
     The store's view ``trend_changes`` (models/marts/trend_changes.sql) reads them: the
@@ -213,7 +213,6 @@ def store_changes(db: DB, thresholds: Thresholds | None = None) -> int:
     """
     from brainlab.store import open_writer, trend_scan
 
-    thresholds = thresholds or Thresholds()
     seen = trend_scan.inputs_seen(db)  # before the scan reads: a write during it is after
     found = scan(db, thresholds, periods=STORED_SCALES)
     con = open_writer(db)
