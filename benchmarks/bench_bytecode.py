@@ -23,12 +23,11 @@ import argparse
 import compileall
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_cli_cpu import Case, cases, isolated_env, run
+from bench_cli_cpu import Case, cases, demo_store, isolated_env, run
 from benchkit import REPO, checkout, emit, span
 
 KERNEL_IMPORTS = ("from brainlab.lab import notebook_db, notebook_settings, record; "
@@ -53,12 +52,7 @@ def main() -> None:
                  "compiled": checkout("HEAD", tmp / "compiled")}
         if not compileall.compile_dir(trees["compiled"] / "brainlab", quiet=1):
             sys.exit("Error: compileall failed on the package")
-        demo = args.demo
-        if not demo.exists():
-            demo = tmp / "demo" / "brainlab.duckdb"
-            subprocess.run([python, "-m", "brainlab.cli", "demo", "--dir", str(demo.parent)],
-                           check=True, capture_output=True, cwd=cwd,
-                           env={**env, "PYTHONPATH": str(trees["compiled"])})
+        demo = demo_store(args.demo, python, tmp, cwd, env)
         todo = [(case, ["-m", "brainlab.cli", *case.args]) for case in cases(tmp, demo)]
         todo.append((Case("a notebook kernel's imports", []), ["-c", KERNEL_IMPORTS]))
         todo = [(case, argv) for case, argv in todo if args.only in case.name]

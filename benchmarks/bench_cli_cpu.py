@@ -131,6 +131,17 @@ def cases(tmp: Path, demo: Path) -> list[Case]:
     ]
 
 
+def demo_store(demo: Path, python: str, tmp: Path, cwd: Path, env: dict) -> Path:
+    """``demo`` when it exists, else a demo store built under ``tmp`` by this checkout (its
+    notebooks/ render the demo's report: a `checkout` tree holds only the package)."""
+    if demo.exists():
+        return demo
+    demo = tmp / "demo" / "brainlab.duckdb"
+    subprocess.run([python, "-m", "brainlab.cli", "demo", "--dir", str(demo.parent)],
+                   check=True, capture_output=True, cwd=cwd, env={**env, "PYTHONPATH": str(REPO)})
+    return demo
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="main", help="git revision to compare with")
@@ -145,12 +156,7 @@ def main() -> None:
         cwd.mkdir()
         env = isolated_env(tmp)
         trees = {"before": checkout(args.before, tmp / "before"), "now": REPO}
-        demo = args.demo
-        if not demo.exists():
-            demo = tmp / "demo" / "brainlab.duckdb"
-            subprocess.run([python, "-m", "brainlab.cli", "demo", "--dir", str(demo.parent)],
-                           check=True, capture_output=True, cwd=cwd,
-                           env={**env, "PYTHONPATH": str(REPO)})
+        demo = demo_store(args.demo, python, tmp, cwd, env)
         every = cases(tmp, demo)
         todo = [case for case in every if args.only in case.name]
         kept = next(case for case in every if "nothing new" in case.name)
